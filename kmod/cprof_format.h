@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * cprof stream format: what /proc/cprof/profile emits and cprof-dump reads.
+ * This header is included by the module and by userland; it holds types and
+ * constants only.
+ *
+ * All fields are little-endian, fixed width and naturally aligned.  A stream
+ * is one struct cprof_header followed by records.  Every record starts with
+ * struct cprof_rec, whose size covers the whole record (header, payload and
+ * padding) and is a multiple of 8, so a reader can skip record types it does
+ * not know and detect truncation.  The last record of a complete stream is
+ * CPROF_REC_END; a stream without it is truncated.
+ *
+ * Compatibility: new fields are only ever appended to a record (readers use
+ * the record size, never sizeof, to find the next record) and new record
+ * types may appear; anything else bumps CPROF_VERSION.
+ */
+#ifndef CPROF_FORMAT_H
+#define CPROF_FORMAT_H
+
+#include <linux/types.h>
+
+#define CPROF_MAGIC		"CPROFSTM"	/* 8 bytes, no NUL */
+#define CPROF_MAGIC_LEN		8
+#define CPROF_VERSION		1
+
+#define CPROF_MAX_DEPTH		127	/* frames per stack (kernel, user) */
+#define CPROF_COMM_LEN		16
+#define CPROF_BUILD_ID_MAX	20
+#define CPROF_PATH_MAX		4096
+#define CPROF_RELEASE_LEN	72	/* utsname release, NUL-padded */
+
+/* Sampling modes (header.mode, ctl "mode="). */
+enum cprof_mode {
+	CPROF_MODE_BOTH		= 0,
+	CPROF_MODE_USER		= 1,
+	CPROF_MODE_KERNEL	= 2,
+};
+
+/* header.flags */
+#define CPROF_HDR_IDLE		(1u << 0)	/* idle tasks were sampled */
+
+struct cprof_header {
+	char	magic[CPROF_MAGIC_LEN];	/* CPROF_MAGIC */
+	__u32	version;		/* CPROF_VERSION */
+	__u32	size;			/* sizeof(struct cprof_header) or more */
+	__u32	nr_cpu_ids;		/* every cpu number is below this */
+	__u32	online_cpus;		/* CPUs online when the profile began */
+	__u32	freq;			/* requested samples per second per CPU */
+	__u32	depth;			/* max frames per stack */
+	__u64	period_ns;		/* 1e9 / freq */
+	__u64	start_realtime_ns;	/* CLOCK_REALTIME at start */
+	__u64	start_time_ns;		/* same instant on the sample clock */
+	__u64	duration_ns;		/* requested duration */
+	__u32	mode;			/* enum cprof_mode */
+	__u32	pid;			/* tgid filter, 0 = all */
+	__u32	flags;			/* CPROF_HDR_* */
+	__u32	reserved;
+	__u64	ksym_schedule;		/* runtime address of schedule() */
+	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
+};
+
+enum cprof_rec_type {
+	CPROF_REC_SAMPLE	= 1,
+	CPROF_REC_MMAP		= 2,
+	CPROF_REC_LOST		= 3,
+	CPROF_REC_THROTTLE	= 4,
+	CPROF_REC_END		= 5,
+};
+
+struct cprof_rec {
+	__u16	type;			/* enum cprof_rec_type */
+	__u16	flags;			/* per type */
+	__u32	size;			/* whole record, multiple of 8 */
+};
+
+/* cprof_sample.rec.flags */
+#define CPROF_SAMPLE_USER_MODE	(1u << 0)	/* tick interrupted user mode */
+#define CPROF_SAMPLE_KTHREAD	(1u << 1)	/* kernel thread: no user side */
+#define CPROF_SAMPLE_USER_TRUNC	(1u << 2)	/* user walk stopped at depth */
+#define CPROF_SAMPLE_USER_FAULT	(1u << 3)	/* user walk hit a bad frame */
+#define CPROF_SAMPLE_KERN_TRUNC	(1u << 4)	/* kernel walk stopped at depth */
+#define CPROF_SAMPLE_IDLE	(1u << 5)	/* the idle task */
+
+/*
+ * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
+ * each innermost first.  The first frame of each part is the interrupted
+ * instruction; the others are return addresses.
+ */
+struct cprof_sample {
+	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
+	__u64	time_ns;		/* sample clock (CLOCK_MONOTONIC) */
+	__u32	pid;			/* tgid */
+	__u32	tid;
+	__u32	cpu;
+	__u16	nr_kernel;
+	__u16	nr_user;
+	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	__u64	ips[];
+};
+
+/*
+ * An executable mapping of process pid, emitted the first time a sampled user
+ * address of that address space is not covered by mappings already emitted
+ * in this stream (and again after exec).  Later records for the same range
+ * supersede earlier ones from time_ns on.
+ */
+struct cprof_mmap {
+	struct cprof_rec rec;		/* CPROF_REC_MMAP */
+	__u64	time_ns;
+	__u32	pid;
+	__u32	reserved;
+	__u64	start;			/* first byte */
+	__u64	end;			/* one past the last byte */
+	__u64	pgoff;			/* file offset of start, in bytes */
+	__u8	build_id[CPROF_BUILD_ID_MAX];
+	__u8	build_id_size;		/* 0: unknown */
+	__u8	pad[3];
+	char	path[];			/* NUL-terminated, "[vdso]" etc. */
+};
+
+/* Records lost on one CPU because its buffer was full. */
+struct cprof_lost {
+	struct cprof_rec rec;		/* CPROF_REC_LOST */
+	__u64	time_ns;		/* first loss */
+	__u32	cpu;
+	__u32	reserved;
+	__u64	samples;		/* samples lost since the last report */
+	__u64	other;			/* other records (mmap) lost */
+};
+
+/*
+ * The effective sampling period of one CPU changed (self-throttle engaged or
+ * released) from time_ns on.  Samples on that CPU weigh period_ns.
+ */
+struct cprof_throttle {
+	struct cprof_rec rec;		/* CPROF_REC_THROTTLE */
+	__u64	time_ns;
+	__u32	cpu;
+	__u32	reserved;
+	__u64	period_ns;
+};
+
+enum cprof_end_reason {
+	CPROF_END_COMPLETE	= 0,	/* requested duration elapsed */
+	CPROF_END_SIGNAL	= 1,	/* reader interrupted by a signal */
+	CPROF_END_UNLOAD	= 2,	/* module unloading */
+};
+
+struct cprof_end {
+	struct cprof_rec rec;		/* CPROF_REC_END */
+	__u64	time_ns;
+	__u64	duration_ns;		/* actual profiling time */
+	__u32	reason;			/* enum cprof_end_reason */
+	__u32	reserved;
+	__u64	samples;		/* samples written to this stream */
+	__u64	lost;			/* samples lost, all CPUs */
+};
+
+#define CPROF_ALIGN(x)	(((x) + 7) & ~(__u64)7)
+
+#endif /* CPROF_FORMAT_H */
