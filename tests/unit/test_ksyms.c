@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksyms on hand-written kallsyms/modules fixtures: lookups at symbol and
+ * module boundaries, aliases, module attribution, the kernel text range and
+ * the hidden-address (non-root) case.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "../../userland/ksyms.h"
+
+static char tmpdir[4096];
+
+static const char *fixture(const char *name, const char *text)
+{
+	static char paths[8][4200];
+	static int next;
+	char *path = paths[next++ % 8];
+	FILE *f;
+
+	snprintf(path, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	return path;
+}
+
+/* Runs ksyms__load with stderr captured into buf. */
+static struct ksyms *load_capturing(const char *kallsyms, const char *modules,
+				    char *buf, size_t len)
+{
+	char path[4200];
+	struct ksyms *ks;
+	int saved, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
+		perror("capture stderr");
+		exit(1);
+	}
+	ks = ksyms__load(kallsyms, modules);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, buf, len - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return ks;
+}
+
+static const char *name_at(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *s = ksyms__map_addr(ks, addr);
+
+	return s ? s->name : "(none)";
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff810000f0 t __pfx_schedule\n"
+	"ffffffff81000100 t schedule_local_alias\n"
+	"ffffffff81000100 T schedule\n"
+	"ffffffff81000200 t do_idle\n"
+	"ffffffff81000300 D some_data\n"
+	"ffffffff81000340 r some_rodata\n"
+	"ffffffff81000400 W weak_fn\n"
+	"ffffffff81001000 T _etext\n"
+	"ffffffff81400000 T _sinittext\n"
+	"ffffffffc0001000 t moda_first\t[moda]\n"
+	"ffffffffc0001080 T moda_last\t[moda]\n"
+	"ffffffffc0003000 t modb_only\t[modb]\n"
+	"ffffffffc0005000 t bpf_prog_1234_handler\t[bpf]\n"
+	"garbage line\n"
+	"ffffffffc0006000\n";
+
+static const char modules_text[] =
+	"moda 6144 1 - Live 0xffffffffc0001000\n"
+	"modb 4096 0 moda, Live 0xffffffffc0003000 (OE)\n";
+
+static void test_fixture(void)
+{
+	const char *kpath = fixture("kallsyms", kallsyms_text);
+	const char *mpath = fixture("modules", modules_text);
+	struct ksyms *ks = ksyms__load(kpath, mpath);
+	const struct ksym *s;
+	uint64_t start = 0, end = 0;
+
+	test_cond("load kallsyms + modules fixture", ks != NULL);
+	if (!ks)
+		return;
+
+	s = ksyms__map_addr(ks, 0xffffffff81000100);
+	test_cond("exact start: global name wins over a local alias",
+		  s && is(s->name, "schedule"));
+	test_cond("size runs to the next symbol", s && s->size == 0x100);
+	test_cond("vmlinux symbol has no module", s && s->module == NULL);
+	test_cond("last byte of schedule",
+		  is(name_at(ks, 0xffffffff810001ff), "schedule"));
+	test_cond("__pfx_ padding is its own symbol",
+		  is(name_at(ks, 0xffffffff810000f8), "__pfx_schedule"));
+	test_cond("next symbol starts at its address",
+		  is(name_at(ks, 0xffffffff81000200), "do_idle"));
+	test_cond("data symbols are not kept: do_idle spans them",
+		  is(name_at(ks, 0xffffffff81000350), "do_idle"));
+	test_cond("weak symbols are kept",
+		  is(name_at(ks, 0xffffffff81000400), "weak_fn"));
+	s = ksyms__map_addr(ks, 0xffffffff81000fff);
+	test_cond("text up to _etext belongs to the last symbol",
+		  s && is(s->name, "weak_fn") && s->size == 0xc00);
+	test_cond("before the first symbol: none",
+		  ksyms__map_addr(ks, 0xffffffff80ffffff) == NULL);
+	s = ksyms__map_addr(ks, 0xffffffff81000000);
+	test_cond("one of several aliases covers the whole span",
+		  s && s->size == 0xf0 &&
+		  (is(s->name, "_stext") || is(s->name, "_text")));
+
+	test_cond("kernel range known", !ksyms__kernel_range(ks, &start, &end));
+	test_cond("kernel range is [_stext, _etext)",
+		  start == 0xffffffff81000000 && end == 0xffffffff81001000);
+
+	s = ksyms__map_addr(ks, 0xffffffffc0001000);
+	test_cond("module symbol at module start",
+		  s && is(s->name, "moda_first") && is(s->module, "moda"));
+	s = ksyms__map_addr(ks, 0xffffffffc00017ff);
+	test_cond("last module symbol runs to the module end",
+		  s && is(s->name, "moda_last") &&
+		  s->addr + s->size == 0xffffffffc0002800);
+	test_cond("past the module end: none",
+		  ksyms__map_addr(ks, 0xffffffffc0002800) == NULL);
+	s = ksyms__map_addr(ks, 0xffffffffc0003abc);
+	test_cond("second module attributed",
+		  s && is(s->name, "modb_only") && is(s->module, "modb"));
+	test_cond("moda range from /proc/modules",
+		  !ksyms__module_range(ks, "moda", &start, &end) &&
+		  start == 0xffffffffc0001000 && end == 0xffffffffc0002800);
+	test_cond("modb range from /proc/modules (taint flags ignored)",
+		  !ksyms__module_range(ks, "modb", &start, &end) &&
+		  start == 0xffffffffc0003000 && end == 0xffffffffc0004000);
+	test_cond("unknown module: -1",
+		  ksyms__module_range(ks, "nosuch", &start, &end) == -1);
+
+	s = ksyms__map_addr(ks, 0xffffffffc0005fff);
+	test_cond("symbol of a pseudo module runs to its page end",
+		  s && is(s->name, "bpf_prog_1234_handler") &&
+		  is(s->module, "bpf"));
+	test_cond("pseudo module range from its symbols",
+		  !ksyms__module_range(ks, "bpf", &start, &end) &&
+		  start == 0xffffffffc0005000 && end == 0xffffffffc0006000);
+	test_cond("past the pseudo module: none",
+		  ksyms__map_addr(ks, 0xffffffffc0006000) == NULL);
+
+	test_cond("addr_of a text symbol",
+		  ksyms__addr_of(ks, "do_idle") == 0xffffffff81000200);
+	test_cond("addr_of a module symbol",
+		  ksyms__addr_of(ks, "modb_only") == 0xffffffffc0003000);
+	test_cond("addr_of a data symbol: 0 (not kept)",
+		  ksyms__addr_of(ks, "some_data") == 0);
+	test_cond("addr_of an absent name: 0",
+		  ksyms__addr_of(ks, "no_such_symbol") == 0);
+	ksyms__free(ks);
+}
+
+static void test_without_modules(void)
+{
+	const char *kpath = fixture("kallsyms", kallsyms_text);
+	char missing[4200];
+	struct ksyms *ks;
+	uint64_t start = 0, end = 0;
+
+	snprintf(missing, sizeof(missing), "%s/no-modules", tmpdir);
+	ks = ksyms__load(kpath, missing);
+	test_cond("absent modules file (no module support): loads", ks != NULL);
+	test_cond("module range falls back to the module's symbols",
+		  ks && !ksyms__module_range(ks, "moda", &start, &end) &&
+		  start == 0xffffffffc0001000 && end > 0xffffffffc0001080);
+	ksyms__free(ks);
+
+	ks = ksyms__load(kpath, NULL);
+	test_cond("NULL modules path: loads", ks != NULL);
+	test_cond("module attribution from kallsyms alone",
+		  ks && ksyms__map_addr(ks, 0xffffffffc0001000) &&
+		  is(ksyms__map_addr(ks, 0xffffffffc0001000)->module, "moda"));
+	ksyms__free(ks);
+}
+
+static void test_range_fallback(void)
+{
+	const char *kpath = fixture("kallsyms-nostext",
+		"ffffffff81000100 T first\n"
+		"ffffffff81000180 t middle\n"
+		"ffffffff81000300 T last\n"
+		"ffffffffc0001000 t m\t[moda]\n");
+	struct ksyms *ks = ksyms__load(kpath, NULL);
+	uint64_t start = 0, end = 0;
+
+	test_cond("kallsyms without _stext/_etext loads", ks != NULL);
+	test_cond("kernel range falls back to the vmlinux symbols' span",
+		  ks && !ksyms__kernel_range(ks, &start, &end) &&
+		  start == 0xffffffff81000100 && end > 0xffffffff81000300 &&
+		  end < 0xffffffffc0001000);
+	ksyms__free(ks);
+}
+
+static void test_errors(void)
+{
+	char buf[1024], missing[4200];
+	const char *kpath;
+	struct ksyms *ks;
+
+	kpath = fixture("kallsyms-hidden",
+		"0000000000000000 T _stext\n"
+		"0000000000000000 T schedule\n"
+		"0000000000000000 t moda_first\t[moda]\n");
+	ks = load_capturing(kpath, NULL, buf, sizeof(buf));
+	test_cond("hidden addresses: load fails", ks == NULL);
+	test_cond("hidden addresses: says to run as root",
+		  strstr(buf, "hidden") && strstr(buf, "run as root"));
+	test_cond("hidden addresses: names the file", strstr(buf, kpath));
+	test_cond("hidden addresses: one line",
+		  strchr(buf, '\n') == buf + strlen(buf) - 1);
+	ksyms__free(ks);
+
+	snprintf(missing, sizeof(missing), "%s/no-kallsyms", tmpdir);
+	ks = load_capturing(missing, NULL, buf, sizeof(buf));
+	test_cond("missing kallsyms: load fails", ks == NULL);
+	test_cond("missing kallsyms: message names the file and why",
+		  strstr(buf, missing) && strstr(buf, "No such file"));
+
+	kpath = fixture("kallsyms-empty", "ffffffff81000000 D only_data\n");
+	ks = load_capturing(kpath, NULL, buf, sizeof(buf));
+	test_cond("no text symbols: load fails", ks == NULL);
+	test_cond("no text symbols: message names the file", strstr(buf, kpath));
+
+	ksyms__free(NULL);
+	test_cond("map_addr on NULL ksyms: none",
+		  ksyms__map_addr(NULL, 0xffffffff81000000) == NULL);
+}
+
+/* The running kernel's own table, when this user may read addresses. */
+static void test_live_kernel(void)
+{
+	char buf[1024];
+	struct ksyms *ks = load_capturing("/proc/kallsyms", NULL, buf,
+					  sizeof(buf));
+	uint64_t start = 0, end = 0, addr;
+	const struct ksym *s;
+
+	if (!ks) {
+		printf("note: /proc/kallsyms not usable here: %s", buf);
+		return;
+	}
+	test_cond("live kernel: text range", !ksyms__kernel_range(ks, &start, &end) &&
+		  start < end);
+	addr = ksyms__addr_of(ks, "_stext");
+	s = ksyms__map_addr(ks, start + (end - start) / 2);
+	test_cond("live kernel: an address in mid text maps to a symbol",
+		  s && s->addr <= start + (end - start) / 2 && !s->module);
+	test_cond("live kernel: _stext starts the range", !addr || addr == start);
+	ksyms__free(ks);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	const char *t = getenv("TEST_TMPDIR");
+	int own_tmpdir = !(t && *t);
+	int ret;
+
+	if (t && *t) {
+		snprintf(tmpdir, sizeof(tmpdir), "%s", t);
+	} else {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_ksyms.XXXXXX");
+		if (!mkdtemp(tmpdir)) {
+			perror("mkdtemp");
+			return 1;
+		}
+	}
+	test_fixture();
+	test_without_modules();
+	test_range_fallback();
+	test_errors();
+	test_live_kernel();
+	ret = test_report();
+	if (own_tmpdir)
+		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}

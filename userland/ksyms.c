@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel symbols from /proc/kallsyms, module extents from /proc/modules.
+ *
+ * All names live in one string buffer; symbols in one array sorted by
+ * address, so a lookup is a binary search.  Only text symbols are kept
+ * (t/T and weak w/W).  A symbol's size is the distance to the next symbol,
+ * capped at the end of the object (vmlinux text or module) it belongs to.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksyms.h"
+
+/* the end of a last symbol nothing bounds: the end of its page, like perf */
+#define KSYM_PAGE	4096ULL
+
+struct kmod {
+	const char *name;
+	uint64_t start;
+	uint64_t end;
+	int from_syms;		/* not in /proc/modules: span of its symbols */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t nr_syms;
+	struct kmod *mods;
+	size_t nr_mods;
+	char *strs;
+	uint64_t stext, etext;	/* vmlinux text range, [stext, etext) */
+	int have_etext;		/* from _stext/_etext, so sizes may be capped */
+};
+
+/*
+ * While loading, names are offsets into the (growing) string buffer; they
+ * become pointers once the buffer stops moving.
+ */
+struct raw_sym {
+	uint64_t addr;
+	size_t name_off;
+	size_t mod_off;		/* SIZE_MAX for vmlinux */
+	size_t seq;		/* line number, for a stable order */
+	int rank;		/* among aliases the highest rank wins lookups */
+};
+
+struct raw_mod {
+	size_t name_off;
+	uint64_t start, end;
+	int from_syms;
+};
+
+struct loader {
+	const char *path;
+	char *strs;
+	size_t strs_len, strs_cap;
+	struct raw_sym *syms;
+	size_t nr_syms, syms_cap;
+	struct raw_mod *mods;
+	size_t nr_mods, mods_cap;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static size_t add_str(struct loader *ld, const char *s, size_t len)
+{
+	size_t off = ld->strs_len;
+
+	if (grow((void **)&ld->strs, &ld->strs_cap, off + len + 1, 1))
+		return SIZE_MAX;
+	memcpy(ld->strs + off, s, len);
+	ld->strs[off + len] = '\0';
+	ld->strs_len += len + 1;
+	return off;
+}
+
+static int find_raw_mod(const struct loader *ld, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ld->nr_mods; i++)
+		if (!strcmp(ld->strs + ld->mods[i].name_off, name))
+			return (int)i;
+	return -1;
+}
+
+/* Among symbols at one address, prefer global over local over weak names. */
+static int sym_rank(char type, const char *name)
+{
+	int rank = 0;
+
+	if (type == 'T')
+		rank = 2;
+	else if (type == 't')
+		rank = 1;
+	if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
+		rank -= 4;
+	return rank;
+}
+
+/* One kallsyms line: "addr type name [module]". 1 kept, 0 skipped, -1 OOM */
+static int parse_kallsyms_line(struct loader *ld, char *line, size_t *mod_hint)
+{
+	char *end, *name, *mod = NULL;
+	uint64_t addr;
+	char type;
+	struct raw_sym *s;
+	size_t name_len;
+
+	addr = strtoull(line, &end, 16);
+	if (end == line || !isspace((unsigned char)*end))
+		return 0;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	type = *end++;
+	if (!strchr("tTwW", type) || !isspace((unsigned char)*end))
+		return 0;
+	name = end + strspn(end, " \t");
+	name_len = strcspn(name, " \t\r\n");
+	if (!name_len)
+		return 0;
+	end = name + name_len;
+	mod = strchr(end, '[');
+	if (mod) {
+		char *close = strchr(++mod, ']');
+
+		if (!close)
+			mod = NULL;
+		else
+			*close = '\0';
+	}
+	name[name_len] = '\0';
+
+	if (grow((void **)&ld->syms, &ld->syms_cap, ld->nr_syms + 1,
+		 sizeof(*ld->syms)))
+		return -1;
+	s = &ld->syms[ld->nr_syms];
+	s->addr = addr;
+	s->seq = ld->nr_syms;
+	s->rank = sym_rank(type, name);
+	s->mod_off = SIZE_MAX;
+	if (mod && *mod) {
+		/* module symbols come grouped: reuse the previous name */
+		if (*mod_hint == SIZE_MAX || strcmp(ld->strs + *mod_hint, mod)) {
+			*mod_hint = add_str(ld, mod, strlen(mod));
+			if (*mod_hint == SIZE_MAX)
+				return -1;
+		}
+		s->mod_off = *mod_hint;
+	}
+	s->name_off = add_str(ld, name, name_len);
+	if (s->name_off == SIZE_MAX)
+		return -1;
+	ld->nr_syms++;
+	return 1;
+}
+
+static int load_kallsyms(struct loader *ld, const char *path)
+{
+	size_t mod_hint = SIZE_MAX, cap = 0, i;
+	char *line = NULL;
+	int nonzero = 0, err = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "failed to open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_kallsyms_line(ld, line, &mod_hint) < 0) {
+			fprintf(stderr, "failed to load %s: out of memory\n",
+				path);
+			err = -1;
+			break;
+		}
+	}
+	if (!err && ferror(f)) {
+		fprintf(stderr, "failed to read %s: %s\n", path,
+			strerror(errno));
+		err = -1;
+	}
+	free(line);
+	fclose(f);
+	if (err)
+		return err;
+	if (!ld->nr_syms) {
+		fprintf(stderr, "failed to load %s: no text symbols\n", path);
+		return -1;
+	}
+	for (i = 0; i < ld->nr_syms && !nonzero; i++)
+		nonzero = ld->syms[i].addr != 0;
+	if (!nonzero) {
+		fprintf(stderr,
+			"failed to load %s: kernel addresses hidden: run as root\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+/* "name size refcount deps state addr [taint]" */
+static int load_modules(struct loader *ld, const char *path)
+{
+	char *line = NULL, name[256];
+	unsigned long long size, addr;
+	size_t cap = 0;
+	int err = 0, idx;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		/* a kernel without module support has no /proc/modules */
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "failed to open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		struct raw_mod *m;
+
+		if (sscanf(line, "%255s %llu %*s %*s %*s %llx", name, &size,
+			   &addr) != 3 || !addr)
+			continue;
+		idx = find_raw_mod(ld, name);
+		if (idx < 0) {
+			if (grow((void **)&ld->mods, &ld->mods_cap,
+				 ld->nr_mods + 1, sizeof(*ld->mods))) {
+				err = -1;
+				break;
+			}
+			m = &ld->mods[ld->nr_mods];
+			m->from_syms = 0;
+			m->name_off = add_str(ld, name, strlen(name));
+			if (m->name_off == SIZE_MAX) {
+				err = -1;
+				break;
+			}
+			ld->nr_mods++;
+		} else {
+			m = &ld->mods[idx];
+		}
+		m->start = addr;
+		m->end = addr + size;
+	}
+	if (err)
+		fprintf(stderr, "failed to load %s: out of memory\n", path);
+	else if (ferror(f)) {
+		fprintf(stderr, "failed to read %s: %s\n", path,
+			strerror(errno));
+		err = -1;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static int raw_sym_cmp(const void *a, const void *b)
+{
+	const struct raw_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static const struct kmod *find_mod(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ks->nr_mods; i++)
+		if (!strcmp(ks->mods[i].name, name))
+			return &ks->mods[i];
+	return NULL;
+}
+
+/*
+ * Module symbols whose module /proc/modules did not list (bpf programs,
+ * ftrace trampolines, hidden addresses) get an extent from their symbols.
+ */
+static int add_symbol_only_mods(struct loader *ld)
+{
+	size_t i;
+	int idx;
+
+	for (i = 0; i < ld->nr_syms; i++) {
+		struct raw_sym *s = &ld->syms[i];
+		struct raw_mod *m;
+
+		if (s->mod_off == SIZE_MAX)
+			continue;
+		idx = find_raw_mod(ld, ld->strs + s->mod_off);
+		if (idx < 0) {
+			if (grow((void **)&ld->mods, &ld->mods_cap,
+				 ld->nr_mods + 1, sizeof(*ld->mods)))
+				return -1;
+			m = &ld->mods[ld->nr_mods++];
+			m->name_off = s->mod_off;
+			m->start = 0;
+			m->end = 0;
+			m->from_syms = 1;
+		}
+	}
+	return 0;
+}
+
+/* The end a symbol's size may not cross; 0 if unknown. */
+static uint64_t sym_limit(const struct ksyms *ks, const struct ksym *s)
+{
+	const struct kmod *m;
+
+	if (!s->module)
+		return ks->have_etext && s->addr >= ks->stext &&
+		       s->addr < ks->etext ? ks->etext : 0;
+	m = find_mod(ks, s->module);
+	if (m && !m->from_syms && s->addr >= m->start && s->addr < m->end)
+		return m->end;
+	return 0;
+}
+
+static int same_object(const struct ksym *a, const struct ksym *b)
+{
+	if (!a->module || !b->module)
+		return a->module == b->module;
+	return !strcmp(a->module, b->module);
+}
+
+static void compute_sizes(struct ksyms *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->nr_syms; i++) {
+		struct ksym *s = &ks->syms[i];
+		uint64_t limit, next = 0;
+
+		if (i + 1 < ks->nr_syms && same_object(s, &ks->syms[i + 1]))
+			next = ks->syms[i + 1].addr;
+		limit = sym_limit(ks, s);
+		if (!limit && !next) {
+			/* last of its object, end unknown: to the page end */
+			limit = (s->addr | (KSYM_PAGE - 1)) + 1;
+			if (i + 1 < ks->nr_syms && ks->syms[i + 1].addr < limit)
+				limit = ks->syms[i + 1].addr;
+		}
+		if (limit && (!next || next > limit))
+			next = limit;
+		s->size = next > s->addr ? next - s->addr : 0;
+	}
+}
+
+/* Extents of modules that /proc/modules did not list: their symbols' span. */
+static void compute_symbol_only_mods(struct ksyms *ks)
+{
+	struct kmod *m = NULL;
+	size_t i;
+
+	for (i = 0; i < ks->nr_syms; i++) {
+		const struct ksym *s = &ks->syms[i];
+		uint64_t end = s->addr + (s->size ? s->size : 1);
+
+		if (!s->module)
+			continue;
+		if (!m || strcmp(m->name, s->module))
+			m = (struct kmod *)find_mod(ks, s->module);
+		if (!m || !m->from_syms)
+			continue;
+		if (!m->end) {
+			m->start = s->addr;
+			m->end = end;
+			continue;
+		}
+		if (s->addr < m->start)
+			m->start = s->addr;
+		if (end > m->end)
+			m->end = end;
+	}
+}
+
+/* _stext/_etext; else the span of the vmlinux text symbols */
+static void compute_kernel_range(struct ksyms *ks, int use_sizes)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t stext = 0, etext = 0;
+	size_t i;
+
+	for (i = 0; i < ks->nr_syms; i++) {
+		const struct ksym *s = &ks->syms[i];
+		uint64_t end = s->addr + (s->size ? s->size : 1);
+
+		if (s->module)
+			continue;
+		if (!strcmp(s->name, "_stext"))
+			stext = s->addr;
+		else if (!strcmp(s->name, "_etext"))
+			etext = s->addr;
+		if (s->addr < lo)
+			lo = s->addr;
+		if (end > hi)
+			hi = end;
+	}
+	if (stext && etext > stext) {
+		ks->stext = stext;
+		ks->etext = etext;
+		ks->have_etext = 1;
+	} else if (use_sizes && hi > lo) {
+		ks->stext = lo;
+		ks->etext = hi;
+	}
+}
+
+static struct ksyms *build(struct loader *ld)
+{
+	struct ksyms *ks;
+	size_t i;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return NULL;
+	ks->syms = calloc(ld->nr_syms, sizeof(*ks->syms));
+	ks->mods = calloc(ld->nr_mods ? ld->nr_mods : 1, sizeof(*ks->mods));
+	if (!ks->syms || !ks->mods) {
+		ksyms__free(ks);
+		return NULL;
+	}
+	ks->strs = ld->strs;
+	ld->strs = NULL;
+
+	qsort(ld->syms, ld->nr_syms, sizeof(*ld->syms), raw_sym_cmp);
+	for (i = 0; i < ld->nr_syms; i++) {
+		const struct raw_sym *r = &ld->syms[i];
+
+		ks->syms[i].addr = r->addr;
+		ks->syms[i].name = ks->strs + r->name_off;
+		ks->syms[i].module = r->mod_off == SIZE_MAX ? NULL :
+				     ks->strs + r->mod_off;
+	}
+	ks->nr_syms = ld->nr_syms;
+	for (i = 0; i < ld->nr_mods; i++) {
+		ks->mods[i].name = ks->strs + ld->mods[i].name_off;
+		ks->mods[i].start = ld->mods[i].start;
+		ks->mods[i].end = ld->mods[i].end;
+		ks->mods[i].from_syms = ld->mods[i].from_syms;
+	}
+	ks->nr_mods = ld->nr_mods;
+
+	/* vmlinux sizes are capped at _etext: find it before sizing */
+	compute_kernel_range(ks, 0);
+	compute_sizes(ks);
+	compute_symbol_only_mods(ks);
+	compute_kernel_range(ks, 1);
+	return ks;
+}
+
+struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path)
+{
+	struct loader ld = { .path = kallsyms_path };
+	struct ksyms *ks = NULL;
+
+	if (!kallsyms_path) {
+		fprintf(stderr, "failed to load kernel symbols: no kallsyms path\n");
+		return NULL;
+	}
+	if (load_kallsyms(&ld, kallsyms_path))
+		goto out;
+	if (modules_path && load_modules(&ld, modules_path))
+		goto out;
+	if (add_symbol_only_mods(&ld)) {
+		fprintf(stderr, "failed to load %s: out of memory\n",
+			kallsyms_path);
+		goto out;
+	}
+	ks = build(&ld);
+	if (!ks)
+		fprintf(stderr, "failed to load %s: out of memory\n",
+			kallsyms_path);
+out:
+	free(ld.strs);
+	free(ld.syms);
+	free(ld.mods);
+	return ks;
+}
+
+void ksyms__free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->mods);
+	free(ks->strs);
+	free(ks);
+}
+
+const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct ksym *s;
+
+	if (!ks || !ks->nr_syms)
+		return NULL;
+	/* the last symbol with s->addr <= addr */
+	hi = ks->nr_syms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &ks->syms[lo - 1];
+	return addr - s->addr < s->size ? s : NULL;
+}
+
+int ksyms__module_range(const struct ksyms *ks, const char *module,
+			uint64_t *start, uint64_t *end)
+{
+	const struct kmod *m;
+
+	if (!ks || !module)
+		return -1;
+	m = find_mod(ks, module);
+	if (!m || !m->end)
+		return -1;
+	*start = m->start;
+	*end = m->end;
+	return 0;
+}
+
+int ksyms__kernel_range(const struct ksyms *ks, uint64_t *start, uint64_t *end)
+{
+	if (!ks || ks->etext <= ks->stext)
+		return -1;
+	*start = ks->stext;
+	*end = ks->etext;
+	return 0;
+}
+
+uint64_t ksyms__addr_of(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	if (!ks || !name)
+		return 0;
+	for (i = 0; i < ks->nr_syms; i++)
+		if (!strcmp(ks->syms[i].name, name))
+			return ks->syms[i].addr;
+	return 0;
+}
