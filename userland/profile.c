@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * profile - aggregation of a decoded cprof stream.  See profile.h.
+ *
+ * Two hash tables (libiberty's hashtab): stacks, keyed by their frames and
+ * whether the user part starts at the interrupted instruction, and samples,
+ * keyed by (stack, pid, tid, cpu, comm).  Both own their entries through a
+ * vector that also keeps first-seen order.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hashtab.h>
+
+#include "profile.h"
+#include "util.h"
+
+struct stack_ent {
+	hashval_t hash;
+	uint32_t id;
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+	int user_mode;
+	const uint64_t *ips;	/* points at ips_store, or at a record for lookups */
+	uint64_t ips_store[];
+};
+
+struct sample_ent {
+	hashval_t hash;
+	struct prof_sample s;
+};
+
+/* One CPU's period changes, sorted by time. */
+struct cpu_state {
+	struct period_change {
+		uint64_t time_ns;
+		uint64_t period_ns;
+	} *changes;
+	size_t nr_changes, alloc_changes;
+	uint64_t lost;
+	uint64_t lost_nanos;
+};
+
+struct pid_maps {
+	uint32_t pid;
+	size_t nr, alloc;
+	struct cprof_mmap **maps;	/* in stream order */
+};
+
+struct profile {
+	struct cprof_header hdr;
+	struct cprof_end end;
+	bool have_end;
+	uint64_t nr_records;
+	uint64_t lost_other;
+
+	htab_t stack_tab;
+	struct stack_ent **stacks;
+	size_t nr_stacks, alloc_stacks;
+
+	htab_t sample_tab;
+	struct sample_ent **samples;
+	size_t nr_samples, alloc_samples;
+
+	htab_t pid_tab;
+	struct cpu_state *cpus;		/* hdr.nr_cpu_ids */
+};
+
+/* Grow *vec (of elements of size sz) to hold at least n. 0 ok, -1 ENOMEM. */
+static int grow(void *vec, size_t *alloc, size_t n, size_t sz)
+{
+	void **v = vec;
+	size_t want;
+	void *p;
+
+	if (n <= *alloc)
+		return 0;
+	want = *alloc ? *alloc * 2 : 64;
+	while (want < n)
+		want *= 2;
+	p = reallocarray(*v, want, sz);
+	if (!p)
+		return -1;
+	*v = p;
+	*alloc = want;
+	return 0;
+}
+
+static hashval_t stack_hash(const void *e)
+{
+	return ((const struct stack_ent *)e)->hash;
+}
+
+static int stack_eq(const void *a, const void *b)
+{
+	const struct stack_ent *x = a, *y = b;
+
+	return x->hash == y->hash && x->nr_kernel == y->nr_kernel &&
+	       x->nr_user == y->nr_user && x->user_mode == y->user_mode &&
+	       !memcmp(x->ips, y->ips,
+		       sizeof(x->ips[0]) * (x->nr_kernel + x->nr_user));
+}
+
+static hashval_t sample_hash(const void *e)
+{
+	return ((const struct sample_ent *)e)->hash;
+}
+
+static int sample_eq(const void *a, const void *b)
+{
+	const struct prof_sample *x = &((const struct sample_ent *)a)->s;
+	const struct prof_sample *y = &((const struct sample_ent *)b)->s;
+
+	return x->stack == y->stack && x->pid == y->pid && x->tid == y->tid &&
+	       x->cpu == y->cpu && !strcmp(x->comm, y->comm);
+}
+
+static hashval_t pid_hash(const void *e)
+{
+	return ((const struct pid_maps *)e)->pid * 2654435761u;
+}
+
+static int pid_eq(const void *a, const void *b)
+{
+	return ((const struct pid_maps *)a)->pid ==
+	       ((const struct pid_maps *)b)->pid;
+}
+
+static void pid_del(void *e)
+{
+	struct pid_maps *pm = e;
+	size_t i;
+
+	for (i = 0; i < pm->nr; i++)
+		free(pm->maps[i]);
+	free(pm->maps);
+	free(pm);
+}
+
+struct profile *profile__new(const struct cprof_header *hdr)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->hdr = *hdr;
+	p->cpus = calloc(hdr->nr_cpu_ids, sizeof(*p->cpus));
+	p->stack_tab = htab_create_alloc(1024, stack_hash, stack_eq, NULL,
+					 calloc, free);
+	p->sample_tab = htab_create_alloc(1024, sample_hash, sample_eq, NULL,
+					  calloc, free);
+	p->pid_tab = htab_create_alloc(64, pid_hash, pid_eq, pid_del,
+				       calloc, free);
+	if (!p->cpus || !p->stack_tab || !p->sample_tab || !p->pid_tab) {
+		profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void profile__free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	if (p->stack_tab)
+		htab_delete(p->stack_tab);
+	if (p->sample_tab)
+		htab_delete(p->sample_tab);
+	if (p->pid_tab)
+		htab_delete(p->pid_tab);
+	for (i = 0; i < p->nr_stacks; i++)
+		free(p->stacks[i]);
+	free(p->stacks);
+	for (i = 0; i < p->nr_samples; i++)
+		free(p->samples[i]);
+	free(p->samples);
+	if (p->cpus) {
+		for (i = 0; i < p->hdr.nr_cpu_ids; i++)
+			free(p->cpus[i].changes);
+		free(p->cpus);
+	}
+	free(p);
+}
+
+/* The period of cpu at time_ns. */
+static uint64_t profile__period(const struct profile *p, unsigned int cpu,
+				uint64_t time_ns)
+{
+	const struct cpu_state *c = &p->cpus[cpu];
+	size_t lo = 0, hi = c->nr_changes;
+
+	/* last change with time <= time_ns */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->changes[mid].time_ns <= time_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? c->changes[lo - 1].period_ns : p->hdr.period_ns;
+}
+
+/* Intern the stack of smp; its index in *id.  0 ok, -1 ENOMEM. */
+static int profile__intern_stack(struct profile *p,
+				 const struct cprof_sample *smp, uint32_t *id)
+{
+	size_t nr = smp->nr_kernel + smp->nr_user;
+	struct stack_ent key = {
+		.nr_kernel = smp->nr_kernel,
+		.nr_user = smp->nr_user,
+		.user_mode = !!(smp->rec.flags & CPROF_SAMPLE_USER_MODE),
+		.ips = (const uint64_t *)smp->ips,
+	};
+	struct stack_ent *e;
+	void **slot;
+
+	/* the mode only matters for the user part's first frame */
+	if (!key.nr_user)
+		key.user_mode = 0;
+	key.hash = iterative_hash(smp->ips, nr * sizeof(smp->ips[0]),
+				  key.nr_kernel | key.nr_user << 8 |
+				  (hashval_t)key.user_mode << 16);
+	slot = htab_find_slot_with_hash(p->stack_tab, &key, key.hash, INSERT);
+	if (!slot)
+		return -1;
+	if (!*slot) {
+		if (p->nr_stacks >= UINT32_MAX ||
+		    grow(&p->stacks, &p->alloc_stacks, p->nr_stacks + 1,
+			 sizeof(*p->stacks)))
+			return -1;
+		e = malloc(sizeof(*e) + nr * sizeof(e->ips_store[0]));
+		if (!e)
+			return -1;
+		*e = key;
+		e->id = p->nr_stacks;
+		memcpy(e->ips_store, smp->ips, nr * sizeof(e->ips_store[0]));
+		e->ips = e->ips_store;
+		p->stacks[p->nr_stacks++] = e;
+		*slot = e;
+	}
+	*id = ((struct stack_ent *)*slot)->id;
+	return 0;
+}
+
+static int profile__add_sample(struct profile *p,
+			       const struct cprof_sample *smp)
+{
+	struct sample_ent key = { 0 }, *e;
+	uint64_t period;
+	void **slot;
+
+	if (profile__intern_stack(p, smp, &key.s.stack))
+		return -1;
+	key.s.pid = smp->pid;
+	key.s.tid = smp->tid;
+	key.s.cpu = smp->cpu;
+	/* comm is NUL-terminated by contract; do not trust it */
+	memcpy(key.s.comm, smp->comm, sizeof(key.s.comm) - 1);
+	key.hash = iterative_hash(&key.s.stack, 4 * sizeof(uint32_t),
+				  (hashval_t)strlen(key.s.comm));
+	key.hash = iterative_hash(key.s.comm, strlen(key.s.comm), key.hash);
+	slot = htab_find_slot_with_hash(p->sample_tab, &key, key.hash, INSERT);
+	if (!slot)
+		return -1;
+	e = *slot;
+	if (!e) {
+		if (grow(&p->samples, &p->alloc_samples, p->nr_samples + 1,
+			 sizeof(*p->samples)))
+			return -1;
+		e = malloc(sizeof(*e));
+		if (!e)
+			return -1;
+		*e = key;
+		e->s.first_ns = smp->time_ns;
+		p->samples[p->nr_samples++] = e;
+		*slot = e;
+	}
+	period = profile__period(p, smp->cpu, smp->time_ns);
+	e->s.count++;
+	e->s.nanos += period;
+	if (smp->time_ns < e->s.first_ns)
+		e->s.first_ns = smp->time_ns;
+	p->nr_records++;
+	return 0;
+}
+
+static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
+{
+	struct pid_maps key = { .pid = mm->pid }, *pm;
+	struct cprof_mmap *copy;
+	void **slot;
+
+	slot = htab_find_slot(p->pid_tab, &key, INSERT);
+	if (!slot)
+		return -1;
+	pm = *slot;
+	if (!pm) {
+		pm = calloc(1, sizeof(*pm));
+		if (!pm)
+			return -1;
+		pm->pid = mm->pid;
+		*slot = pm;
+	}
+	if (grow(&pm->maps, &pm->alloc, pm->nr + 1, sizeof(*pm->maps)))
+		return -1;
+	copy = malloc(mm->rec.size);
+	if (!copy)
+		return -1;
+	memcpy(copy, mm, mm->rec.size);
+	pm->maps[pm->nr++] = copy;
+	return 0;
+}
+
+static int profile__add_throttle(struct profile *p,
+				 const struct cprof_throttle *t)
+{
+	struct cpu_state *c = &p->cpus[t->cpu];
+	size_t i;
+
+	if (grow(&c->changes, &c->alloc_changes, c->nr_changes + 1,
+		 sizeof(*c->changes)))
+		return -1;
+	/* keep sorted by time; equal times keep stream order */
+	i = c->nr_changes;
+	while (i > 0 && c->changes[i - 1].time_ns > t->time_ns) {
+		c->changes[i] = c->changes[i - 1];
+		i--;
+	}
+	c->changes[i].time_ns = t->time_ns;
+	c->changes[i].period_ns = t->period_ns;
+	c->nr_changes++;
+	return 0;
+}
+
+int profile__add(struct profile *p, const struct cprof_rec *rec)
+{
+	const struct cprof_lost *lost;
+	int err = 0;
+
+	switch (rec->type) {
+	case CPROF_REC_SAMPLE:
+		err = profile__add_sample(p, (const struct cprof_sample *)rec);
+		break;
+	case CPROF_REC_MMAP:
+		err = profile__add_mmap(p, (const struct cprof_mmap *)rec);
+		break;
+	case CPROF_REC_LOST:
+		lost = (const struct cprof_lost *)rec;
+		p->cpus[lost->cpu].lost += lost->samples;
+		p->cpus[lost->cpu].lost_nanos += lost->samples *
+			profile__period(p, lost->cpu, lost->time_ns);
+		p->lost_other += lost->other;
+		break;
+	case CPROF_REC_THROTTLE:
+		err = profile__add_throttle(p,
+					    (const struct cprof_throttle *)rec);
+		break;
+	case CPROF_REC_END:
+		memcpy(&p->end, rec, sizeof(p->end));
+		p->have_end = true;
+		break;
+	}
+	if (err)
+		return fail("failed to aggregate samples: %s", strerror(ENOMEM));
+	return 0;
+}
+
+const struct cprof_header *profile__header(const struct profile *p)
+{
+	return &p->hdr;
+}
+
+const struct cprof_end *profile__end(const struct profile *p)
+{
+	return p->have_end ? &p->end : NULL;
+}
+
+uint64_t profile__nr_records(const struct profile *p)
+{
+	return p->nr_records;
+}
+
+size_t profile__nr_samples(const struct profile *p)
+{
+	return p->nr_samples;
+}
+
+const struct prof_sample *profile__sample(const struct profile *p, size_t i)
+{
+	return &p->samples[i]->s;
+}
+
+void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st)
+{
+	const struct stack_ent *e = p->stacks[id];
+
+	st->ips = e->ips;
+	st->nr_kernel = e->nr_kernel;
+	st->nr_user = e->nr_user;
+	st->user_mode = e->user_mode;
+}
+
+const struct cprof_mmap *profile__find_mmap(const struct profile *p,
+					    uint32_t pid, uint64_t ip,
+					    uint64_t time_ns)
+{
+	struct pid_maps key = { .pid = pid };
+	const struct cprof_mmap *before = NULL, *after = NULL;
+	const struct pid_maps *pm;
+	size_t i;
+
+	pm = htab_find(p->pid_tab, &key);
+	if (!pm)
+		return NULL;
+	for (i = 0; i < pm->nr; i++) {
+		const struct cprof_mmap *m = pm->maps[i];
+
+		if (ip < m->start || ip >= m->end)
+			continue;
+		if (m->time_ns <= time_ns) {
+			if (!before || m->time_ns >= before->time_ns)
+				before = m;
+		} else if (!after || m->time_ns < after->time_ns) {
+			after = m;
+		}
+	}
+	return before ? before : after;
+}
+
+uint64_t profile__lost(const struct profile *p, unsigned int cpu,
+		       uint64_t *nanos)
+{
+	*nanos = p->cpus[cpu].lost_nanos;
+	return p->cpus[cpu].lost;
+}
+
+uint64_t profile__lost_total(const struct profile *p, uint64_t *other)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->hdr.nr_cpu_ids; i++)
+		sum += p->cpus[i].lost;
+	*other = p->lost_other;
+	return sum;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * profile - aggregation of a decoded cprof stream.
+ *
+ * Samples are merged on (stack, pid, tid, cpu, comm): memory grows with the
+ * number of distinct keys, not with the number of samples.  Stacks are
+ * interned once.  Each sample weighs its CPU's effective period: the header's
+ * period_ns, replaced by THROTTLE records of that CPU from their time on.
+ * MMAP records are kept per pid for the symbolizer; LOST records are summed
+ * per CPU.
+ */
+#ifndef CPROF_PROFILE_H
+#define CPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cprof_format.h"
+
+struct profile;
+
+/* One interned stack. */
+struct prof_stack {
+	const uint64_t *ips;	/* nr_kernel then nr_user, each innermost first */
+	unsigned int nr_kernel;
+	unsigned int nr_user;
+	int user_mode;		/* ips[nr_kernel] is the interrupted instruction */
+};
+
+/* One aggregation key and its totals. */
+struct prof_sample {
+	uint32_t stack;		/* for profile__stack() */
+	uint32_t pid, tid, cpu;
+	char comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	uint64_t count;		/* samples */
+	uint64_t nanos;		/* sum of their effective periods */
+	uint64_t first_ns;	/* earliest sample time (sample clock) */
+};
+
+/* hdr is copied.  NULL on allocation failure. */
+struct profile *profile__new(const struct cprof_header *hdr);
+/* NULL-safe. */
+void profile__free(struct profile *p);
+
+/* Account one record checked by stream__next().  0 ok, -1 out of memory. */
+int profile__add(struct profile *p, const struct cprof_rec *rec);
+
+const struct cprof_header *profile__header(const struct profile *p);
+/* The END record, NULL if none was added. */
+const struct cprof_end *profile__end(const struct profile *p);
+/* Sample records added (before aggregation). */
+uint64_t profile__nr_records(const struct profile *p);
+
+/* Aggregated keys, in the order they first appeared. */
+size_t profile__nr_samples(const struct profile *p);
+const struct prof_sample *profile__sample(const struct profile *p, size_t i);
+void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st);
+
+/*
+ * The MMAP record of pid covering ip at time_ns: the latest one with
+ * time_ns <= the given time, else the earliest covering one.  NULL if none.
+ * Owned by p.
+ */
+const struct cprof_mmap *profile__find_mmap(const struct profile *p,
+					    uint32_t pid, uint64_t ip,
+					    uint64_t time_ns);
+
+/*
+ * Samples lost on cpu according to LOST records; *nanos gets them weighted
+ * by that CPU's period at the time.  cpu < header.nr_cpu_ids.
+ */
+uint64_t profile__lost(const struct profile *p, unsigned int cpu,
+		       uint64_t *nanos);
+/* Sum over all CPUs of LOST samples, and of other lost records (mmaps). */
+uint64_t profile__lost_total(const struct profile *p, uint64_t *other);
+
+#endif /* CPROF_PROFILE_H */

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * stream - decoder for the cprof stream.  See stream.h.
+ *
+ * The reader keeps one buffer; records are handed out in place.  Every
+ * offset in the stream is a multiple of 8 (header and record sizes are), and
+ * the buffer is compacted so that the next record starts at its beginning
+ * before it is filled, so records are always 8-byte aligned in memory.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "util.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the cprof stream is little-endian; this reader does not swap bytes"
+#endif
+
+#define BUF_SIZE	(256u * 1024)
+
+_Static_assert(BUF_SIZE >= STREAM_REC_MAX && BUF_SIZE >= STREAM_HDR_MAX,
+	       "a record must fit the buffer");
+_Static_assert(sizeof(struct cprof_header) % 8 == 0, "header alignment");
+_Static_assert(sizeof(struct cprof_sample) == 48, "sample layout");
+_Static_assert(sizeof(struct cprof_mmap) == 72, "mmap layout");
+
+struct stream {
+	int fd;
+	const char *name;
+	unsigned char *buf;
+	size_t pos;		/* first unconsumed byte */
+	size_t len;		/* end of valid data */
+	uint64_t off;		/* stream offset of buf[pos] */
+	int eof;
+	int ended;		/* END record handed out */
+	struct cprof_header hdr;
+};
+
+static const char *const rec_names[] = {
+	[CPROF_REC_SAMPLE]	= "sample",
+	[CPROF_REC_MMAP]	= "mmap",
+	[CPROF_REC_LOST]	= "lost",
+	[CPROF_REC_THROTTLE]	= "throttle",
+	[CPROF_REC_END]		= "END",
+};
+
+static const size_t rec_min_size[] = {
+	[CPROF_REC_SAMPLE]	= sizeof(struct cprof_sample),
+	[CPROF_REC_MMAP]	= sizeof(struct cprof_mmap) + 1,
+	[CPROF_REC_LOST]	= sizeof(struct cprof_lost),
+	[CPROF_REC_THROTTLE]	= sizeof(struct cprof_throttle),
+	[CPROF_REC_END]		= sizeof(struct cprof_end),
+};
+
+#define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
+
+const char *stream__rec_name(unsigned int type)
+{
+	if (type < NR_KNOWN && rec_names[type])
+		return rec_names[type];
+	return "unknown";
+}
+
+struct stream *stream__new(int fd, const char *name)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->buf = malloc(BUF_SIZE);
+	if (!s->buf) {
+		free(s);
+		return NULL;
+	}
+	s->fd = fd;
+	s->name = name;
+	return s;
+}
+
+void stream__free(struct stream *s)
+{
+	if (!s)
+		return;
+	free(s->buf);
+	free(s);
+}
+
+uint64_t stream__offset(const struct stream *s)
+{
+	return s->off;
+}
+
+/*
+ * Make at least need bytes available at buf + pos, reading as much as fits.
+ * Returns the number of bytes available (less than need only at EOF), or -1
+ * on a read error.  Interrupted and short reads are retried: a profile read
+ * from /proc/cprof/profile ends with its END record even after a signal.
+ */
+static ssize_t stream__fill(struct stream *s, size_t need)
+{
+	if (s->pos + need > BUF_SIZE) {
+		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+		s->len -= s->pos;
+		s->pos = 0;
+	}
+	while (s->len - s->pos < need && !s->eof) {
+		ssize_t n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail("%s: failed to read at byte %llu: %s",
+				    s->name,
+				    (unsigned long long)(s->off + s->len - s->pos),
+				    strerror(errno));
+		}
+		if (n == 0)
+			s->eof = 1;
+		s->len += n;
+	}
+	return s->len - s->pos;
+}
+
+static void stream__consume(struct stream *s, size_t n)
+{
+	s->pos += n;
+	s->off += n;
+}
+
+const struct cprof_header *stream__read_header(struct stream *s)
+{
+	const size_t min = sizeof(struct cprof_header);
+	const struct cprof_header *h;
+	ssize_t have;
+
+	have = stream__fill(s, min);
+	if (have < 0)
+		return NULL;
+	if (have == 0) {
+		fail("%s: empty input, not a cprof stream", s->name);
+		return NULL;
+	}
+	if (memcmp(s->buf + s->pos, CPROF_MAGIC,
+		   (size_t)have < CPROF_MAGIC_LEN ? (size_t)have : CPROF_MAGIC_LEN)) {
+		fail("%s: bad magic at byte 0, not a cprof stream", s->name);
+		return NULL;
+	}
+	if ((size_t)have < min) {
+		fail("%s: truncated header at byte 0 (need %zu bytes, have %zd)",
+		     s->name, min, have);
+		return NULL;
+	}
+	h = (const struct cprof_header *)(s->buf + s->pos);
+	if (h->version != CPROF_VERSION) {
+		fail("%s: unsupported stream version %u at byte %zu (this cprof-dump reads version %u)",
+		     s->name, h->version,
+		     offsetof(struct cprof_header, version), CPROF_VERSION);
+		return NULL;
+	}
+	if (h->size < min || h->size > STREAM_HDR_MAX || h->size % 8) {
+		fail("%s: bad header size %u at byte %zu (must be a multiple of 8, %zu..%u)",
+		     s->name, h->size, offsetof(struct cprof_header, size),
+		     min, STREAM_HDR_MAX);
+		return NULL;
+	}
+	if (h->nr_cpu_ids == 0 || h->nr_cpu_ids > STREAM_CPUS_MAX) {
+		fail("%s: bad nr_cpu_ids %u at byte %zu (must be 1..%u)",
+		     s->name, h->nr_cpu_ids,
+		     offsetof(struct cprof_header, nr_cpu_ids),
+		     STREAM_CPUS_MAX);
+		return NULL;
+	}
+	if (h->period_ns == 0) {
+		fail("%s: bad period_ns 0 at byte %zu", s->name,
+		     offsetof(struct cprof_header, period_ns));
+		return NULL;
+	}
+	memcpy(&s->hdr, h, min);
+	have = stream__fill(s, s->hdr.size);
+	if (have < 0)
+		return NULL;
+	if ((size_t)have < s->hdr.size) {
+		fail("%s: truncated header at byte 0 (need %u bytes, have %zd)",
+		     s->name, s->hdr.size, have);
+		return NULL;
+	}
+	stream__consume(s, s->hdr.size);
+	return &s->hdr;
+}
+
+/* Checks beyond the fixed size; 0 ok, -1 after printing why. */
+static int stream__check(struct stream *s, const struct cprof_rec *r)
+{
+	unsigned long long at = s->off;
+	const struct cprof_sample *smp;
+	const struct cprof_mmap *mm;
+	const struct cprof_lost *lost;
+	const struct cprof_throttle *thr;
+	size_t need;
+	unsigned int cpu;
+
+	switch (r->type) {
+	case CPROF_REC_SAMPLE:
+		smp = (const struct cprof_sample *)r;
+		if (smp->nr_kernel > CPROF_MAX_DEPTH)
+			return fail("%s: sample record at byte %llu: nr_kernel %u exceeds %d",
+				    s->name, at, smp->nr_kernel, CPROF_MAX_DEPTH);
+		if (smp->nr_user > CPROF_MAX_DEPTH)
+			return fail("%s: sample record at byte %llu: nr_user %u exceeds %d",
+				    s->name, at, smp->nr_user, CPROF_MAX_DEPTH);
+		need = sizeof(*smp) +
+		       sizeof(smp->ips[0]) * (smp->nr_kernel + smp->nr_user);
+		if (r->size != need)
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames (%zu bytes)",
+				    s->name, at, r->size, smp->nr_kernel,
+				    smp->nr_user, need);
+		cpu = smp->cpu;
+		break;
+	case CPROF_REC_MMAP:
+		mm = (const struct cprof_mmap *)r;
+		if (!memchr(mm->path, '\0', r->size - sizeof(*mm)))
+			return fail("%s: mmap record at byte %llu: path not NUL-terminated",
+				    s->name, at);
+		if (mm->start >= mm->end)
+			return fail("%s: mmap record at byte %llu: empty range %#llx-%#llx",
+				    s->name, at, (unsigned long long)mm->start,
+				    (unsigned long long)mm->end);
+		if (mm->build_id_size > CPROF_BUILD_ID_MAX)
+			return fail("%s: mmap record at byte %llu: build_id_size %u exceeds %d",
+				    s->name, at, mm->build_id_size,
+				    CPROF_BUILD_ID_MAX);
+		return 0;
+	case CPROF_REC_LOST:
+		lost = (const struct cprof_lost *)r;
+		cpu = lost->cpu;
+		break;
+	case CPROF_REC_THROTTLE:
+		thr = (const struct cprof_throttle *)r;
+		if (thr->period_ns == 0)
+			return fail("%s: throttle record at byte %llu: period_ns 0",
+				    s->name, at);
+		cpu = thr->cpu;
+		break;
+	default:
+		return 0;
+	}
+	if (cpu >= s->hdr.nr_cpu_ids)
+		return fail("%s: %s record at byte %llu: cpu %u out of range (nr_cpu_ids %u)",
+			    s->name, stream__rec_name(r->type), at, cpu,
+			    s->hdr.nr_cpu_ids);
+	return 0;
+}
+
+int stream__next(struct stream *s, const struct cprof_rec **rec)
+{
+	const struct cprof_rec *r;
+	ssize_t have;
+
+	for (;;) {
+		unsigned long long at = s->off;
+		size_t min;
+
+		have = stream__fill(s, sizeof(*r));
+		if (have < 0)
+			return -1;
+		if (s->ended) {
+			if (have)
+				return fail("%s: unexpected data after the END record at byte %llu",
+					    s->name, at);
+			return 0;
+		}
+		if (have == 0)
+			return fail("%s: truncated stream: no END record at byte %llu (the profile was cut short)",
+				    s->name, at);
+		if ((size_t)have < sizeof(*r))
+			return fail("%s: truncated record header at byte %llu (need %zu bytes, have %zd)",
+				    s->name, at, sizeof(*r), have);
+		r = (const struct cprof_rec *)(s->buf + s->pos);
+		if (r->size < sizeof(*r) || r->size % 8 ||
+		    r->size > STREAM_REC_MAX)
+			return fail("%s: bad size %u in %s record (type %u) at byte %llu (must be a multiple of 8, 8..%u)",
+				    s->name, r->size, stream__rec_name(r->type),
+				    r->type, at, STREAM_REC_MAX);
+		min = r->type < NR_KNOWN ? rec_min_size[r->type] : 0;
+		if (r->size < min)
+			return fail("%s: short %s record at byte %llu (size %u, the fixed part needs %zu)",
+				    s->name, stream__rec_name(r->type), at,
+				    r->size, min);
+		have = stream__fill(s, r->size);
+		if (have < 0)
+			return -1;
+		r = (const struct cprof_rec *)(s->buf + s->pos);
+		if ((size_t)have < r->size)
+			return fail("%s: truncated %s record at byte %llu (need %u bytes, have %zd)",
+				    s->name, stream__rec_name(r->type), at,
+				    r->size, have);
+		if (stream__check(s, r))
+			return -1;
+		stream__consume(s, r->size);
+		if (r->type >= NR_KNOWN || !rec_names[r->type])
+			continue;	/* a newer record type: skip it */
+		if (r->type == CPROF_REC_END)
+			s->ended = 1;
+		*rec = r;
+		return 1;
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * stream - decoder for the cprof stream (kmod/cprof_format.h).
+ *
+ * Reads from a file descriptor as the data arrives (a pipe, a file or
+ * /proc/cprof/profile), never holding more than one record plus a read
+ * buffer.  Every record is checked before it is handed out: size (at least
+ * 8, a multiple of 8, at most STREAM_REC_MAX, all of it present), the fixed
+ * part of each known type, frame counts against the record size, the mmap
+ * path's NUL, cpu numbers against the header.  Records of unknown types are
+ * skipped.  The stream must end with CPROF_REC_END and nothing after it.
+ *
+ * On any problem one line goes to stderr naming the input, what is wrong and
+ * the byte offset of the record (or header field) at fault, e.g.
+ *   cprof-dump: raw.bin: truncated sample record at byte 4312 (need 96 bytes, have 40)
+ */
+#ifndef CPROF_STREAM_H
+#define CPROF_STREAM_H
+
+#include <stdint.h>
+
+#include "cprof_format.h"
+
+/* Largest record accepted; any real record is far smaller. */
+#define STREAM_REC_MAX		(64u * 1024)
+/* Largest header accepted (the header may grow by appending fields). */
+#define STREAM_HDR_MAX		(64u * 1024)
+/* Largest nr_cpu_ids accepted. */
+#define STREAM_CPUS_MAX		(1u << 16)
+
+struct stream;
+
+/*
+ * Reader over fd (not closed by stream__free).  name is used in messages and
+ * must outlive the reader.  NULL on allocation failure.
+ */
+struct stream *stream__new(int fd, const char *name);
+/* NULL-safe. */
+void stream__free(struct stream *s);
+
+/*
+ * Read and check the stream header; must be called once, first.  Returns the
+ * header (owned by s, valid until stream__free) or NULL after printing why.
+ */
+const struct cprof_header *stream__read_header(struct stream *s);
+
+/*
+ * Next record in *rec: returns 1 with *rec pointing into s's buffer (8-byte
+ * aligned, valid until the next call), 0 once the END record has been
+ * returned and the input is at EOF, -1 after printing why.  The END record
+ * itself is returned (1) before the 0.
+ */
+int stream__next(struct stream *s, const struct cprof_rec **rec);
+
+/* Bytes consumed so far. */
+uint64_t stream__offset(const struct stream *s);
+
+/* "sample", "mmap", ... or "unknown". */
+const char *stream__rec_name(unsigned int type);
+
+#endif /* CPROF_STREAM_H */

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG_NAME ": warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_long(const char *what, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno == ERANGE || (errno == 0 && *s && !*end && (v < min || v > max)))
+		return fail("invalid %s: '%s' (must be %ld..%ld)", what, s, min,
+			    max);
+	if (errno || !*s || *end)
+		return fail("invalid %s: '%s' (not a number)", what, s);
+	*out = v;
+	return 0;
+}
+
+void hex_encode(char *out, const uint8_t *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

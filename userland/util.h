@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * util - messages and number parsing shared by cprof-dump's units.
+ */
+#ifndef CPROF_UTIL_H
+#define CPROF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROG_NAME	"cprof-dump"
+
+/* "cprof-dump: <msg>" on stderr; returns -1 so callers write return fail(). */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "cprof-dump: warning: <msg>" on stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parse s as a base-10 integer in [min, max] into *out.  On error prints
+ * "invalid <what>: '<s>' (<why>)" and returns -1.
+ */
+int parse_long(const char *what, const char *s, long min, long max, long *out);
+
+/* Lower-case hex of n bytes into out (2n+1 bytes). */
+void hex_encode(char *out, const uint8_t *bytes, size_t n);
+
+#endif /* CPROF_UTIL_H */
