@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one place where kernel differences are handled.  Force-included from
- * Kbuild: the rest of the module is written against the newest kernel API
- * and this file gives older kernels what they lack.
+ * Kbuild: the rest of the module is written against the newest kernel API,
+ * and this file gives older kernels what they lack.  Kbuild probes features,
+ * not versions, and passes the results as CPROF_HAVE_* defines.
  */
 #ifndef CPROF_COMPAT_H
 #define CPROF_COMPAT_H
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched.h>
+
+/* io_uring/vhost workers (6.4+) have an mm but no user side of their own. */
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER 0
+#endif
 
 #endif /* CPROF_COMPAT_H */

@@ -1,27 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cprof: a per-CPU hrtimer CPU profiler.
+ * cprof: a per-CPU hrtimer CPU profiler.  This file wires the units and
+ * holds the load-time parameters; see each unit for how it works.
  */
+#include <linux/log2.h>
 #include <linux/module.h>
-#include <linux/proc_fs.h>
 
-static struct proc_dir_entry *cprof_dir;
+#include "ctl.h"
+#include "maps.h"
+#include "procfs.h"
+#include "sample.h"
+#include "stream.h"
+
+static uint freq = 99;
+module_param(freq, uint, 0400);
+MODULE_PARM_DESC(freq, "samples per second per CPU (1-100000, default 99)");
+
+static uint seconds = 30;
+module_param(seconds, uint, 0400);
+MODULE_PARM_DESC(seconds, "profile duration (1-86400, default 30)");
+
+static uint depth = CPROF_MAX_DEPTH;
+module_param(depth, uint, 0400);
+MODULE_PARM_DESC(depth, "max frames per stack (1-127, default 127)");
+
+static uint budget = CPROF_BUDGET_DEFAULT;
+module_param(budget, uint, 0400);
+MODULE_PARM_DESC(budget, "max handler time, % of a CPU (1-100, default 25)");
+
+static uint buffer_kb = 1024;
+module_param(buffer_kb, uint, 0400);
+MODULE_PARM_DESC(buffer_kb, "per-CPU buffer, KiB, power of two (64-65536, default 1024)");
 
 static int __init cprof_init(void)
 {
-	cprof_dir = proc_mkdir_mode("cprof", 0500, NULL);
-	if (!cprof_dir)
-		return -ENOMEM;
+	int err;
+
+	if (buffer_kb < 64 || buffer_kb > 65536 || !is_power_of_2(buffer_kb))
+		return -EINVAL;
+	err = cprof_ctl_init(freq, seconds, depth, budget);
+	if (err)
+		return err;
+	err = cprof_maps_init();
+	if (err)
+		goto ctl_exit;
+	err = cprof_sample_init(buffer_kb * 1024);
+	if (err)
+		goto maps_exit;
+	err = cprof_procfs_init();
+	if (err)
+		goto sample_exit;
 	return 0;
+
+sample_exit:
+	cprof_sample_exit();
+	cprof_stream_exit();
+maps_exit:
+	cprof_maps_exit();
+ctl_exit:
+	cprof_ctl_exit();
+	return err;
 }
 
 static void __exit cprof_exit(void)
 {
-	proc_remove(cprof_dir);
+	cprof_stream_unload();
+	cprof_procfs_exit();
+	cprof_sample_exit();
+	cprof_stream_exit();
+	cprof_maps_exit();
+	cprof_ctl_exit();
 }
 
 module_init(cprof_init);
 module_exit(cprof_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("per-CPU hrtimer CPU profiler");
+MODULE_DESCRIPTION("per-CPU hrtimer CPU profiler streaming kernel and user stacks");

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Settings: read as "key=value" lines from /proc/cprof/ctl, written the same
+ * way.  A write is parsed whole into a copy; only if every line is valid is
+ * the copy installed, so a bad write changes nothing.  Settings are frozen
+ * while a profile runs (-EBUSY): the stream header describes them.
+ */
+#include <linux/cpumask.h>
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "ctl.h"
+
+#define CPROF_CTL_LINE_MAX	256
+
+struct cprof_settings cprof_set;
+DEFINE_MUTEX(cprof_lock);
+
+static const char * const cprof_mode_names[] = {
+	[CPROF_MODE_BOTH]	= "both",
+	[CPROF_MODE_USER]	= "user",
+	[CPROF_MODE_KERNEL]	= "kernel",
+};
+
+static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
+{
+	u32 v;
+
+	if (kstrtou32(val, 10, &v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int cprof_parse_cpus(const char *val, struct cprof_settings *s)
+{
+	if (!strcmp(val, "all")) {
+		s->all_cpus = true;
+		return 0;
+	}
+	if (!*val || cpulist_parse(val, s->cpus) || cpumask_empty(s->cpus))
+		return -EINVAL;
+	s->all_cpus = false;
+	return 0;
+}
+
+static int cprof_parse_line(char *line, struct cprof_settings *s)
+{
+	char *val = strchr(line, '=');
+	int i;
+
+	if (!val)
+		return -EINVAL;
+	*val++ = '\0';
+	if (!strcmp(line, "freq"))
+		return cprof_parse_u32(val, 1, CPROF_FREQ_MAX, &s->freq);
+	if (!strcmp(line, "seconds"))
+		return cprof_parse_u32(val, 1, CPROF_SECONDS_MAX, &s->seconds);
+	if (!strcmp(line, "depth"))
+		return cprof_parse_u32(val, 1, CPROF_MAX_DEPTH, &s->depth);
+	if (!strcmp(line, "pid"))
+		return cprof_parse_u32(val, 0, PID_MAX_LIMIT, &s->pid);
+	if (!strcmp(line, "budget"))
+		return cprof_parse_u32(val, 1, 100, &s->budget);
+	if (!strcmp(line, "cpus"))
+		return cprof_parse_cpus(val, s);
+	if (!strcmp(line, "idle")) {
+		if (strcmp(val, "0") && strcmp(val, "1"))
+			return -EINVAL;
+		s->idle = val[0] == '1';
+		return 0;
+	}
+	if (!strcmp(line, "mode")) {
+		for (i = 0; i < ARRAY_SIZE(cprof_mode_names); i++) {
+			if (!strcmp(val, cprof_mode_names[i])) {
+				s->mode = i;
+				return 0;
+			}
+		}
+	}
+	return -EINVAL;
+}
+
+static void cprof_settings_copy(struct cprof_settings *dst,
+				const struct cprof_settings *src)
+{
+	cpumask_var_t cpus = dst->cpus;
+
+	*dst = *src;
+	dst->cpus = cpus;
+	cpumask_copy(dst->cpus, src->cpus);
+}
+
+/*
+ * Apply "key=value" lines (the last may lack its newline).  All or nothing:
+ * -EINVAL for any bad line, an empty write or an over-long line; -EBUSY when
+ * a profile runs.  Called with cprof_lock held.
+ */
+int cprof_ctl_apply(const char *text, bool profiling)
+{
+	struct cprof_settings s;
+	char *buf, *p, *line;
+	int n = 0, err = 0;
+
+	if (profiling)
+		return -EBUSY;
+	if (!zalloc_cpumask_var(&s.cpus, GFP_KERNEL))
+		return -ENOMEM;
+	buf = kstrdup(text, GFP_KERNEL);
+	if (!buf) {
+		err = -ENOMEM;
+		goto free_mask;
+	}
+	cprof_settings_copy(&s, &cprof_set);
+	p = buf;
+	while (!err && (line = strsep(&p, "\n"))) {
+		if (!*line && !p)
+			break;		/* after the final newline */
+		if (!*line || strlen(line) > CPROF_CTL_LINE_MAX)
+			err = -EINVAL;
+		else
+			err = cprof_parse_line(line, &s);
+		n++;
+	}
+	if (!err && !n)
+		err = -EINVAL;
+	if (!err)
+		cprof_settings_copy(&cprof_set, &s);
+	kfree(buf);
+free_mask:
+	free_cpumask_var(s.cpus);
+	return err;
+}
+
+void cprof_ctl_show(struct seq_file *m)
+{
+	const struct cprof_settings *s = &cprof_set;
+
+	seq_printf(m, "freq=%u\n", s->freq);
+	seq_printf(m, "seconds=%u\n", s->seconds);
+	seq_printf(m, "depth=%u\n", s->depth);
+	seq_printf(m, "pid=%u\n", s->pid);
+	if (s->all_cpus)
+		seq_puts(m, "cpus=all\n");
+	else
+		seq_printf(m, "cpus=%*pbl\n", cpumask_pr_args(s->cpus));
+	seq_printf(m, "mode=%s\n", cprof_mode_names[s->mode]);
+	seq_printf(m, "idle=%d\n", s->idle);
+	seq_printf(m, "budget=%u\n", s->budget);
+}
+
+int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
+{
+	struct cprof_settings *s = &cprof_set;
+
+	if (!freq || freq > CPROF_FREQ_MAX || !seconds ||
+	    seconds > CPROF_SECONDS_MAX || !depth || depth > CPROF_MAX_DEPTH ||
+	    !budget || budget > 100)
+		return -EINVAL;
+	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL))
+		return -ENOMEM;
+	s->freq = freq;
+	s->seconds = seconds;
+	s->depth = depth;
+	s->budget = budget;
+	s->mode = CPROF_MODE_BOTH;
+	s->all_cpus = true;
+	return 0;
+}
+
+void cprof_ctl_exit(void)
+{
+	free_cpumask_var(cprof_set.cpus);
+}

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Executable mappings of the sampled processes, so that user frames can be
+ * symbolized after the process has gone.
+ *
+ * The sampling path cannot take the mmap lock, so the work is split:
+ *  - In the tick, cprof_maps_note() checks the sampled user addresses against
+ *    the ranges already emitted for this address space (an RCU hash table
+ *    keyed by mm, tgid and exec count: an exec or a recycled mm is a new
+ *    key).  If one is not covered, it queues a request on its CPU's queue:
+ *    a pid reference and the key.  No allocation, no lock.
+ *  - The reader, in process context, serves the requests in
+ *    cprof_maps_sync(): it takes the mmap lock of the task (if it still
+ *    exists and still has that address space), lists its executable
+ *    mappings, reads build IDs from the files, emits a CPROF_REC_MMAP for
+ *    each range not emitted before, and publishes the new range list.
+ *
+ * Why the reader and not a task_work on the sampled task: the profiled task
+ * does no extra work and the module never leaves a callback queued on a task
+ * that may sleep for ever (task_work_cancel() is not exported, so such a
+ * callback would make unloading unsafe).  The cost is a window of one reader
+ * wake-up (milliseconds; the tick wakes the reader when it queues a request)
+ * in which a process that exits takes its mappings with it.
+ */
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cprof_format.h"
+#include "maps.h"
+
+#define CPROF_MAPS_QLEN		32	/* requests per CPU */
+#define CPROF_MAPS_RECENT	4	/* recently requested keys per CPU */
+#define CPROF_MAPS_MAX		4096	/* address spaces tracked */
+#define CPROF_MAPS_RETRY	(HZ / 10)
+#define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
+
+struct cprof_range {
+	u64 start;
+	u64 end;
+	u64 pgoff;
+};
+
+/* The ranges emitted for one address space, sorted by start. */
+struct cprof_mmstate {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	const struct mm_struct *mm;	/* a key: never dereferenced */
+	pid_t tgid;
+	u64 exec_id;
+	unsigned long retry_at;		/* jiffies: next request allowed */
+	u32 nr;
+	struct cprof_range ranges[];
+};
+
+struct cprof_maps_req {
+	struct pid *pid;
+	const struct mm_struct *mm;
+	u64 exec_id;
+};
+
+struct cprof_maps_key {
+	const struct mm_struct *mm;
+	u64 exec_id;
+	unsigned long at;
+};
+
+/* Producer: the tick on this CPU.  Consumer: the reader (under maps_mutex). */
+struct cprof_maps_queue {
+	struct cprof_maps_req req[CPROF_MAPS_QLEN];
+	u32 head;
+	u32 tail;
+	struct cprof_maps_key recent[CPROF_MAPS_RECENT];
+	u32 recent_next;
+};
+
+static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
+static DEFINE_HASHTABLE(cprof_mm_table, 10);
+static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
+static unsigned int cprof_mm_count;
+static char *cprof_maps_page;		/* paths and ELF notes */
+
+/* One entry of the mapping list taken under the mmap lock. */
+struct cprof_vma {
+	u64 start;
+	u64 end;
+	u64 pgoff;
+	struct file *file;
+	const char *name;		/* for mappings without a file */
+};
+
+static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
+					     pid_t tgid, u64 exec_id)
+{
+	struct cprof_mmstate *st;
+
+	hash_for_each_possible_rcu(cprof_mm_table, st, node, (unsigned long)mm)
+		if (st->mm == mm && st->tgid == tgid && st->exec_id == exec_id)
+			return st;
+	return NULL;
+}
+
+static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
+{
+	u32 lo = 0, hi = st->nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ip < st->ranges[mid].start)
+			hi = mid;
+		else if (ip >= st->ranges[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* Was this key requested lately on this CPU?  Records it if not. */
+static bool cprof_maps_recent(struct cprof_maps_queue *q,
+			      const struct mm_struct *mm, u64 exec_id)
+{
+	struct cprof_maps_key *k;
+	int i;
+
+	for (i = 0; i < CPROF_MAPS_RECENT; i++) {
+		k = &q->recent[i];
+		if (k->mm == mm && k->exec_id == exec_id &&
+		    time_before(jiffies, k->at + CPROF_MAPS_RETRY))
+			return true;
+	}
+	k = &q->recent[q->recent_next++ % CPROF_MAPS_RECENT];
+	k->mm = mm;
+	k->exec_id = exec_id;
+	k->at = jiffies;
+	return false;
+}
+
+/*
+ * Tick context: ask for the mappings of current's address space if one of
+ * the sampled user addresses @ips is not covered by what was emitted.
+ * Returns true when a request was queued.
+ */
+bool cprof_maps_note(const u64 *ips, int n)
+{
+	struct task_struct *tsk = current;
+	u64 exec_id = READ_ONCE(tsk->self_exec_id);
+	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);
+	struct cprof_mmstate *st;
+	struct cprof_maps_req *req;
+	int i;
+
+	rcu_read_lock();
+	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id);
+	if (st) {
+		for (i = 0; i < n && cprof_mm_covers(st, ips[i]); i++)
+			;
+		if (i == n || time_before(jiffies, READ_ONCE(st->retry_at))) {
+			rcu_read_unlock();
+			return false;
+		}
+		WRITE_ONCE(st->retry_at, jiffies + CPROF_MAPS_RETRY);
+	}
+	rcu_read_unlock();
+	if (!st && cprof_maps_recent(q, tsk->mm, exec_id))
+		return false;
+	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
+		return false;	/* full: a later tick asks again */
+	req = &q->req[q->head % CPROF_MAPS_QLEN];
+	req->pid = get_pid(task_pid(tsk));
+	req->mm = tsk->mm;
+	req->exec_id = exec_id;
+	/* Pairs with smp_load_acquire() in cprof_maps_pop(). */
+	smp_store_release(&q->head, q->head + 1);
+	return true;
+}
+
+bool cprof_maps_pending(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
+
+		if (smp_load_acquire(&q->head) != q->tail)
+			return true;
+	}
+	return false;
+}
+
+static bool cprof_maps_pop(struct cprof_maps_queue *q, struct cprof_maps_req *out)
+{
+	if (smp_load_acquire(&q->head) == q->tail)
+		return false;
+	*out = q->req[q->tail % CPROF_MAPS_QLEN];
+	/* Pairs with smp_load_acquire() in cprof_maps_note(). */
+	smp_store_release(&q->tail, q->tail + 1);
+	return true;
+}
+
+/* The executable mappings of @mm, with file references.  Sleeps. */
+static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
+{
+	struct cprof_vma *v;
+	struct vm_area_struct *vma;
+	u32 n = 0, max;
+
+	if (mmap_read_lock_killable(mm))
+		return NULL;
+	max = READ_ONCE(mm->map_count);
+	v = kvcalloc(max ? max : 1, sizeof(*v), GFP_KERNEL);
+	if (v) {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (!(vma->vm_flags & VM_EXEC) || n == max)
+				continue;
+			v[n].start = vma->vm_start;
+			v[n].end = vma->vm_end;
+			v[n].pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+			if (vma->vm_file) {
+				v[n].file = get_file(vma->vm_file);
+			} else {
+				v[n].pgoff = 0;
+				v[n].name = vma->vm_start ==
+					(unsigned long)mm->context.vdso ?
+					"[vdso]" : "[anon]";
+			}
+			n++;
+		}
+	}
+	mmap_read_unlock(mm);
+	*nr = n;
+	return v;
+}
+
+/* The GNU build ID of an ELF file, from its program headers' notes. */
+static u8 cprof_build_id(struct file *file, u8 *id)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	loff_t pos = 0;
+	int i;
+
+	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 64)
+		return 0;
+	for (i = 0; i < eh.e_phnum; i++) {
+		const char *p = cprof_maps_page;
+		size_t len;
+
+		pos = eh.e_phoff + i * sizeof(ph);
+		if (kernel_read(file, &ph, sizeof(ph), &pos) != sizeof(ph))
+			return 0;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > PAGE_SIZE)
+			continue;
+		pos = ph.p_offset;
+		len = kernel_read(file, cprof_maps_page, ph.p_filesz, &pos);
+		if (len != ph.p_filesz)
+			continue;
+		while (len >= sizeof(Elf64_Nhdr)) {
+			const Elf64_Nhdr *nh = (const void *)p;
+			size_t name = ALIGN(nh->n_namesz, 4);
+			size_t desc = ALIGN(nh->n_descsz, 4);
+
+			if (name > len || desc > len - sizeof(*nh) - name)
+				break;
+			if (nh->n_type == CPROF_NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
+			    nh->n_descsz && nh->n_descsz <= CPROF_BUILD_ID_MAX) {
+				memcpy(id, p + sizeof(*nh) + name, nh->n_descsz);
+				return nh->n_descsz;
+			}
+			p += sizeof(*nh) + name + desc;
+			len -= sizeof(*nh) + name + desc;
+		}
+	}
+	return 0;
+}
+
+/* Write one CPROF_REC_MMAP at @dst; 0 if it does not fit in @room. */
+static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
+			      const struct cprof_vma *v, u64 now_ns)
+{
+	struct cprof_mmap *m = dst;
+	const char *path = v->name;
+	size_t len, size;
+
+	if (v->file) {
+		path = d_path(&v->file->f_path, cprof_maps_page, PAGE_SIZE);
+		if (IS_ERR(path))
+			path = "[unknown]";
+	}
+	len = strlen(path) + 1;
+	size = CPROF_ALIGN(sizeof(*m) + len);
+	if (size > room)
+		return 0;
+	memset(m, 0, size);
+	memmove(m->path, path, len);	/* path may live in cprof_maps_page */
+	m->rec.type = CPROF_REC_MMAP;
+	m->rec.size = size;
+	m->time_ns = now_ns;
+	m->pid = tgid;
+	m->start = v->start;
+	m->end = v->end;
+	m->pgoff = v->pgoff;
+	if (v->file)
+		m->build_id_size = cprof_build_id(v->file, m->build_id);
+	return size;
+}
+
+static bool cprof_range_known(const struct cprof_mmstate *old,
+			      const struct cprof_vma *v)
+{
+	u32 i;
+
+	for (i = 0; old && i < old->nr; i++)
+		if (old->ranges[i].start == v->start &&
+		    old->ranges[i].end == v->end &&
+		    old->ranges[i].pgoff == v->pgoff)
+			return true;
+	return false;
+}
+
+static void cprof_mm_evict_one(void)
+{
+	struct cprof_mmstate *st;
+	int bkt;
+
+	hash_for_each(cprof_mm_table, bkt, st, node) {
+		hash_del_rcu(&st->node);
+		kfree_rcu(st, rcu);
+		cprof_mm_count--;
+		return;
+	}
+}
+
+/* Serve one request: emit the new ranges of @tsk's address space. */
+static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
+			       u64 exec_id, void *dst, size_t room, u64 now_ns)
+{
+	struct cprof_mmstate *old, *st;
+	struct cprof_vma *v;
+	size_t done = 0, size;
+	u32 nr, i;
+
+	v = cprof_maps_collect(mm, &nr);
+	if (!v)
+		return 0;
+	st = kzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
+	old = cprof_mm_lookup(mm, tsk->tgid, exec_id);
+	for (i = 0; i < nr; i++) {
+		bool known = cprof_range_known(old, &v[i]);
+
+		size = 0;
+		if (!known && st)
+			size = cprof_maps_emit(dst + done, room - done,
+					       tsk->tgid, &v[i], now_ns);
+		if (st && (known || size)) {
+			st->ranges[st->nr].start = v[i].start;
+			st->ranges[st->nr].end = v[i].end;
+			st->ranges[st->nr].pgoff = v[i].pgoff;
+			st->nr++;
+		}
+		done += size;
+		if (v[i].file)
+			fput(v[i].file);
+	}
+	kvfree(v);
+	if (!st)
+		return done;
+	st->mm = mm;
+	st->tgid = tsk->tgid;
+	st->exec_id = exec_id;
+	st->retry_at = jiffies + CPROF_MAPS_RETRY;
+	if (old) {
+		hash_del_rcu(&old->node);
+		kfree_rcu(old, rcu);
+		cprof_mm_count--;
+	} else if (cprof_mm_count >= CPROF_MAPS_MAX) {
+		cprof_mm_evict_one();
+	}
+	hash_add_rcu(cprof_mm_table, &st->node, (unsigned long)mm);
+	cprof_mm_count++;
+	return done;
+}
+
+static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
+				size_t room, u64 now_ns)
+{
+	struct task_struct *tsk = get_pid_task(req->pid, PIDTYPE_PID);
+	struct mm_struct *mm;
+	size_t done = 0;
+
+	put_pid(req->pid);
+	if (!tsk)
+		return 0;
+	mm = get_task_mm(tsk);
+	if (mm == req->mm && READ_ONCE(tsk->self_exec_id) == req->exec_id)
+		done = cprof_maps_serve(tsk, mm, req->exec_id, dst, room,
+					now_ns);
+	if (mm)
+		mmput(mm);
+	put_task_struct(tsk);
+	return done;
+}
+
+/*
+ * Reader context: serve queued requests, writing MMAP records to @dst while
+ * at least CPROF_MAPS_ROOM of @room is left.  Returns the bytes written.
+ */
+size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns)
+{
+	struct cprof_maps_req req;
+	size_t done = 0;
+	int cpu;
+
+	mutex_lock(&cprof_maps_mutex);
+	for_each_possible_cpu(cpu) {
+		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
+
+		while (room - done >= CPROF_MAPS_ROOM && cprof_maps_pop(q, &req))
+			done += cprof_maps_handle(&req, dst + done,
+						  room - done, now_ns);
+	}
+	mutex_unlock(&cprof_maps_mutex);
+	return done;
+}
+
+/* Between profiles (no tick runs): forget all ranges and requests. */
+void cprof_maps_reset(void)
+{
+	struct cprof_maps_req req;
+	struct cprof_mmstate *st;
+	struct hlist_node *tmp;
+	int bkt, cpu;
+
+	mutex_lock(&cprof_maps_mutex);
+	for_each_possible_cpu(cpu) {
+		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
+
+		while (cprof_maps_pop(q, &req))
+			put_pid(req.pid);
+		memset(q->recent, 0, sizeof(q->recent));
+	}
+	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node) {
+		hash_del_rcu(&st->node);
+		kfree_rcu(st, rcu);
+	}
+	cprof_mm_count = 0;
+	mutex_unlock(&cprof_maps_mutex);
+}
+
+int cprof_maps_init(void)
+{
+	cprof_maps_page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	return cprof_maps_page ? 0 : -ENOMEM;
+}
+
+void cprof_maps_exit(void)
+{
+	cprof_maps_reset();
+	kfree(cprof_maps_page);
+}

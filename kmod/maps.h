@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_MAPS_H
+#define CPROF_MAPS_H
+
+#include <linux/types.h>
+
+int cprof_maps_init(void);
+void cprof_maps_exit(void);
+void cprof_maps_reset(void);
+bool cprof_maps_note(const u64 *ips, int n);
+bool cprof_maps_pending(void);
+size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns);
+
+/* Room a reader should have before calling cprof_maps_sync(). */
+#define CPROF_MAPS_ROOM		(64 * 1024)
+
+#endif /* CPROF_MAPS_H */

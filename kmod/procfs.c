@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/cprof/{profile,ctl,stats}, root only: stacks and kernel addresses
+ * would defeat KASLR for anyone else.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "cprof.h"
+#include "ctl.h"
+#include "sample.h"
+#include "stream.h"
+#include "procfs.h"
+
+#define CPROF_CTL_WRITE_MAX	4096
+
+static struct proc_dir_entry *cprof_dir;
+
+static const struct proc_ops cprof_profile_ops = {
+	.proc_open	= cprof_stream_open,
+	.proc_read	= cprof_stream_read,
+	.proc_release	= cprof_stream_release,
+};
+
+static int cprof_ctl_seq_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&cprof_lock);
+	cprof_ctl_show(m);
+	mutex_unlock(&cprof_lock);
+	return 0;
+}
+
+static int cprof_ctl_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, cprof_ctl_seq_show, NULL);
+}
+
+static ssize_t cprof_ctl_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char *text;
+	int err;
+
+	if (*ppos || !count || count > CPROF_CTL_WRITE_MAX)
+		return -EINVAL;
+	text = memdup_user_nul(ubuf, count);
+	if (IS_ERR(text))
+		return PTR_ERR(text);
+	err = -EINVAL;
+	if (strlen(text) == count) {
+		mutex_lock(&cprof_lock);
+		err = cprof_ctl_apply(text, cprof_stream_busy());
+		mutex_unlock(&cprof_lock);
+	}
+	kfree(text);
+	return err ? err : count;
+}
+
+static const struct proc_ops cprof_ctl_ops = {
+	.proc_open	= cprof_ctl_open,
+	.proc_read	= seq_read,
+	.proc_write	= cprof_ctl_write,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+static void cprof_stats_add(struct cprof_cpu_stats *sum,
+			    const struct cprof_cpu_stats *c)
+{
+	sum->samples += c->samples;
+	sum->lost += c->lost;
+	sum->user_faults += c->user_faults;
+	sum->user_truncated += c->user_truncated;
+	sum->kernel_truncated += c->kernel_truncated;
+	sum->throttles += c->throttles;
+	sum->handler_ns_total += c->handler_ns_total;
+	sum->handler_ns_max = max(sum->handler_ns_max, c->handler_ns_max);
+	sum->ticks += c->ticks;
+}
+
+static void cprof_stats_print(struct seq_file *m, const char *prefix,
+			      const struct cprof_cpu_stats *c)
+{
+	seq_printf(m, "%ssamples %llu\n", prefix, c->samples);
+	seq_printf(m, "%slost %llu\n", prefix, c->lost);
+	seq_printf(m, "%suser_faults %llu\n", prefix, c->user_faults);
+	seq_printf(m, "%suser_truncated %llu\n", prefix, c->user_truncated);
+	seq_printf(m, "%skernel_truncated %llu\n", prefix,
+		   c->kernel_truncated);
+	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);
+	seq_printf(m, "%shandler_ns_total %llu\n", prefix,
+		   c->handler_ns_total);
+	seq_printf(m, "%shandler_ns_max %llu\n", prefix, c->handler_ns_max);
+	seq_printf(m, "%sticks %llu\n", prefix, c->ticks);
+}
+
+/*
+ * Totals first, then cpuN.key lines; counters are since module load.  Each
+ * counter is a u64 written by its own CPU: a torn read cannot happen on the
+ * 64-bit machines this module builds for, a slightly stale one is fine.
+ */
+static int cprof_stats_seq_show(struct seq_file *m, void *v)
+{
+	struct cprof_cpu_stats sum = {};
+	char prefix[24];
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct cprof_cpu_stats c = cprof_cpu(cpu)->stats;
+
+		cprof_stats_add(&sum, &c);
+	}
+	seq_printf(m, "profiling %d\n", cprof_stream_busy());
+	cprof_stats_print(m, "", &sum);
+	for_each_possible_cpu(cpu) {
+		struct cprof_cpu *pc = cprof_cpu(cpu);
+		struct cprof_cpu_stats c = pc->stats;
+
+		snprintf(prefix, sizeof(prefix), "cpu%d.", cpu);
+		cprof_stats_print(m, prefix, &c);
+		seq_printf(m, "%speriod_ns %llu\n", prefix,
+			   READ_ONCE(pc->period_ns));
+	}
+	return 0;
+}
+
+static int cprof_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, cprof_stats_seq_show, NULL);
+}
+
+static const struct proc_ops cprof_stats_ops = {
+	.proc_open	= cprof_stats_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+int cprof_procfs_init(void)
+{
+	cprof_dir = proc_mkdir_mode("cprof", 0500, NULL);
+	if (!cprof_dir)
+		return -ENOMEM;
+	if (!proc_create("profile", 0400, cprof_dir, &cprof_profile_ops) ||
+	    !proc_create("ctl", 0600, cprof_dir, &cprof_ctl_ops) ||
+	    !proc_create("stats", 0400, cprof_dir, &cprof_stats_ops)) {
+		proc_remove(cprof_dir);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Waits for readers inside read() to return, and releases open files. */
+void cprof_procfs_exit(void)
+{
+	proc_remove(cprof_dir);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack walks from an interrupt.
+ *
+ * Kernel: the kernel's own unwinder (ORC on Debian kernels, frame pointers
+ * elsewhere) started from the interrupted registers.
+ *
+ * User: the frame-pointer chain from the interrupted user registers, or from
+ * the registers the task saved on kernel entry when the tick hit a system
+ * call or fault, so a sample shows the user frames that led into the kernel.
+ * The walk reads user memory only through copy_from_user_nofault(), which
+ * refuses kernel addresses and never sleeps or faults pages in; it demands
+ * aligned frame pointers that strictly increase, and it stops at the depth.
+ */
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
+#include <asm/unwind.h>
+
+#include "cprof_format.h"
+#include "unwind.h"
+
+int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	int n = 0;
+
+	ips[n++] = regs->ip;
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (n == max) {
+			*flags |= CPROF_SAMPLE_KERN_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	return n;
+}
+
+/* The user registers of @tsk when the tick interrupted @regs, or NULL. */
+struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
+{
+	if (user_mode(regs))
+		return regs;
+	if (!tsk->mm || tsk->flags & (PF_KTHREAD | PF_USER_WORKER))
+		return NULL;
+	regs = task_pt_regs(tsk);
+	return user_mode(regs) ? regs : NULL;
+}
+
+struct cprof_user_frame {
+	unsigned long next_fp;
+	unsigned long ret;
+};
+
+int cprof_unwind_user(struct pt_regs *uregs, u64 *ips, int max, u16 *flags)
+{
+	struct cprof_user_frame frame;
+	unsigned long fp = uregs->bp;
+	unsigned long low = uregs->sp;
+	int n = 0;
+
+	ips[n++] = uregs->ip;
+	/* 32-bit tasks have another frame layout: leaf only. */
+	if (!user_64bit_mode(uregs))
+		return n;
+	while (fp) {
+		if (fp < low || fp & (sizeof(long) - 1) ||
+		    copy_from_user_nofault(&frame, (void __user *)fp,
+					   sizeof(frame))) {
+			*flags |= CPROF_SAMPLE_USER_FAULT;
+			break;
+		}
+		if (!frame.ret)
+			break;
+		if (n == max) {
+			*flags |= CPROF_SAMPLE_USER_TRUNC;
+			break;
+		}
+		ips[n++] = frame.ret;
+		/* Strictly increasing: no loops, and the walk always ends. */
+		low = fp + sizeof(frame);
+		fp = frame.next_fp;
+	}
+	return n;
+}
