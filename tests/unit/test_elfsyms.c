@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfsyms on fixtures this test builds with the C compiler: PIE and non-PIE
+ * executables and shared libraries with an always_inline function, stripped
+ * copies, a separate debug file, C++, and files that are not there.
+ *
+ * The fixtures find their own sample points the way the profiler does: a
+ * noinline probe records its return address, and the fixture turns
+ * "return address - 1" into a file offset through /proc/self/maps.  The
+ * expected lines come from marker comments in the fixture sources.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "../../userland/elfsyms.h"
+
+#define MAX_FRAMES	8
+
+static char tmpdir[4096];
+static const char *cc;
+
+/* The fixtures' way to turn an address into a file offset: the maps line. */
+#define FILE_OFFSET_SRC							\
+	"static unsigned long file_offset(void *p)\n"			\
+	"{\n"								\
+	"	unsigned long a = (unsigned long)p, lo, hi, pgoff;\n"	\
+	"	char line[512];\n"					\
+	"	FILE *f = fopen(\"/proc/self/maps\", \"r\");\n"		\
+	"\n"								\
+	"	while (f && fgets(line, sizeof(line), f))\n"		\
+	"		if (sscanf(line, \"%lx-%lx %*s %lx\", &lo, &hi, &pgoff) == 3 &&\n" \
+	"		    a >= lo && a < hi) {\n"			\
+	"			fclose(f);\n"				\
+	"			return a - lo + pgoff;\n"		\
+	"		}\n"						\
+	"	exit(3);\n"						\
+	"}\n"
+
+static const char c_fixture[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"\n"
+	"volatile int sink;\n"
+	"void *ret_in_leaf, *ret_in_outer;\n"
+	"\n"
+	"__attribute__((noinline)) int probe(int x)\n"
+	"{\n"
+	"	ret_in_leaf = __builtin_return_address(0);\n"
+	"	return x + sink;\n"
+	"}\n"
+	"\n"
+	"__attribute__((noinline)) int probe2(int x)\n"
+	"{\n"
+	"	ret_in_outer = __builtin_return_address(0);\n"
+	"	return x - sink;\n"
+	"}\n"
+	"\n"
+	"static inline __attribute__((always_inline)) int leaf(int x) /* DECL_LEAF */\n"
+	"{\n"
+	"	int v = probe(x); /* MARK_LEAF */\n"
+	"	return v * 3;\n"
+	"}\n"
+	"\n"
+	"__attribute__((noinline)) int outer(int x) /* DECL_OUTER */\n"
+	"{\n"
+	"	int r = leaf(x); /* MARK_CALL */\n"
+	"	r += probe2(r); /* MARK_OUTER */\n"
+	"	return r + 1;\n"
+	"}\n"
+	"\n"
+	FILE_OFFSET_SRC
+	"\n"
+	"int main(void)\n"
+	"{\n"
+	"	int r = outer(sink + 2);\n"
+	"\n"
+	"	printf(\"%lx %lx %lx %d\\n\", file_offset(ret_in_leaf) - 1,\n"
+	"	       file_offset(ret_in_outer) - 1,\n"
+	"	       file_offset((void *)outer), r);\n"
+	"	return 0;\n"
+	"}\n";
+
+static const char lib_fixture[] =
+	"volatile int lib_sink;\n"
+	"void *lib_ret;\n"
+	"\n"
+	"__attribute__((noinline)) int lib_probe(int x)\n"
+	"{\n"
+	"	lib_ret = __builtin_return_address(0);\n"
+	"	return x + lib_sink;\n"
+	"}\n"
+	"\n"
+	"static inline __attribute__((always_inline)) int lib_leaf(int x)\n"
+	"{\n"
+	"	int v = lib_probe(x); /* MARK_LIB_LEAF */\n"
+	"	return v * 5;\n"
+	"}\n"
+	"\n"
+	"int lib_entry(int x)\n"
+	"{\n"
+	"	int r = lib_leaf(x); /* MARK_LIB_CALL */\n"
+	"	return r + 7;\n"
+	"}\n";
+
+static const char cxx_fixture[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"\n"
+	"namespace ns {\n"
+	"struct Widget {\n"
+	"	int base;\n"
+	"	int spin(int x);\n"
+	"};\n"
+	"}\n"
+	"\n"
+	"volatile int sink;\n"
+	"void *ret_in_spin;\n"
+	"\n"
+	"__attribute__((noinline)) int cprobe(int x)\n"
+	"{\n"
+	"	ret_in_spin = __builtin_return_address(0);\n"
+	"	return x + sink;\n"
+	"}\n"
+	"\n"
+	"__attribute__((noinline)) int ns::Widget::spin(int x)\n"
+	"{\n"
+	"	int v = cprobe(x + base); /* MARK_SPIN */\n"
+	"	return v * 2;\n"
+	"}\n"
+	"\n"
+	FILE_OFFSET_SRC
+	"\n"
+	"int main()\n"
+	"{\n"
+	"	ns::Widget w = { sink };\n"
+	"	int r = w.spin(3);\n"
+	"\n"
+	"	printf(\"%lx %d\\n\", file_offset(ret_in_spin) - 1, r);\n"
+	"	return 0;\n"
+	"}\n";
+
+static char *path_in(const char *name)
+{
+	static char paths[32][4200];
+	static int next;
+	char *p = paths[next++ % 32];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+	const char *path = path_in(name);
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	return path;
+}
+
+static int vsh(int quiet, const char *fmt, va_list ap)
+{
+	char cmd[16384];
+	int st;
+
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	st = system(cmd);
+	if (st != 0 && !quiet)
+		printf("note: `%s` failed\n", cmd);
+	return st == 0 ? 0 : -1;
+}
+
+/* Runs a shell command; 0 when it exited 0, else says which failed. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsh(0, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* The same for commands whose failure is an answer, not a problem. */
+static int sh_quiet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh_quiet(const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsh(1, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* First line of a command's output, newline stripped; -1 on failure. */
+static int capture(char *buf, size_t len, const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	int ok;
+
+	if (!p)
+		return -1;
+	ok = fgets(buf, (int)len, p) != NULL;
+	if (pclose(p) != 0 || !ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The line of src holding marker; -1 if absent. */
+static int marker_line(const char *src, const char *marker)
+{
+	const char *at = strstr(src, marker), *p;
+	int line = 1;
+
+	if (!at)
+		return -1;
+	for (p = src; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* ELF e_type from the file header (2 = EXEC, 3 = DYN); -1 on error. */
+static int elf_type(const char *path)
+{
+	unsigned char h[18];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (n != sizeof(h) || memcmp(h, "\177ELF", 4))
+		return -1;
+	return h[5] == 1 ? h[16] | h[17] << 8 : h[17] | h[16] << 8;
+}
+
+/* The GNU build ID as readelf prints it; "" if none. */
+static void read_build_id(const char *path, char *hex, size_t len)
+{
+	char cmd[8400];
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", path);
+	if (capture(hex, len, cmd))
+		hex[0] = '\0';
+}
+
+static int hex_decode(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (hex[0] && hex[1] && n < max) {
+		unsigned int v;
+
+		if (sscanf(hex, "%2x", &v) != 1)
+			return -1;
+		out[n++] = (uint8_t)v;
+		hex += 2;
+	}
+	return (int)n;
+}
+
+struct c_offsets {
+	unsigned long leaf, outer_call, outer_entry;
+};
+
+static int run_c_fixture(const char *exe, struct c_offsets *o)
+{
+	char out[256], cmd[4300];
+	int r;
+
+	snprintf(cmd, sizeof(cmd), "'%s'", exe);
+	if (capture(out, sizeof(out), cmd) ||
+	    sscanf(out, "%lx %lx %lx %d", &o->leaf, &o->outer_call,
+		   &o->outer_entry, &r) != 4) {
+		printf("note: running %s failed\n", exe);
+		return -1;
+	}
+	return 0;
+}
+
+static void frame_note(const char *what, const struct sym_frame *f, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		printf("  %s #%d: %s [%s] %s:%d (start %d)\n", what, i,
+		       f[i].function, f[i].system_name,
+		       f[i].file ? f[i].file : "-", f[i].line, f[i].start_line);
+}
+
+/* A binary with DWARF: inline chain, lines, caching. */
+static void check_with_dwarf(struct syms_cache *c, const char *label,
+			     const char *exe, const char *src_path)
+{
+	struct sym_frame f[MAX_FRAMES], g[MAX_FRAMES];
+	struct c_offsets o;
+	struct binary *b;
+	int n, m;
+
+	if (run_c_fixture(exe, &o)) {
+		test_condf(0, "%s: fixture runs", label);
+		return;
+	}
+	b = syms_cache__get(c, exe, NULL, 0);
+	test_condf(b && !binary__error(b), "%s: opens", label);
+	test_condf(binary__has_debuginfo(b), "%s: has DWARF line info", label);
+	test_condf(is(binary__path(b), exe), "%s: path kept", label);
+
+	n = binary__resolve(b, o.leaf, f, MAX_FRAMES);
+	frame_note(label, f, n);
+	test_condf(n == 2, "%s: inlined call gives 2 frames (got %d)", label, n);
+	test_condf(n >= 1 && is(f[0].function, "leaf") &&
+		   is(f[0].system_name, "leaf"),
+		   "%s: innermost frame is the inlined function", label);
+	test_condf(n >= 1 && is(f[0].file, src_path),
+		   "%s: inlined frame file", label);
+	test_condf(n >= 1 && f[0].line == marker_line(c_fixture, "MARK_LEAF"),
+		   "%s: inlined frame line is the line inside leaf", label);
+	test_condf(n >= 1 &&
+		   f[0].start_line == marker_line(c_fixture, "DECL_LEAF"),
+		   "%s: inlined frame start line is leaf's", label);
+	test_condf(n >= 2 && is(f[1].function, "outer"),
+		   "%s: caller frame is outer", label);
+	test_condf(n >= 2 && is(f[1].file, src_path) &&
+		   f[1].line == marker_line(c_fixture, "MARK_CALL"),
+		   "%s: caller frame line is the call site", label);
+	test_condf(n >= 2 &&
+		   f[1].start_line == marker_line(c_fixture, "DECL_OUTER"),
+		   "%s: caller frame start line is outer's", label);
+
+	m = binary__resolve(b, o.leaf, g, MAX_FRAMES);
+	test_condf(m == n && n >= 1 && g[0].function == f[0].function &&
+		   g[0].file == f[0].file,
+		   "%s: second lookup served from the cache", label);
+	m = binary__resolve(b, o.leaf, g, 1);
+	test_condf(m == 1 && g[0].function == f[0].function,
+		   "%s: max=1 gives the innermost frame only", label);
+
+	n = binary__resolve(b, o.outer_call, f, MAX_FRAMES);
+	frame_note(label, f, n);
+	test_condf(n == 1 && is(f[0].function, "outer") &&
+		   f[0].line == marker_line(c_fixture, "MARK_OUTER"),
+		   "%s: a plain call in outer: one frame at its line", label);
+	n = binary__resolve(b, o.outer_entry, f, MAX_FRAMES);
+	test_condf(n >= 1 && is(f[n - 1].function, "outer"),
+		   "%s: outer's entry resolves to outer", label);
+	test_condf(binary__resolve(b, 1ULL << 40, f, MAX_FRAMES) == 0,
+		   "%s: offset beyond the file: unknown", label);
+}
+
+static void test_executables(struct syms_cache *c, const char *src)
+{
+	const char *pie = path_in("fix-pie"), *nopie = path_in("fix-nopie");
+
+	if (sh("%s -O2 -g -fPIE -pie -o '%s' '%s'", cc, pie, src) == 0) {
+		test_cond("PIE fixture is ET_DYN", elf_type(pie) == 3);
+		check_with_dwarf(c, "pie", pie, src);
+	} else {
+		test_cond("build the PIE fixture", 0);
+	}
+	if (sh("%s -O2 -g -fno-pie -no-pie -o '%s' '%s'", cc, nopie, src) == 0) {
+		test_cond("non-PIE fixture is ET_EXEC", elf_type(nopie) == 2);
+		check_with_dwarf(c, "non-pie", nopie, src);
+	} else {
+		test_cond("build the non-PIE fixture", 0);
+	}
+}
+
+/* The same code without DWARF: ELF symbols only. */
+static void check_symbols_only(struct syms_cache *c, const char *label,
+			       const char *exe)
+{
+	struct sym_frame f[MAX_FRAMES];
+	struct c_offsets o;
+	struct binary *b;
+	int n;
+
+	if (run_c_fixture(exe, &o)) {
+		test_condf(0, "%s: fixture runs", label);
+		return;
+	}
+	b = syms_cache__get(c, exe, NULL, 0);
+	test_condf(b && !binary__error(b), "%s: opens", label);
+	test_condf(b && !binary__has_debuginfo(b), "%s: no DWARF", label);
+	n = binary__resolve(b, o.leaf, f, MAX_FRAMES);
+	frame_note(label, f, n);
+	test_condf(n == 1 && is(f[0].function, "outer") &&
+		   is(f[0].system_name, "outer"),
+		   "%s: inlined code resolves to the ELF symbol", label);
+	test_condf(n == 1 && !f[0].file && f[0].line == 0,
+		   "%s: no file or line", label);
+	n = binary__resolve(b, o.outer_entry, f, MAX_FRAMES);
+	test_condf(n == 1 && is(f[0].function, "outer"),
+		   "%s: entry resolves to the ELF symbol", label);
+}
+
+static void test_stripped(struct syms_cache *c, const char *src)
+{
+	const char *pie = path_in("fix-pie"), *nodebug = path_in("fix-nodebug");
+	const char *dyn = path_in("fix-rdynamic"), *dyn_s = path_in("fix-dynsym");
+	const char *bare = path_in("fix-bare");
+	struct sym_frame f[MAX_FRAMES];
+	struct c_offsets o;
+	struct binary *b;
+
+	if (sh("strip --strip-debug -o '%s' '%s'", nodebug, pie) == 0)
+		check_symbols_only(c, "strip --strip-debug", nodebug);
+	else
+		test_cond("strip --strip-debug", 0);
+
+	if (sh("%s -O2 -g -rdynamic -o '%s' '%s' && strip -s -o '%s' '%s'",
+	       cc, dyn, src, dyn_s, dyn) == 0) {
+		test_cond("strip -s leaves no .symtab",
+			  sh_quiet("readelf -S '%s' | grep -q '\\.symtab'",
+				   dyn_s) != 0);
+		check_symbols_only(c, "strip -s, dynsym only", dyn_s);
+	} else {
+		test_cond("build and strip -s the -rdynamic fixture", 0);
+	}
+
+	if (sh("strip -s -o '%s' '%s'", bare, pie) == 0 &&
+	    !run_c_fixture(bare, &o)) {
+		b = syms_cache__get(c, bare, NULL, 0);
+		test_cond("stripped, nothing exported: error says no symbols",
+			  b && is(binary__error(b), "no symbols"));
+		test_cond("stripped, nothing exported: resolves nothing",
+			  b && binary__resolve(b, o.leaf, f, MAX_FRAMES) == 0);
+	} else {
+		test_cond("strip -s the PIE fixture", 0);
+	}
+}
+
+/* .gnu_debuglink: symbols and DWARF come from the separate file. */
+static void test_debuglink(struct syms_cache *c, const char *src)
+{
+	const char *pie = path_in("fix-pie"), *dbg = path_in("fix-linked.debug");
+	const char *linked = path_in("fix-linked");
+
+	if (sh("objcopy --only-keep-debug '%s' '%s' && "
+	       "strip -s -o '%s' '%s' && "
+	       "objcopy --add-gnu-debuglink='%s' '%s'",
+	       pie, dbg, linked, pie, dbg, linked) == 0) {
+		test_cond("debuglink copy has no DWARF of its own",
+			  sh_quiet("readelf -S '%s' | grep -q debug_info",
+				   linked) != 0);
+		check_with_dwarf(c, "gnu_debuglink", linked, src);
+	} else {
+		test_cond("make a debuglink fixture", 0);
+	}
+}
+
+static void test_build_ids(struct syms_cache *c)
+{
+	const char *pie = path_in("fix-pie");
+	char hex[256];
+	uint8_t id[128];
+	struct binary *plain, *same, *other, *again;
+	int len;
+
+	read_build_id(pie, hex, sizeof(hex));
+	len = hex_decode(hex, id, sizeof(id));
+	if (len <= 0) {
+		printf("note: the toolchain wrote no build ID; relinking with one\n");
+		pie = path_in("fix-pie-id");
+		if (sh("%s -O2 -g -Wl,--build-id -o '%s' '%s'", cc, pie,
+		       path_in("fixture.c"))) {
+			test_cond("link with a build ID", 0);
+			return;
+		}
+		read_build_id(pie, hex, sizeof(hex));
+		len = hex_decode(hex, id, sizeof(id));
+	}
+	test_cond("fixture has a build ID", len > 0);
+	if (len <= 0)
+		return;
+	plain = syms_cache__get(c, pie, NULL, 0);
+	test_cond("build ID read from the file", is(binary__build_id_hex(plain), hex));
+	test_cond("no build ID given: no mismatch",
+		  plain && !binary__build_id_mismatch(plain));
+	same = syms_cache__get(c, pie, id, (size_t)len);
+	test_cond("matching build ID: no mismatch",
+		  same && !binary__build_id_mismatch(same));
+	id[0] ^= 0xff;
+	other = syms_cache__get(c, pie, id, (size_t)len);
+	test_cond("different build ID: a binary of its own",
+		  other && other != same && other != plain);
+	test_cond("different build ID: mismatch",
+		  other && binary__build_id_mismatch(other));
+	again = syms_cache__get(c, pie, id, (size_t)len);
+	test_cond("same path + build ID: the cached binary", again == other);
+	test_cond("same path, no build ID: the cached binary",
+		  syms_cache__get(c, pie, NULL, 0) == plain);
+}
+
+/* A library loaded here with dlopen: sample taken from the live mapping. */
+static void check_library(struct syms_cache *c, const char *label,
+			  const char *so, const char *src_path)
+{
+	struct sym_frame f[MAX_FRAMES];
+	unsigned long lo, hi, pgoff, ret, off = 0;
+	int (*entry)(int);
+	char line[4600], mapped[4200];
+	void *h, **ret_slot;
+	struct binary *b;
+	FILE *maps;
+	int n;
+
+	h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	entry = h ? (int (*)(int))dlsym(h, "lib_entry") : NULL;
+	ret_slot = h ? dlsym(h, "lib_ret") : NULL;
+	if (!entry || !ret_slot) {
+		test_condf(0, "%s: dlopen (%s)", label, dlerror());
+		if (h)
+			dlclose(h);
+		return;
+	}
+	entry(1);
+	ret = (unsigned long)*ret_slot - 1;
+	maps = fopen("/proc/self/maps", "r");
+	mapped[0] = '\0';
+	while (maps && fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4199s", &lo, &hi,
+			   &pgoff, mapped) == 4 && ret >= lo && ret < hi) {
+			off = ret - lo + pgoff;
+			break;
+		}
+		mapped[0] = '\0';
+	}
+	if (maps)
+		fclose(maps);
+	test_condf(is(mapped, so), "%s: sample lies in the library's mapping",
+		   label);
+
+	b = syms_cache__get(c, so, NULL, 0);
+	test_condf(b && !binary__error(b) && binary__has_debuginfo(b),
+		   "%s: opens with DWARF", label);
+	n = binary__resolve(b, off, f, MAX_FRAMES);
+	frame_note(label, f, n);
+	test_condf(n == 2 && is(f[0].function, "lib_leaf") &&
+		   is(f[0].file, src_path) &&
+		   f[0].line == marker_line(lib_fixture, "MARK_LIB_LEAF"),
+		   "%s: inlined frame through the file offset", label);
+	test_condf(n == 2 && is(f[1].function, "lib_entry") &&
+		   f[1].line == marker_line(lib_fixture, "MARK_LIB_CALL"),
+		   "%s: caller frame at the call site", label);
+	dlclose(h);
+}
+
+static void test_libraries(struct syms_cache *c)
+{
+	const char *src = write_file("libfix.c", lib_fixture);
+	const char *so = path_in("libfix.so"), *based = path_in("libfix-based.so");
+	char hdr[256], cmd[4400];
+
+	if (sh("%s -O2 -g -shared -fPIC -o '%s' '%s'", cc, so, src) == 0)
+		check_library(c, "shared library", so, src);
+	else
+		test_cond("build the shared library fixture", 0);
+
+	/* a library linked at a non-zero base: vaddr != file offset */
+	if (sh("%s -O2 -g -shared -fPIC -Wl,-Ttext-segment=0x200000 -o '%s' '%s'",
+	       cc, based, src) == 0) {
+		snprintf(cmd, sizeof(cmd),
+			 "readelf -lW '%s' | awk '$1 == \"LOAD\" { print $2, $3; exit }'",
+			 based);
+		test_cond("based library: first PT_LOAD vaddr differs from its offset",
+			  !capture(hdr, sizeof(hdr), cmd) &&
+			  strtoul(hdr, NULL, 16) !=
+			  strtoul(strchr(hdr, ' ') ? strchr(hdr, ' ') : hdr,
+				  NULL, 16));
+		check_library(c, "based library", based, src);
+	} else {
+		printf("note: the linker cannot set a text segment base\n");
+	}
+}
+
+static void test_cxx(struct syms_cache *c)
+{
+	const char *src = write_file("fixture.cc", cxx_fixture);
+	const char *exe = path_in("fix-cxx"), *nodebug = path_in("fix-cxx-nodebug");
+	struct sym_frame f[MAX_FRAMES];
+	char out[256], cmd[4300];
+	unsigned long off;
+	struct binary *b;
+	int n, r;
+
+	if (sh_quiet("command -v g++ >/dev/null 2>&1")) {
+		printf("note: no g++: C++ checks skipped\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s'", exe);
+	if (sh("g++ -O2 -g -o '%s' '%s'", exe, src) ||
+	    capture(out, sizeof(out), cmd) ||
+	    sscanf(out, "%lx %d", &off, &r) != 2) {
+		test_cond("build and run the C++ fixture", 0);
+		return;
+	}
+	b = syms_cache__get(c, exe, NULL, 0);
+	n = binary__resolve(b, off, f, MAX_FRAMES);
+	frame_note("c++", f, n);
+	test_cond("c++: method demangled with its parameters",
+		  n == 1 && is(f[0].function, "ns::Widget::spin(int)"));
+	test_cond("c++: system name is the mangled name",
+		  n == 1 && is(f[0].system_name, "_ZN2ns6Widget4spinEi"));
+	test_cond("c++: line of the call",
+		  n == 1 && is(f[0].file, src) &&
+		  f[0].line == marker_line(cxx_fixture, "MARK_SPIN"));
+
+	if (sh("strip --strip-debug -o '%s' '%s'", nodebug, exe)) {
+		test_cond("strip the C++ fixture", 0);
+		return;
+	}
+	b = syms_cache__get(c, nodebug, NULL, 0);
+	n = binary__resolve(b, off, f, MAX_FRAMES);
+	test_cond("c++ without DWARF: ELF symbol demangled",
+		  n == 1 && is(f[0].function, "ns::Widget::spin(int)") &&
+		  is(f[0].system_name, "_ZN2ns6Widget4spinEi") && !f[0].file);
+}
+
+static void test_failures(struct syms_cache *c)
+{
+	struct sym_frame f[MAX_FRAMES];
+	const char *missing = path_in("no-such-binary");
+	const char *text = write_file("not-elf", "just text\n");
+	struct binary *b, *b2;
+
+	b = syms_cache__get(c, missing, NULL, 0);
+	test_cond("missing file: a binary anyway", b != NULL);
+	test_cond("missing file: error says not found",
+		  is(binary__error(b), "not found"));
+	test_cond("missing file: resolves nothing",
+		  binary__resolve(b, 0x1000, f, MAX_FRAMES) == 0);
+	test_cond("missing file: no build ID", is(binary__build_id_hex(b), ""));
+	b2 = syms_cache__get(c, missing, NULL, 0);
+	test_cond("missing file: failure cached", b2 == b);
+
+	b = syms_cache__get(c, "[vdso]", NULL, 0);
+	test_cond("[vdso]: not a file", is(binary__error(b), "not a file"));
+	b = syms_cache__get(c, "[anon]", NULL, 0);
+	test_cond("[anon]: not a file", is(binary__error(b), "not a file"));
+	test_cond("[anon]: resolves nothing",
+		  binary__resolve(b, 0, f, MAX_FRAMES) == 0);
+
+	b = syms_cache__get(c, text, NULL, 0);
+	test_cond("not an ELF file: an error", b && binary__error(b));
+	test_cond("not an ELF file: resolves nothing",
+		  binary__resolve(b, 0, f, MAX_FRAMES) == 0);
+	b = syms_cache__get(c, tmpdir, NULL, 0);
+	test_cond("a directory: an error", b && binary__error(b));
+
+	syms_cache__free(NULL);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	const char *t = getenv("TEST_TMPDIR");
+	int own_tmpdir = !(t && *t);
+	struct syms_cache *c;
+	const char *src;
+	int ret;
+
+	if (own_tmpdir) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_elfsyms.XXXXXX");
+		if (!mkdtemp(tmpdir)) {
+			perror("mkdtemp");
+			return 1;
+		}
+	} else if (!realpath(t, tmpdir)) {
+		perror(t);
+		return 1;
+	}
+	cc = getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	if (sh_quiet("command -v %s >/dev/null 2>&1 && command -v strip >/dev/null "
+	       "&& command -v objcopy >/dev/null && command -v readelf >/dev/null",
+	       cc))
+		test_skip("needs a C compiler and binutils");
+
+	c = syms_cache__new();
+	test_cond("new cache", c != NULL);
+	if (!c)
+		return test_report();
+	src = write_file("fixture.c", c_fixture);
+	test_executables(c, src);
+	test_stripped(c, src);
+	test_debuglink(c, src);
+	test_build_ids(c);
+	test_libraries(c);
+	test_cxx(c);
+	test_failures(c);
+	syms_cache__free(c);
+
+	ret = test_report();
+	if (own_tmpdir)
+		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}

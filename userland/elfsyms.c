@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbols of user binaries, through elfutils' libdwfl: ELF .symtab/.dynsym,
+ * DWARF line tables and inline frames, separate debug files (.gnu_debuglink,
+ * /usr/lib/debug/.build-id/), and C++ demangling through libiberty.
+ *
+ * A syms_cache owns every binary it opened and every string it handed out:
+ * names are interned once in an arena that lives until syms_cache__free().
+ * Each binary keeps its own Dwfl and a table of resolved file offsets, so an
+ * offset is symbolized once however many samples hit it.
+ */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+
+/* frames kept per address; deeper inline chains lose their outer frames */
+#define MAX_FRAMES	32
+#define ARENA_CHUNK	(64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct resolved {
+	uint64_t offset;
+	struct sym_frame *frames;	/* in the cache's arena */
+	int nr_frames;
+	int used;
+};
+
+struct binary {
+	struct syms_cache *cache;
+	const char *path;
+	const char *want_build_id;	/* hex from the stream, "" if none */
+	const char *build_id;		/* hex from the file, "" if none */
+	const char *error;
+	int mismatch;
+	int has_debuginfo;
+
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	GElf_Phdr *loads;		/* PT_LOAD headers of the file */
+	size_t nr_loads;
+
+	struct resolved *tab;		/* open addressing on offset */
+	size_t tab_cap, tab_len;
+};
+
+struct syms_cache {
+	struct binary **bins;		/* open addressing on path+build id */
+	size_t bins_cap, bins_len;
+	const char **strs;		/* interned strings, open addressing */
+	size_t strs_cap, strs_len;
+	struct arena_chunk *arena;
+};
+
+static char *debuginfo_path;	/* NULL: elfutils' default search path */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *s = p;
+
+	/* FNV-1a */
+	while (len--)
+		h = (h ^ *s++) * 0x100000001b3ULL;
+	return h;
+}
+
+#define HASH_INIT	0xcbf29ce484222325ULL
+
+static uint64_t hash_u64(uint64_t x)
+{
+	/* splitmix64 finalizer */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
+{
+	struct arena_chunk *ch = c->arena;
+	size_t off;
+
+	if (ch) {
+		off = (ch->used + align - 1) & ~(align - 1);
+		if (off + size <= ch->size) {
+			ch->used = off + size;
+			return ch->data + off;
+		}
+	}
+	off = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+	ch = malloc(sizeof(*ch) + off);
+	if (!ch)
+		return NULL;
+	ch->size = off;
+	ch->used = size;
+	/* a big block gets a chunk of its own, behind the current one */
+	if (size > ARENA_CHUNK / 4 && c->arena) {
+		ch->next = c->arena->next;
+		c->arena->next = ch;
+	} else {
+		ch->next = c->arena;
+		c->arena = ch;
+	}
+	return ch->data;
+}
+
+static int strs_grow(struct syms_cache *c)
+{
+	size_t cap = c->strs_cap ? c->strs_cap * 2 : 1024, i;
+	const char **tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < c->strs_cap; i++) {
+		const char *s = c->strs[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = hash_bytes(HASH_INIT, s, strlen(s)) & (cap - 1);
+		while (tab[j])
+			j = (j + 1) & (cap - 1);
+		tab[j] = s;
+	}
+	free(c->strs);
+	c->strs = tab;
+	c->strs_cap = cap;
+	return 0;
+}
+
+/* Returns a copy of s that lives as long as the cache; NULL on OOM. */
+static const char *intern(struct syms_cache *c, const char *s)
+{
+	size_t len = strlen(s), i;
+	char *copy;
+
+	if ((c->strs_len + 1) * 4 > c->strs_cap * 3 && strs_grow(c))
+		return NULL;
+	i = hash_bytes(HASH_INIT, s, len) & (c->strs_cap - 1);
+	while (c->strs[i]) {
+		if (!strcmp(c->strs[i], s))
+			return c->strs[i];
+		i = (i + 1) & (c->strs_cap - 1);
+	}
+	copy = arena_alloc(c, len + 1, 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, len + 1);
+	c->strs[i] = copy;
+	c->strs_len++;
+	return copy;
+}
+
+struct syms_cache *syms_cache__new(void)
+{
+	static int elf_ready;
+
+	if (!elf_ready) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return NULL;
+		elf_ready = 1;
+	}
+	return calloc(1, sizeof(struct syms_cache));
+}
+
+static void binary_free(struct binary *b)
+{
+	if (!b)
+		return;
+	dwfl_end(b->dwfl);
+	free(b->loads);
+	free(b->tab);
+	free(b);
+}
+
+void syms_cache__free(struct syms_cache *c)
+{
+	struct arena_chunk *ch, *next;
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->bins_cap; i++)
+		binary_free(c->bins[i]);
+	free(c->bins);
+	free(c->strs);
+	for (ch = c->arena; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	free(c);
+}
+
+static void hex_encode(char *out, const uint8_t *p, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+/* Paths the kernel reports for mappings that are no file on disk. */
+static int is_pseudo_path(const char *path)
+{
+	return !*path || path[0] == '[' || !strncmp(path, "//anon", 6) ||
+	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "anon_inode:", 11) ||
+	       !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/SYSV", 5);
+}
+
+static int read_loads(struct binary *b, Elf *elf)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	b->loads = calloc(phnum ? phnum : 1, sizeof(*b->loads));
+	if (!b->loads)
+		return -1;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			b->loads[b->nr_loads++] = ph;
+	}
+	return 0;
+}
+
+/* Any defined function symbol in .symtab, .dynsym or the debug file's. */
+static int has_function_symbols(Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod), i;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx = SHN_UNDEF;
+		const char *name;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
+					       NULL, NULL);
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    shndx != SHN_UNDEF)
+			return 1;
+	}
+	return 0;
+}
+
+/* DWARF with a line table in at least one compile unit. */
+static int has_line_info(Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!dw)
+		return 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    dwarf_getsrclines(&cu, &lines, &n) == 0 && n > 0)
+			return 1;
+		off = next;
+	}
+	return 0;
+}
+
+/* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
+static int binary_open(struct binary *b, const char *path)
+{
+	struct syms_cache *c = b->cache;
+	const unsigned char *bits;
+	GElf_Addr id_vaddr;
+	struct stat st;
+	char hex[2 * 256 + 1];
+	int id_len;
+	Elf *elf;
+
+	if (is_pseudo_path(path)) {
+		b->error = "not a file";
+		return 0;
+	}
+	if (stat(path, &st)) {
+		b->error = errno == ENOENT || errno == ENOTDIR ? "not found" :
+			   intern(c, strerror(errno));
+		return b->error ? 0 : -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		b->error = "not a regular file";
+		return 0;
+	}
+
+	b->dwfl = dwfl_begin(&offline_callbacks);
+	if (!b->dwfl)
+		return -1;
+	dwfl_report_begin(b->dwfl);
+	/* base 0 + p_vaddr: module addresses are the file's own addresses */
+	b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, true);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (!b->mod) {
+		b->error = intern(c, dwfl_errmsg(-1));
+		return b->error ? 0 : -1;
+	}
+	elf = dwfl_module_getelf(b->mod, &b->bias);
+	if (!elf) {
+		b->error = intern(c, dwfl_errmsg(-1));
+		b->mod = NULL;
+		return b->error ? 0 : -1;
+	}
+	if (read_loads(b, elf))
+		return -1;
+
+	id_len = dwfl_module_build_id(b->mod, &bits, &id_vaddr);
+	if (id_len > 0 && id_len <= 256) {
+		hex_encode(hex, bits, (size_t)id_len);
+		b->build_id = intern(c, hex);
+		if (!b->build_id)
+			return -1;
+	}
+	if (*b->want_build_id && strcmp(b->want_build_id, b->build_id))
+		b->mismatch = 1;
+
+	b->has_debuginfo = has_line_info(b->mod);
+	if (!b->has_debuginfo && !has_function_symbols(b->mod))
+		b->error = "no symbols";
+	return 0;
+}
+
+static int bins_grow(struct syms_cache *c);
+
+static uint64_t bin_hash(const char *path, const char *build_id)
+{
+	uint64_t h = hash_bytes(HASH_INIT, path, strlen(path) + 1);
+
+	return hash_bytes(h, build_id, strlen(build_id));
+}
+
+static void bins_insert(struct binary **tab, size_t cap, struct binary *b)
+{
+	size_t i = bin_hash(b->path, b->want_build_id) & (cap - 1);
+
+	while (tab[i])
+		i = (i + 1) & (cap - 1);
+	tab[i] = b;
+}
+
+static int bins_grow(struct syms_cache *c)
+{
+	size_t cap = c->bins_cap ? c->bins_cap * 2 : 64, i;
+	struct binary **tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < c->bins_cap; i++)
+		if (c->bins[i])
+			bins_insert(tab, cap, c->bins[i]);
+	free(c->bins);
+	c->bins = tab;
+	c->bins_cap = cap;
+	return 0;
+}
+
+struct binary *syms_cache__get(struct syms_cache *c, const char *path,
+			       const uint8_t *build_id, size_t build_id_len)
+{
+	static const char deleted[] = " (deleted)";
+	char want[2 * 256 + 1] = "", *real = NULL;
+	struct binary *b;
+	const char *open_path;
+	size_t i, len;
+
+	if (!c || !path)
+		return NULL;
+	if (build_id && build_id_len > 0 && build_id_len <= 256)
+		hex_encode(want, build_id, build_id_len);
+
+	if (c->bins_cap) {
+		i = bin_hash(path, want) & (c->bins_cap - 1);
+		for (; c->bins[i]; i = (i + 1) & (c->bins_cap - 1)) {
+			b = c->bins[i];
+			if (!strcmp(b->path, path) &&
+			    !strcmp(b->want_build_id, want))
+				return b;
+		}
+	}
+	if ((c->bins_len + 1) * 2 > c->bins_cap && bins_grow(c))
+		return NULL;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->cache = c;
+	b->path = intern(c, path);
+	b->want_build_id = intern(c, want);
+	b->build_id = "";
+	if (!b->path || !b->want_build_id)
+		goto oom;
+
+	/* an unlinked file may be there again under its old name */
+	open_path = path;
+	len = strlen(path);
+	if (len > sizeof(deleted) - 1 &&
+	    !strcmp(path + len - (sizeof(deleted) - 1), deleted) &&
+	    access(path, F_OK)) {
+		real = strndup(path, len - (sizeof(deleted) - 1));
+		if (!real)
+			goto oom;
+		open_path = real;
+	}
+	if (binary_open(b, open_path))
+		goto oom;
+	free(real);
+	bins_insert(c->bins, c->bins_cap, b);
+	c->bins_len++;
+	return b;
+oom:
+	free(real);
+	binary_free(b);
+	return NULL;
+}
+
+/* File offset -> address in the ELF, through the PT_LOAD that maps it. */
+static int offset_to_vaddr(const struct binary *b, uint64_t off, GElf_Addr *vaddr)
+{
+	const GElf_Phdr *found = NULL;
+	size_t i;
+
+	for (i = 0; i < b->nr_loads; i++) {
+		const GElf_Phdr *ph = &b->loads[i];
+
+		if (off < ph->p_offset || off - ph->p_offset >= ph->p_filesz)
+			continue;
+		/* on a shared page, the executable segment is the likelier */
+		if (!found || (ph->p_flags & PF_X))
+			found = ph;
+	}
+	if (!found)
+		return -1;
+	*vaddr = off - found->p_offset + found->p_vaddr;
+	return 0;
+}
+
+static const char *attr_string(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &attr));
+}
+
+static const char *die_linkage_name(Dwarf_Die *die)
+{
+	const char *s = attr_string(die, DW_AT_linkage_name);
+
+	return s ? s : attr_string(die, DW_AT_MIPS_linkage_name);
+}
+
+/* function and system_name from a (possibly mangled) name; 0 ok, -1 OOM */
+static int set_names(struct syms_cache *c, struct sym_frame *f,
+		     const char *system_name, const char *plain)
+{
+	char *demangled = NULL;
+
+	f->system_name = intern(c, system_name);
+	if (!f->system_name)
+		return -1;
+	if (!strncmp(system_name, "_Z", 2) || !strncmp(system_name, "_R", 2))
+		demangled = cplus_demangle(system_name, DMGL_PARAMS | DMGL_ANSI);
+	if (demangled) {
+		f->function = intern(c, demangled);
+		free(demangled);
+	} else {
+		f->function = plain ? intern(c, plain) : f->system_name;
+	}
+	return f->function ? 0 : -1;
+}
+
+static int is_function_die(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/*
+ * The inline chain at addr from DWARF: the innermost function gets the line
+ * table's file:line, each outer one the call site of the function it holds.
+ * Returns the number of frames, 0 if DWARF does not cover addr, -1 on OOM.
+ */
+static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
+			struct sym_frame *frames, int max)
+{
+	struct syms_cache *c = b->cache;
+	Dwarf_Die *scopes = NULL, *chain = NULL, *cu, *inner = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr cubias;
+	Dwfl_Line *line;
+	int nscopes, nchain, i, n = 0, ret = -1;
+
+	cu = dwfl_module_addrdie(b->mod, addr, &cubias);
+	if (!cu)
+		return 0;
+	nscopes = dwarf_getscopes(cu, addr - cubias, &scopes);
+	if (nscopes <= 0) {
+		free(scopes);
+		return 0;
+	}
+	/* dwarf_getscopes follows abstract origins; the concrete nesting is: */
+	nchain = dwarf_getscopes_die(&scopes[0], &chain);
+	if (nchain <= 0) {
+		ret = 0;
+		goto out;
+	}
+	if (dwarf_getsrcfiles(cu, &files, NULL))
+		files = NULL;
+
+	for (i = 0; i < nchain && n < max; i++) {
+		Dwarf_Die *die = &chain[i];
+		struct sym_frame *f = &frames[n];
+		const char *name, *linkage;
+		Dwarf_Attribute attr;
+		Dwarf_Word val;
+		int decl;
+
+		if (!is_function_die(die))
+			continue;
+		name = attr_string(die, DW_AT_name);
+		linkage = die_linkage_name(die);
+		memset(f, 0, sizeof(*f));
+		if (linkage || name) {
+			if (set_names(c, f, linkage ? linkage : name, name))
+				goto out;
+		} else if (dwarf_tag(die) == DW_TAG_subprogram && elf_name) {
+			if (set_names(c, f, elf_name, NULL))
+				goto out;
+		} else if (set_names(c, f, "??", NULL)) {
+			goto out;
+		}
+		if (dwarf_decl_line(die, &decl) == 0)
+			f->start_line = decl;
+
+		if (!inner) {
+			line = dwfl_module_getsrc(b->mod, addr);
+			if (line) {
+				int lineno = 0;
+				const char *src = dwfl_lineinfo(line, NULL,
+						&lineno, NULL, NULL, NULL);
+
+				f->file = src ? intern(c, src) : NULL;
+				if (src && !f->file)
+					goto out;
+				f->line = lineno;
+			}
+		} else if (files) {
+			const char *src = NULL;
+
+			if (dwarf_formudata(dwarf_attr(inner, DW_AT_call_file,
+						       &attr), &val) == 0)
+				src = dwarf_filesrc(files, val, NULL, NULL);
+			f->file = src ? intern(c, src) : NULL;
+			if (src && !f->file)
+				goto out;
+			if (dwarf_formudata(dwarf_attr(inner, DW_AT_call_line,
+						       &attr), &val) == 0)
+				f->line = (int)val;
+		}
+		n++;
+		if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
+			break;
+		inner = die;
+	}
+	ret = n;
+out:
+	free(scopes);
+	free(chain);
+	return ret;
+}
+
+/* Symbolizes one address; -1 only on OOM. */
+static int resolve_uncached(struct binary *b, uint64_t file_offset,
+			    struct sym_frame *frames, int max)
+{
+	const char *elf_name;
+	GElf_Addr vaddr, off;
+	GElf_Sym sym;
+	Dwarf_Addr addr;
+	Dwfl_Line *line;
+	int n;
+
+	if (!b->mod || offset_to_vaddr(b, file_offset, &vaddr))
+		return 0;
+	addr = vaddr + b->bias;
+	elf_name = dwfl_module_addrinfo(b->mod, addr, &off, &sym, NULL, NULL,
+					NULL);
+	if (b->has_debuginfo) {
+		n = dwarf_frames(b, addr, elf_name, frames, max);
+		if (n)
+			return n;
+	}
+	if (!elf_name || !*elf_name)
+		return 0;
+	memset(frames, 0, sizeof(*frames));
+	if (set_names(b->cache, frames, elf_name, NULL))
+		return -1;
+	/* a line table without DIEs for this address still gives file:line */
+	line = b->has_debuginfo ? dwfl_module_getsrc(b->mod, addr) : NULL;
+	if (line) {
+		const char *src = dwfl_lineinfo(line, NULL, &frames->line, NULL,
+						NULL, NULL);
+
+		frames->file = src ? intern(b->cache, src) : NULL;
+		if (src && !frames->file)
+			return -1;
+	}
+	return 1;
+}
+
+static int tab_grow(struct binary *b)
+{
+	size_t cap = b->tab_cap ? b->tab_cap * 2 : 256, i;
+	struct resolved *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < b->tab_cap; i++) {
+		size_t j;
+
+		if (!b->tab[i].used)
+			continue;
+		j = hash_u64(b->tab[i].offset) & (cap - 1);
+		while (tab[j].used)
+			j = (j + 1) & (cap - 1);
+		tab[j] = b->tab[i];
+	}
+	free(b->tab);
+	b->tab = tab;
+	b->tab_cap = cap;
+	return 0;
+}
+
+int binary__resolve(struct binary *b, uint64_t file_offset,
+		    struct sym_frame *frames, int max)
+{
+	struct sym_frame tmp[MAX_FRAMES];
+	struct resolved *r;
+	size_t i;
+	int n;
+
+	if (!b || !frames || max <= 0)
+		return 0;
+	if (b->tab_cap) {
+		i = hash_u64(file_offset) & (b->tab_cap - 1);
+		for (; b->tab[i].used; i = (i + 1) & (b->tab_cap - 1)) {
+			r = &b->tab[i];
+			if (r->offset != file_offset)
+				continue;
+			n = r->nr_frames < max ? r->nr_frames : max;
+			if (n)
+				memcpy(frames, r->frames,
+				       (size_t)n * sizeof(*frames));
+			return n;
+		}
+	}
+
+	n = resolve_uncached(b, file_offset, tmp, MAX_FRAMES);
+	if (n < 0)
+		return 0;
+	if ((b->tab_len + 1) * 4 > b->tab_cap * 3 && tab_grow(b))
+		goto uncached;
+	i = hash_u64(file_offset) & (b->tab_cap - 1);
+	while (b->tab[i].used)
+		i = (i + 1) & (b->tab_cap - 1);
+	r = &b->tab[i];
+	r->frames = n ? arena_alloc(b->cache, (size_t)n * sizeof(*tmp),
+				    _Alignof(struct sym_frame)) : NULL;
+	if (n && !r->frames)
+		goto uncached;
+	if (n)
+		memcpy(r->frames, tmp, (size_t)n * sizeof(*tmp));
+	r->offset = file_offset;
+	r->nr_frames = n;
+	r->used = 1;
+	b->tab_len++;
+uncached:
+	n = n < max ? n : max;
+	if (n)
+		memcpy(frames, tmp, (size_t)n * sizeof(*frames));
+	return n;
+}
+
+const char *binary__path(const struct binary *b)
+{
+	return b ? b->path : NULL;
+}
+
+const char *binary__build_id_hex(const struct binary *b)
+{
+	return b ? b->build_id : "";
+}
+
+int binary__build_id_mismatch(const struct binary *b)
+{
+	return b ? b->mismatch : 0;
+}
+
+const char *binary__error(const struct binary *b)
+{
+	return b ? b->error : "no binary";
+}
+
+int binary__has_debuginfo(const struct binary *b)
+{
+	return b ? b->has_debuginfo : 0;
+}
