@@ -9,7 +9,9 @@
  * Each binary keeps its own Dwfl and a table of resolved file offsets, so an
  * offset is symbolized once however many samples hit it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -9,7 +9,9 @@
  * "return address - 1" into a file offset through /proc/self/maps.  The
  * expected lines come from marker comments in the fixture sources.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -354,7 +356,7 @@ static void check_with_dwarf(struct syms_cache *c, const char *label,
 	m = binary__resolve(b, o.leaf, g, MAX_FRAMES);
 	test_condf(m == n && n >= 1 && g[0].function == f[0].function &&
 		   g[0].file == f[0].file,
-		   "%s: second lookup served from the cache", label);
+		   "%s: a repeated lookup gives the same frames", label);
 	m = binary__resolve(b, o.leaf, g, 1);
 	test_condf(m == 1 && g[0].function == f[0].function,
 		   "%s: max=1 gives the innermost frame only", label);

@@ -4,7 +4,9 @@
  * module boundaries, aliases, module attribution, the kernel text range and
  * the hidden-address (non-root) case.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
