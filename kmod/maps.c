@@ -175,6 +175,7 @@ bool cprof_maps_note(const u64 *ips, int n)
 	rcu_read_unlock();
 	if (!st && cprof_maps_recent(q, tsk->mm, exec_id))
 		return false;
+	/* Pairs with smp_store_release() in cprof_maps_pop(). */
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
 		return false;	/* full: a later tick asks again */
 	req = &q->req[q->head % CPROF_MAPS_QLEN];
@@ -193,6 +194,7 @@ bool cprof_maps_pending(void)
 	for_each_possible_cpu(cpu) {
 		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
 
+		/* Pairs with smp_store_release() in cprof_maps_note(). */
 		if (smp_load_acquire(&q->head) != q->tail)
 			return true;
 	}
@@ -201,6 +203,7 @@ bool cprof_maps_pending(void)
 
 static bool cprof_maps_pop(struct cprof_maps_queue *q, struct cprof_maps_req *out)
 {
+	/* Pairs with smp_store_release() in cprof_maps_note(). */
 	if (smp_load_acquire(&q->head) == q->tail)
 		return false;
 	*out = q->req[q->tail % CPROF_MAPS_QLEN];

@@ -45,6 +45,7 @@ void cprof_ring_reset(struct cprof_ring *r)
 void *cprof_ring_reserve(struct cprof_ring *r, u32 max)
 {
 	u64 head = r->head;
+	/* Pairs with smp_store_release() in cprof_ring_drain(). */
 	u64 tail = smp_load_acquire(&r->tail);
 	u32 off = head & (r->size - 1);
 	u32 pad = 0;
@@ -84,6 +85,7 @@ bool cprof_ring_half_full(const struct cprof_ring *r)
 
 bool cprof_ring_empty(const struct cprof_ring *r)
 {
+	/* Pairs with smp_store_release() in cprof_ring_commit(). */
 	return smp_load_acquire(&r->head) == r->tail;
 }
 
