@@ -141,7 +141,7 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	if (have < 0)
 		return NULL;
 	if (have == 0) {
-		fail("%s: empty input, not a cprof stream", s->name);
+		fail("%s: empty input: no cprof stream header at byte 0", s->name);
 		return NULL;
 	}
 	if (memcmp(s->buf + s->pos, CPROF_MAGIC,

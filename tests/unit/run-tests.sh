@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Run unit test binaries in one or more builds and add up their counts.
+#
+#   run-tests.sh MODE:CPROF_DUMP:TESTDIR... -- test_a test_b ...
+#
+# Each test runs from the repository root with CPROF_DUMP (the cprof-dump of
+# that build) and TEST_TMPDIR (a fresh directory, removed afterwards) in its
+# environment.  Its last line must be "<name>: N passed, N failed"; exit 77
+# means skipped.  Anything else (a crash, a sanitizer report, a non-zero exit
+# without that line) counts as one failure.  Output of failing tests is
+# shown; all of it is kept in build/test-logs/.  The last line printed is
+# "N passed, N failed[, N skipped]".
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+logs=$root/build/test-logs
+mkdir -p "$logs"
+
+builds=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	builds="$builds $1"
+	shift
+done
+[ $# -gt 0 ] && shift
+
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:exitcode=99"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
+
+passed=0 failed=0 skipped=0
+for b in $builds; do
+	mode=${b%%:*}
+	rest=${b#*:}
+	dump=${rest%%:*}
+	dir=${rest#*:}
+	for t in "$@"; do
+		log=$logs/$mode-$t.log
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-test.XXXXXX")
+		(cd "$root" && CPROF_DUMP=$dump TEST_TMPDIR=$tmp \
+			"$dir/$t") >"$log" 2>&1
+		rc=$?
+		rm -rf "$tmp"
+		last=$(grep -E "^$t: [0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1)
+		if [ $rc -eq 77 ]; then
+			skipped=$((skipped + 1))
+			echo "SKIP [$mode] $t: $(grep '^SKIP' "$log" | head -n 1)"
+			continue
+		fi
+		if [ -n "$last" ]; then
+			p=$(echo "$last" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
+			f=$(echo "$last" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')
+		else
+			p=0 f=0
+		fi
+		if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1	# crashed or exited without a report
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ "$f" -ne 0 ]; then
+			echo "---- [$mode] $t failed (exit $rc), log $log:"
+			grep -v '^ok ' "$log" | tail -n 40
+			echo "----"
+		else
+			echo "ok   [$mode] $t ($p checks)"
+		fi
+	done
+done
+if [ $skipped -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ $failed -eq 0 ]

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * streambuild.h - build cprof streams in memory, for tests and the
+ * benchmark generator.  Every function aborts on allocation failure (test
+ * code); records get the layout of kmod/cprof_format.h.
+ *
+ *	struct sb b;
+ *	sb_init(&b);
+ *	sb_header(&b, NULL);			// defaults: 99 Hz, 4 CPUs
+ *	sb_mmap(&b, 0, 42, 0x400000, 0x401000, 0, "/bin/x", NULL, 0);
+ *	sb_sample(&b, 10, 42, 42, 0, "x", CPROF_SAMPLE_USER_MODE,
+ *		  0, NULL, 2, (uint64_t[]){ 0x400100, 0x400200 });
+ *	sb_end(&b, 1000000000, 1, 0);
+ *	... b.buf, b.len; b.offs[i] is where record i starts ...
+ *	sb_free(&b);
+ */
+#ifndef CPROF_STREAMBUILD_H
+#define CPROF_STREAMBUILD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cprof_format.h"
+
+#define SB_PERIOD_NS	10101010ull	/* 1e9 / 99 */
+
+struct sb {
+	unsigned char *buf;
+	size_t len, cap;
+	size_t *offs;		/* start of each record, header excluded */
+	size_t nr_recs, cap_recs;
+	uint64_t nr_samples;
+};
+
+static inline void sb_init(struct sb *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+static inline void sb_free(struct sb *b)
+{
+	free(b->buf);
+	free(b->offs);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Append n zeroed bytes; returns where they start. */
+static inline void *sb_grow(struct sb *b, size_t n)
+{
+	void *p;
+
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		b->buf = realloc(b->buf, cap);
+		if (!b->buf)
+			abort();
+		b->cap = cap;
+	}
+	p = b->buf + b->len;
+	memset(p, 0, n);
+	b->len += n;
+	return p;
+}
+
+static inline struct cprof_header sb_default_header(void)
+{
+	struct cprof_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CPROF_MAGIC, CPROF_MAGIC_LEN);
+	h.version = CPROF_VERSION;
+	h.size = sizeof(h);
+	h.nr_cpu_ids = 4;
+	h.online_cpus = 4;
+	h.freq = 99;
+	h.depth = CPROF_MAX_DEPTH;
+	h.period_ns = SB_PERIOD_NS;
+	h.start_realtime_ns = 1700000000ull * 1000000000ull;
+	h.start_time_ns = 5000000000ull;
+	h.duration_ns = 1000000000ull;
+	h.mode = CPROF_MODE_BOTH;
+	snprintf(h.release, sizeof(h.release), "6.1.0-test");
+	return h;
+}
+
+/* Header h, or the defaults if NULL. */
+static inline void sb_header(struct sb *b, const struct cprof_header *h)
+{
+	struct cprof_header d = sb_default_header();
+
+	memcpy(sb_grow(b, sizeof(d)), h ? h : &d, sizeof(d));
+}
+
+/* A record of size bytes (a multiple of 8), type and flags set. */
+static inline void *sb_rec(struct sb *b, unsigned int type, unsigned int flags,
+			   size_t size)
+{
+	struct cprof_rec *r;
+
+	if (b->nr_recs == b->cap_recs) {
+		b->cap_recs = b->cap_recs ? 2 * b->cap_recs : 64;
+		b->offs = realloc(b->offs, b->cap_recs * sizeof(*b->offs));
+		if (!b->offs)
+			abort();
+	}
+	b->offs[b->nr_recs++] = b->len;
+	r = sb_grow(b, size);
+	r->type = type;
+	r->flags = flags;
+	r->size = size;
+	return r;
+}
+
+static inline void sb_sample(struct sb *b, uint64_t time_ns, uint32_t pid,
+			     uint32_t tid, uint32_t cpu, const char *comm,
+			     unsigned int flags, unsigned int nr_kernel,
+			     const uint64_t *kips, unsigned int nr_user,
+			     const uint64_t *uips)
+{
+	size_t size = sizeof(struct cprof_sample) + 8 * (nr_kernel + nr_user);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE, flags, size);
+
+	s->time_ns = time_ns;
+	s->pid = pid;
+	s->tid = tid;
+	s->cpu = cpu;
+	s->nr_kernel = nr_kernel;
+	s->nr_user = nr_user;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	if (nr_kernel)
+		memcpy(s->ips, kips, 8 * nr_kernel);
+	if (nr_user)
+		memcpy(s->ips + nr_kernel, uips, 8 * nr_user);
+	b->nr_samples++;
+}
+
+static inline void sb_mmap(struct sb *b, uint64_t time_ns, uint32_t pid,
+			   uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *path, const uint8_t *build_id,
+			   size_t build_id_size)
+{
+	size_t size = CPROF_ALIGN(sizeof(struct cprof_mmap) + strlen(path) + 1);
+	struct cprof_mmap *m = sb_rec(b, CPROF_REC_MMAP, 0, size);
+
+	m->time_ns = time_ns;
+	m->pid = pid;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	if (build_id_size)
+		memcpy(m->build_id, build_id, build_id_size);
+	m->build_id_size = build_id_size;
+	memcpy(m->path, path, strlen(path) + 1);
+}
+
+static inline void sb_lost(struct sb *b, uint64_t time_ns, uint32_t cpu,
+			   uint64_t samples, uint64_t other)
+{
+	struct cprof_lost *l = sb_rec(b, CPROF_REC_LOST, 0, sizeof(*l));
+
+	l->time_ns = time_ns;
+	l->cpu = cpu;
+	l->samples = samples;
+	l->other = other;
+}
+
+static inline void sb_throttle(struct sb *b, uint64_t time_ns, uint32_t cpu,
+			       uint64_t period_ns)
+{
+	struct cprof_throttle *t = sb_rec(b, CPROF_REC_THROTTLE, 0, sizeof(*t));
+
+	t->time_ns = time_ns;
+	t->cpu = cpu;
+	t->period_ns = period_ns;
+}
+
+/* END with the samples added so far. */
+static inline void sb_end(struct sb *b, uint64_t duration_ns,
+			  unsigned int reason, uint64_t lost)
+{
+	struct cprof_end *e = sb_rec(b, CPROF_REC_END, 0, sizeof(*e));
+
+	e->duration_ns = duration_ns;
+	e->reason = reason;
+	e->samples = b->nr_samples;
+	e->lost = lost;
+}
+
+/* Write the stream to path; 0 ok. */
+static inline int sb_write(const struct sb *b, const char *path, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fwrite(b->buf, 1, len, f) != len;
+	return fclose(f) || err ? -1 : 0;
+}
+
+#endif /* CPROF_STREAMBUILD_H */

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The stream decoder on hand-built streams: a valid one, every truncation of
+ * it, corrupt fields, unknown record types, short reads from a pipe.
+ */
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "streambuild.h"
+#include "test.h"
+
+#define NAME	"in.bin"
+
+struct result {
+	int ret;		/* 0: decoded to the end, -1: rejected */
+	unsigned int types[8];	/* records handed out, by type */
+	bool misaligned;
+	char msg[1024];		/* what went to stderr */
+};
+
+/* Decode everything readable from fd, capturing stderr. */
+static void decode_fd(int fd, struct result *res)
+{
+	const struct cprof_rec *rec;
+	struct stream *s;
+	int save, errfd;
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	fflush(stderr);
+	save = dup(STDERR_FILENO);
+	errfd = memfd_create("stderr", 0);
+	dup2(errfd, STDERR_FILENO);
+
+	s = stream__new(fd, NAME);
+	if (!stream__read_header(s)) {
+		res->ret = -1;
+	} else {
+		while ((res->ret = stream__next(s, &rec)) > 0) {
+			if ((uintptr_t)rec % 8)
+				res->misaligned = true;
+			res->types[rec->type < 8 ? rec->type : 0]++;
+		}
+	}
+	stream__free(s);
+
+	fflush(stderr);
+	dup2(save, STDERR_FILENO);
+	close(save);
+	n = pread(errfd, res->msg, sizeof(res->msg) - 1, 0);
+	res->msg[n > 0 ? n : 0] = '\0';
+	close(errfd);
+}
+
+static void decode(const void *buf, size_t len, struct result *res)
+{
+	int fd = memfd_create("stream", 0);
+
+	if (len && write(fd, buf, len) != (ssize_t)len)
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	decode_fd(fd, res);
+	close(fd);
+}
+
+/* One line on stderr, naming the input and the byte offset. */
+static bool one_line_at(const struct result *res, size_t at)
+{
+	char want[64];
+	const char *nl = strchr(res->msg, '\n');
+
+	snprintf(want, sizeof(want), "at byte %zu", at);
+	return res->ret == -1 && nl && !nl[1] &&
+	       strstr(res->msg, "cprof-dump: " NAME ": ") == res->msg &&
+	       strstr(res->msg, want);
+}
+
+static void build_valid(struct sb *b)
+{
+	static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef };
+	uint64_t k[3] = { 0xffffffff81000100, 0xffffffff81000200,
+			  0xffffffff81000300 };
+	uint64_t u[2] = { 0x401000, 0x402000 };
+	struct cprof_rec *r;
+
+	sb_init(b);
+	sb_header(b, NULL);
+	sb_mmap(b, 1, 42, 0x400000, 0x500000, 0, "/usr/bin/x", bid, 20);
+	sb_sample(b, 10, 42, 43, 1, "x", CPROF_SAMPLE_USER_MODE, 0, NULL, 2, u);
+	sb_sample(b, 11, 42, 43, 2, "x", 0, 3, k, 2, u);
+	sb_throttle(b, 12, 3, SB_PERIOD_NS * 2);
+	/* a record type from the future: skipped */
+	r = sb_rec(b, 99, 0, 24);
+	memset(r + 1, 0xab, 16);
+	sb_lost(b, 13, 0, 5, 1);
+	sb_sample(b, 14, 0, 0, 3, "swapper/3", CPROF_SAMPLE_KTHREAD, 1, k, 0,
+		  NULL);
+	sb_end(b, 999000000, CPROF_END_COMPLETE, 5);
+}
+
+static void test_valid(void)
+{
+	struct result res;
+	struct sb b;
+
+	build_valid(&b);
+	decode(b.buf, b.len, &res);
+	test_cond("valid stream decodes to the end", res.ret == 0);
+	test_cond("nothing printed for a valid stream", res.msg[0] == '\0');
+	test_cond("3 samples", res.types[CPROF_REC_SAMPLE] == 3);
+	test_cond("1 mmap, 1 lost, 1 throttle, 1 end",
+		  res.types[CPROF_REC_MMAP] == 1 &&
+		  res.types[CPROF_REC_LOST] == 1 &&
+		  res.types[CPROF_REC_THROTTLE] == 1 &&
+		  res.types[CPROF_REC_END] == 1);
+	test_cond("unknown record type skipped", res.types[0] == 0);
+	test_cond("records handed out 8-byte aligned", !res.misaligned);
+	sb_free(&b);
+}
+
+/* Every prefix of a valid stream is rejected, at the right offset. */
+static void test_truncations(void)
+{
+	size_t len, bad = 0, k = 0, first_bad = 0;
+	struct result res;
+	struct sb b;
+
+	build_valid(&b);
+	for (len = 0; len < b.len; len++) {
+		size_t at;
+
+		while (k + 1 < b.nr_recs && b.offs[k + 1] <= len)
+			k++;
+		if (len < b.offs[0])
+			at = 0;			/* in the header */
+		else if (len == b.offs[k])
+			at = len;		/* clean cut: no END */
+		else
+			at = b.offs[k];		/* inside record k */
+		decode(b.buf, len, &res);
+		if (!one_line_at(&res, at)) {
+			if (!bad++)
+				first_bad = len;
+		}
+	}
+	test_condf(bad == 0,
+		   "all %zu truncation points rejected with one line at the right byte (%zu wrong, first at %zu)",
+		   b.len, bad, first_bad);
+	decode(b.buf, b.offs[2] + 20, &res);
+	test_cond("truncated sample message",
+		  strstr(res.msg, "truncated sample record at byte") &&
+		  strstr(res.msg, "(need 88 bytes, have 20)"));
+	decode(b.buf, b.offs[b.nr_recs - 1], &res);
+	test_cond("missing END message", strstr(res.msg, "no END record"));
+	decode(b.buf, 100, &res);
+	test_cond("truncated header message",
+		  strstr(res.msg, "truncated header at byte 0 (need 160 bytes, have 100)"));
+	sb_free(&b);
+}
+
+typedef void (*corrupt_fn)(struct sb *b);
+
+static struct cprof_header *hdr(struct sb *b)
+{
+	return (struct cprof_header *)b->buf;
+}
+
+static void *rec(struct sb *b, size_t i)
+{
+	return b->buf + b->offs[i];
+}
+
+static void c_magic(struct sb *b) { hdr(b)->magic[3] = 'X'; }
+static void c_version(struct sb *b) { hdr(b)->version = 2; }
+static void c_hsize(struct sb *b) { hdr(b)->size = 164; }
+static void c_ncpu(struct sb *b) { hdr(b)->nr_cpu_ids = 0; }
+static void c_size0(struct sb *b) { ((struct cprof_rec *)rec(b, 1))->size = 0; }
+static void c_size_odd(struct sb *b) { ((struct cprof_rec *)rec(b, 1))->size = 76; }
+static void c_size_huge(struct sb *b) { ((struct cprof_rec *)rec(b, 1))->size = 0x7ffffff8; }
+static void c_size_short(struct sb *b) { ((struct cprof_rec *)rec(b, 1))->size = 40; }
+static void c_nr_user(struct sb *b) { ((struct cprof_sample *)rec(b, 2))->nr_user = 300; }
+static void c_nr_kernel(struct sb *b) { ((struct cprof_sample *)rec(b, 2))->nr_kernel = 128; }
+static void c_nr_mismatch(struct sb *b) { ((struct cprof_sample *)rec(b, 2))->nr_user = 1; }
+static void c_cpu(struct sb *b) { ((struct cprof_sample *)rec(b, 2))->cpu = 4; }
+static void c_lost_cpu(struct sb *b) { ((struct cprof_lost *)rec(b, 5))->cpu = 1000; }
+static void c_throttle0(struct sb *b) { ((struct cprof_throttle *)rec(b, 3))->period_ns = 0; }
+static void c_path(struct sb *b)
+{
+	struct cprof_mmap *m = rec(b, 0);
+
+	memset(m->path, 'a', m->rec.size - sizeof(*m));
+}
+static void c_range(struct sb *b) { ((struct cprof_mmap *)rec(b, 0))->end = 0x400000; }
+static void c_bid(struct sb *b) { ((struct cprof_mmap *)rec(b, 0))->build_id_size = 21; }
+static void c_after_end(struct sb *b) { sb_grow(b, 8); }
+
+static void test_corrupt(void)
+{
+	static const struct {
+		const char *what;
+		corrupt_fn fn;
+		int rec;		/* offset: this record's, -1 a header field */
+		size_t hdr_off;
+		const char *says;
+	} cases[] = {
+		{ "bad magic", c_magic, -1, 0, "bad magic" },
+		{ "wrong version", c_version, -1, 8, "unsupported stream version 2" },
+		{ "header size not a multiple of 8", c_hsize, -1, 12, "bad header size 164" },
+		{ "nr_cpu_ids 0", c_ncpu, -1, 16, "bad nr_cpu_ids 0" },
+		{ "record size 0", c_size0, 1, 0, "bad size 0 in sample record" },
+		{ "record size not a multiple of 8", c_size_odd, 1, 0, "bad size 76" },
+		{ "huge record size", c_size_huge, 1, 0, "bad size 2147483640" },
+		{ "record shorter than its type", c_size_short, 1, 0, "short sample record" },
+		{ "nr_user too big", c_nr_user, 2, 0, "nr_user 300 exceeds 127" },
+		{ "nr_kernel too big", c_nr_kernel, 2, 0, "nr_kernel 128 exceeds 127" },
+		{ "frame counts against size", c_nr_mismatch, 2, 0, "does not match 3 kernel + 1 user frames" },
+		{ "cpu out of range", c_cpu, 2, 0, "cpu 4 out of range" },
+		{ "lost cpu out of range", c_lost_cpu, 5, 0, "lost record at byte" },
+		{ "throttle period 0", c_throttle0, 3, 0, "period_ns 0" },
+		{ "unterminated path", c_path, 0, 0, "path not NUL-terminated" },
+		{ "empty mapping", c_range, 0, 0, "empty range" },
+		{ "build id too long", c_bid, 0, 0, "build_id_size 21" },
+		{ "data after END", c_after_end, 7, 48, "after the END record" },
+	};
+	struct result res;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb b;
+		size_t at;
+
+		build_valid(&b);
+		cases[i].fn(&b);
+		at = cases[i].rec < 0 ? cases[i].hdr_off :
+		     b.offs[cases[i].rec] + cases[i].hdr_off;
+		decode(b.buf, b.len, &res);
+		test_condf(one_line_at(&res, at) && strstr(res.msg, cases[i].says),
+			   "%s: rejected at byte %zu (%.*s)", cases[i].what, at,
+			   (int)strcspn(res.msg, "\n"), res.msg);
+		sb_free(&b);
+	}
+	decode("", 0, &res);
+	test_cond("empty input rejected", one_line_at(&res, 0));
+}
+
+/* A pipe fed a few bytes at a time: reads come back short. */
+static void test_short_reads(void)
+{
+	struct result res;
+	struct sb b;
+	int fds[2];
+	pid_t pid;
+	size_t i;
+
+	build_valid(&b);
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		for (i = 0; i < b.len; i += 7) {
+			size_t n = b.len - i < 7 ? b.len - i : 7;
+
+			if (write(fds[1], b.buf + i, n) != (ssize_t)n)
+				_exit(1);
+			if (i % 70 == 0)
+				usleep(100);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	decode_fd(fds[0], &res);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	test_cond("stream over a pipe in 7-byte writes decodes",
+		  res.ret == 0 && res.types[CPROF_REC_SAMPLE] == 3 &&
+		  res.types[CPROF_REC_END] == 1 && !res.misaligned);
+	sb_free(&b);
+}
+
+/* Records larger than one read buffer's remainder, many of them. */
+static void test_many_records(void)
+{
+	uint64_t ips[2 * CPROF_MAX_DEPTH];
+	struct result res;
+	struct sb b;
+	int i;
+
+	for (i = 0; i < 2 * CPROF_MAX_DEPTH; i++)
+		ips[i] = 0x400000 + i;
+	sb_init(&b);
+	sb_header(&b, NULL);
+	for (i = 0; i < 2000; i++) {
+		sb_mmap(&b, i, i, 0x400000, 0x401000, 0, "/a/path/to/something",
+			NULL, 0);
+		sb_sample(&b, i, i, i, i % 4, "many", 0, CPROF_MAX_DEPTH, ips,
+			  CPROF_MAX_DEPTH, ips + CPROF_MAX_DEPTH);
+	}
+	sb_end(&b, 1, 0, 0);
+	decode(b.buf, b.len, &res);
+	test_condf(res.ret == 0 && res.types[CPROF_REC_SAMPLE] == 2000 &&
+		   res.types[CPROF_REC_MMAP] == 2000 && !res.misaligned,
+		   "4000 records of full depth (%zu bytes) across buffer refills",
+		   b.len);
+	sb_free(&b);
+}
+
+int main(void)
+{
+	test_valid();
+	test_truncations();
+	test_corrupt();
+	test_short_reads();
+	test_many_records();
+	return test_report();
+}

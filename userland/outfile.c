@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "util.h"
+
+struct outfile {
+	FILE *f;
+	char *path;	/* NULL: stdout */
+	char *tmp;
+};
+
+struct outfile *outfile__open(const char *path)
+{
+	struct outfile *o = calloc(1, sizeof(*o));
+	char *dir = NULL, *base = NULL;
+	mode_t mask;
+	int fd = -1;
+
+	if (!o)
+		goto oom;
+	if (!path || !strcmp(path, "-")) {
+		o->f = stdout;
+		return o;
+	}
+	o->path = strdup(path);
+	dir = strdup(path);
+	base = strdup(path);
+	if (!o->path || !dir || !base ||
+	    asprintf(&o->tmp, "%s/.%s.XXXXXX", dirname(dir),
+		     basename(base)) < 0) {
+		o->tmp = NULL;
+		goto oom;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		fail("failed to create %s: %s", path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		goto err;
+	}
+	/* the mode a plain open(O_CREAT, 0666) would give */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+		fail("failed to create %s: %s", path, strerror(errno));
+		close(fd);
+		goto err;
+	}
+	free(dir);
+	free(base);
+	return o;
+oom:
+	fail("failed to open the output: %s", strerror(ENOMEM));
+err:
+	free(dir);
+	free(base);
+	outfile__abort(o);
+	return NULL;
+}
+
+FILE *outfile__stream(const struct outfile *o)
+{
+	return o->f;
+}
+
+const char *outfile__name(const struct outfile *o)
+{
+	return o->path ? o->path : "stdout";
+}
+
+const char *outfile__tmp_path(const struct outfile *o)
+{
+	return o->tmp;
+}
+
+static void outfile__free(struct outfile *o)
+{
+	free(o->path);
+	free(o->tmp);
+	free(o);
+}
+
+int outfile__commit(struct outfile *o)
+{
+	int err = 0;
+
+	if (!o->path) {
+		if (fflush(stdout) || ferror(stdout))
+			err = fail("failed to write stdout: %s", strerror(errno));
+		outfile__free(o);
+		return err;
+	}
+	if (fclose(o->f)) {
+		o->f = NULL;
+		err = fail("failed to write %s: %s", o->path, strerror(errno));
+	} else if (rename(o->tmp, o->path)) {
+		o->f = NULL;
+		err = fail("failed to rename %s to %s: %s", o->tmp, o->path,
+			   strerror(errno));
+	} else {
+		outfile__free(o);
+		return 0;
+	}
+	outfile__abort(o);
+	return err;
+}
+
+void outfile__abort(struct outfile *o)
+{
+	if (!o)
+		return;
+	if (o->path && o->f)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	outfile__free(o);
+}

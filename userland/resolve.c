@@ -1,0 +1,758 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * resolve - from aggregated samples to pprof's tables.  See resolve.h.
+ *
+ * Each distinct (mapping, address) becomes one location and is symbolized
+ * once; each binary is opened once (syms_cache); functions and mappings are
+ * deduplicated.  All strings are copied into the string table, so the
+ * symbolizer's caches are dropped when the model is built.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hashtab.h>
+
+#include "elfsyms.h"
+#include "ksyms.h"
+#include "resolve.h"
+#include "util.h"
+
+#define MAX_INLINE	64	/* frames for one address, inlined ones included */
+#define SUMMARY_MAX	5	/* binaries named in the unresolved summary */
+
+enum key_kind {
+	KEY_KLOC = 1,	/* kernel location: address */
+	KEY_ULOC,	/* user location: mapping, address */
+	KEY_KMAP,	/* kernel mapping: file */
+	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id */
+	KEY_FUNC,	/* function: name, system name, file, start line */
+};
+
+#define KEY_WORDS	5
+
+struct ent {
+	hashval_t hash;
+	uint32_t index;
+	uint64_t kind;
+	uint64_t k[KEY_WORDS];
+};
+
+/* What resolving one mapping's locations went like. */
+struct map_state {
+	struct binary *bin;	/* NULL: not symbolized */
+	const char *why;	/* why the whole binary is unresolved */
+	uint64_t nr_locs, nr_func, nr_file, nr_lineno;
+	uint64_t unresolved;
+};
+
+struct resolver {
+	const struct profile *p;
+	struct resolved *r;
+	bool symbolize;
+	struct ksyms *ks;		/* NULL: kernel left unsymbolized */
+	struct syms_cache *syms;
+	htab_t tab;
+	struct map_state *maps;		/* parallel to r->mappings */
+	size_t alloc_maps, alloc_funcs, alloc_locs, alloc_lines;
+	size_t alloc_loc_ids, alloc_samples, alloc_comments;
+	uint64_t unmapped;		/* user addresses in no mapping */
+};
+
+static hashval_t ent_hash(const void *e)
+{
+	return ((const struct ent *)e)->hash;
+}
+
+static int ent_eq(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	return x->kind == y->kind && !memcmp(x->k, y->k, sizeof(x->k));
+}
+
+/* Grow *vec (elements of size sz) to hold n. 0 ok, -1 ENOMEM. */
+static int grow(void *vec, size_t *alloc, size_t n, size_t sz)
+{
+	void **v = vec;
+	size_t want;
+	void *p;
+
+	if (n <= *alloc)
+		return 0;
+	want = *alloc ? *alloc * 2 : 64;
+	while (want < n)
+		want *= 2;
+	p = reallocarray(*v, want, sz);
+	if (!p)
+		return -1;
+	*v = p;
+	*alloc = want;
+	return 0;
+}
+
+/*
+ * Find key in the table: returns its slot, *found set to the index + 1 of an
+ * existing entry or 0.  NULL on ENOMEM.
+ */
+static void **resolver__find(struct resolver *rs, struct ent *key,
+			     uint32_t *found)
+{
+	void **slot;
+
+	key->hash = iterative_hash(key->k, sizeof(key->k), (hashval_t)key->kind);
+	slot = htab_find_slot_with_hash(rs->tab, key, key->hash, INSERT);
+	*found = slot && *slot ? ((struct ent *)*slot)->index + 1 : 0;
+	return slot;
+}
+
+/* Fill an empty slot from resolver__find(). 0 ok, -1 ENOMEM. */
+static int resolver__insert(void **slot, const struct ent *key, size_t index)
+{
+	struct ent *e = malloc(sizeof(*e));
+
+	if (!e)
+		return -1;
+	*e = *key;
+	e->index = index;
+	*slot = e;
+	return 0;
+}
+
+static int resolver__string(struct resolver *rs, const char *s, int64_t *id)
+{
+	*id = strtab__intern(rs->r->strings, s);
+	return *id < 0 ? -1 : 0;
+}
+
+/* The function (name, system name, file, start line): index + 1 in *id. */
+static int resolver__function(struct resolver *rs, const char *name,
+			      const char *system_name, const char *file,
+			      int start_line, uint32_t *id)
+{
+	struct resolved *r = rs->r;
+	struct ent key = { .kind = KEY_FUNC };
+	struct res_function *f;
+	int64_t n, sn, fn;
+	void **slot;
+
+	if (resolver__string(rs, name, &n) ||
+	    resolver__string(rs, system_name ? system_name : name, &sn) ||
+	    resolver__string(rs, file, &fn))
+		return -1;
+	key.k[0] = n;
+	key.k[1] = sn;
+	key.k[2] = fn;
+	key.k[3] = start_line > 0 ? start_line : 0;
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (grow(&r->functions, &rs->alloc_funcs, r->nr_functions + 1,
+		 sizeof(*r->functions)) ||
+	    resolver__insert(slot, &key, r->nr_functions))
+		return -1;
+	f = &r->functions[r->nr_functions++];
+	f->name = n;
+	f->system_name = sn;
+	f->filename = fn;
+	f->start_line = key.k[3];
+	*id = r->nr_functions;
+	return 0;
+}
+
+/* Append mapping m with state st; its index + 1 in *id. */
+static int resolver__add_mapping(struct resolver *rs, void **slot,
+				 const struct ent *key,
+				 const struct res_mapping *m,
+				 const struct map_state *st, uint32_t *id)
+{
+	struct resolved *r = rs->r;
+	size_t alloc = rs->alloc_maps;
+
+	if (grow(&r->mappings, &rs->alloc_maps, r->nr_mappings + 1,
+		 sizeof(*r->mappings)) ||
+	    grow(&rs->maps, &alloc, rs->alloc_maps, sizeof(*rs->maps)) ||
+	    resolver__insert(slot, key, r->nr_mappings))
+		return -1;
+	r->mappings[r->nr_mappings] = *m;
+	rs->maps[r->nr_mappings] = *st;
+	*id = ++r->nr_mappings;
+	return 0;
+}
+
+/*
+ * The mapping of a kernel address: [kernel.kallsyms] or [module].  Its
+ * range is the kernel's (module's) text according to kallsyms, widened to
+ * every address put in it.
+ */
+static int resolver__kernel_mapping(struct resolver *rs, const char *module,
+				    uint64_t addr, uint32_t *id)
+{
+	struct ent key = { .kind = KEY_KMAP };
+	struct res_mapping m = { .kernel = true };
+	struct map_state st = { 0 };
+	struct res_mapping *found;
+	char name[128];
+	uint64_t start, end;
+	int64_t file;
+	void **slot;
+	int err;
+
+	if (module)
+		snprintf(name, sizeof(name), "[%s]", module);
+	if (resolver__string(rs, module ? name : KERNEL_MAPPING_NAME, &file))
+		return -1;
+	key.k[0] = file;
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id) {
+		found = &rs->r->mappings[*id - 1];
+		if (addr < found->start)
+			found->start = addr;
+		if (addr >= found->limit)
+			found->limit = addr + 1;
+		return 0;
+	}
+	m.file = file;
+	m.start = addr;
+	m.limit = addr + 1;
+	if (rs->ks) {
+		err = module ? ksyms__module_range(rs->ks, module, &start, &end)
+			     : ksyms__kernel_range(rs->ks, &start, &end);
+		if (!err && start <= addr && addr < end) {
+			m.start = start;
+			m.limit = end;
+		}
+	}
+	return resolver__add_mapping(rs, slot, &key, &m, &st, id);
+}
+
+static int resolver__push_line(struct resolver *rs, uint32_t function,
+			       int64_t line)
+{
+	struct resolved *r = rs->r;
+
+	if (grow(&r->lines, &rs->alloc_lines, r->nr_lines + 1,
+		 sizeof(*r->lines)))
+		return -1;
+	r->lines[r->nr_lines].function = function;
+	r->lines[r->nr_lines].line = line > 0 ? line : 0;
+	r->nr_lines++;
+	return 0;
+}
+
+/* Append a location to r; returns its index + 1 in *id. */
+static int resolver__add_location(struct resolver *rs, void **slot,
+				  const struct ent *key, uint32_t mapping,
+				  uint64_t addr, uint32_t *id)
+{
+	struct resolved *r = rs->r;
+	struct res_location *l;
+
+	if (grow(&r->locations, &rs->alloc_locs, r->nr_locations + 1,
+		 sizeof(*r->locations)) ||
+	    resolver__insert(slot, key, r->nr_locations))
+		return -1;
+	l = &r->locations[r->nr_locations];
+	l->mapping = mapping;
+	l->address = addr;
+	l->line = r->nr_lines;
+	l->nr_lines = 0;
+	*id = ++r->nr_locations;
+	return 0;
+}
+
+static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
+				     uint32_t *id)
+{
+	struct ent key = { .kind = KEY_KLOC, .k = { addr } };
+	const struct ksym *sym = NULL;
+	struct map_state *st;
+	uint32_t mapping, func;
+	void **slot;
+
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (rs->ks)
+		sym = ksyms__map_addr(rs->ks, addr);
+	if (resolver__kernel_mapping(rs, sym ? sym->module : NULL, addr,
+				     &mapping))
+		return -1;
+	/* adding the mapping may have resized the table: find the slot again */
+	slot = resolver__find(rs, &key, id);
+	if (!slot || resolver__add_location(rs, slot, &key, mapping, addr, id))
+		return -1;
+	st = &rs->maps[mapping - 1];
+	st->nr_locs++;
+	if (!sym) {
+		st->unresolved++;
+		return 0;
+	}
+	if (resolver__function(rs, sym->name, sym->name, NULL, 0, &func) ||
+	    resolver__push_line(rs, func, 0))
+		return -1;
+	rs->r->locations[*id - 1].nr_lines = 1;
+	st->nr_func++;
+	return 0;
+}
+
+/* The pprof mapping of an MMAP record, opening its binary once. */
+static int resolver__user_mapping(struct resolver *rs,
+				  const struct cprof_mmap *mm, uint32_t *id)
+{
+	struct ent key = { .kind = KEY_UMAP };
+	struct res_mapping m = { 0 };
+	struct map_state st = { 0 };
+	char hex[2 * CPROF_BUILD_ID_MAX + 1] = "";
+	const char *build_id = hex;
+	int64_t file, bid;
+	void **slot;
+
+	hex_encode(hex, mm->build_id, mm->build_id_size);
+	if (resolver__string(rs, mm->path, &file) ||
+	    resolver__string(rs, hex, &bid))
+		return -1;
+	key.k[0] = mm->start;
+	key.k[1] = mm->end;
+	key.k[2] = mm->pgoff;
+	key.k[3] = file;
+	key.k[4] = bid;
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (!rs->symbolize) {
+		/* nothing */
+	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
+		st.why = "no file";
+	} else {
+		st.bin = syms_cache__get(rs->syms, mm->path, mm->build_id,
+					 mm->build_id_size);
+		if (!st.bin)
+			return -1;
+		if (binary__error(st.bin)) {
+			st.why = binary__error(st.bin);
+			st.bin = NULL;
+		} else if (binary__build_id_mismatch(st.bin)) {
+			st.why = "build ID differs from the profiled one";
+			st.bin = NULL;
+		} else if (!mm->build_id_size) {
+			build_id = binary__build_id_hex(st.bin);
+		}
+	}
+	if (build_id != hex && resolver__string(rs, build_id, &bid))
+		return -1;
+	m.start = mm->start;
+	m.limit = mm->end;
+	m.offset = mm->pgoff;
+	m.file = file;
+	m.build_id = bid;
+	return resolver__add_mapping(rs, slot, &key, &m, &st, id);
+}
+
+static int resolver__user_location(struct resolver *rs, uint32_t pid,
+				   uint64_t addr, uint64_t time_ns,
+				   uint32_t *id)
+{
+	struct ent key = { .kind = KEY_ULOC };
+	struct sym_frame frames[MAX_INLINE];
+	const struct cprof_mmap *mm;
+	struct map_state *st;
+	uint32_t mapping = 0, func;
+	bool file = true, lineno = true;
+	void **slot;
+	int i, n;
+
+	mm = profile__find_mmap(rs->p, pid, addr, time_ns);
+	if (mm && resolver__user_mapping(rs, mm, &mapping))
+		return -1;
+	key.k[0] = mapping;
+	key.k[1] = addr;
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (resolver__add_location(rs, slot, &key, mapping, addr, id))
+		return -1;
+	if (!mapping) {
+		rs->unmapped++;
+		return 0;
+	}
+	st = &rs->maps[mapping - 1];
+	st->nr_locs++;
+	if (!st->bin) {
+		if (rs->symbolize)
+			st->unresolved++;
+		return 0;
+	}
+	n = binary__resolve(st->bin, addr - mm->start + mm->pgoff, frames,
+			    MAX_INLINE);
+	if (n <= 0) {
+		st->unresolved++;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (resolver__function(rs, frames[i].function,
+				       frames[i].system_name, frames[i].file,
+				       frames[i].start_line, &func) ||
+		    resolver__push_line(rs, func, frames[i].line))
+			return -1;
+		file = file && frames[i].file && frames[i].file[0];
+		lineno = lineno && frames[i].line > 0;
+	}
+	rs->r->locations[*id - 1].nr_lines = n;
+	st->nr_func++;
+	st->nr_file += file;
+	st->nr_lineno += lineno;
+	return 0;
+}
+
+static int resolver__push_loc(struct resolver *rs, uint32_t id)
+{
+	struct resolved *r = rs->r;
+
+	if (grow(&r->loc_ids, &rs->alloc_loc_ids, r->nr_loc_ids + 1,
+		 sizeof(*r->loc_ids)))
+		return -1;
+	r->loc_ids[r->nr_loc_ids++] = id;
+	return 0;
+}
+
+static int resolver__push_sample(struct resolver *rs,
+				 const struct res_sample *s)
+{
+	struct resolved *r = rs->r;
+
+	if (grow(&r->samples, &rs->alloc_samples, r->nr_samples + 1,
+		 sizeof(*r->samples)))
+		return -1;
+	r->samples[r->nr_samples++] = *s;
+	r->total_count += s->count;
+	r->total_nanos += s->nanos;
+	return 0;
+}
+
+static int resolver__comment(struct resolver *rs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int resolver__comment(struct resolver *rs, const char *fmt, ...)
+{
+	struct resolved *r = rs->r;
+	char buf[256];
+	int64_t id;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (resolver__string(rs, buf, &id) ||
+	    grow(&r->comments, &rs->alloc_comments, r->nr_comments + 1,
+		 sizeof(*r->comments)))
+		return -1;
+	r->comments[r->nr_comments++] = id;
+	return 0;
+}
+
+/* One sample per aggregation key: kernel frames, then user frames. */
+static int resolver__samples(struct resolver *rs)
+{
+	const struct profile *p = rs->p;
+	size_t i, nr = profile__nr_samples(p);
+
+	for (i = 0; i < nr; i++) {
+		const struct prof_sample *ps = profile__sample(p, i);
+		struct res_sample s = {
+			.loc = rs->r->nr_loc_ids,
+			.count = ps->count,
+			.nanos = ps->nanos,
+			.pid = ps->pid,
+			.tid = ps->tid,
+			.cpu = ps->cpu,
+		};
+		struct prof_stack st;
+		unsigned int k;
+		uint32_t id;
+
+		profile__stack(p, ps->stack, &st);
+		for (k = 0; k < st.nr_kernel; k++) {
+			uint64_t addr = st.ips[k] - (k > 0);
+
+			if (resolver__kernel_location(rs, addr, &id) ||
+			    resolver__push_loc(rs, id))
+				return -1;
+		}
+		for (k = 0; k < st.nr_user; k++) {
+			uint64_t addr = st.ips[st.nr_kernel + k] -
+					!(k == 0 && st.user_mode);
+
+			if (resolver__user_location(rs, ps->pid, addr,
+						    ps->first_ns, &id) ||
+			    resolver__push_loc(rs, id))
+				return -1;
+		}
+		s.nr_locs = st.nr_kernel + st.nr_user;
+		if (resolver__string(rs, ps->comm, &s.comm) ||
+		    resolver__push_sample(rs, &s))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Lost samples, on a synthetic "[lost samples]" location so that totals
+ * match the kernel's counters: one sample per CPU from LOST records, and
+ * whatever more the END record counts without a CPU.
+ */
+static int resolver__lost(struct resolver *rs)
+{
+	const struct profile *p = rs->p;
+	const struct cprof_header *h = profile__header(p);
+	const struct cprof_end *end = profile__end(p);
+	struct res_sample s = { .pid = -1, .tid = -1, .nr_locs = 1 };
+	/* k[2] = 1: unlike any real user location */
+	struct ent key = { .kind = KEY_ULOC, .k = { 0, 0, 1 } };
+	uint64_t sum, other, nanos;
+	uint32_t func, loc = 0;
+	unsigned int cpu;
+	void **slot;
+
+	sum = profile__lost_total(p, &other);
+	if (end && end->lost > sum)
+		sum = end->lost;
+	rs->r->lost = sum;
+	if (!sum)
+		return 0;
+	if (resolver__function(rs, LOST_FUNCTION_NAME, NULL, NULL, 0, &func))
+		return -1;
+	slot = resolver__find(rs, &key, &loc);
+	if (!slot || resolver__add_location(rs, slot, &key, 0, 0, &loc) ||
+	    resolver__push_line(rs, func, 0))
+		return -1;
+	rs->r->locations[loc - 1].nr_lines = 1;
+
+	sum = 0;
+	for (cpu = 0; cpu < h->nr_cpu_ids; cpu++) {
+		s.count = profile__lost(p, cpu, &nanos);
+		if (!s.count)
+			continue;
+		s.nanos = nanos;
+		s.cpu = cpu;
+		s.loc = rs->r->nr_loc_ids;
+		sum += s.count;
+		if (resolver__push_loc(rs, loc) || resolver__push_sample(rs, &s))
+			return -1;
+	}
+	if (rs->r->lost > sum) {
+		s.count = rs->r->lost - sum;
+		s.nanos = s.count * h->period_ns;
+		s.cpu = -1;
+		s.loc = rs->r->nr_loc_ids;
+		if (resolver__push_loc(rs, loc) || resolver__push_sample(rs, &s))
+			return -1;
+	}
+	return resolver__comment(rs, "%llu samples lost (per-CPU buffers full)",
+				 (unsigned long long)rs->r->lost);
+}
+
+/* has_* flags: true only when every location of the mapping has it. */
+static void resolver__mapping_flags(struct resolver *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->r->nr_mappings; i++) {
+		struct res_mapping *m = &rs->r->mappings[i];
+		const struct map_state *st = &rs->maps[i];
+		bool all = st->nr_locs && st->nr_func == st->nr_locs;
+
+		m->has_functions = all;
+		if (m->kernel)
+			continue;
+		m->has_filenames = all && st->nr_file == st->nr_locs;
+		m->has_line_numbers = all && st->nr_lineno == st->nr_locs;
+		m->has_inline_frames = m->has_line_numbers && st->bin &&
+				       binary__has_debuginfo(st->bin);
+	}
+}
+
+struct unres {
+	int64_t file;
+	const char *why;
+	uint64_t nr;
+};
+
+static int unres_cmp(const void *a, const void *b)
+{
+	const struct unres *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return (x->nr < y->nr) - (x->nr > y->nr);	/* most first */
+	return (x->file > y->file) - (x->file < y->file);
+}
+
+/* One line naming what could not be symbolized, by binary. */
+static int resolver__summary(struct resolver *rs)
+{
+	const struct resolved *r = rs->r;
+	struct unres *u;
+	uint64_t total = rs->unmapped;
+	size_t i, j, n = 0;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!rs->symbolize)
+		return 0;
+	u = calloc(r->nr_mappings + 1, sizeof(*u));
+	if (!u)
+		return -1;
+	for (i = 0; i < r->nr_mappings; i++) {
+		const struct map_state *st = &rs->maps[i];
+
+		if (!st->unresolved || (r->mappings[i].kernel && !rs->ks))
+			continue;
+		total += st->unresolved;
+		for (j = 0; j < n && u[j].file != r->mappings[i].file; j++)
+			;
+		if (j == n) {
+			u[n].file = r->mappings[i].file;
+			u[n].why = st->why ? st->why : "no symbol";
+			n++;
+		}
+		u[j].nr += st->unresolved;
+	}
+	if (!total) {
+		free(u);
+		return 0;
+	}
+	qsort(u, n, sizeof(*u), unres_cmp);
+	f = open_memstream(&line, &len);
+	if (!f) {
+		free(u);
+		return -1;
+	}
+	fprintf(f, "%llu addresses left unsymbolized", (unsigned long long)total);
+	if (n)
+		fprintf(f, ", in %zu binar%s:", n, n == 1 ? "y" : "ies");
+	for (i = 0; i < n && i < SUMMARY_MAX; i++)
+		fprintf(f, "%s %s (%s: %llu)", i ? "," : "",
+			strtab__get(r->strings, u[i].file), u[i].why,
+			(unsigned long long)u[i].nr);
+	if (n > SUMMARY_MAX)
+		fprintf(f, ", and %zu more", n - SUMMARY_MAX);
+	if (rs->unmapped)
+		fprintf(f, "%s %llu user addresses in no known mapping",
+			n ? ";" : ":", (unsigned long long)rs->unmapped);
+	fclose(f);
+	warning("%s", line);
+	free(line);
+	free(u);
+	return 0;
+}
+
+/* Load kallsyms and check it is from the profiled boot. */
+static void resolver__load_ksyms(struct resolver *rs,
+				 const struct resolve_opts *opts)
+{
+	const struct cprof_header *h = profile__header(rs->p);
+	const char *kallsyms = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+	uint64_t schedule;
+
+	rs->ks = ksyms__load(kallsyms,
+			     opts->modules ? opts->modules : "/proc/modules");
+	if (!rs->ks) {
+		warning("no kernel symbols: kernel frames left unsymbolized");
+		return;
+	}
+	schedule = ksyms__addr_of(rs->ks, "schedule");
+	if (h->ksym_schedule && schedule != h->ksym_schedule) {
+		warning("%s is not from the profiled kernel (schedule at %#llx, the stream says %#llx): kernel frames left unsymbolized",
+			kallsyms, (unsigned long long)schedule,
+			(unsigned long long)h->ksym_schedule);
+		ksyms__free(rs->ks);
+		rs->ks = NULL;
+	}
+}
+
+static int resolver__header(struct resolver *rs)
+{
+	const struct cprof_header *h = profile__header(rs->p);
+	const struct cprof_end *end = profile__end(rs->p);
+	struct resolved *r = rs->r;
+	char release[CPROF_RELEASE_LEN + 1] = "";
+
+	memcpy(release, h->release, CPROF_RELEASE_LEN);
+	r->period_ns = h->period_ns;
+	r->time_nanos = h->start_realtime_ns;
+	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
+	if (resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
+			      h->freq, h->online_cpus))
+		return -1;
+	if (end && end->reason == CPROF_END_SIGNAL)
+		return resolver__comment(rs, "profile stopped early by a signal");
+	if (end && end->reason == CPROF_END_UNLOAD)
+		return resolver__comment(rs, "profile stopped early: module unloaded");
+	return 0;
+}
+
+struct resolved *resolved__new(const struct profile *p,
+			       const struct resolve_opts *opts)
+{
+	struct resolver rs = { .p = p, .symbolize = opts->symbolize };
+	int err = -1;
+
+	rs.r = calloc(1, sizeof(*rs.r));
+	if (!rs.r)
+		goto cleanup;
+	rs.r->strings = strtab__new();
+	rs.tab = htab_create_alloc(4096, ent_hash, ent_eq, free, calloc, free);
+	if (!rs.r->strings || !rs.tab)
+		goto cleanup;
+	if (rs.symbolize) {
+		resolver__load_ksyms(&rs, opts);
+		rs.syms = syms_cache__new();
+		if (!rs.syms)
+			goto cleanup;
+	}
+	if (resolver__header(&rs) || resolver__samples(&rs) ||
+	    resolver__lost(&rs))
+		goto cleanup;
+	resolver__mapping_flags(&rs);
+	err = resolver__summary(&rs);
+cleanup:
+	if (err) {
+		fail("failed to build the profile: %s", strerror(ENOMEM));
+		resolved__free(rs.r);
+		rs.r = NULL;
+	}
+	if (rs.tab)
+		htab_delete(rs.tab);
+	free(rs.maps);
+	syms_cache__free(rs.syms);
+	ksyms__free(rs.ks);
+	return rs.r;
+}
+
+void resolved__free(struct resolved *r)
+{
+	if (!r)
+		return;
+	strtab__free(r->strings);
+	free(r->mappings);
+	free(r->functions);
+	free(r->locations);
+	free(r->lines);
+	free(r->loc_ids);
+	free(r->samples);
+	free(r->comments);
+	free(r);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * resolve - turn an aggregated profile into pprof's model: mappings,
+ * locations, functions and samples over one string table, symbolized with
+ * ksyms (kernel) and elfsyms (user binaries) unless asked not to.
+ *
+ * Address convention: the first kernel frame is the interrupted instruction,
+ * as is the first user frame when the tick hit user mode; every other frame
+ * is a return address and is looked up, and recorded as Location.address,
+ * as address - 1 so that it falls inside the call instruction.
+ *
+ * Every table is an array; ids in pprof are index + 1, and so are the
+ * references between tables here (0 meaning none).
+ */
+#ifndef CPROF_RESOLVE_H
+#define CPROF_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "strtab.h"
+
+#define KERNEL_MAPPING_NAME	"[kernel.kallsyms]"
+#define LOST_FUNCTION_NAME	"[lost samples]"
+
+struct res_mapping {
+	uint64_t start, limit, offset;
+	int64_t file;			/* string */
+	int64_t build_id;		/* string, hex */
+	bool kernel;
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct res_function {
+	int64_t name, system_name, filename;	/* strings */
+	int64_t start_line;
+};
+
+struct res_line {
+	uint32_t function;		/* index + 1 */
+	int64_t line;			/* 0 unknown */
+};
+
+struct res_location {
+	uint32_t mapping;		/* index + 1, 0 none */
+	uint64_t address;
+	uint32_t line;			/* first in lines[], innermost first */
+	uint32_t nr_lines;		/* 0: not symbolized */
+};
+
+struct res_sample {
+	uint32_t loc;			/* first in loc_ids[], leaf first */
+	uint32_t nr_locs;
+	uint64_t count, nanos;
+	int64_t pid, tid, cpu;		/* -1: no such label */
+	int64_t comm;			/* string; 0: no label */
+};
+
+struct resolved {
+	struct strtab *strings;
+	struct res_mapping *mappings;
+	size_t nr_mappings;
+	struct res_function *functions;
+	size_t nr_functions;
+	struct res_location *locations;
+	size_t nr_locations;
+	struct res_line *lines;
+	size_t nr_lines;
+	uint32_t *loc_ids;		/* location index + 1 */
+	size_t nr_loc_ids;
+	struct res_sample *samples;
+	size_t nr_samples;
+	int64_t *comments;		/* strings */
+	size_t nr_comments;
+
+	uint64_t period_ns;
+	uint64_t time_nanos;		/* wall clock start */
+	uint64_t duration_nanos;
+	uint64_t total_count, total_nanos;	/* lost samples included */
+	uint64_t lost;
+};
+
+struct resolve_opts {
+	bool symbolize;
+	const char *kallsyms;		/* NULL: /proc/kallsyms */
+	const char *modules;		/* NULL: /proc/modules */
+};
+
+/*
+ * Build the model of p.  Problems that only cost symbols (no kallsyms, a
+ * missing binary) are warnings, summed up in one line at the end; NULL only
+ * when out of memory (after printing why).
+ */
+struct resolved *resolved__new(const struct profile *p,
+			       const struct resolve_opts *opts);
+/* NULL-safe. */
+void resolved__free(struct resolved *r);
+
+#endif /* CPROF_RESOLVE_H */
