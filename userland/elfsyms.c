@@ -43,6 +43,29 @@ struct resolved {
 	int used;
 };
 
+/* an ELF function symbol; name points into the ELF file's string table */
+struct elf_sym {
+	GElf_Addr addr;
+	GElf_Xword size;
+	const char *name;
+	int rank;
+	int ndx;		/* symbol table index: the earlier wins ties */
+};
+
+/* one address range of a concrete function (subprogram) in a CU */
+struct func_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die die;
+};
+
+/* the functions of one compile unit, sorted by address; built on first use */
+struct cu_funcs {
+	Dwarf_Off cu_off;
+	struct func_range *funcs;
+	size_t nr_funcs;
+	int used;
+};
+
 struct binary {
 	struct syms_cache *cache;
 	const char *path;
@@ -57,6 +80,11 @@ struct binary {
 	GElf_Addr bias;
 	GElf_Phdr *loads;		/* PT_LOAD headers of the file */
 	size_t nr_loads;
+	struct elf_sym *syms;		/* function symbols by address */
+	size_t nr_syms;
+
+	struct cu_funcs *cus;		/* open addressing on CU offset */
+	size_t cus_cap, cus_len;
 
 	struct resolved *tab;		/* open addressing on offset */
 	size_t tab_cap, tab_len;
@@ -78,6 +106,23 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
+
+static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
 {
@@ -191,10 +236,16 @@ struct syms_cache *syms_cache__new(void)
 
 static void binary_free(struct binary *b)
 {
+	size_t i;
+
 	if (!b)
 		return;
 	dwfl_end(b->dwfl);
 	free(b->loads);
+	free(b->syms);
+	for (i = 0; i < b->cus_cap; i++)
+		free(b->cus[i].funcs);
+	free(b->cus);
 	free(b->tab);
 	free(b);
 }
@@ -255,24 +306,84 @@ static int read_loads(struct binary *b, Elf *elf)
 	return 0;
 }
 
-/* Any defined function symbol in .symtab, .dynsym or the debug file's. */
-static int has_function_symbols(Dwfl_Module *mod)
+static int elf_sym_cmp(const void *a, const void *b)
 {
-	int n = dwfl_module_getsymtab(mod), i;
+	const struct elf_sym *x = a, *y = b;
 
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	if (x->size != y->size)
+		return (x->size > y->size) - (x->size < y->size);
+	return (x->ndx < y->ndx) - (x->ndx > y->ndx);
+}
+
+/*
+ * The defined function symbols of .symtab (or .dynsym, or the debug file's),
+ * as libdwfl picked them, sorted by address: libdwfl's own address lookup
+ * scans every symbol, which is too slow for a profile's worth of addresses.
+ * At one address, the last one sorted (exported, global, then larger) is the
+ * one used.
+ */
+static int load_elf_syms(struct binary *b)
+{
+	int n = dwfl_module_getsymtab(b->mod), i;
+
+	if (n <= 1)
+		return 0;
+	b->syms = calloc((size_t)n, sizeof(*b->syms));
+	if (!b->syms)
+		return -1;
 	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
+		struct elf_sym *e = &b->syms[b->nr_syms];
 		GElf_Word shndx = SHN_UNDEF;
 		const char *name;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		int type, bind;
 
-		name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
+		name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx,
 					       NULL, NULL);
-		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    shndx != SHN_UNDEF)
-			return 1;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (!name || !*name || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		e->addr = addr;
+		e->size = sym.st_size;
+		e->name = name;
+		e->ndx = i;
+		/* exported names first: global, weak, then hidden or local */
+		e->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		if (GELF_ST_VISIBILITY(sym.st_other) == STV_DEFAULT)
+			e->rank += 3;
+		b->nr_syms++;
 	}
+	qsort(b->syms, b->nr_syms, sizeof(*b->syms), elf_sym_cmp);
 	return 0;
+}
+
+/* The function symbol holding addr; sizeless ones reach the next symbol. */
+static const char *elf_sym_name(const struct binary *b, GElf_Addr addr)
+{
+	size_t lo = 0, hi = b->nr_syms;
+	const struct elf_sym *e;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	e = &b->syms[lo - 1];
+	if (e->size && addr - e->addr >= e->size)
+		return NULL;
+	return e->name;
 }
 
 /* DWARF with a line table in at least one compile unit. */
@@ -353,8 +464,10 @@ static int binary_open(struct binary *b, const char *path)
 	if (*b->want_build_id && strcmp(b->want_build_id, b->build_id))
 		b->mismatch = 1;
 
+	if (load_elf_syms(b))
+		return -1;
 	b->has_debuginfo = has_line_info(b->mod);
-	if (!b->has_debuginfo && !has_function_symbols(b->mod))
+	if (!b->has_debuginfo && !b->nr_syms)
 		b->error = "no symbols";
 	return 0;
 }
@@ -515,6 +628,192 @@ static int is_function_die(Dwarf_Die *die)
 	       tag == DW_TAG_entry_point;
 }
 
+struct func_collect {
+	struct func_range *v;
+	size_t n, cap;
+	int oom;
+};
+
+static int collect_func(Dwarf_Die *die, void *arg)
+{
+	struct func_collect *fc = arg;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (grow_array((void **)&fc->v, &fc->cap, fc->n + 1,
+			       sizeof(*fc->v))) {
+			fc->oom = 1;
+			return DWARF_CB_ABORT;
+		}
+		fc->v[fc->n].lo = lo;
+		fc->v[fc->n].hi = hi;
+		fc->v[fc->n].die = *die;
+		fc->n++;
+	}
+	return DWARF_CB_OK;
+}
+
+static int func_range_cmp(const void *a, const void *b)
+{
+	const struct func_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static int cus_grow(struct binary *b)
+{
+	size_t cap = b->cus_cap ? b->cus_cap * 2 : 64, i;
+	struct cu_funcs *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < b->cus_cap; i++) {
+		size_t j;
+
+		if (!b->cus[i].used)
+			continue;
+		j = hash_u64(b->cus[i].cu_off) & (cap - 1);
+		while (tab[j].used)
+			j = (j + 1) & (cap - 1);
+		tab[j] = b->cus[i];
+	}
+	free(b->cus);
+	b->cus = tab;
+	b->cus_cap = cap;
+	return 0;
+}
+
+/* The function index of cu, built on first use; NULL on OOM. */
+static const struct cu_funcs *cu_funcs(struct binary *b, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct func_collect fc = { 0 };
+	struct cu_funcs *cf;
+	size_t i;
+
+	if (b->cus_cap) {
+		i = hash_u64(off) & (b->cus_cap - 1);
+		for (; b->cus[i].used; i = (i + 1) & (b->cus_cap - 1))
+			if (b->cus[i].cu_off == off)
+				return &b->cus[i];
+	}
+	if ((b->cus_len + 1) * 4 > b->cus_cap * 3 && cus_grow(b))
+		return NULL;
+	dwarf_getfuncs(cu, collect_func, &fc, 0);
+	if (fc.oom) {
+		free(fc.v);
+		return NULL;
+	}
+	if (fc.n)
+		qsort(fc.v, fc.n, sizeof(*fc.v), func_range_cmp);
+	i = hash_u64(off) & (b->cus_cap - 1);
+	while (b->cus[i].used)
+		i = (i + 1) & (b->cus_cap - 1);
+	cf = &b->cus[i];
+	cf->cu_off = off;
+	cf->funcs = fc.v;
+	cf->nr_funcs = fc.n;
+	cf->used = 1;
+	b->cus_len++;
+	return cf;
+}
+
+/* The concrete function of the CU whose code holds pc. */
+static Dwarf_Die *find_func(const struct cu_funcs *cf, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = cf->nr_funcs, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cf->funcs[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < cf->funcs[lo - 1].hi)
+		return &cf->funcs[lo - 1].die;
+	/* nested functions may overlap an earlier range */
+	for (i = lo; i-- > 0;)
+		if (pc >= cf->funcs[i].lo && pc < cf->funcs[i].hi)
+			return &cf->funcs[i].die;
+	return NULL;
+}
+
+static int is_block_die(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+/*
+ * From func down to pc: the function, then each inlined subroutine holding
+ * pc, outermost first.  Keeps the innermost MAX_FRAMES.  Returns the count.
+ */
+static int inline_chain(Dwarf_Die *func, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	Dwarf_Die cur = *func, child, next;
+	int n = 0;
+
+	chain[n++] = cur;
+	while (dwarf_child(&cur, &child) == 0) {
+		int found = 0;
+
+		do {
+			if (is_block_die(&child) && dwarf_haspc(&child, pc) == 1) {
+				found = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &next) == 0 &&
+			 (child = next, 1));
+		if (!found)
+			break;
+		cur = child;
+		if (dwarf_tag(&cur) != DW_TAG_inlined_subroutine)
+			continue;
+		if (n == MAX_FRAMES) {
+			memmove(chain, chain + 1, (MAX_FRAMES - 1) * sizeof(*chain));
+			n--;
+		}
+		chain[n++] = cur;
+	}
+	return n;
+}
+
+/* The chain as dwarf_getscopes() sees it, for what the index missed. */
+static int inline_chain_slow(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	Dwarf_Die *scopes = NULL, *nest = NULL;
+	int nscopes, nnest, i, n = 0;
+
+	nscopes = dwarf_getscopes(cu, pc, &scopes);
+	/* dwarf_getscopes follows abstract origins; the concrete nesting is: */
+	nnest = nscopes > 0 ? dwarf_getscopes_die(&scopes[0], &nest) : 0;
+	for (i = 0; i < nnest; i++) {
+		if (!is_function_die(&nest[i]))
+			continue;
+		if (n < MAX_FRAMES)
+			chain[n++] = nest[i];
+		if (dwarf_tag(&nest[i]) != DW_TAG_inlined_subroutine)
+			break;
+	}
+	free(scopes);
+	free(nest);
+	/* innermost first here; the caller wants outermost first */
+	for (i = 0; i < n / 2; i++) {
+		Dwarf_Die t = chain[i];
+
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = t;
+	}
+	return n;
+}
+
 /*
  * The inline chain at addr from DWARF: the innermost function gets the line
  * table's file:line, each outer one the call site of the function it holds.
@@ -524,89 +823,74 @@ static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
 			struct sym_frame *frames, int max)
 {
 	struct syms_cache *c = b->cache;
-	Dwarf_Die *scopes = NULL, *chain = NULL, *cu, *inner = NULL;
+	Dwarf_Die chain[MAX_FRAMES], *cu, *func;
+	const struct cu_funcs *cf;
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr cubias;
-	Dwfl_Line *line;
-	int nscopes, nchain, i, n = 0, ret = -1;
+	int nchain, i, n = 0;
 
 	cu = dwfl_module_addrdie(b->mod, addr, &cubias);
 	if (!cu)
 		return 0;
-	nscopes = dwarf_getscopes(cu, addr - cubias, &scopes);
-	if (nscopes <= 0) {
-		free(scopes);
+	cf = cu_funcs(b, cu);
+	if (!cf)
+		return -1;
+	func = find_func(cf, addr - cubias);
+	nchain = func ? inline_chain(func, addr - cubias, chain) :
+			inline_chain_slow(cu, addr - cubias, chain);
+	if (nchain <= 0)
 		return 0;
-	}
-	/* dwarf_getscopes follows abstract origins; the concrete nesting is: */
-	nchain = dwarf_getscopes_die(&scopes[0], &chain);
-	if (nchain <= 0) {
-		ret = 0;
-		goto out;
-	}
 	if (dwarf_getsrcfiles(cu, &files, NULL))
 		files = NULL;
 
-	for (i = 0; i < nchain && n < max; i++) {
+	/* chain[] is outermost first; frames[] innermost first */
+	for (i = nchain - 1; i >= 0 && n < max; i--) {
 		Dwarf_Die *die = &chain[i];
 		struct sym_frame *f = &frames[n];
-		const char *name, *linkage;
+		const char *name, *linkage, *src = NULL;
 		Dwarf_Attribute attr;
 		Dwarf_Word val;
 		int decl;
 
-		if (!is_function_die(die))
-			continue;
 		name = attr_string(die, DW_AT_name);
 		linkage = die_linkage_name(die);
 		memset(f, 0, sizeof(*f));
 		if (linkage || name) {
 			if (set_names(c, f, linkage ? linkage : name, name))
-				goto out;
-		} else if (dwarf_tag(die) == DW_TAG_subprogram && elf_name) {
+				return -1;
+		} else if (i == 0 && elf_name) {
 			if (set_names(c, f, elf_name, NULL))
-				goto out;
+				return -1;
 		} else if (set_names(c, f, "??", NULL)) {
-			goto out;
+			return -1;
 		}
 		if (dwarf_decl_line(die, &decl) == 0)
 			f->start_line = decl;
 
-		if (!inner) {
-			line = dwfl_module_getsrc(b->mod, addr);
-			if (line) {
-				int lineno = 0;
-				const char *src = dwfl_lineinfo(line, NULL,
-						&lineno, NULL, NULL, NULL);
+		if (i == nchain - 1) {
+			Dwfl_Line *line = dwfl_module_getsrc(b->mod, addr);
 
-				f->file = src ? intern(c, src) : NULL;
-				if (src && !f->file)
-					goto out;
-				f->line = lineno;
-			}
-		} else if (files) {
-			const char *src = NULL;
+			if (line)
+				src = dwfl_lineinfo(line, NULL, &f->line, NULL,
+						    NULL, NULL);
+		} else {
+			Dwarf_Die *inner = &chain[i + 1];
 
-			if (dwarf_formudata(dwarf_attr(inner, DW_AT_call_file,
-						       &attr), &val) == 0)
+			if (files && dwarf_formudata(dwarf_attr(inner,
+					DW_AT_call_file, &attr), &val) == 0)
 				src = dwarf_filesrc(files, val, NULL, NULL);
-			f->file = src ? intern(c, src) : NULL;
-			if (src && !f->file)
-				goto out;
 			if (dwarf_formudata(dwarf_attr(inner, DW_AT_call_line,
 						       &attr), &val) == 0)
 				f->line = (int)val;
 		}
+		if (src) {
+			f->file = intern(c, src);
+			if (!f->file)
+				return -1;
+		}
 		n++;
-		if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
-			break;
-		inner = die;
 	}
-	ret = n;
-out:
-	free(scopes);
-	free(chain);
-	return ret;
+	return n;
 }
 
 /* Symbolizes one address; -1 only on OOM. */
@@ -614,8 +898,7 @@ static int resolve_uncached(struct binary *b, uint64_t file_offset,
 			    struct sym_frame *frames, int max)
 {
 	const char *elf_name;
-	GElf_Addr vaddr, off;
-	GElf_Sym sym;
+	GElf_Addr vaddr;
 	Dwarf_Addr addr;
 	Dwfl_Line *line;
 	int n;
@@ -623,8 +906,7 @@ static int resolve_uncached(struct binary *b, uint64_t file_offset,
 	if (!b->mod || offset_to_vaddr(b, file_offset, &vaddr))
 		return 0;
 	addr = vaddr + b->bias;
-	elf_name = dwfl_module_addrinfo(b->mod, addr, &off, &sym, NULL, NULL,
-					NULL);
+	elf_name = elf_sym_name(b, addr);
 	if (b->has_debuginfo) {
 		n = dwarf_frames(b, addr, elf_name, frames, max);
 		if (n)

@@ -118,25 +118,35 @@ static const char cxx_fixture[] =
 	"#include <stdio.h>\n"
 	"#include <stdlib.h>\n"
 	"\n"
+	"int cprobe(int x);\n"
+	"\n"
 	"namespace ns {\n"
 	"struct Widget {\n"
 	"	int base;\n"
 	"	int spin(int x);\n"
+	"	__attribute__((always_inline)) inline int twice(int x) /* DECL_TWICE */\n"
+	"	{\n"
+	"		return cprobe(x) * 2; /* MARK_TWICE */\n"
+	"	}\n"
 	"};\n"
 	"}\n"
 	"\n"
 	"volatile int sink;\n"
-	"void *ret_in_spin;\n"
+	"void *ret_in_spin, *ret_in_twice;\n"
 	"\n"
 	"__attribute__((noinline)) int cprobe(int x)\n"
 	"{\n"
-	"	ret_in_spin = __builtin_return_address(0);\n"
+	"	if (ret_in_spin)\n"
+	"		ret_in_twice = __builtin_return_address(0);\n"
+	"	else\n"
+	"		ret_in_spin = __builtin_return_address(0);\n"
 	"	return x + sink;\n"
 	"}\n"
 	"\n"
 	"__attribute__((noinline)) int ns::Widget::spin(int x)\n"
 	"{\n"
 	"	int v = cprobe(x + base); /* MARK_SPIN */\n"
+	"	v += twice(v); /* MARK_CALL_TWICE */\n"
 	"	return v * 2;\n"
 	"}\n"
 	"\n"
@@ -147,7 +157,8 @@ static const char cxx_fixture[] =
 	"	ns::Widget w = { sink };\n"
 	"	int r = w.spin(3);\n"
 	"\n"
-	"	printf(\"%lx %d\\n\", file_offset(ret_in_spin) - 1, r);\n"
+	"	printf(\"%lx %lx %d\\n\", file_offset(ret_in_spin) - 1,\n"
+	"	       file_offset(ret_in_twice) - 1, r);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -605,7 +616,7 @@ static void test_cxx(struct syms_cache *c)
 	const char *exe = path_in("fix-cxx"), *nodebug = path_in("fix-cxx-nodebug");
 	struct sym_frame f[MAX_FRAMES];
 	char out[256], cmd[4300];
-	unsigned long off;
+	unsigned long off, off_twice;
 	struct binary *b;
 	int n, r;
 
@@ -616,7 +627,7 @@ static void test_cxx(struct syms_cache *c)
 	snprintf(cmd, sizeof(cmd), "'%s'", exe);
 	if (sh("g++ -O2 -g -o '%s' '%s'", exe, src) ||
 	    capture(out, sizeof(out), cmd) ||
-	    sscanf(out, "%lx %d", &off, &r) != 2) {
+	    sscanf(out, "%lx %lx %d", &off, &off_twice, &r) != 3) {
 		test_cond("build and run the C++ fixture", 0);
 		return;
 	}
@@ -630,6 +641,17 @@ static void test_cxx(struct syms_cache *c)
 	test_cond("c++: line of the call",
 		  n == 1 && is(f[0].file, src) &&
 		  f[0].line == marker_line(cxx_fixture, "MARK_SPIN"));
+	n = binary__resolve(b, off_twice, f, MAX_FRAMES);
+	frame_note("c++ inlined", f, n);
+	test_cond("c++: inlined method is its own frame, demangled",
+		  n == 2 && is(f[0].function, "ns::Widget::twice(int)") &&
+		  is(f[0].system_name, "_ZN2ns6Widget5twiceEi"));
+	test_cond("c++: inlined method line and start line",
+		  n == 2 && f[0].line == marker_line(cxx_fixture, "MARK_TWICE") &&
+		  f[0].start_line == marker_line(cxx_fixture, "DECL_TWICE"));
+	test_cond("c++: caller of the inlined method at the call site",
+		  n == 2 && is(f[1].function, "ns::Widget::spin(int)") &&
+		  f[1].line == marker_line(cxx_fixture, "MARK_CALL_TWICE"));
 
 	if (sh("strip --strip-debug -o '%s' '%s'", nodebug, exe)) {
 		test_cond("strip the C++ fixture", 0);
