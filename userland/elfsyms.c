@@ -620,14 +620,6 @@ static int set_names(struct syms_cache *c, struct sym_frame *f,
 	return f->function ? 0 : -1;
 }
 
-static int is_function_die(Dwarf_Die *die)
-{
-	int tag = dwarf_tag(die);
-
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-	       tag == DW_TAG_entry_point;
-}
-
 struct func_collect {
 	struct func_range *v;
 	size_t n, cap;
@@ -785,35 +777,6 @@ static int inline_chain(Dwarf_Die *func, Dwarf_Addr pc, Dwarf_Die *chain)
 	return n;
 }
 
-/* The chain as dwarf_getscopes() sees it, for what the index missed. */
-static int inline_chain_slow(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
-{
-	Dwarf_Die *scopes = NULL, *nest = NULL;
-	int nscopes, nnest, i, n = 0;
-
-	nscopes = dwarf_getscopes(cu, pc, &scopes);
-	/* dwarf_getscopes follows abstract origins; the concrete nesting is: */
-	nnest = nscopes > 0 ? dwarf_getscopes_die(&scopes[0], &nest) : 0;
-	for (i = 0; i < nnest; i++) {
-		if (!is_function_die(&nest[i]))
-			continue;
-		if (n < MAX_FRAMES)
-			chain[n++] = nest[i];
-		if (dwarf_tag(&nest[i]) != DW_TAG_inlined_subroutine)
-			break;
-	}
-	free(scopes);
-	free(nest);
-	/* innermost first here; the caller wants outermost first */
-	for (i = 0; i < n / 2; i++) {
-		Dwarf_Die t = chain[i];
-
-		chain[i] = chain[n - 1 - i];
-		chain[n - 1 - i] = t;
-	}
-	return n;
-}
-
 /*
  * The inline chain at addr from DWARF: the innermost function gets the line
  * table's file:line, each outer one the call site of the function it holds.
@@ -835,11 +798,11 @@ static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
 	cf = cu_funcs(b, cu);
 	if (!cf)
 		return -1;
+	/* no function here (assembly with line info only): the ELF symbol */
 	func = find_func(cf, addr - cubias);
-	nchain = func ? inline_chain(func, addr - cubias, chain) :
-			inline_chain_slow(cu, addr - cubias, chain);
-	if (nchain <= 0)
+	if (!func)
 		return 0;
+	nchain = inline_chain(func, addr - cubias, chain);
 	if (dwarf_getsrcfiles(cu, &files, NULL))
 		files = NULL;
 

@@ -80,15 +80,24 @@ static const char c_fixture[] =
 	"	return r + 1;\n"
 	"}\n"
 	"\n"
+	"/* a 1-byte function followed by bytes no symbol covers */\n"
+	"__asm__(\".text\\n\"\n"
+	"	\".globl asm_fn\\n\"\n"
+	"	\".type asm_fn, %function\\n\"\n"
+	"	\"asm_fn: .byte 0xc3\\n\"\n"
+	"	\".size asm_fn, 1\\n\"\n"
+	"	\".fill 64, 1, 0xcc\\n\");\n"
+	"extern char asm_fn[];\n"
+	"\n"
 	FILE_OFFSET_SRC
 	"\n"
 	"int main(void)\n"
 	"{\n"
 	"	int r = outer(sink + 2);\n"
 	"\n"
-	"	printf(\"%lx %lx %lx %d\\n\", file_offset(ret_in_leaf) - 1,\n"
+	"	printf(\"%lx %lx %lx %lx %d\\n\", file_offset(ret_in_leaf) - 1,\n"
 	"	       file_offset(ret_in_outer) - 1,\n"
-	"	       file_offset((void *)outer), r);\n"
+	"	       file_offset((void *)outer), file_offset(asm_fn), r);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -159,6 +168,39 @@ static const char cxx_fixture[] =
 	"\n"
 	"	printf(\"%lx %lx %d\\n\", file_offset(ret_in_spin) - 1,\n"
 	"	       file_offset(ret_in_twice) - 1, r);\n"
+	"	return 0;\n"
+	"}\n";
+
+/* A GNU C nested function: a subprogram inside a subprogram. */
+static const char nested_fixture[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"\n"
+	"volatile int sink;\n"
+	"void *ret_in_nested;\n"
+	"\n"
+	"__attribute__((noinline)) int probe(int x)\n"
+	"{\n"
+	"	ret_in_nested = __builtin_return_address(0);\n"
+	"	return x + sink;\n"
+	"}\n"
+	"\n"
+	"__attribute__((noinline)) int host(int x)\n"
+	"{\n"
+	"	__attribute__((noinline)) int nested(int y) /* DECL_NESTED */\n"
+	"	{\n"
+	"		return probe(y) + x; /* MARK_NESTED */\n"
+	"	}\n"
+	"	return nested(x + sink) * 2;\n"
+	"}\n"
+	"\n"
+	FILE_OFFSET_SRC
+	"\n"
+	"int main(void)\n"
+	"{\n"
+	"	int r = host(3);\n"
+	"\n"
+	"	printf(\"%lx %d\\n\", file_offset(ret_in_nested) - 1, r);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -296,7 +338,7 @@ static int hex_decode(const char *hex, uint8_t *out, size_t max)
 }
 
 struct c_offsets {
-	unsigned long leaf, outer_call, outer_entry;
+	unsigned long leaf, outer_call, outer_entry, asm_fn;
 };
 
 static int run_c_fixture(const char *exe, struct c_offsets *o)
@@ -306,8 +348,8 @@ static int run_c_fixture(const char *exe, struct c_offsets *o)
 
 	snprintf(cmd, sizeof(cmd), "'%s'", exe);
 	if (capture(out, sizeof(out), cmd) ||
-	    sscanf(out, "%lx %lx %lx %d", &o->leaf, &o->outer_call,
-		   &o->outer_entry, &r) != 4) {
+	    sscanf(out, "%lx %lx %lx %lx %d", &o->leaf, &o->outer_call,
+		   &o->outer_entry, &o->asm_fn, &r) != 5) {
 		printf("note: running %s failed\n", exe);
 		return -1;
 	}
@@ -322,6 +364,20 @@ static void frame_note(const char *what, const struct sym_frame *f, int n)
 		printf("  %s #%d: %s [%s] %s:%d (start %d)\n", what, i,
 		       f[i].function, f[i].system_name,
 		       f[i].file ? f[i].file : "-", f[i].line, f[i].start_line);
+}
+
+/* A function without DWARF, and the bytes past its ELF symbol's size. */
+static void check_asm_fn(struct binary *b, const char *label,
+			 const struct c_offsets *o)
+{
+	struct sym_frame f[MAX_FRAMES];
+	int n;
+
+	n = binary__resolve(b, o->asm_fn, f, MAX_FRAMES);
+	test_condf(n == 1 && is(f[0].function, "asm_fn"),
+		   "%s: assembly function resolves to its ELF symbol", label);
+	test_condf(binary__resolve(b, o->asm_fn + 16, f, MAX_FRAMES) == 0,
+		   "%s: past the end of a sized symbol: unknown", label);
 }
 
 /* A binary with DWARF: inline chain, lines, caching. */
@@ -382,6 +438,7 @@ static void check_with_dwarf(struct syms_cache *c, const char *label,
 		   "%s: outer's entry resolves to outer", label);
 	test_condf(binary__resolve(b, 1ULL << 40, f, MAX_FRAMES) == 0,
 		   "%s: offset beyond the file: unknown", label);
+	check_asm_fn(b, label, &o);
 }
 
 static void test_executables(struct syms_cache *c, const char *src)
@@ -428,6 +485,7 @@ static void check_symbols_only(struct syms_cache *c, const char *label,
 	n = binary__resolve(b, o.outer_entry, f, MAX_FRAMES);
 	test_condf(n == 1 && is(f[0].function, "outer"),
 		   "%s: entry resolves to the ELF symbol", label);
+	check_asm_fn(b, label, &o);
 }
 
 static void test_stripped(struct syms_cache *c, const char *src)
@@ -664,6 +722,37 @@ static void test_cxx(struct syms_cache *c)
 		  is(f[0].system_name, "_ZN2ns6Widget4spinEi") && !f[0].file);
 }
 
+static void test_nested(struct syms_cache *c)
+{
+	const char *src = write_file("nested.c", nested_fixture);
+	const char *exe = path_in("fix-nested");
+	struct sym_frame f[MAX_FRAMES];
+	char out[256], cmd[4300];
+	unsigned long off;
+	struct binary *b;
+	int n, r;
+
+	if (sh_quiet("%s -O2 -g -o '%s' '%s' 2>/dev/null", cc, exe, src)) {
+		printf("note: %s has no nested functions: checks skipped\n", cc);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s'", exe);
+	if (capture(out, sizeof(out), cmd) ||
+	    sscanf(out, "%lx %d", &off, &r) != 2) {
+		test_cond("run the nested-function fixture", 0);
+		return;
+	}
+	b = syms_cache__get(c, exe, NULL, 0);
+	n = binary__resolve(b, off, f, MAX_FRAMES);
+	frame_note("nested", f, n);
+	test_cond("nested function: its own frame, named from DWARF",
+		  n == 1 && is(f[0].function, "nested"));
+	test_cond("nested function: line and start line",
+		  n == 1 && is(f[0].file, src) &&
+		  f[0].line == marker_line(nested_fixture, "MARK_NESTED") &&
+		  f[0].start_line == marker_line(nested_fixture, "DECL_NESTED"));
+}
+
 static void test_failures(struct syms_cache *c)
 {
 	struct sym_frame f[MAX_FRAMES];
@@ -742,6 +831,7 @@ int main(void)
 	test_build_ids(c);
 	test_libraries(c);
 	test_cxx(c);
+	test_nested(c);
 	test_failures(c);
 	syms_cache__free(c);
 
