@@ -53,12 +53,18 @@ static const char c_fixture[] =
 	"#include <stdlib.h>\n"
 	"\n"
 	"volatile int sink;\n"
-	"void *ret_in_leaf, *ret_in_outer;\n"
+	"void *ret_in_leaf, *ret_in_outer, *ret_in_block;\n"
 	"\n"
 	"__attribute__((noinline)) int probe(int x)\n"
 	"{\n"
 	"	ret_in_leaf = __builtin_return_address(0);\n"
 	"	return x + sink;\n"
+	"}\n"
+	"\n"
+	"__attribute__((noinline)) int probe3(int x)\n"
+	"{\n"
+	"	ret_in_block = __builtin_return_address(0);\n"
+	"	return x - sink;\n"
 	"}\n"
 	"\n"
 	"__attribute__((noinline)) int probe2(int x)\n"
@@ -71,6 +77,25 @@ static const char c_fixture[] =
 	"{\n"
 	"	int v = probe(x); /* MARK_LEAF */\n"
 	"	return v * 3;\n"
+	"}\n"
+	"\n"
+	"static inline __attribute__((always_inline)) int leaf2(int x)\n"
+	"{\n"
+	"	return probe3(x) ^ 5; /* MARK_LEAF2 */\n"
+	"}\n"
+	"\n"
+	"/* the inlined call sits in a lexical block (the loop body's scope) */\n"
+	"__attribute__((noinline)) int blocky(int x)\n"
+	"{\n"
+	"	int s = 0;\n"
+	"\n"
+	"	for (int i = 0; i < x; i++) {\n"
+	"		int t = i * sink + x;\n"
+	"\n"
+	"		s += leaf2(t); /* MARK_BLOCK_CALL */\n"
+	"		s ^= t;\n"
+	"	}\n"
+	"	return s;\n"
 	"}\n"
 	"\n"
 	"__attribute__((noinline)) int outer(int x) /* DECL_OUTER */\n"
@@ -93,11 +118,12 @@ static const char c_fixture[] =
 	"\n"
 	"int main(void)\n"
 	"{\n"
-	"	int r = outer(sink + 2);\n"
+	"	int r = outer(sink + 2) + blocky(sink + 2);\n"
 	"\n"
-	"	printf(\"%lx %lx %lx %lx %d\\n\", file_offset(ret_in_leaf) - 1,\n"
+	"	printf(\"%lx %lx %lx %lx %lx %d\\n\", file_offset(ret_in_leaf) - 1,\n"
 	"	       file_offset(ret_in_outer) - 1,\n"
-	"	       file_offset((void *)outer), file_offset(asm_fn), r);\n"
+	"	       file_offset((void *)outer), file_offset(asm_fn),\n"
+	"	       file_offset(ret_in_block) - 1, r);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -338,7 +364,7 @@ static int hex_decode(const char *hex, uint8_t *out, size_t max)
 }
 
 struct c_offsets {
-	unsigned long leaf, outer_call, outer_entry, asm_fn;
+	unsigned long leaf, outer_call, outer_entry, asm_fn, block;
 };
 
 static int run_c_fixture(const char *exe, struct c_offsets *o)
@@ -348,8 +374,8 @@ static int run_c_fixture(const char *exe, struct c_offsets *o)
 
 	snprintf(cmd, sizeof(cmd), "'%s'", exe);
 	if (capture(out, sizeof(out), cmd) ||
-	    sscanf(out, "%lx %lx %lx %lx %d", &o->leaf, &o->outer_call,
-		   &o->outer_entry, &o->asm_fn, &r) != 5) {
+	    sscanf(out, "%lx %lx %lx %lx %lx %d", &o->leaf, &o->outer_call,
+		   &o->outer_entry, &o->asm_fn, &o->block, &r) != 6) {
 		printf("note: running %s failed\n", exe);
 		return -1;
 	}
@@ -436,6 +462,13 @@ static void check_with_dwarf(struct syms_cache *c, const char *label,
 	n = binary__resolve(b, o.outer_entry, f, MAX_FRAMES);
 	test_condf(n >= 1 && is(f[n - 1].function, "outer"),
 		   "%s: outer's entry resolves to outer", label);
+	n = binary__resolve(b, o.block, f, MAX_FRAMES);
+	frame_note(label, f, n);
+	test_condf(n == 2 && is(f[0].function, "leaf2") &&
+		   f[0].line == marker_line(c_fixture, "MARK_LEAF2") &&
+		   is(f[1].function, "blocky") &&
+		   f[1].line == marker_line(c_fixture, "MARK_BLOCK_CALL"),
+		   "%s: inlined call inside a lexical block", label);
 	test_condf(binary__resolve(b, 1ULL << 40, f, MAX_FRAMES) == 0,
 		   "%s: offset beyond the file: unknown", label);
 	check_asm_fn(b, label, &o);
