@@ -599,7 +599,10 @@ static int unres_cmp(const void *a, const void *b)
 	return (x->file > y->file) - (x->file < y->file);
 }
 
-/* One line naming what could not be symbolized, by binary. */
+/*
+ * One line naming what could not be symbolized, by binary, e.g.
+ *   12 addresses left unsymbolized: 10 in /usr/bin/foo (not found), 2 in no known mapping
+ */
 static int resolver__summary(struct resolver *rs)
 {
 	const struct resolved *r = rs->r;
@@ -640,19 +643,22 @@ static int resolver__summary(struct resolver *rs)
 		free(u);
 		return -1;
 	}
-	fprintf(f, "%llu addresses left unsymbolized", (unsigned long long)total);
-	if (n)
-		fprintf(f, ", in %zu binar%s:", n, n == 1 ? "y" : "ies");
+	fprintf(f, "%llu address%s left unsymbolized:",
+		(unsigned long long)total, total == 1 ? "" : "es");
 	for (i = 0; i < n && i < SUMMARY_MAX; i++)
-		fprintf(f, "%s %s (%s: %llu)", i ? "," : "",
-			strtab__get(r->strings, u[i].file), u[i].why,
-			(unsigned long long)u[i].nr);
+		fprintf(f, "%s %llu in %s (%s)", i ? "," : "",
+			(unsigned long long)u[i].nr,
+			strtab__get(r->strings, u[i].file), u[i].why);
 	if (n > SUMMARY_MAX)
-		fprintf(f, ", and %zu more", n - SUMMARY_MAX);
+		fprintf(f, ", and more in %zu other binaries", n - SUMMARY_MAX);
 	if (rs->unmapped)
-		fprintf(f, "%s %llu user addresses in no known mapping",
-			n ? ";" : ":", (unsigned long long)rs->unmapped);
-	fclose(f);
+		fprintf(f, "%s %llu in no known mapping", n ? "," : "",
+			(unsigned long long)rs->unmapped);
+	if (fclose(f)) {
+		free(u);
+		free(line);
+		return -1;
+	}
 	warning("%s", line);
 	free(line);
 	free(u);

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Aggregation: keys, weights, mapping generations, lost counts.
+ */
+#include "profile.h"
+#include "streambuild.h"
+#include "test.h"
+
+#define P	SB_PERIOD_NS
+
+/* Feed every record of b (header included) to a new profile. */
+static struct profile *feed(const struct sb *b)
+{
+	struct profile *p = profile__new((const struct cprof_header *)b->buf);
+	size_t i;
+
+	for (i = 0; p && i < b->nr_recs; i++)
+		if (profile__add(p, (const struct cprof_rec *)(b->buf + b->offs[i])))
+			return NULL;
+	return p;
+}
+
+static void test_keys(void)
+{
+	uint64_t s1[2] = { 0x1000, 0x2000 }, s2[2] = { 0x1000, 0x2001 };
+	const struct prof_sample *ps;
+	struct prof_stack st;
+	struct profile *p;
+	uint64_t total = 0;
+	struct sb b;
+	size_t i;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	for (i = 0; i < 1000; i++) {
+		/* 4 keys: 2 stacks x 2 tids; comm and cpu fixed */
+		sb_sample(&b, i, 7, 7 + (i % 2), 0, "app", CPROF_SAMPLE_USER_MODE,
+			  0, NULL, 2, (i / 2) % 2 ? s1 : s2);
+	}
+	/* same frames, but the tick was in the kernel: another stack */
+	sb_sample(&b, 5000, 7, 7, 0, "app", 0, 0, NULL, 2, s1);
+	/* same everything but comm (after exec): another key */
+	sb_sample(&b, 5001, 7, 7, 0, "app2", CPROF_SAMPLE_USER_MODE, 0, NULL, 2, s1);
+	/* same everything but cpu */
+	sb_sample(&b, 5002, 7, 7, 1, "app", CPROF_SAMPLE_USER_MODE, 0, NULL, 2, s1);
+	sb_end(&b, 1, 0, 0);
+	p = feed(&b);
+	test_cond("profile built", p != NULL);
+	if (!p)
+		return;
+	test_condf(profile__nr_samples(p) == 7, "1003 samples aggregate into 7 keys (%zu)",
+		   profile__nr_samples(p));
+	for (i = 0; i < profile__nr_samples(p); i++)
+		total += profile__sample(p, i)->count;
+	test_cond("no sample lost in aggregation", total == 1003 &&
+		  profile__nr_records(p) == 1003);
+	ps = profile__sample(p, 0);
+	test_cond("first key: 250 samples of 1 period each",
+		  ps->count == 250 && ps->nanos == 250 * P && ps->first_ns == 0);
+	profile__stack(p, ps->stack, &st);
+	test_cond("stack kept: 2 user frames in user mode",
+		  st.nr_kernel == 0 && st.nr_user == 2 && st.user_mode &&
+		  st.ips[0] == 0x1000 && st.ips[1] == 0x2001);
+	ps = profile__sample(p, 4);
+	profile__stack(p, ps->stack, &st);
+	test_cond("kernel-mode tick is a separate stack", !st.user_mode &&
+		  ps->count == 1);
+	test_cond("comm and cpu are part of the key",
+		  !strcmp(profile__sample(p, 5)->comm, "app2") &&
+		  profile__sample(p, 6)->cpu == 1);
+	profile__free(p);
+	sb_free(&b);
+}
+
+static void test_throttle_and_lost(void)
+{
+	uint64_t s[1] = { 0x1000 };
+	struct profile *p;
+	uint64_t nanos, other;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_sample(&b, 100, 1, 1, 1, "a", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, s);
+	sb_throttle(&b, 200, 1, 4 * P);
+	sb_throttle(&b, 150, 1, 3 * P);	/* arrives late, applies from 150 */
+	sb_sample(&b, 160, 1, 1, 1, "a", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, s);
+	sb_sample(&b, 250, 1, 1, 1, "a", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, s);
+	sb_throttle(&b, 300, 1, P);
+	sb_sample(&b, 300, 1, 1, 1, "a", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, s);
+	/* another cpu is not throttled */
+	sb_sample(&b, 250, 1, 1, 2, "a", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, s);
+	sb_lost(&b, 260, 1, 10, 3);
+	sb_lost(&b, 270, 2, 4, 0);
+	sb_lost(&b, 280, 1, 1, 0);
+	sb_end(&b, 1, 0, 15);
+	p = feed(&b);
+	test_cond("profile built", p != NULL);
+	if (!p)
+		return;
+	test_condf(profile__sample(p, 0)->nanos == P + 3 * P + 4 * P + P,
+		   "cpu 1 weights follow its period changes by time (%llu)",
+		   (unsigned long long)profile__sample(p, 0)->nanos);
+	test_cond("cpu 2 keeps the header period", profile__sample(p, 1)->nanos == P);
+	test_cond("lost per cpu", profile__lost(p, 1, &nanos) == 11 &&
+		  nanos == 11 * 4 * P && profile__lost(p, 2, &nanos) == 4 &&
+		  nanos == 4 * P && profile__lost(p, 0, &nanos) == 0);
+	test_cond("lost totals", profile__lost_total(p, &other) == 15 && other == 3);
+	test_cond("END kept", profile__end(p) && profile__end(p)->lost == 15);
+	profile__free(p);
+	sb_free(&b);
+}
+
+static void test_mmap_generations(void)
+{
+	const struct cprof_mmap *m;
+	struct profile *p;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_mmap(&b, 100, 9, 0x1000, 0x2000, 0, "/old", NULL, 0);
+	sb_mmap(&b, 300, 9, 0x1000, 0x3000, 0, "/new", NULL, 0);	/* exec */
+	sb_mmap(&b, 200, 9, 0x1000, 0x2000, 0, "/mid", NULL, 0);	/* late */
+	sb_mmap(&b, 50, 10, 0x1000, 0x2000, 0, "/other-pid", NULL, 0);
+	sb_end(&b, 1, 0, 0);
+	p = feed(&b);
+	test_cond("profile built", p != NULL);
+	if (!p)
+		return;
+	m = profile__find_mmap(p, 9, 0x1800, 150);
+	test_cond("latest mapping at or before the sample", m && !strcmp(m->path, "/old"));
+	m = profile__find_mmap(p, 9, 0x1800, 250);
+	test_cond("a record read later but older in time counts", m && !strcmp(m->path, "/mid"));
+	m = profile__find_mmap(p, 9, 0x1800, 1000);
+	test_cond("after exec: the new mapping", m && !strcmp(m->path, "/new"));
+	m = profile__find_mmap(p, 9, 0x2800, 150);
+	test_cond("no covering record before: the earliest covering one",
+		  m && !strcmp(m->path, "/new"));
+	m = profile__find_mmap(p, 9, 0x1800, 10);
+	test_cond("sample before every record: the earliest covering one",
+		  m && !strcmp(m->path, "/old"));
+	test_cond("pids are separate", profile__find_mmap(p, 10, 0x1800, 1000) &&
+		  !strcmp(profile__find_mmap(p, 10, 0x1800, 1000)->path, "/other-pid"));
+	test_cond("outside every mapping: none", !profile__find_mmap(p, 9, 0x3000, 1000) &&
+		  !profile__find_mmap(p, 11, 0x1800, 1000));
+	profile__free(p);
+	sb_free(&b);
+}
+
+int main(void)
+{
+	test_keys();
+	test_throttle_and_lost();
+	test_mmap_generations();
+	return test_report();
+}

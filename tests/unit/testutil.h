@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * testutil.h - helpers shared by cprof-dump's tests: temp paths, running
+ * cprof-dump, reading a gzipped pprof file back with zlib + protobuf-c.
+ */
+#ifndef CPROF_TESTUTIL_H
+#define CPROF_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+/* TEST_TMPDIR/name, in a static buffer per call site's slot (4 slots). */
+static inline const char *tmp_path(const char *name)
+{
+	static char bufs[4][4096];
+	static int slot;
+	const char *dir = getenv("TEST_TMPDIR");
+	char *b = bufs[slot++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", dir ? dir : "/tmp", name);
+	return b;
+}
+
+/* Read a whole file (malloc'd, NUL-terminated); NULL if unreadable. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		size_t r = fread(buf + n, 1, 4096, f);
+
+		n += r;
+		if (r < 4096)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/*
+ * Run a shell command line (printf-style), stdout to TEST_TMPDIR/out.txt and
+ * stderr to TEST_TMPDIR/err.txt; returns the exit status, -1 if it did not
+ * exit normally.
+ */
+static inline int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int run(const char *fmt, ...)
+{
+	char cmd[8192], full[8400];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "(%s) >'%s' 2>'%s'", cmd,
+		 tmp_path("out.txt"), tmp_path("err.txt"));
+	st = system(full);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static inline const char *cprof_dump(void)
+{
+	const char *p = getenv("CPROF_DUMP");
+
+	return p ? p : "userland/cprof-dump";
+}
+
+/* Count the lines of s. */
+static inline int nr_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Gunzip and unpack a pprof file; NULL if it is not one. */
+static inline Perftools__Profiles__Profile *pprof_read(const char *path)
+{
+	Perftools__Profiles__Profile *p = NULL;
+	unsigned char *out = NULL;
+	size_t cap = 1 << 16, len = 0, in_len;
+	char *in = slurp(path, &in_len);
+	z_stream zs = { 0 };
+	int ret;
+
+	if (!in || inflateInit2(&zs, 15 + 32) != Z_OK)
+		goto out;
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = in_len;
+	do {
+		if (!out || len == cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			if (!out)
+				abort();
+		}
+		zs.next_out = out + len;
+		zs.avail_out = cap - len;
+		ret = inflate(&zs, Z_NO_FLUSH);
+		len = cap - zs.avail_out;
+	} while (ret == Z_OK);
+	inflateEnd(&zs);
+	if (ret == Z_STREAM_END)
+		p = perftools__profiles__profile__unpack(NULL, len, out);
+out:
+	free(in);
+	free(out);
+	return p;
+}
+
+static inline const char *pb_str(const Perftools__Profiles__Profile *p,
+				 int64_t i)
+{
+	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i]
+						       : "<bad string index>";
+}
+
+static inline const Perftools__Profiles__Location *
+pb_loc(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == id)
+			return p->location[i];
+	return NULL;
+}
+
+static inline const Perftools__Profiles__Function *
+pb_func(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == id)
+			return p->function[i];
+	return NULL;
+}
+
+static inline const Perftools__Profiles__Mapping *
+pb_map(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_mapping; i++)
+		if (p->mapping[i]->id == id)
+			return p->mapping[i];
+	return NULL;
+}
+
+/* Numeric label key of sample s, or def if absent. */
+static inline int64_t pb_num_label(const Perftools__Profiles__Profile *p,
+				   const Perftools__Profiles__Sample *s,
+				   const char *key, int64_t def)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(pb_str(p, s->label[i]->key), key))
+			return s->label[i]->num;
+	return def;
+}
+
+static inline const char *pb_str_label(const Perftools__Profiles__Profile *p,
+				       const Perftools__Profiles__Sample *s,
+				       const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(pb_str(p, s->label[i]->key), key))
+			return pb_str(p, s->label[i]->str);
+	return NULL;
+}
+
+/* Name of line j of location id, NULL if none. */
+static inline const char *pb_loc_func(const Perftools__Profiles__Profile *p,
+				      uint64_t id, size_t j)
+{
+	const Perftools__Profiles__Location *l = pb_loc(p, id);
+	const Perftools__Profiles__Function *f;
+
+	if (!l || j >= l->n_line)
+		return NULL;
+	f = pb_func(p, l->line[j]->function_id);
+	return f ? pb_str(p, f->name) : NULL;
+}
+
+#endif /* CPROF_TESTUTIL_H */
