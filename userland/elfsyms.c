@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 /* frames kept per address; deeper inline chains lose their outer frames */
 #define MAX_FRAMES	32
 #define ARENA_CHUNK	(64 * 1024)
+#define NOFILE_MAX	(1 << 20)	/* the kernel's default fs.nr_open */
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -222,6 +224,27 @@ static const char *intern(struct syms_cache *c, const char *s)
 	return copy;
 }
 
+/*
+ * Every binary keeps its file, its debug file and libdwfl's debuginfod client
+ * (a few sockets) open until the cache is freed, and a system-wide profile
+ * touches hundreds of binaries: lift the soft limit on open files to the hard
+ * one, as perf does, rather than fail to open them.
+ */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+	rlim_t lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	lim = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > NOFILE_MAX ?
+	      NOFILE_MAX : rl.rlim_max;
+	if (rl.rlim_cur >= lim)
+		return;
+	rl.rlim_cur = lim;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 struct syms_cache *syms_cache__new(void)
 {
 	static int elf_ready;
@@ -231,6 +254,7 @@ struct syms_cache *syms_cache__new(void)
 			return NULL;
 		elf_ready = 1;
 	}
+	raise_nofile_limit();
 	return calloc(1, sizeof(struct syms_cache));
 }
 
@@ -471,8 +495,6 @@ static int binary_open(struct binary *b, const char *path)
 		b->error = "no symbols";
 	return 0;
 }
-
-static int bins_grow(struct syms_cache *c);
 
 static uint64_t bin_hash(const char *path, const char *build_id)
 {

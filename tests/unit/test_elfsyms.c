@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -791,6 +792,7 @@ static void test_failures(struct syms_cache *c)
 	struct sym_frame f[MAX_FRAMES];
 	const char *missing = path_in("no-such-binary");
 	const char *text = write_file("not-elf", "just text\n");
+	char deleted[4300];
 	struct binary *b, *b2;
 
 	b = syms_cache__get(c, missing, NULL, 0);
@@ -802,6 +804,16 @@ static void test_failures(struct syms_cache *c)
 	test_cond("missing file: no build ID", is(binary__build_id_hex(b), ""));
 	b2 = syms_cache__get(c, missing, NULL, 0);
 	test_cond("missing file: failure cached", b2 == b);
+
+	/* the kernel's name for an unlinked file; one is there again */
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", path_in("fix-pie"));
+	b = syms_cache__get(c, deleted, NULL, 0);
+	test_cond("\" (deleted)\": the file under its old name is opened",
+		  b && !binary__error(b) && is(binary__path(b), deleted));
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", missing);
+	b = syms_cache__get(c, deleted, NULL, 0);
+	test_cond("\" (deleted)\" and gone: not found",
+		  is(binary__error(b), "not found"));
 
 	b = syms_cache__get(c, "[vdso]", NULL, 0);
 	test_cond("[vdso]: not a file", is(binary__error(b), "not a file"));
@@ -818,6 +830,48 @@ static void test_failures(struct syms_cache *c)
 	test_cond("a directory: an error", b && binary__error(b));
 
 	syms_cache__free(NULL);
+}
+
+/*
+ * Many binaries at once: each holds files open, so with a low soft limit on
+ * open files the cache must lift it.  Runs in a child: it changes limits.
+ */
+static void test_many_binaries(void)
+{
+	const char *pie = path_in("fix-pie");
+	struct rlimit rl;
+	pid_t pid;
+	int st = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < 256) {
+		printf("note: hard limit on open files too low to test lifting it\n");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct syms_cache *c;
+		int i, failed = 0;
+
+		rl.rlim_cur = 32;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(100);
+		c = syms_cache__new();
+		/* a distinct build ID makes a distinct binary: 64 opens */
+		for (i = 0; c && i < 64; i++) {
+			uint8_t id[20] = { (uint8_t)i, 0xcf };
+			struct binary *b = syms_cache__get(c, pie, id, sizeof(id));
+
+			failed += !b || binary__error(b) != NULL;
+		}
+		syms_cache__free(c);
+		_exit(c ? (failed > 99 ? 99 : failed) : 101);
+	}
+	test_cond("fork", pid > 0);
+	if (pid > 0 && waitpid(pid, &st, 0) == pid)
+		test_condf(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			   "64 binaries open from a soft limit of 32 files (%d failed)",
+			   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag,
@@ -867,6 +921,7 @@ int main(void)
 	test_nested(c);
 	test_failures(c);
 	syms_cache__free(c);
+	test_many_binaries();
 
 	ret = test_report();
 	if (own_tmpdir)
