@@ -117,7 +117,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs)
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(uregs, s->ips + nk, set->depth, &flags);
+		nu = cprof_unwind_user(uregs, uregs != regs, s->ips + nk,
+				       set->depth, &flags);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;

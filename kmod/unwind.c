@@ -53,22 +53,53 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 	return user_mode(regs) ? regs : NULL;
 }
 
+/*
+ * A tick inside a system call: C libraries' system call wrappers (read(),
+ * write(), ...) are leaf functions without a frame, so the frame-pointer
+ * chain starts at their caller's caller and the call site would be lost.
+ * When the user ip follows a syscall instruction, the word at the user stack
+ * pointer is the wrapper's return address if the wrapper pushed nothing;
+ * take it only if the instruction before it is a call.
+ */
+static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
+{
+	unsigned char insn[6];
+	unsigned long cand;
+
+	if (copy_from_user_nofault(insn, (void __user *)(uregs->ip - 2), 2) ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
+		return false;
+	if (copy_from_user_nofault(&cand, (void __user *)uregs->sp,
+				   sizeof(cand)) || cand < sizeof(insn) ||
+	    copy_from_user_nofault(insn, (void __user *)(cand - sizeof(insn)),
+				   sizeof(insn)))
+		return false;
+	*ret = cand;
+	return insn[1] == 0xe8 ||				/* call rel32 */
+	       (insn[0] == 0xff && insn[1] == 0x15) ||		/* call *rip+d32 */
+	       (insn[4] == 0xff && (insn[5] & 0xf8) == 0xd0);	/* call *%reg */
+}
+
 struct cprof_user_frame {
 	unsigned long next_fp;
 	unsigned long ret;
 };
 
-int cprof_unwind_user(struct pt_regs *uregs, u64 *ips, int max, u16 *flags)
+int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
+		      u16 *flags)
 {
 	struct cprof_user_frame frame;
 	unsigned long fp = uregs->bp;
 	unsigned long low = uregs->sp;
+	unsigned long caller = 0;
 	int n = 0;
 
 	ips[n++] = uregs->ip;
 	/* 32-bit tasks have another frame layout: leaf only. */
 	if (!user_64bit_mode(uregs))
 		return n;
+	if (entry && n < max && cprof_syscall_caller(uregs, &caller))
+		ips[n++] = caller;
 	while (fp) {
 		if (fp < low || fp & (sizeof(long) - 1) ||
 		    copy_from_user_nofault(&frame, (void __user *)fp,
@@ -82,7 +113,9 @@ int cprof_unwind_user(struct pt_regs *uregs, u64 *ips, int max, u16 *flags)
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
 		}
-		ips[n++] = frame.ret;
+		if (frame.ret != caller)
+			ips[n++] = frame.ret;
+		caller = 0;
 		/* Strictly increasing: no loops, and the walk always ends. */
 		low = fp + sizeof(frame);
 		fp = frame.next_fp;

@@ -7,11 +7,14 @@
 struct pt_regs;
 struct task_struct;
 
-/* Both return the number of frames stored in @ips and OR CPROF_SAMPLE_*
- * truncation/fault bits into @flags.  Safe in hard-IRQ context.
+/*
+ * Both return the number of frames stored in @ips and OR CPROF_SAMPLE_*
+ * truncation/fault bits into @flags.  Safe in hard-IRQ context.  @entry:
+ * @uregs were saved on kernel entry (the tick hit a system call or fault).
  */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
-int cprof_unwind_user(struct pt_regs *uregs, u64 *ips, int max, u16 *flags);
+int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
+		      u16 *flags);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 
 #endif /* CPROF_UNWIND_H */

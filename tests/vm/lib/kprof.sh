@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the kernel-module VM tests (k_*.sh), sourced by them.  They
+# read the stream with build/workloads/streamtext (independent of
+# cprof-dump) and symbolize with /proc/kallsyms and nm, so a k_ test checks
+# what the module wrote, not what the converter made of it.
+
+fail() {
+	echo "${0##*/}: FAIL: $*" >&2
+	exit 1
+}
+
+kload() { # [PARAM=VALUE]...
+	insmod "$CPROF_KO" "$@" || fail "insmod $* failed"
+}
+
+ctl() { # LINE... : one write of all lines
+	printf '%s\n' "$@" >/proc/cprof/ctl || fail "ctl write '$*' rejected"
+}
+
+stat_of() { # KEY
+	awk -v k="$1" '$1 == k { print $2 }' /proc/cprof/stats
+}
+
+# profile FILE: run one profile with the current settings into FILE and
+# write its text form to FILE.txt.
+profile() {
+	cat /proc/cprof/profile >"$1" || fail "reading /proc/cprof/profile failed"
+	"$WORKLOADS/streamtext" <"$1" >"$1.txt" || fail "$1 is not a well-formed stream"
+}
+
+# symbolize STREAM.txt > OUT: one line per sample,
+#   pid tid cpu flags comm K kframe;kframe... U uframe;uframe...
+# innermost first; frames as function names ("?" when unknown).  User
+# frames are resolved for the executables named in BINARIES (space
+# separated, env) from the stream's mapping records and nm.  Every frame
+# but a part's first is a return address and is looked up at address - 1.
+symbolize() {
+	local txt=$1 bin syms
+	syms=$(mktemp)
+	awk '$2 ~ /^[tTwW]$/ { print "K", $1, $3 }' /proc/kallsyms >"$syms"
+	for bin in ${BINARIES:-}; do
+		nm --defined-only "$bin" | awk -v b="$bin" '$2 ~ /^[tTwW]$/ { print "U", b, $1, $3 }' >>"$syms"
+	done
+	sort -k1,1 -k2,2 "$syms" -o "$syms"
+	awk '
+	# the low 48 bits: exact in a double, and unique within kernel text
+	function hex(s,   i, c, v) {
+		v = 0; s = tolower(s)
+		if (length(s) > 12) s = substr(s, length(s) - 11)
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1)) - 1
+			v = v * 16 + c
+		}
+		return v
+	}
+	# binary search in arrays A (addresses) / N (names) of n entries
+	function lookup(A, N, n, x,   lo, hi, mid) {
+		lo = 1; hi = n
+		if (n == 0 || x < A[1]) return "?"
+		while (lo < hi) {
+			mid = int((lo + hi + 1) / 2)
+			if (A[mid] <= x) lo = mid; else hi = mid - 1
+		}
+		return N[lo]
+	}
+	FNR == NR {
+		if ($1 == "K") { nk++; KA[nk] = hex($2); KN[nk] = $3 }
+		else { b = $2; nu[b]++; UA[b, nu[b]] = hex($3); UN[b, nu[b]] = $4 }
+		next
+	}
+	$1 == "M" { nm_++; MP[nm_] = $3; MS[nm_] = hex($4); ME[nm_] = hex($5); MO[nm_] = hex($6); MF[nm_] = $8; next }
+	$1 != "S" { next }
+	{
+		pid = $3; nkf = $7; nuf = $8
+		k = ""; u = ""
+		for (i = 0; i < nkf; i++) {
+			x = hex($(10 + i)) - (i ? 1 : 0)
+			k = k (i ? ";" : "") lookup(KA, KN, nk, x)
+		}
+		for (i = 0; i < nuf; i++) {
+			x = hex($(10 + nkf + i))
+			if (i || $6 % 2 == 0) x -= 1
+			name = "?"
+			for (m = nm_; m >= 1; m--) {
+				if (MP[m] != pid || x < MS[m] || x >= ME[m]) continue
+				f = MF[m]
+				if (!(f in nu)) break
+				n = nu[f]
+				delete A; delete N
+				for (j = 1; j <= n; j++) { A[j] = UA[f, j]; N[j] = UN[f, j] }
+				name = lookup(A, N, n, x - MS[m] + MO[m])
+				break
+			}
+			u = u (i ? ";" : "") name
+		}
+		print pid, $4, $5, $6, $9, "K", (k == "" ? "-" : k), "U", (u == "" ? "-" : u)
+	}' "$syms" "$txt"
+	rm -f "$syms"
+}

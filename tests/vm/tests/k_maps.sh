@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_maps: mapping records make user frames resolvable after the process is
+# gone.  shortlived spins ~0.3 s and exits long before the stream is read;
+# the stream must hold MMAP records (path, range, offset, build ID) that
+# cover its sampled user addresses and resolve them to its functions.
+# vm-timeout: 120
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+kload
+ctl freq=999 seconds=3
+profile "$OUT/p.raw" &
+sleep 0.5
+"$WORKLOADS/shortlived" >"$OUT/short.out"
+wait
+pid=$(awk '{ print $3 }' "$OUT/short.out")
+[[ ! -d /proc/$pid ]] || fail "shortlived $pid still exists"
+bin=$(readlink -f "$WORKLOADS/shortlived")
+grep -E "^M [0-9]+ $pid [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ 20 $bin\$" "$OUT/p.raw.txt" ||
+	fail "no mapping record with a build ID for $bin of pid $pid"
+grep -E "^M [0-9]+ $pid .*/libc\.so\.6\$" "$OUT/p.raw.txt" || fail "no libc mapping for pid $pid"
+BINARIES=$bin symbolize "$OUT/p.raw.txt" >"$OUT/p.sym"
+read -r total known < <(awk -v p="$pid" '$1 == p && $5 == "shortlived" && $4 % 2 == 1 {
+	n++; if ($9 ~ /^shortlived_spin;main/) m++ } END { print n + 0, m + 0 }' "$OUT/p.sym")
+echo "shortlived: $known of $total user-mode samples resolve to shortlived_spin;main"
+((total >= 50)) || fail "only $total samples of shortlived"
+((known * 100 >= total * 95)) || fail "$known of $total resolve"
+# Every user address of every sample of that pid is inside a mapping record.
+uncovered=$(awk -v p="$pid" '
+	function hex(s,   i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	$1 == "M" && $3 == p { n++; S[n] = hex($4); E[n] = hex($5) }
+	$1 == "S" && $3 == p {
+		for (i = 10 + $7; i <= NF; i++) {
+			x = hex($i); ok = 0
+			for (j = 1; j <= n; j++) if (x >= S[j] && x < E[j]) ok = 1
+			if (!ok) bad++
+		}
+	}
+	END { print bad + 0 }' "$OUT/p.raw.txt")
+((uncovered == 0)) || fail "$uncovered user addresses of pid $pid outside its mapping records"
+echo "k_maps: ok"

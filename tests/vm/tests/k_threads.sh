@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_threads: two threads pinned to CPU 0 and CPU 1: each one's samples carry
+# its own tid and the CPU it is pinned to.
+# vm-timeout: 120
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+kload
+ctl freq=999 seconds=3
+"$WORKLOADS/threads" 5 >"$OUT/threads.out" &
+sleep 0.5
+profile "$OUT/p.raw"
+wait
+cat "$OUT/threads.out"
+pid=$(pgrep -x threads || true)
+for cpu in 0 1; do
+	tid=$(awk -v c="cpu$cpu" '$1 == c { print $2 }' "$OUT/threads.out")
+	[[ -n $tid ]] || fail "threads printed no tid for cpu$cpu"
+	read -r all right < <(awk -v t="$tid" -v c="$cpu" '$1 == "S" && $4 == t {
+		n++; if ($5 == c) m++ } END { print n + 0, m + 0 }' "$OUT/p.raw.txt")
+	echo "tid $tid: $right of $all samples on cpu$cpu"
+	((all >= 300)) || fail "only $all samples for tid $tid"
+	((right * 100 >= all * 99)) || fail "tid $tid: $right of $all samples on cpu$cpu"
+	tgid=$(awk -v t="$tid" '$1 == "S" && $4 == t { print $3; exit }' "$OUT/p.raw.txt")
+	[[ -z $pid || $tgid == "$pid" ]] || fail "tid $tid sampled with pid $tgid, want $pid"
+	main=$(awk -v t="$tid" '$1 == "S" && $4 == t && $3 == $4' "$OUT/p.raw.txt" | wc -l)
+	((main == 0)) || fail "worker thread $tid has samples with tid == pid"
+done
+echo "k_threads: ok"
