@@ -17,16 +17,24 @@
 
 #include "profile.pb-c.h"
 
-/* TEST_TMPDIR/name, in a static buffer per call site's slot (4 slots). */
+/*
+ * TEST_TMPDIR/name.  The string stays valid for the whole test: each
+ * distinct name gets its own static buffer (at most 64 names).
+ */
 static inline const char *tmp_path(const char *name)
 {
-	static char bufs[4][4096];
-	static int slot;
+	static char names[64][64], paths[64][4096];
 	const char *dir = getenv("TEST_TMPDIR");
-	char *b = bufs[slot++ % 4];
+	int i;
 
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir ? dir : "/tmp", name);
-	return b;
+	for (i = 0; i < 64 && names[i][0]; i++)
+		if (!strcmp(names[i], name))
+			return paths[i];
+	if (i == 64 || strlen(name) >= sizeof(names[0]))
+		abort();
+	snprintf(names[i], sizeof(names[0]), "%s", name);
+	snprintf(paths[i], sizeof(paths[0]), "%s/%s", dir ? dir : "/tmp", name);
+	return paths[i];
 }
 
 /* Read a whole file (malloc'd, NUL-terminated); NULL if unreadable. */
