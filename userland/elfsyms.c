@@ -812,7 +812,7 @@ static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
 	const struct cu_funcs *cf;
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr cubias;
-	int nchain, i, n = 0;
+	int nchain, i, n = 0, asm_cu;
 
 	cu = dwfl_module_addrdie(b->mod, addr, &cubias);
 	if (!cu)
@@ -827,6 +827,7 @@ static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
 	nchain = inline_chain(func, addr - cubias, chain);
 	if (dwarf_getsrcfiles(cu, &files, NULL))
 		files = NULL;
+	asm_cu = dwarf_srclang(cu) == DW_LANG_Mips_Assembler;
 
 	/* chain[] is outermost first; frames[] innermost first */
 	for (i = nchain - 1; i >= 0 && n < max; i--) {
@@ -840,7 +841,11 @@ static int dwarf_frames(struct binary *b, Dwarf_Addr addr, const char *elf_name,
 		name = attr_string(die, DW_AT_name);
 		linkage = die_linkage_name(die);
 		memset(f, 0, sizeof(*f));
-		if (linkage || name) {
+		/* the assembler names a function after any one of its aliases */
+		if (i == 0 && elf_name && asm_cu) {
+			if (set_names(c, f, elf_name, NULL))
+				return -1;
+		} else if (linkage || name) {
 			if (set_names(c, f, linkage ? linkage : name, name))
 				return -1;
 		} else if (i == 0 && elf_name) {

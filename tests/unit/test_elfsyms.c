@@ -198,6 +198,21 @@ static const char cxx_fixture[] =
 	"	return 0;\n"
 	"}\n";
 
+/* Assembly with two names for one function, the last a local alias. */
+static const char asm_fixture[] =
+	"	.text\n"
+	"	.globl	asm_pub\n"
+	"	.type	asm_pub, %function\n"
+	"	.type	asm_local_alias, %function\n"
+	"asm_pub:\n"
+	"asm_local_alias:\n"
+	"	nop /* MARK_ASM */\n"
+	"	nop\n"
+	"	ret\n"
+	"	.size	asm_pub, .-asm_pub\n"
+	"	.size	asm_local_alias, .-asm_local_alias\n"
+	"	.section .note.GNU-stack,\"\",%progbits\n";
+
 /* A GNU C nested function: a subprogram inside a subprogram. */
 static const char nested_fixture[] =
 	"#include <stdio.h>\n"
@@ -620,17 +635,74 @@ static void test_build_ids(struct syms_cache *c)
 		  syms_cache__get(c, pie, NULL, 0) == plain);
 }
 
+/* This process's file mapping of addr: its path and addr's file offset. */
+static int map_offset(unsigned long addr, char path[4200], unsigned long *off)
+{
+	unsigned long lo, hi, pgoff;
+	char line[4600];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int ret = -1;
+
+	path[0] = '\0';
+	while (maps && fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4199s", &lo, &hi,
+			   &pgoff, path) == 4 && addr >= lo && addr < hi) {
+			*off = addr - lo + pgoff;
+			ret = 0;
+			break;
+		}
+		path[0] = '\0';
+	}
+	if (maps)
+		fclose(maps);
+	return ret;
+}
+
+/*
+ * The C library this test runs on, through its build-ID debug file under
+ * /usr/lib/debug when the system has one (Debian's libc6-dbg).
+ */
+static void test_system_debuginfo(struct syms_cache *c)
+{
+	struct sym_frame f[MAX_FRAMES];
+	char libc[4200], hex[256], dbg[4400];
+	unsigned long off;
+	struct binary *b;
+	int n;
+
+	if (map_offset((unsigned long)(void *)getpid, libc, &off)) {
+		test_cond("find the C library's mapping", 0);
+		return;
+	}
+	read_build_id(libc, hex, sizeof(hex));
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 hex, hex + (hex[0] ? 2 : 0));
+	if (!hex[0] || access(dbg, R_OK)) {
+		printf("note: no build-ID debug file for %s: checks skipped\n",
+		       libc);
+		return;
+	}
+	b = syms_cache__get(c, libc, NULL, 0);
+	test_cond("libc: build ID read", is(binary__build_id_hex(b), hex));
+	test_cond("libc: DWARF found through its build ID",
+		  b && !binary__error(b) && binary__has_debuginfo(b));
+	n = binary__resolve(b, off, f, MAX_FRAMES);
+	frame_note("libc", f, n);
+	test_cond("libc: getpid resolves with a source file",
+		  n >= 1 && strstr(f[n - 1].function, "getpid") && f[0].file &&
+		  f[0].line > 0);
+}
+
 /* A library loaded here with dlopen: sample taken from the live mapping. */
 static void check_library(struct syms_cache *c, const char *label,
 			  const char *so, const char *src_path)
 {
 	struct sym_frame f[MAX_FRAMES];
-	unsigned long lo, hi, pgoff, ret, off = 0;
+	unsigned long ret, off = 0;
 	int (*entry)(int);
-	char line[4600], mapped[4200];
+	char mapped[4200];
 	void *h, **ret_slot;
 	struct binary *b;
-	FILE *maps;
 	int n;
 
 	h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -644,20 +716,8 @@ static void check_library(struct syms_cache *c, const char *label,
 	}
 	entry(1);
 	ret = (unsigned long)*ret_slot - 1;
-	maps = fopen("/proc/self/maps", "r");
-	mapped[0] = '\0';
-	while (maps && fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4199s", &lo, &hi,
-			   &pgoff, mapped) == 4 && ret >= lo && ret < hi) {
-			off = ret - lo + pgoff;
-			break;
-		}
-		mapped[0] = '\0';
-	}
-	if (maps)
-		fclose(maps);
-	test_condf(is(mapped, so), "%s: sample lies in the library's mapping",
-		   label);
+	test_condf(!map_offset(ret, mapped, &off) && is(mapped, so),
+		   "%s: sample lies in the library's mapping", label);
 
 	b = syms_cache__get(c, so, NULL, 0);
 	test_condf(b && !binary__error(b) && binary__has_debuginfo(b),
@@ -785,6 +845,47 @@ static void test_nested(struct syms_cache *c)
 		  n == 1 && is(f[0].file, src) &&
 		  f[0].line == marker_line(nested_fixture, "MARK_NESTED") &&
 		  f[0].start_line == marker_line(nested_fixture, "DECL_NESTED"));
+}
+
+/*
+ * The assembler's DWARF has a subprogram per alias: the name comes from the
+ * ELF symbols (the exported one), the line from DWARF.
+ */
+static void test_assembly(struct syms_cache *c)
+{
+	const char *src = write_file("asmfix.S", asm_fixture);
+	const char *so = path_in("libasmfix.so");
+	struct sym_frame f[MAX_FRAMES];
+	char mapped[4200];
+	unsigned long off = 0;
+	struct binary *b;
+	void *h, *fn;
+	int n;
+
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__)
+	printf("note: the assembly fixture is for x86 or arm64: checks skipped\n");
+	return;
+#endif
+	if (sh("%s -g -shared -fPIC -o '%s' '%s'", cc, so, src)) {
+		test_cond("build the assembly fixture", 0);
+		return;
+	}
+	h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	fn = h ? dlsym(h, "asm_pub") : NULL;
+	test_cond("assembly: sample lies in the library's mapping",
+		  fn && !map_offset((unsigned long)fn, mapped, &off) &&
+		  is(mapped, so));
+	b = syms_cache__get(c, so, NULL, 0);
+	test_cond("assembly: has DWARF line info", binary__has_debuginfo(b));
+	n = fn ? binary__resolve(b, off, f, MAX_FRAMES) : 0;
+	frame_note("asm", f, n);
+	test_cond("assembly: the exported name, not the last alias",
+		  n == 1 && is(f[0].function, "asm_pub"));
+	test_cond("assembly: file and line from DWARF",
+		  n == 1 && is(f[0].file, src) &&
+		  f[0].line == marker_line(asm_fixture, "MARK_ASM"));
+	if (h)
+		dlclose(h);
 }
 
 static void test_failures(struct syms_cache *c)
@@ -919,6 +1020,8 @@ int main(void)
 	test_libraries(c);
 	test_cxx(c);
 	test_nested(c);
+	test_system_debuginfo(c);
+	test_assembly(c);
 	test_failures(c);
 	syms_cache__free(c);
 	test_many_binaries();
