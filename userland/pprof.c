@@ -82,14 +82,14 @@ struct pb {
 
 /* Strings the writer adds after the model's own. */
 enum {
-	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM,
+	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
 	NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
 	[S_SAMPLES] = "samples", [S_COUNT] = "count", [S_CPU] = "cpu",
 	[S_NANOSECONDS] = "nanoseconds", [S_PID] = "pid", [S_TID] = "tid",
-	[S_COMM] = "comm",
+	[S_COMM] = "comm", [S_ID] = "id",
 };
 
 static void pb__free(struct pb *pb)
@@ -111,12 +111,17 @@ static void pb__free(struct pb *pb)
 	free(pb->strings);
 }
 
+/*
+ * Numeric labels carry a unit ("id"): readers drop a numeric label whose
+ * value and unit are both zero, and cpu 0 or pid 0 are real values.
+ */
 static void pb__label(Perftools__Profiles__Label *l, int64_t key, int64_t num,
-		      int64_t str)
+		      int64_t unit, int64_t str)
 {
 	perftools__profiles__label__init(l);
 	l->key = key;
 	l->num = num;
+	l->num_unit = unit;
 	l->str = str;
 }
 
@@ -251,13 +256,13 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 		ps->label = &pb->label_ptrs[nl];
 		j = 0;
 		if (s->pid >= 0)
-			pb__label(&l[j++], x + S_PID, s->pid, 0);
+			pb__label(&l[j++], x + S_PID, s->pid, x + S_ID, 0);
 		if (s->tid >= 0)
-			pb__label(&l[j++], x + S_TID, s->tid, 0);
+			pb__label(&l[j++], x + S_TID, s->tid, x + S_ID, 0);
 		if (s->comm > 0)
-			pb__label(&l[j++], x + S_COMM, 0, s->comm);
+			pb__label(&l[j++], x + S_COMM, 0, 0, s->comm);
 		if (s->cpu >= 0)
-			pb__label(&l[j++], x + S_CPU, s->cpu, 0);
+			pb__label(&l[j++], x + S_CPU, s->cpu, x + S_ID, 0);
 		ps->n_label = j;
 		for (; nl < (size_t)(l + j - pb->labels); nl++)
 			pb->label_ptrs[nl] = &pb->labels[nl];
