@@ -122,7 +122,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.format = FORMAT_TOP;
 		else {
 			fail("invalid format: '%s' (pprof, folded or top)", arg);
-			argp_usage(state);
+			return EINVAL;
 		}
 		break;
 	case OPT_NO_SYMBOLIZE:
@@ -130,19 +130,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'n':
 		if (parse_long("number of nodes", arg, 0, 1000000, &env.nodes))
-			argp_usage(state);
+			return EINVAL;
 		break;
 	case 'd':
 		if (parse_long("duration", arg, 1, SECONDS_MAX, &env.duration))
-			argp_usage(state);
+			return EINVAL;
 		break;
 	case 'F':
 		if (parse_long("frequency", arg, 1, FREQ_MAX, &env.freq))
-			argp_usage(state);
+			return EINVAL;
 		break;
 	case 'p':
 		if (parse_long("pid", arg, 0, PID_MAX, &env.pid))
-			argp_usage(state);
+			return EINVAL;
 		break;
 	case OPT_KALLSYMS:
 		env.kallsyms = arg;
@@ -154,9 +154,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.proc_dir = arg;
 		break;
 	case ARGP_KEY_ARG:
-		fail("unexpected argument: '%s'", arg);
-		argp_usage(state);
-		break;
+		fail("unexpected argument: '%s' (see --help)", arg);
+		return EINVAL;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
