@@ -47,10 +47,17 @@ static bool location_is_kernel(const struct resolved *r,
 /* Append a frame name to f, keeping the folded syntax intact. */
 static void folded_put(FILE *f, const char *name, bool kernel)
 {
-	const char *p;
+	size_t n;
 
-	for (p = name; *p; p++)
-		fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, f);
+	while (*name) {
+		n = strcspn(name, ";\n");
+		fwrite(name, 1, n, f);
+		name += n;
+		if (*name) {
+			fputc(*name == ';' ? ':' : ' ', f);
+			name++;
+		}
+	}
 	if (kernel)
 		fputs("_[k]", f);
 }

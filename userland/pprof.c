@@ -19,20 +19,29 @@
 #define GZIP_WINDOW	(15 + 16)	/* 32 KiB window, gzip wrapper */
 #define CHUNK		(64 * 1024)
 
-/* A ProtobufCBuffer that deflates what is appended and writes it out. */
+/*
+ * A ProtobufCBuffer that deflates what is appended and writes it out.
+ * protobuf-c appends field by field, a few bytes at a time: they are
+ * gathered in in[] and deflated a chunk at a time.
+ */
 struct gz_buffer {
 	ProtobufCBuffer base;
 	z_stream zs;
 	FILE *out;
 	int zerr;		/* zlib error, Z_OK if none */
 	int werr;		/* errno of a failed write, 0 if none */
+	size_t in_len;
+	unsigned char in[CHUNK];
 	unsigned char chunk[CHUNK];
 };
 
+/* Deflate in[] (and finish the stream if flush is Z_FINISH). */
 static void gz_buffer__deflate(struct gz_buffer *gz, int flush)
 {
 	int ret;
 
+	gz->zs.next_in = gz->in;
+	gz->zs.avail_in = gz->in_len;
 	do {
 		gz->zs.next_out = gz->chunk;
 		gz->zs.avail_out = sizeof(gz->chunk);
@@ -47,6 +56,7 @@ static void gz_buffer__deflate(struct gz_buffer *gz, int flush)
 			gz->werr = errno ? errno : EIO;
 	} while (gz->zs.avail_out == 0 ||
 		 (flush == Z_FINISH && ret != Z_STREAM_END));
+	gz->in_len = 0;
 }
 
 static void gz_buffer__append(ProtobufCBuffer *b, size_t len,
@@ -55,13 +65,16 @@ static void gz_buffer__append(ProtobufCBuffer *b, size_t len,
 	struct gz_buffer *gz = (struct gz_buffer *)b;
 
 	while (len && gz->zerr == Z_OK && !gz->werr) {
-		uInt n = len > CHUNK ? CHUNK : (uInt)len;
+		size_t n = CHUNK - gz->in_len;
 
-		gz->zs.next_in = (Bytef *)data;
-		gz->zs.avail_in = n;
-		gz_buffer__deflate(gz, Z_NO_FLUSH);
+		if (n > len)
+			n = len;
+		memcpy(gz->in + gz->in_len, data, n);
+		gz->in_len += n;
 		data += n;
 		len -= n;
+		if (gz->in_len == CHUNK)
+			gz_buffer__deflate(gz, Z_NO_FLUSH);
 	}
 }
 
@@ -290,7 +303,8 @@ int pprof__write(const struct resolved *r, FILE *out, const char *name)
 	}
 	gz->base.append = gz_buffer__append;
 	gz->out = out;
-	if (deflateInit2(&gz->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WINDOW,
+	/* the speed over size trade-off Go's runtime/pprof makes */
+	if (deflateInit2(&gz->zs, Z_BEST_SPEED, Z_DEFLATED, GZIP_WINDOW,
 			 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		fail("failed to compress: %s", gz->zs.msg ? gz->zs.msg : "zlib init");
 		free(gz);

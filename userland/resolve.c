@@ -29,6 +29,7 @@ enum key_kind {
 	KEY_KMAP,	/* kernel mapping: file */
 	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id */
 	KEY_FUNC,	/* function: name, system name, file, start line */
+	KEY_MMAP,	/* MMAP record already mapped: its address */
 };
 
 #define KEY_WORDS	5
@@ -308,14 +309,22 @@ static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 static int resolver__user_mapping(struct resolver *rs,
 				  const struct cprof_mmap *mm, uint32_t *id)
 {
+	struct ent rec_key = { .kind = KEY_MMAP, .k = { (uintptr_t)mm } };
 	struct ent key = { .kind = KEY_UMAP };
 	struct res_mapping m = { 0 };
 	struct map_state st = { 0 };
 	char hex[2 * CPROF_BUILD_ID_MAX + 1] = "";
 	const char *build_id = hex;
 	int64_t file, bid;
+	uint32_t found;
 	void **slot;
 
+	/* many frames share a record: remember which mapping it became */
+	slot = resolver__find(rs, &rec_key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
 	hex_encode(hex, mm->build_id, mm->build_id_size);
 	if (resolver__string(rs, mm->path, &file) ||
 	    resolver__string(rs, hex, &bid))
@@ -329,7 +338,7 @@ static int resolver__user_mapping(struct resolver *rs,
 	if (!slot)
 		return -1;
 	if (*id)
-		return 0;
+		goto remember;
 	if (!rs->symbolize) {
 		/* nothing */
 	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
@@ -356,7 +365,11 @@ static int resolver__user_mapping(struct resolver *rs,
 	m.offset = mm->pgoff;
 	m.file = file;
 	m.build_id = bid;
-	return resolver__add_mapping(rs, slot, &key, &m, &st, id);
+	if (resolver__add_mapping(rs, slot, &key, &m, &st, id))
+		return -1;
+remember:
+	slot = resolver__find(rs, &rec_key, &found);
+	return slot ? resolver__insert(slot, &rec_key, *id - 1) : -1;
 }
 
 static int resolver__user_location(struct resolver *rs, uint32_t pid,

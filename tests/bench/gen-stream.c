@@ -156,12 +156,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < (uint64_t)nr_samples; i++) {
 		/* skewed: the square of a uniform number favours low indexes */
 		uint64_t u = next() % 65536;
-		long k = (long)((u * u) >> 32) * nr_stacks >> 0;
+		long k = (long)((u * u * (uint64_t)nr_stacks) >> 32);
 		uint64_t ips[KDEPTH + UDEPTH];
 		const uint64_t *st;
 		int nk, j;
 
-		k = k % nr_stacks;
 		st = stacks + k * (KDEPTH + UDEPTH);
 		p = k % nr_pids;
 		nk = (k & 1) ? KDEPTH : 0;	/* half in user mode */
