@@ -286,7 +286,6 @@ static int read_stream(struct stream *s, struct profile **p)
 	double start = now(), last = 0;
 	const struct cprof_header *h;
 	const struct cprof_rec *rec;
-	uint64_t nr = 0;
 	int ret;
 
 	h = stream__read_header(s);
@@ -298,9 +297,12 @@ static int read_stream(struct stream *s, struct profile **p)
 	while ((ret = stream__next(s, &rec)) > 0) {
 		if (profile__add(*p, rec))
 			return -1;
-		if (show && (++nr & 255) == 0)
-			progress(start, &last,
-				 profile__nr_records(*p), false);
+		/*
+		 * Only as records arrive: a timer signal would end the
+		 * profile, the module takes any signal as a stop.
+		 */
+		if (show)
+			progress(start, &last, profile__nr_records(*p), false);
 	}
 	if (show)
 		progress(start, &last, 0, true);

@@ -10,8 +10,9 @@
 # environment.  Its last line must be "<name>: N passed, N failed"; exit 77
 # means skipped.  Anything else (a crash, a sanitizer report, a non-zero exit
 # without that line) counts as one failure.  Output of failing tests is
-# shown; all of it is kept in build/test-logs/.  The last line printed is
-# "N passed, N failed[, N skipped]".
+# shown; all of it is kept in build/test-logs/.  Skipped binaries are
+# counted on a line of their own; the last line printed is
+# "N passed, N failed" (checks), and the exit status is 0 only if none failed.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,7 +45,7 @@ for b in $builds; do
 		last=$(grep -E "^$t: [0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1)
 		if [ $rc -eq 77 ]; then
 			skipped=$((skipped + 1))
-			echo "SKIP [$mode] $t: $(grep '^SKIP' "$log" | head -n 1)"
+			echo "skip [$mode] $t: $(grep '^SKIP' "$log" | head -n 1 | cut -c6-)"
 			continue
 		fi
 		if [ -n "$last" ]; then
@@ -67,9 +68,6 @@ for b in $builds; do
 		fi
 	done
 done
-if [ $skipped -gt 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
-fi
+[ $skipped -gt 0 ] && echo "$skipped test binaries skipped"
+echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
