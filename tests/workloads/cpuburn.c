@@ -56,6 +56,8 @@ NOINLINE void b(void)
 	leaf1();
 	leaf2();
 	leaf3();
+	/* Not a tail call: b() stays on the stack while leaf3() runs. */
+	__asm__ volatile("" ::: "memory");
 }
 
 NOINLINE unsigned long a(double seconds)

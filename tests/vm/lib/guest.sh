@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh RESULTS: the test runner inside the VM, in the chroot of the
+# host's / that init.sh prepared.  RESULTS is the writable results folder
+# (the same path as on the host); run.sh left there:
+#   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_DUMP=, WORKLOADS= lines
+#   plan     one "NAME TIMEOUT SCRIPT" line per test, SCRIPT relative to REPO
+#
+# For each test: clear the kernel log, run SCRIPT with cwd = REPO under
+# `timeout`, then kill what it left behind, rmmod cprof if it is still
+# loaded, and fail the test on a failing rmmod, a kernel warning in the log
+# or a new taint beyond O and E.  Results go to the second serial port
+# (ttyS1), one "RESULT NAME pass|fail|skip SECONDS [NOTE]" line per test,
+# then "DONE": the host trusts nothing else.
+set -euo pipefail
+
+results=$1
+# shellcheck source=/dev/null
+. "$results/vm.env"
+: "${REPO:?}" "${CPROF_KO:?}" "${CPROF_DUMP:?}" "${WORKLOADS:?}"
+
+exec 3>/dev/ttyS1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+KVER=$(uname -r)
+
+# Kernel log lines that fail a test.  panic_on_warn=1 turns WARN into a
+# panic, so most of these show up only when the kernel survives them
+# ("BUG: sleeping function called from invalid context", KASAN, UBSAN...).
+warn_re='BUG:|WARNING:|Oops|Call Trace|UBSAN:|KASAN:|kernel BUG|general protection fault|rcu_.*detected stall'
+# Taints that are expected: O (out-of-tree module) and E (unsigned module).
+taint_ok=$((4096 | 8192))
+
+taint_bad() {
+	echo $(($(</proc/sys/kernel/tainted) & ~taint_ok))
+}
+
+note() {
+	echo "cprof-vm: $*" >>"$log"
+	notes+="${notes:+; }$*"
+}
+
+# The kernel must come up clean before any test is trusted.
+dmesg >"$results/boot.dmesg"
+if grep -Eq "$warn_re" "$results/boot.dmesg"; then
+	echo "BOOT fail kernel warning during boot: $(grep -Em 1 "$warn_re" "$results/boot.dmesg")" >&3
+elif [[ $(taint_bad) != 0 ]]; then
+	echo "BOOT fail kernel tainted at boot: $(</proc/sys/kernel/tainted)" >&3
+else
+	echo "BOOT ok" >&3
+fi
+
+while read -r name timeout script; do
+	out=$results/$name
+	log=$results/$name.log
+	notes=
+	mkdir -p "$out"
+	: >"$log"
+	dmesg -C
+	taint_before=$(taint_bad)
+	start=$(date +%s%N)
+
+	# timeout(1) makes itself a process group leader: $! names the group of
+	# everything the test started.
+	set +e
+	(
+		cd "$REPO"
+		exec env -i PATH="$PATH" HOME=/tmp TMPDIR=/tmp LC_ALL=C.UTF-8 TERM=dumb \
+			REPO="$REPO" KVER="$KVER" CPROF_KO="$CPROF_KO" CPROF_DUMP="$CPROF_DUMP" \
+			WORKLOADS="$WORKLOADS" OUT="$out" \
+			timeout -k 10 "$timeout" "$REPO/$script"
+	) </dev/null >>"$log" 2>&1 &
+	pgid=$!
+	wait "$pgid"
+	rc=$?
+	set -e
+	kill -KILL -- "-$pgid" 2>/dev/null || true
+	secs=$(( ($(date +%s%N) - start) / 1000000 ))
+	secs=$((secs / 1000)).$(printf '%03d' $((secs % 1000)))
+
+	case $rc in
+	0) status=pass ;;
+	77) status=skip ;;
+	124 | 137) status=fail; note "timed out after ${timeout}s" ;;
+	*) status=fail; note "exit status $rc" ;;
+	esac
+
+	if grep -q '^cprof ' /proc/modules; then
+		if ! rmmod cprof >>"$log" 2>&1; then
+			status=fail
+			note "rmmod cprof failed after the test"
+		fi
+	fi
+	dmesg >"$results/$name.dmesg"
+	if grep -Eq "$warn_re" "$results/$name.dmesg"; then
+		status=fail
+		note "kernel warning: $(grep -Em 1 "$warn_re" "$results/$name.dmesg")"
+	fi
+	taint_after=$(taint_bad)
+	if [[ $taint_after != "$taint_before" ]]; then
+		status=fail
+		note "kernel taint $(</proc/sys/kernel/tainted) (was $taint_before beyond O/E)"
+	fi
+	echo "RESULT $name $status $secs $notes" >&3
+done <"$results/plan"
+
+echo DONE >&3

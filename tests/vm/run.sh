@@ -1,0 +1,463 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/vm/run.sh: run the VM tests on real Debian kernels under QEMU.
+#
+#   tests/vm/run.sh [--kernel K]... [options] [TEST]...
+#
+#   --kernel K        6.1, 6.12 or a full release (6.1.0-56-amd64); repeatable.
+#                     Default: every kernel in $CPROF_VM_KERNELS, else "6.1 6.12"
+#                     (the linux-image-amd64 and linux-image-6.12-amd64 packages).
+#   --test-timeout S  per-test limit inside the guest (default 180; a test can
+#                     set its own with a "# vm-timeout: S" line)
+#   --timeout S       host-side limit for a whole boot (default: 120 + the sum
+#                     of the test limits + 10 per test)
+#   --summary FILE    append "PASSED FAILED SKIPPED" to FILE (for make check)
+#   --list            print the tests that would run and exit
+#   -v, --verbose     copy the guest console to stdout
+#   TEST              a name in tests/vm/tests (k_ctl, k_ctl.sh), a glob
+#                     ('k_*') or a path to a script anywhere in the repo.
+#                     Default: every tests/vm/tests/*.sh but the benchmarks b_*.
+#
+# For each kernel, one after the other: build the module against that
+# kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
+# build/KVER/src, so builds for different kernels never clash), build or
+# reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
+# tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs,
+# 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1 and -no-reboot.
+# The guest mounts the host's / read-only over 9p and chroots into it, so the
+# tests run with the host's tools and this very checkout.
+#
+# Test convention (tests/vm/tests/NAME.sh, executable, bash):
+#   - runs in the guest as root, with cwd = the repository (read-only!)
+#   - environment:
+#       REPO        the repository root
+#       KVER        the guest's kernel release (uname -r)
+#       CPROF_KO    the cprof.ko built for KVER
+#       CPROF_DUMP  userland/cprof-dump (built on the host; may be missing)
+#       WORKLOADS   the built tests/workloads programs (build/workloads)
+#       OUT         a writable, empty scratch folder for this test, kept
+#                   on the host as build/vm-results/KVER/NAME/
+#     plus PATH, HOME=/tmp, TMPDIR=/tmp (a tmpfs), LC_ALL=C.UTF-8.
+#   - exit 0 = pass, 77 = skip, anything else = fail.  Output goes to
+#     build/vm-results/KVER/NAME.log, printed when the test fails.
+#   - limit: 180 s unless the script has a "# vm-timeout: SECONDS" line.
+#   - after each test the harness kills whatever the test left running,
+#     rmmods cprof if still loaded (a failing rmmod fails the test), and
+#     fails the test on BUG/WARNING/Oops/Call Trace in the kernel log or on
+#     a new taint other than O (out-of-tree) and E (unsigned).  A WARN
+#     panics the guest (panic_on_warn): that test and every later one fail.
+#   - name prefixes: h_ harness, k_ kernel module, u_ userland end to end,
+#     b_ benchmarks (run only when named, by make bench).
+#
+# Exit status: 0 if every test passed or skipped, 1 otherwise.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+lib=$REPO/tests/vm/lib
+build=$REPO/build
+
+kernels=()
+tests=()
+test_timeout=180
+host_timeout=
+summary=
+list_only=
+verbose=
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 2
+}
+
+usage() {
+	sed -n '/^#   tests\/vm\/run.sh/,/^#   TEST /p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+is_uint() {
+	[[ $1 =~ ^[1-9][0-9]*$ ]]
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) [[ $# -ge 2 ]] || usage; kernels+=("$2"); shift 2 ;;
+	--kernel=*) kernels+=("${1#*=}"); shift ;;
+	--test-timeout)
+		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
+		test_timeout=$2
+		shift 2
+		;;
+	--timeout)
+		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
+		host_timeout=$2
+		shift 2
+		;;
+	--summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
+	--list) list_only=1; shift ;;
+	-v | --verbose) verbose=1; shift ;;
+	-h | --help) usage ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage ;;
+	*) tests+=("$1"); shift ;;
+	esac
+done
+if [[ ${#kernels[@]} -eq 0 ]]; then
+	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12}"
+fi
+
+# The guest reads paths from vm.env with busybox sh and from the kernel's
+# 9p mount: keep them plain.
+[[ $REPO =~ ^/[A-Za-z0-9/._+-]*$ ]] || die "the repository path '$REPO' has characters the VM cannot take"
+
+# ---------------------------------------------------------------- tests
+
+# Fills plan_names/plan_scripts/plan_timeouts from the TEST arguments.
+plan_names=()
+plan_scripts=()
+plan_timeouts=()
+
+add_test() {
+	local script=$1 name t
+	name=$(basename "$script" .sh)
+	[[ $name =~ ^[A-Za-z0-9_.+-]+$ ]] || die "bad test name '$name'"
+	[[ -x $REPO/$script ]] || die "$script is not executable"
+	for t in "${plan_names[@]}"; do
+		[[ $t != "$name" ]] || return 0
+	done
+	t=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\) *$/\1/p' "$REPO/$script" | head -n 1)
+	plan_names+=("$name")
+	plan_scripts+=("$script")
+	plan_timeouts+=("${t:-$test_timeout}")
+}
+
+resolve_tests() {
+	local arg path matched f
+	if [[ ${#tests[@]} -eq 0 ]]; then
+		for f in "$REPO"/tests/vm/tests/*.sh; do
+			[[ -e $f ]] || continue
+			[[ $(basename "$f") != b_* ]] || continue
+			add_test "tests/vm/tests/$(basename "$f")"
+		done
+		return 0
+	fi
+	for arg in "${tests[@]}"; do
+		if [[ $arg == */* ]]; then
+			path=$(realpath -e "$arg" 2>/dev/null) || die "no such test script: $arg"
+			[[ $path == "$REPO"/* ]] || die "$arg is outside the repository (the guest sees only the repo)"
+			add_test "${path#"$REPO"/}"
+			continue
+		fi
+		matched=
+		for f in "$REPO"/tests/vm/tests/${arg%.sh}.sh; do
+			[[ -e $f ]] || continue
+			add_test "tests/vm/tests/$(basename "$f")"
+			matched=1
+		done
+		[[ -n $matched ]] || die "no test matches '$arg' in tests/vm/tests"
+	done
+}
+
+resolve_tests
+[[ ${#plan_names[@]} -gt 0 ]] || die "no tests to run"
+
+# ---------------------------------------------------------------- kernels
+
+# resolve_kernel SEL: the newest installed amd64 kernel release matching SEL
+# ("6.1" matches 6.1.0-56-amd64, not 6.12.x) that has its headers.
+resolve_kernel() {
+	local sel=$1 f kver best=
+	if [[ -e /boot/vmlinuz-$sel ]]; then
+		echo "$sel"
+		return 0
+	fi
+	for f in /boot/vmlinuz-"$sel".[0-9]*-amd64; do
+		[[ -e $f ]] || continue
+		kver=${f#/boot/vmlinuz-}
+		[[ -d /usr/src/linux-headers-$kver || -d /lib/modules/$kver/build ]] || continue
+		best=$(printf '%s\n' "$best" "$kver" | sed '/^$/d' | sort -V | tail -n 1)
+	done
+	[[ -n $best ]] || return 1
+	echo "$best"
+}
+
+kdir_of() {
+	local kver=$1
+	if [[ -d /usr/src/linux-headers-$kver ]]; then
+		echo "/usr/src/linux-headers-$kver"
+	else
+		echo "/lib/modules/$kver/build"
+	fi
+}
+
+# ---------------------------------------------------------------- list
+
+kvers=()
+for sel in "${kernels[@]}"; do
+	kver=$(resolve_kernel "$sel") ||
+		die "no kernel '$sel' with headers in /boot and /usr/src (run tests/deps.sh)"
+	kvers+=("$kver")
+done
+
+if [[ -n $list_only ]]; then
+	for kver in "${kvers[@]}"; do
+		for i in "${!plan_names[@]}"; do
+			printf '%s %s %ss\n' "$kver" "${plan_names[i]}" "${plan_timeouts[i]}"
+		done
+	done
+	exit 0
+fi
+
+for tool in qemu-system-x86_64 busybox cpio make timeout flock; do
+	command -v "$tool" >/dev/null || die "$tool not found: run tests/deps.sh (as root) first"
+done
+
+# ---------------------------------------------------------------- builds
+
+# Another run.sh in the same checkout would fight over build/: take turns.
+mkdir -p "$build/vm"
+exec 9>"$build/vm/lock"
+if ! flock -n 9; then
+	echo "run.sh: waiting for another run.sh in this checkout to finish"
+	flock 9
+fi
+
+# sync_sources DEST: copy the module's sources (top Makefile, Kbuild, kmod/)
+# into DEST, touching only what changed so kbuild rebuilds incrementally.
+sync_sources() {
+	local dest=$1 f
+	local -a files
+	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
+		mapfile -t files < <(git -C "$REPO" ls-files -co --exclude-standard -- Makefile Kbuild kmod)
+	else
+		mapfile -t files < <(cd "$REPO" && find Makefile Kbuild kmod -type f \
+			! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' ! -name '.*.cmd' \
+			! -name modules.order ! -name Module.symvers ! -name '*.a')
+	fi
+	mkdir -p "$dest"
+	if [[ -f $dest/.manifest ]]; then
+		while IFS= read -r f; do
+			[[ -e $REPO/$f ]] || rm -f "$dest/$f"
+		done <"$dest/.manifest"
+	fi
+	: >"$dest/.manifest.new"
+	for f in "${files[@]}"; do
+		[[ -f $REPO/$f ]] || continue
+		echo "$f" >>"$dest/.manifest.new"
+		cmp -s "$REPO/$f" "$dest/$f" && continue
+		mkdir -p "$dest/$(dirname "$f")"
+		cp "$REPO/$f" "$dest/$f"
+	done
+	mv "$dest/.manifest.new" "$dest/.manifest"
+}
+
+# build_module KVER: build/KVER/cprof.ko, log in build/KVER/build.log.
+build_module() {
+	local kver=$1 src=$build/$1/src
+	rm -f "$build/$kver/cprof.ko"
+	sync_sources "$src"
+	if ! make -C "$src" module KDIR="$(kdir_of "$kver")" >"$build/$kver/build.log" 2>&1; then
+		sed 's/^/    /' "$build/$kver/build.log" | tail -n 40
+		return 1
+	fi
+	cp "$src/kmod/cprof.ko" "$build/$kver/cprof.ko"
+}
+
+# initramfs KVER: path of the (cached) initramfs for KVER.
+initramfs() {
+	local kver=$1 key dir
+	key=$( (cat "$lib/initramfs.sh" "$lib/init.sh" "/lib/modules/$kver/modules.dep" "$(command -v busybox)") |
+		sha256sum | cut -c1-16)
+	dir=$build/vm/$kver
+	if [[ ! -f $dir/initramfs-$key.cpio ]]; then
+		mkdir -p "$dir"
+		rm -f "$dir"/initramfs-*.cpio
+		"$lib/initramfs.sh" "$kver" "$dir/initramfs-$key.cpio" >&2 || return 1
+	fi
+	echo "$dir/initramfs-$key.cpio"
+}
+
+# KVM only if it really runs a guest: /dev/kvm can exist and still hang or
+# fail.  The answer is kept in build/vm/accel for this host kernel.
+accel=
+pick_accel() {
+	local kver=$1 initrd=$2 out key
+	[[ -n $accel ]] && return 0
+	accel="-accel tcg,thread=multi -cpu max"
+	[[ -w /dev/kvm ]] || return 0
+	key="$(uname -r) $(stat -c %i /dev/kvm)"
+	if [[ -f $build/vm/accel && $(head -n 1 "$build/vm/accel") == "$key" ]]; then
+		accel=$(tail -n 1 "$build/vm/accel")
+		return 0
+	fi
+	printf '%s\n%s\n' "$key" "$accel" >"$build/vm/accel"
+	out=$(timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
+		-accel kvm -cpu host -m 256M -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 rdinit=/bin/busybox -- poweroff -f" \
+		-serial stdio </dev/null 2>&1) || return 0
+	if grep -q "Linux version" <<<"$out"; then
+		accel="-accel kvm -cpu host"
+		printf '%s\n%s\n' "$key" "$accel" >"$build/vm/accel"
+	fi
+}
+
+# ---------------------------------------------------------------- run
+
+passed=0
+failed=0
+skipped=0
+
+report() { # STATUS NAME KVER SECONDS NOTE
+	local tag
+	case $1 in
+	pass) tag=PASS; passed=$((passed + 1)) ;;
+	skip) tag=SKIP; skipped=$((skipped + 1)) ;;
+	*) tag=FAIL; failed=$((failed + 1)) ;;
+	esac
+	printf '%s  %-22s %-6s %7ss  %s\n' "$tag" "$3" "$2" "$4" "$5"
+}
+
+show_file() { # TITLE FILE LINES
+	[[ -s $2 ]] || return 0
+	echo "    ---- $1 (last $3 lines of ${2#"$REPO"/})"
+	tail -n "$3" "$2" | sed 's/^/    | /'
+}
+
+build_userland() {
+	[[ -f $REPO/userland/Makefile ]] || {
+		echo "run.sh: userland/Makefile missing: userland/cprof-dump not built"
+		return 0
+	}
+	if ! make -C "$REPO/userland" >"$build/userland.log" 2>&1; then
+		report fail userland-build host "-" "make -C userland failed"
+		show_file "make -C userland" "$build/userland.log" 40
+	fi
+}
+
+if ! make -s -C "$REPO/tests/workloads" O="$build/workloads" >"$build/workloads.log" 2>&1; then
+	cat "$build/workloads.log" >&2
+	die "building tests/workloads failed"
+fi
+build_userland
+
+run_kernel() {
+	local kver=$1 res=$build/vm-results/$1 initrd total qemu_pid rc i line seen=0
+	local name boot_note='' fate='' done_seen=''
+	local -A result=()
+
+	echo "== $kver: ${#plan_names[@]} test(s)"
+	mkdir -p "$build/$kver"
+	if ! build_module "$kver"; then
+		for name in "${plan_names[@]}"; do
+			report fail "$name" "$kver" "-" "not run: the module did not build (build/$kver/build.log)"
+		done
+		return 0
+	fi
+	if ! initrd=$(initramfs "$kver"); then
+		for name in "${plan_names[@]}"; do
+			report fail "$name" "$kver" "-" "not run: no initramfs"
+		done
+		return 0
+	fi
+	pick_accel "$kver" "$initrd"
+
+	rm -rf "$res"
+	mkdir -p "$res"
+	cat >"$res/vm.env" <<-EOF
+		REPO=$REPO
+		RESULTS=$res
+		CPROF_KO=$build/$kver/cprof.ko
+		CPROF_DUMP=$REPO/userland/cprof-dump
+		WORKLOADS=$build/workloads
+	EOF
+	total=120
+	: >"$res/plan"
+	for i in "${!plan_names[@]}"; do
+		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
+		total=$((total + plan_timeouts[i] + 10))
+	done
+	total=${host_timeout:-$total}
+	: >"$res/status"
+	: >"$res/console.log"
+
+	# shellcheck disable=SC2086 # $accel is a list of options
+	timeout -k 10 "$total" qemu-system-x86_64 \
+		-nodefaults -display none -no-reboot -monitor none \
+		$accel -smp 2 -m 2G \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable" \
+		-serial "file:$res/console.log" -serial "file:$res/status" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
+		</dev/null >"$res/qemu.log" 2>&1 &
+	qemu_pid=$!
+	if [[ -n $verbose ]]; then
+		tail -n +1 -f --pid="$qemu_pid" "$res/console.log" &
+	fi
+
+	# Print results as the guest reports them.
+	handle_line() {
+		local line=${1%$'\r'} name status secs note
+		case $line in
+		"RESULT "*)
+			read -r _ name status secs note <<<"$line"
+			result[$name]=$status
+			report "$status" "$name" "$kver" "$secs" "$note"
+			if [[ $status == fail ]]; then
+				show_file "$name output" "$res/$name.log" 60
+				show_file "$name kernel log" "$res/$name.dmesg" 40
+			fi
+			;;
+		"BOOT ok") ;;
+		"BOOT "* | "INIT-FAIL "*) boot_note=${line#* } ;;
+		DONE) done_seen=1 ;;
+		esac
+	}
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		sleep 1
+		while IFS= read -r line; do
+			seen=$((seen + 1))
+			handle_line "$line"
+		done < <(tail -n +"$((seen + 1))" "$res/status")
+	done
+	rc=0
+	wait "$qemu_pid" || rc=$?
+	# Lines that arrived after the last poll.  (read fails on a last line
+	# without its newline: a partial line waits for the next round.)
+	while IFS= read -r line; do
+		handle_line "$line"
+	done < <(tail -n +"$((seen + 1))" "$res/status")
+
+	if [[ -n $boot_note ]]; then
+		report fail "boot" "$kver" "-" "$boot_note"
+		show_file "console" "$res/console.log" 60
+	fi
+	if [[ -z $done_seen ]]; then
+		if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+			fate="host timeout: the VM ran past ${total}s"
+		elif grep -q "Kernel panic" "$res/console.log"; then
+			fate="kernel panic: $(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r')"
+		else
+			fate="the VM stopped (qemu exit $rc) before reporting DONE"
+		fi
+		report fail "vm" "$kver" "-" "$fate"
+		show_file "console" "$res/console.log" 80
+		show_file "qemu" "$res/qemu.log" 20
+	fi
+	for name in "${plan_names[@]}"; do
+		[[ -n ${result[$name]:-} ]] && continue
+		report fail "$name" "$kver" "-" "not run or not finished: ${fate:-no result reported}"
+		show_file "$name output" "$res/$name.log" 40
+	done
+}
+
+for kver in "${kvers[@]}"; do
+	run_kernel "$kver"
+done
+
+echo "vm tests:"
+echo "$skipped skipped"
+echo "$passed passed, $failed failed"
+if [[ -n $summary ]]; then
+	echo "$passed $failed $skipped" >>"$summary"
+fi
+[[ $failed -eq 0 ]]
