@@ -2,10 +2,10 @@
 /*
  * profile - aggregation of a decoded cprof stream.  See profile.h.
  *
- * Two hash tables (libiberty's hashtab): stacks, keyed by their frames and
- * whether the user part starts at the interrupted instruction, and samples,
- * keyed by (stack, pid, tid, cpu, comm).  Both own their entries through a
- * vector that also keeps first-seen order.
+ * Hash tables (libiberty's hashtab): stacks, keyed by their frames and
+ * whether the user part starts at the interrupted instruction; samples,
+ * keyed by (stack, pid, tid, cpu, comm) -- both own their entries through a
+ * vector that also keeps first-seen order; and MMAP records by pid.
  */
 #include <errno.h>
 #include <stdbool.h>
