@@ -50,10 +50,14 @@ struct cprof_reader {
 	bool done;
 };
 
-static DECLARE_WAIT_QUEUE_HEAD(cprof_wq);
+#define CPROF_UNLOAD_WAIT_MS	5000
+
+static DECLARE_WAIT_QUEUE_HEAD(cprof_wq);	/* the reader sleeps here */
+static DECLARE_WAIT_QUEUE_HEAD(cprof_eof_wq);	/* rmmod waits for the end */
 static atomic_t cprof_busy = ATOMIC_INIT(0);
 static bool cprof_unloading;
 static bool cprof_kicked;
+static bool cprof_eof;		/* the reader has read the whole stream */
 
 static void cprof_kick_fn(struct irq_work *work)
 {
@@ -106,8 +110,11 @@ int cprof_stream_open(struct inode *inode, struct file *file)
 	struct cprof_reader *rd;
 	u64 period_ns;
 
+	if (READ_ONCE(cprof_unloading))
+		return -ENODEV;
 	if (atomic_cmpxchg(&cprof_busy, 0, 1))
 		return -EBUSY;
+	WRITE_ONCE(cprof_eof, false);
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		goto busy;
@@ -261,6 +268,9 @@ ssize_t cprof_stream_read(struct file *file, char __user *ubuf, size_t count,
 			rd->pos += n;
 			ret = n;
 		}
+	} else {
+		WRITE_ONCE(cprof_eof, true);
+		wake_up_all(&cprof_eof_wq);
 	}
 	mutex_unlock(&rd->lock);
 	return ret;
@@ -275,14 +285,22 @@ int cprof_stream_release(struct inode *inode, struct file *file)
 	kvfree(rd->buf);
 	kfree(rd);
 	atomic_set(&cprof_busy, 0);
+	wake_up_all(&cprof_eof_wq);
 	return 0;
 }
 
-/* rmmod: make a reader blocked in read() finish its stream and return. */
+/*
+ * rmmod: end the profile and give the reader a while to read the rest of
+ * the stream to its end, so unloading loses nothing.  A reader that does
+ * not read is cut off by procfs when the files are removed.
+ */
 void cprof_stream_unload(void)
 {
 	WRITE_ONCE(cprof_unloading, true);
 	wake_up_all(&cprof_wq);
+	wait_event_timeout(cprof_eof_wq, !cprof_stream_busy() ||
+			   READ_ONCE(cprof_eof),
+			   msecs_to_jiffies(CPROF_UNLOAD_WAIT_MS));
 }
 
 /* After the ticks are gone: no kick may still be in flight. */

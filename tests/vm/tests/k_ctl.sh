@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_ctl: /proc/cprof/ctl takes good settings and rejects bad ones whole:
+# every bad write fails with EINVAL (EBUSY while profiling) and the settings
+# read back unchanged.  Module parameters are checked the same way.
+# vm-timeout: 120
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+# write TEXT [OFFSET]: one write(2) of TEXT (at OFFSET); prints "ok N" or
+# the errno text.
+write() {
+	perl -e 'open(my $f, ">", "/proc/cprof/ctl") or die "open: $!\n";
+		sysseek($f, $ARGV[1], 0) if $ARGV[1];
+		my $r = syswrite($f, $ARGV[0]);
+		print defined $r ? "ok $r\n" : "$!\n";' -- "$1" "${2:-0}"
+}
+
+for bad in freq=0 freq=100001 depth=0 depth=128 seconds=0 budget=0 buffer_kb=100 buffer_kb=32; do
+	if insmod "$CPROF_KO" "$bad" 2>/dev/null; then
+		rmmod cprof
+		fail "insmod with $bad succeeded"
+	fi
+done
+kload freq=77 seconds=5
+before=$(cat /proc/cprof/ctl)
+grep -qx freq=77 <<<"$before" || fail "module parameter freq=77 not in ctl"
+
+long=$(printf 'freq=%0300d' 5)
+big=$(printf 'idle=1\n%.0s' $(seq 1 700))
+bad_writes=(
+	"" $'\n' "freq=-1" "freq=0" "freq=100001" "freq=99999999999999999999"
+	"freq=abc" "freq=12abc" "freq= 5" "freq=" "=5" "freq" "bogus=1" "FREQ=5"
+	"depth=128" "depth=0" "seconds=0" "seconds=86401" "mode=fast" "mode="
+	"idle=2" "idle=yes" "cpus=" "cpus=9999" "cpus=0-" "cpus=a" "pid=-5"
+	"pid=4194305" "budget=101" "$long" $'freq=50\nbogus=1' $'freq=50\n\nseconds=5'
+	$'freq=50\nfreq=0' "$big"
+)
+i=0
+for w in "${bad_writes[@]}"; do
+	i=$((i + 1))
+	r=$(write "$w")
+	[[ $r == "Invalid argument" ]] || fail "bad write #$i '${w:0:40}' gave '$r', want EINVAL"
+	[[ $(cat /proc/cprof/ctl) == "$before" ]] || fail "bad write #$i '${w:0:40}' changed the settings"
+done
+r=$(write "freq=50" 3)
+[[ $r == "Invalid argument" ]] || fail "write at offset 3 gave '$r', want EINVAL"
+[[ $(cat /proc/cprof/ctl) == "$before" ]] || fail "write at offset changed the settings"
+echo "${#bad_writes[@]} bad writes + 1 at an offset rejected, settings unchanged"
+
+# Good writes, with and without the final newline.
+r=$(write $'freq=123\nseconds=2\ndepth=10\ncpus=0\nmode=user\nidle=1\nbudget=50\npid=1\n')
+[[ $r == ok* ]] || fail "good write rejected: $r"
+r=$(write "cpus=0-1")
+[[ $r == ok* ]] || fail "good write without newline rejected: $r"
+want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget=50'
+[[ $(cat /proc/cprof/ctl) == "$want" ]] || fail "settings read back as: $(cat /proc/cprof/ctl)"
+write $'pid=0\ncpus=all\nmode=both\nidle=0\nseconds=3' >/dev/null
+after=$(cat /proc/cprof/ctl)
+
+# While profiling: EBUSY, nothing changes.
+cat /proc/cprof/profile >/dev/null &
+reader=$!
+sleep 1
+r=$(write "freq=50")
+[[ $r == "Device or resource busy" ]] || fail "write while profiling gave '$r', want EBUSY"
+[[ $(cat /proc/cprof/ctl) == "$after" ]] || fail "write while profiling changed the settings"
+wait "$reader"
+r=$(write "freq=50")
+[[ $r == ok* ]] || fail "write after the profile ended rejected: $r"
+echo "k_ctl: ok"

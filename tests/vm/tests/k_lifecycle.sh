@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_lifecycle: rmmod is safe at any time.
+#   - 20 load/unload cycles, each while profiling at 1 kHz with a reader
+#     blocked in read() and a busy CPU: rmmod succeeds, the reader gets a
+#     well-formed stream that ends with reason "unload" (or EOF/EIO if it
+#     had not read yet), no warning, oops or taint (the harness checks);
+#   - CPU 1 goes offline and online during a profile: both CPUs' samples
+#     keep coming, CPU 1's stop while it is offline and resume after.
+# vm-timeout: 300
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+"$WORKLOADS/cpuburn" 200 >/dev/null &
+burner=$!
+complete=0
+for i in $(seq 1 20); do
+	kload freq=1000 seconds=30
+	cat /proc/cprof/profile >"$OUT/c$i.raw" 2>/dev/null &
+	reader=$!
+	sleep 0.$((RANDOM % 7 + 2))
+	t0=$(date +%s%N)
+	rmmod cprof || fail "cycle $i: rmmod failed"
+	wait "$reader" || true
+	echo "cycle $i: rmmod took $((($(date +%s%N) - t0) / 1000000)) ms, stream $(stat -c %s "$OUT/c$i.raw") bytes"
+	if [[ -s $OUT/c$i.raw ]]; then
+		"$WORKLOADS/streamtext" <"$OUT/c$i.raw" >"$OUT/c$i.txt" 2>/dev/null &&
+			awk '$1 == "E" && $4 == 2 { ok = 1 } END { exit !ok }' "$OUT/c$i.txt" &&
+			complete=$((complete + 1))
+	fi
+done
+echo "20 cycles: $complete streams ended with reason unload"
+((complete >= 15)) || fail "only $complete of 20 readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+cpu1=/sys/devices/system/cpu/cpu1/online
+[[ -w $cpu1 ]] || { echo "no CPU hotplug here"; kill "$burner"; exit 77; }
+"$WORKLOADS/cpuburn" 200 >/dev/null &
+burner2=$!
+kload freq=500 seconds=9
+profile "$OUT/h.raw" &
+prof=$!
+sleep 3
+echo 0 >"$cpu1"
+sleep 2
+echo 1 >"$cpu1"
+wait "$prof"
+kill "$burner" "$burner2"
+rmmod cprof || fail "rmmod after hotplug failed"
+# The 2 s offline window shows as the one long gap between cpu1's samples,
+# with samples before and after it; cpu0 has no such gap.
+read -r before gap after < <(awk '$1 == "S" && $5 == 1 {
+		if (last && $2 - last > maxgap) { maxgap = $2 - last; before = n }
+		last = $2; n++
+	} END { printf "%d %d %d\n", before, maxgap / 1e6, n - before }' "$OUT/h.raw.txt")
+read -r c0 gap0 < <(awk '$1 == "S" && $5 == 0 {
+		if (last && $2 - last > maxgap) maxgap = $2 - last
+		last = $2; n++
+	} END { printf "%d %d\n", n, maxgap / 1e6 }' "$OUT/h.raw.txt")
+echo "cpu1: $before samples, a ${gap} ms gap, $after samples; cpu0: $c0 samples, longest gap ${gap0} ms"
+((before >= 100 && after >= 100)) || fail "cpu1 did not sample both before ($before) and after ($after) going offline"
+((gap >= 1500)) || fail "cpu1 kept sampling while offline (longest gap ${gap} ms)"
+((c0 >= 1000 && gap0 < 1000)) || fail "cpu0 stopped sampling during cpu1's hotplug"
+echo "k_lifecycle: ok"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_stream: /proc/cprof/profile behaves like Go's profile?seconds=N.
+#   - root only: an unprivileged user can open no /proc/cprof file;
+#   - EOF after the configured seconds, with an END record that accounts
+#     for every sample in the stream;
+#   - a second concurrent reader gets EBUSY;
+#   - a signal ends the profile early: the reader gets what was collected
+#     and a well-formed stream (END, reason "signal");
+#   - the stream is delivered while it is collected, not at the end.
+# vm-timeout: 150
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+kload
+for f in profile ctl stats; do
+	if setpriv --reuid=65534 --regid=65534 --clear-groups cat "/proc/cprof/$f" >/dev/null 2>&1; then
+		fail "user nobody could read /proc/cprof/$f"
+	fi
+done
+if setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'echo freq=5 >/proc/cprof/ctl' 2>/dev/null; then
+	fail "user nobody could write /proc/cprof/ctl"
+fi
+echo "unprivileged access refused"
+
+# EOF after seconds, END accounts for the samples.
+ctl freq=499 seconds=2
+"$WORKLOADS/cpuburn" 4 >/dev/null &
+start=$(date +%s%N)
+profile "$OUT/a.raw"
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "seconds=2 profile took ${ms} ms"
+((ms >= 1900 && ms < 6000)) || fail "a 2 s profile took ${ms} ms"
+read -r dur reason samples lost < <(awk '$1 == "E" { print $3, $4, $5, $6 }' "$OUT/a.raw.txt")
+nsamp=$(grep -c '^S ' "$OUT/a.raw.txt")
+nlost=$(awk '$1 == "L" { n += $4 } END { print n + 0 }' "$OUT/a.raw.txt")
+echo "END: duration ${dur} ns reason $reason samples $samples lost $lost; stream has $nsamp samples, $nlost lost"
+((reason == 0)) || fail "END reason $reason, want 0 (complete)"
+((dur >= 1900000000 && dur < 3000000000)) || fail "END duration $dur ns"
+((samples == nsamp)) || fail "END says $samples samples, stream has $nsamp"
+((lost == nlost)) || fail "END says $lost lost, LOST records say $nlost"
+((nsamp >= 500)) || fail "only $nsamp samples in 2 s at 499 Hz with a CPU busy"
+wait
+
+# Second reader: EBUSY.  Signal: early, well-formed end.  Streaming: data
+# arrives before the end.
+ctl seconds=60
+perl -e '$SIG{INT} = sub { $got_int = 1 };
+	open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
+	binmode $f; binmode STDOUT;
+	my ($b, $first);
+	while (1) {
+		my $r = sysread($f, $b, 65536);
+		next if !defined $r && $!{EINTR};
+		die "read: $!\n" if !defined $r;
+		last if !$r;
+		print STDERR "first data\n" if !$first++;
+		print $b;
+	}' >"$OUT/b.raw" 2>"$OUT/b.err" &
+reader=$!
+sleep 2
+if cat /proc/cprof/profile >/dev/null 2>"$OUT/busy.err"; then
+	fail "a second reader could open /proc/cprof/profile"
+fi
+grep -q "Device or resource busy" "$OUT/busy.err" || fail "second reader: $(cat "$OUT/busy.err")"
+grep -q "first data" "$OUT/b.err" || fail "no data streamed in the first 2 s of a 60 s profile"
+start=$(date +%s%N)
+kill -INT "$reader"
+wait "$reader" || fail "the reader failed: $(cat "$OUT/b.err")"
+ms=$((($(date +%s%N) - start) / 1000000))
+"$WORKLOADS/streamtext" <"$OUT/b.raw" >"$OUT/b.txt" || fail "stream cut by a signal is not well-formed"
+read -r reason samples < <(awk '$1 == "E" { print $4, $5 }' "$OUT/b.txt")
+echo "signalled reader ended in ${ms} ms, END reason $reason, $samples samples"
+((reason == 1)) || fail "END reason $reason, want 1 (signal)"
+((ms < 5000)) || fail "the reader took ${ms} ms to end after SIGINT"
+((samples == $(grep -c '^S ' "$OUT/b.txt"))) || fail "END samples disagree with the stream"
+[[ $(stat_of profiling) == 0 ]] || fail "still profiling after the reader left"
+echo "k_stream: ok"
