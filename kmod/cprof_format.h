@@ -4,7 +4,8 @@
  * This header is included by the module and by userland; it holds types and
  * constants only.
  *
- * All fields are little-endian, fixed width and naturally aligned.  A stream
+ * All fields are fixed width, naturally aligned and little-endian (the module
+ * is x86-64 only and writes them in its native order).  A stream
  * is one struct cprof_header followed by records.  Every record starts with
  * struct cprof_rec, whose size covers the whole record (header, payload and
  * padding) and is a multiple of 8, so a reader can skip record types it does
@@ -81,11 +82,15 @@ struct cprof_rec {
 #define CPROF_SAMPLE_USER_FAULT	(1u << 3)	/* user walk hit a bad frame */
 #define CPROF_SAMPLE_KERN_TRUNC	(1u << 4)	/* kernel walk stopped at depth */
 #define CPROF_SAMPLE_IDLE	(1u << 5)	/* the idle task */
+#define CPROF_SAMPLE_USER_EXACT	(1u << 6)	/* see below */
 
 /*
  * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
- * each innermost first.  The first frame of each part is the interrupted
- * instruction; the others are return addresses.
+ * each innermost first.  The first kernel frame is the interrupted
+ * instruction.  The first user frame is an instruction address when
+ * CPROF_SAMPLE_USER_EXACT is set (the tick hit user mode, or the kernel was
+ * entered by a fault or interrupt), else the return address of a system
+ * call.  All other frames are return addresses.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */

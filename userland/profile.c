@@ -213,7 +213,8 @@ static int profile__intern_stack(struct profile *p,
 	struct stack_ent key = {
 		.nr_kernel = smp->nr_kernel,
 		.nr_user = smp->nr_user,
-		.user_mode = !!(smp->rec.flags & CPROF_SAMPLE_USER_MODE),
+		.user_mode = !!(smp->rec.flags & (CPROF_SAMPLE_USER_MODE |
+					     CPROF_SAMPLE_USER_EXACT)),
 		.ips = (const uint64_t *)smp->ips,
 	};
 	struct stack_ent *e;

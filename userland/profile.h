@@ -24,7 +24,7 @@ struct prof_stack {
 	const uint64_t *ips;	/* nr_kernel then nr_user, each innermost first */
 	unsigned int nr_kernel;
 	unsigned int nr_user;
-	int user_mode;		/* ips[nr_kernel] is the interrupted instruction */
+	int user_mode;		/* ips[nr_kernel] is an instruction, not a return address */
 };
 
 /* One aggregation key and its totals. */

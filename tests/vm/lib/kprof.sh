@@ -81,7 +81,7 @@ symbolize() {
 		}
 		for (i = 0; i < nuf; i++) {
 			x = hex($(10 + nkf + i))
-			if (i || $6 % 2 == 0) x -= 1
+			if (i || ($6 % 2 == 0 && int($6 / 64) % 2 == 0)) x -= 1
 			name = "?"
 			for (m = nm_; m >= 1; m--) {
 				if (MP[m] != pid || x < MS[m] || x >= ME[m]) continue
