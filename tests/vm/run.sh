@@ -14,6 +14,7 @@
 #                     of the test limits + 10 per test)
 #   --summary FILE    append "PASSED FAILED SKIPPED" to FILE (for make check)
 #   --list            print the tests that would run and exit
+#   --print-logs      print every test's output, not only a failing one's
 #   -v, --verbose     copy the guest console to stdout
 #   TEST              a name in tests/vm/tests (k_ctl, k_ctl.sh), a glob
 #                     ('k_*') or a path to a script anywhere in the repo.
@@ -63,6 +64,7 @@ test_timeout=180
 host_timeout=
 summary=
 list_only=
+print_logs=
 verbose=
 
 die() {
@@ -95,6 +97,7 @@ while [[ $# -gt 0 ]]; do
 		;;
 	--summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
 	--list) list_only=1; shift ;;
+	--print-logs) print_logs=1; shift ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -277,27 +280,25 @@ initramfs() {
 }
 
 # KVM only if it really runs a guest: /dev/kvm can exist and still hang or
-# fail.  The answer is kept in build/vm/accel for this host kernel.
+# fail.  The answer is kept in build/vm/kvm for this host kernel.
 accel=
 pick_accel() {
-	local kver=$1 initrd=$2 out key
-	[[ -n $accel ]] && return 0
+	local kver=$1 initrd=$2 key answer=no
+	[[ -z $accel ]] || return 0
 	accel="-accel tcg,thread=multi -cpu max"
 	[[ -w /dev/kvm ]] || return 0
 	key="$(uname -r) $(stat -c %i /dev/kvm)"
-	if [[ -f $build/vm/accel && $(head -n 1 "$build/vm/accel") == "$key" ]]; then
-		accel=$(tail -n 1 "$build/vm/accel")
-		return 0
-	fi
-	printf '%s\n%s\n' "$key" "$accel" >"$build/vm/accel"
-	out=$(timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
+	if [[ -f $build/vm/kvm && $(head -n 1 "$build/vm/kvm") == "$key" ]]; then
+		answer=$(tail -n 1 "$build/vm/kvm")
+	elif timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
 		-accel kvm -cpu host -m 256M -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 rdinit=/bin/busybox -- poweroff -f" \
-		-serial stdio </dev/null 2>&1) || return 0
-	if grep -q "Linux version" <<<"$out"; then
-		accel="-accel kvm -cpu host"
-		printf '%s\n%s\n' "$key" "$accel" >"$build/vm/accel"
+		-serial stdio </dev/null 2>&1 | grep -q "Linux version"; then
+		answer=yes
 	fi
+	printf '%s\n%s\n' "$key" "$answer" >"$build/vm/kvm"
+	[[ $answer == yes ]] && accel="-accel kvm -cpu host"
+	return 0
 }
 
 # ---------------------------------------------------------------- run
@@ -402,7 +403,9 @@ run_kernel() {
 			read -r _ name status secs note <<<"$line"
 			result[$name]=$status
 			report "$status" "$name" "$kver" "$secs" "$note"
-			if [[ $status == fail ]]; then
+			if [[ -n $print_logs ]]; then
+				show_file "$name output" "$res/$name.log" 10000
+			elif [[ $status == fail ]]; then
 				show_file "$name output" "$res/$name.log" 60
 				show_file "$name kernel log" "$res/$name.dmesg" 40
 			fi
@@ -454,9 +457,7 @@ for kver in "${kvers[@]}"; do
 	run_kernel "$kver"
 done
 
-echo "vm tests:"
-echo "$skipped skipped"
-echo "$passed passed, $failed failed"
+echo "vm: $passed passed, $failed failed, $skipped skipped"
 if [[ -n $summary ]]; then
 	echo "$passed $failed $skipped" >>"$summary"
 fi
