@@ -5,13 +5,19 @@
 #   make check           install what is missing, run every test
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
 #   make install         install cprof-dump and cprof.ko
+#   make workloads       build the sample workloads into build/workloads
 
 # Default kernel: the running kernel's build dir, else the newest Debian headers.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 PREFIX ?= /usr/local
+# The release KDIR builds for: cprof.ko is installed only if it is the running one.
+KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# make bench runs these VM tests (tests/vm/run.sh patterns) on BENCH_KERNELS.
+BENCH_TESTS ?= b_*
+BENCH_KERNELS ?= 6.1
 
-.PHONY: all module userland clean install check demo bench
+.PHONY: all module userland clean install check demo bench workloads
 
 all: module userland
 
@@ -25,3 +31,26 @@ userland:
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userland clean
+
+workloads:
+	$(MAKE) -C tests/workloads O=$(CURDIR)/build/workloads
+
+check:
+	tests/check.sh
+
+demo:
+	tests/demo/run.sh
+
+bench: workloads
+	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
+
+install: userland
+	install -D -m 0755 userland/cprof-dump $(DESTDIR)$(PREFIX)/bin/cprof-dump
+	@if [ -n "$(KREL)" ] && [ "$(KREL)" = "$$(uname -r)" ]; then \
+		$(MAKE) module && \
+		echo "install -D -m 0644 kmod/cprof.ko $(DESTDIR)/lib/modules/$(KREL)/extra/cprof.ko" && \
+		install -D -m 0644 kmod/cprof.ko $(DESTDIR)/lib/modules/$(KREL)/extra/cprof.ko && \
+		{ [ -n "$(DESTDIR)" ] || depmod -a $(KREL); }; \
+	else \
+		echo "cprof.ko not installed: KDIR=$(KDIR) builds for '$(KREL)', the running kernel is $$(uname -r)"; \
+	fi

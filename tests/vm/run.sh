@@ -407,6 +407,8 @@ run_kernel() {
 				show_file "$name output" "$res/$name.log" 10000
 			elif [[ $status == fail ]]; then
 				show_file "$name output" "$res/$name.log" 60
+			fi
+			if [[ $status == fail ]]; then
 				show_file "$name kernel log" "$res/$name.dmesg" 40
 			fi
 			;;

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/check.sh (make check): install what is missing, run the host unit
+# tests (make -C userland test) and the VM tests on every kernel
+# (tests/vm/run.sh), and end with one line "N passed, N failed" counting
+# all of them.  Exit status 0 only if nothing failed.
+#
+# Environment: CPROF_VM_KERNELS (default "6.1 6.12"), passed on to run.sh.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+logs=$REPO/build/check
+mkdir -p "$logs"
+start=$(date +%s)
+passed=0
+failed=0
+skipped=0
+
+section() {
+	printf '\n==== %s\n' "$*"
+}
+
+# counts LOG: the last "N passed, N failed" of LOG as "N N", and a
+# "N skipped" line's N (0 if none) as a third number.
+counts() {
+	local p f s
+	read -r p f < <(sed -n 's/^\([A-Za-z_-]*: \)\{0,1\}\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*$/\2 \3/p' "$1" | tail -n 1) || return 1
+	s=$(sed -n 's/^\([0-9][0-9]*\) \(test binaries \)\{0,1\}skipped$/\1/p; s/^.* passed, .* failed, \([0-9][0-9]*\) skipped$/\1/p' "$1" | tail -n 1)
+	echo "$p $f ${s:-0}"
+}
+
+# tally NAME RC LOG: add LOG's counts; a runner that failed without saying
+# so, or said nothing, counts as one failure.
+tally() {
+	local name=$1 rc=$2 log=$3 p f s
+	if ! read -r p f s < <(counts "$log"); then
+		echo "check: $name printed no counts (exit status $rc): 1 failure"
+		failed=$((failed + 1))
+		return 0
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	if [[ $rc -ne 0 && $f -eq 0 ]]; then
+		echo "check: $name exited with $rc but counted no failure: 1 failure"
+		failed=$((failed + 1))
+	fi
+}
+
+section "packages"
+tests/deps.sh
+
+section "host unit tests (make -C userland test)"
+if [[ -f userland/Makefile ]]; then
+	rc=0
+	make -C userland test 2>&1 | tee "$logs/unit.log" || rc=$?
+	tally "make -C userland test" "$rc" "$logs/unit.log"
+else
+	echo "check: userland/Makefile missing: no host unit tests to run"
+fi
+
+section "VM tests (tests/vm/run.sh)"
+rc=0
+tests/vm/run.sh 2>&1 | tee "$logs/vm.log" || rc=$?
+tally "tests/vm/run.sh" "$rc" "$logs/vm.log"
+
+section "summary"
+elapsed=$(($(date +%s) - start))
+echo "check: took $((elapsed / 60)) min $((elapsed % 60)) s; logs in build/check/, VM test output in build/vm-results/"
+echo "$skipped skipped"
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

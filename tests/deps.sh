@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/deps.sh: install, from Debian's archive, what building and testing
+# cprof needs on Debian 12 (amd64).  Quick when everything is there: it
+# asks dpkg first and runs apt-get (update, then install) only for what is
+# missing.  Needs root for that.  Add a package here when a build or a
+# test starts to need it.
+set -euo pipefail
+
+packages=(
+	# build
+	make gcc libc6-dev git
+	# the kernels the VM tests boot, and their headers
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	# the VM
+	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
+	# userland: cprof-dump and its tests
+	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
+	libiberty-dev golang-go golang-github-google-pprof-dev
+	# tests and checks
+	linux-perf perl sparse shellcheck
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[[ $status == installed ]] || missing+=("$pkg")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+	echo "deps: all ${#packages[@]} packages installed"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if [[ $(id -u) != 0 ]]; then
+	echo "deps: not root: run as root, or apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
