@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 # make bench runs these VM tests (tests/vm/run.sh patterns) on BENCH_KERNELS.
 BENCH_TESTS ?= b_*
-BENCH_KERNELS ?= 6.1
+BENCH_KERNELS ?= 6.1 6.12
 
 .PHONY: all module userland clean install check demo bench workloads
 
@@ -42,7 +42,10 @@ demo:
 	tests/demo/run.sh
 
 bench: workloads
+	mkdir -p build/bench
+	$(CC) -O2 -g -fno-omit-frame-pointer -Wall -o build/bench/spin tests/bench/spin.c
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
+	tests/bench/report.sh build/vm-results/*/b_perf/results
 
 install: userland
 	install -D -m 0755 userland/cprof-dump $(DESTDIR)$(PREFIX)/bin/cprof-dump

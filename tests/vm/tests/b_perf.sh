@@ -1,0 +1,357 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# b_perf: cprof against perf, cost for cost (make bench; docs/BENCHMARKS.md).
+#
+# Both profilers sample every CPU with a per-CPU hrtimer at the same
+# frequency and take kernel and user call chains: perf record -a -e
+# cpu-clock -F f -g, and cprof (idle=1, as perf samples idle CPUs too;
+# budget=100 and perf_cpu_time_max_percent=0, so that neither throttles
+# itself below the asked rate).  The job is a fixed amount of work on both
+# CPUs: two copies of tests/bench/spin (main->a->b->leafN, plus 64 KiB of
+# read() from /dev/zero a round, so about a quarter of the samples are in
+# the kernel under a user stack).
+#
+# For f = 99, 999 and the highest rate the VM sustains (9999, else 4999):
+#   - perf record -a starts once, disabled (-D -1), driven through its
+#     control FIFO, so its tens of seconds of start-up under TCG are paid
+#     before any measurement;
+#   - wall time of the job, bare, under perf, under cprof (with a reader
+#     draining the stream to a file, as perf record does), REPS rounds
+#     interleaved, rotating the order; medians;
+#   - the duration of each profiler's hrtimer callback, perf_swevent_hrtimer
+#     and cprof_tick, under ftrace's function_graph tracer filtered to just
+#     that function, while the job runs: median, p90, cprof/perf.
+# Then at the highest rate: cprof's drops (stats lost) with a live reader,
+# raw (a file) and cprof-dump -d; one capture by both profilers of the same
+# job at once, then perf report --stdio against cprof-dump (symbolized
+# pprof) on it, and the pprof's bytes against perf.data's.
+#
+# Results: $OUT/results (key value lines, read by tests/bench/report.sh)
+# and a table in the log.  Nothing here fails on a figure: only on a
+# profiler or tool that does not work.
+# vm-timeout: 3000
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/perfcmp.sh
+. "$REPO/tests/vm/lib/perfcmp.sh"
+
+ROUNDS=500	# spin rounds per copy: about 4 s bare under TCG
+READ_KB=64
+REPS=3
+T=/sys/kernel/tracing
+R=$OUT/results
+t0=$(now_ms)
+phase() {
+	echo "-- $(($(now_ms) - t0)) ms: $*"
+}
+res() { # KEY VALUE
+	echo "$1 $2" >>"$R"
+}
+
+[[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
+perf_find
+res kernel "$KVER"
+res perf "$("$PERF" --version | awk '{ print $3 }')"
+
+PERF_PID=
+READER=
+cleanup() {
+	set +e
+	[[ -w $T/tracing_on ]] && {
+		echo 0 >"$T/tracing_on"
+		echo nop >"$T/current_tracer"
+		echo >"$T/set_ftrace_filter"
+	}
+	[[ -n $READER ]] && kill -INT "$READER" 2>/dev/null
+	[[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null
+	wait
+	perf_restore
+}
+trap cleanup EXIT
+perf_unthrottle
+
+# ftrace: the harness mounts tracefs; mount it if this guest did not.
+[[ -e $T/trace ]] || mount -t tracefs tracefs "$T" || fail "no tracefs at $T"
+grep -q function_graph "$T/available_tracers" || fail "no function_graph tracer"
+grep -qx perf_swevent_hrtimer "$T/available_filter_functions" ||
+	fail "perf_swevent_hrtimer is not traceable"
+kload budget=100
+grep -qx 'cprof_tick \[cprof\]' "$T/available_filter_functions" ||
+	fail "cprof_tick is not in available_filter_functions"
+echo 16384 >"$T/buffer_size_kb"
+
+# The job: built by make bench (build/bench/spin), else here.
+SPIN=$REPO/build/bench/spin
+if [[ ! -x $SPIN ]]; then
+	SPIN=$OUT/spin
+	gcc -O2 -g -fno-omit-frame-pointer -o "$SPIN" "$REPO/tests/bench/spin.c" ||
+		fail "cannot build tests/bench/spin.c"
+fi
+job() {
+	local p
+	"$SPIN" "$ROUNDS" "$READ_KB" >/dev/null &
+	p=$!
+	"$SPIN" "$ROUNDS" "$READ_KB" >/dev/null
+	wait "$p"
+}
+
+# cprof reader: copies the stream to FILE; SIGINT ends the profile and the
+# reader keeps what the module still hands over (cat would die with it).
+reader_start() { # FILE
+	perl -e '$SIG{INT} = sub { };
+		open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
+		binmode $f; binmode STDOUT;
+		while (1) {
+			my $r = sysread($f, my $b, 1 << 20);
+			next if !defined $r && $!{EINTR};
+			die "read: $!\n" if !defined $r;
+			last if !$r;
+			print $b;
+		}' >"$1" &
+	READER=$!
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[[ $(stat_of profiling) == 1 ]] && return 0
+		sleep 0.1
+	done
+	fail "cprof did not start profiling"
+}
+reader_stop() {
+	kill -INT "$READER"
+	wait "$READER" || fail "the cprof reader failed"
+	READER=
+}
+
+# perf record -a, started disabled, driven through its control FIFO.
+perf_start() { # FREQ DATA [OPTION...]
+	local f=$1 data=$2 s
+	shift 2
+	rm -f "$OUT/pctl" "$OUT/pack"
+	mkfifo "$OUT/pctl" "$OUT/pack"
+	s=$(now_ms)
+	"$PERF" record -q -a -e cpu-clock -F "$f" -g "$@" -D -1 \
+		--control "fifo:$OUT/pctl,$OUT/pack" -o "$data" >"$data.log" 2>&1 &
+	PERF_PID=$!
+	exec 5<>"$OUT/pctl" 6<>"$OUT/pack"
+	perf_cmd enable
+	perf_cmd disable
+	PERF_STARTUP_MS=$(($(now_ms) - s))
+}
+perf_cmd() { # enable|disable
+	local ack
+	echo "$1" >&5
+	read -r -t 600 ack <&6 || fail "perf did not answer '$1' (log: $(tail -n 3 "$OUT"/*.log))"
+	[[ $ack == ack ]] || fail "perf answered '$ack' to '$1'"
+}
+perf_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID" || fail "perf record failed: $(cat "$OUT"/*.data.log)"
+	PERF_PID=
+	exec 5>&- 6>&-
+}
+
+# cprof stats deltas around a profile: "ticks samples lost throttles handler_ns_total"
+cstats() {
+	awk '$1 == "ticks" { t = $2 } $1 == "samples" { s = $2 } $1 == "lost" { l = $2 }
+	     $1 == "throttles" { th = $2 } $1 == "handler_ns_total" { h = $2 }
+	     END { print t, s, l, th, h }' /proc/cprof/stats
+}
+cdelta() { # BEFORE AFTER -> "ticks samples lost throttles handler_ns"
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	echo $((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2])) $((b[3] - a[3])) $((b[4] - a[4]))
+}
+
+median() { # numbers on stdin -> the median (lower middle)
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
+}
+pct() { # P numbers on stdin -> the P-th percentile (nearest rank)
+	sort -n | awk -v p="$1" '{ v[NR] = $1 } END {
+		if (!NR) { print "nan"; exit }
+		i = int(NR * p / 100 + 0.999999); if (i < 1) i = 1; print v[i] }'
+}
+
+# timed_run KIND F REP: one job, bare / under perf / under cprof; wall ms.
+timed_run() {
+	local kind=$1 f=$2 rep=$3 s ms before d
+	case $kind in
+	perf) perf_cmd enable ;;
+	cprof)
+		before=$(cstats)
+		reader_start "$OUT/cprof-$f-$rep.raw"
+		;;
+	esac
+	s=$(now_ms)
+	job
+	ms=$(($(now_ms) - s))
+	case $kind in
+	perf) perf_cmd disable ;;
+	cprof)
+		reader_stop
+		d=$(cdelta "$before" "$(cstats)")
+		echo "$f $rep $d" >>"$OUT/cprof-runs"
+		rm -f "$OUT/cprof-$f-$rep.raw"
+		;;
+	esac
+	echo "$kind $f $rep $ms" >>"$OUT/runs"
+	echo "   $kind f=$f rep $rep: $ms ms${d:+ (cprof ticks samples lost throttles handler_ns: $d)}"
+}
+
+# trace_handler FUNC OUT: durations (us) of FUNC while the job runs.
+trace_handler() {
+	echo 0 >"$T/tracing_on"
+	echo "$1" >"$T/set_ftrace_filter"
+	echo function_graph >"$T/current_tracer"
+	echo >"$T/trace"
+	echo 1 >"$T/tracing_on"
+	job
+	echo 0 >"$T/tracing_on"
+	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
+		"$T/trace" >"$2"
+	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { o += $2 } END { if (o) print "   trace overrun " o }'
+	echo nop >"$T/current_tracer"
+	echo >"$T/set_ftrace_filter"
+}
+
+# ------------------------------------------------------------ highest rate
+job_s=
+ctl idle=1 depth=127 seconds=86400
+high=
+for f in 9999 4999; do
+	ctl "freq=$f"
+	before=$(cstats)
+	reader_start "$OUT/cal.raw"
+	s=$(now_ms)
+	job
+	ms=$(($(now_ms) - s))
+	reader_stop
+	read -r ticks samples lost thr _ < <(cdelta "$before" "$(cstats)")
+	want=$((f * 2 * ms / 1000))
+	echo "calibration f=$f: $ticks ticks in $ms ms on 2 CPUs (asked $want), lost $lost, throttles $thr"
+	res "cal_${f}_ticks_pct" $((ticks * 100 / want))
+	if ((ticks * 10 >= want * 8)); then
+		high=$f
+		break
+	fi
+done
+rm -f "$OUT/cal.raw"
+high=${high:-4999}
+res high "$high"
+phase "highest rate: $high Hz"
+
+# ------------------------------------------------------------ per frequency
+for f in 99 999 "$high"; do
+	phase "f=$f: perf record -a starting"
+	perf_start "$f" "$OUT/perf-$f.data" -B
+	res "perf_startup_ms_$f" "$PERF_STARTUP_MS"
+	phase "f=$f: perf ready after $PERF_STARTUP_MS ms"
+	ctl "freq=$f"
+	orders=("bare perf cprof" "perf cprof bare" "cprof bare perf")
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for kind in ${orders[(rep - 1) % 3]}; do
+			timed_run "$kind" "$f" "$rep"
+		done
+	done
+	# handler cost
+	perf_cmd enable
+	trace_handler perf_swevent_hrtimer "$OUT/h-perf-$f"
+	perf_cmd disable
+	before=$(cstats)
+	reader_start "$OUT/trace-$f.raw"
+	trace_handler cprof_tick "$OUT/h-cprof-$f"
+	reader_stop
+	rm -f "$OUT/trace-$f.raw"
+	perf_stop
+	nperf=$(wc -l <"$OUT/h-perf-$f")
+	ncprof=$(wc -l <"$OUT/h-cprof-$f")
+	((nperf >= 100 && ncprof >= 100)) ||
+		fail "f=$f: too few traced handler calls (perf $nperf, cprof $ncprof)"
+	for p in perf cprof; do
+		res "h_${p}_n_$f" "$(wc -l <"$OUT/h-$p-$f")"
+		res "h_${p}_med_$f" "$(median <"$OUT/h-$p-$f")"
+		res "h_${p}_p90_$f" "$(pct 90 <"$OUT/h-$p-$f")"
+	done
+	for kind in bare perf cprof; do
+		res "wall_${kind}_$f" "$(awk -v k="$kind" -v f="$f" '$1 == k && $2 == f { print $4 }' "$OUT/runs" | median)"
+	done
+	# cprof's own accounting of its handler, untraced (timed runs)
+	read -r ct cs cl cth ch < <(awk -v f="$f" '$1 == f { t += $3; s += $4; l += $5; th += $6; h += $7 }
+		END { print t + 0, s + 0, l + 0, th + 0, h + 0 }' "$OUT/cprof-runs")
+	res "cprof_ticks_$f" "$ct"
+	res "cprof_lost_$f" "$cl"
+	res "cprof_throttles_$f" "$cth"
+	res "cprof_own_mean_ns_$f" $((ch / (ct ? ct : 1)))
+	phase "f=$f done: $(grep -E "_$f\$|_${f} " "$R" | tr '\n' ' ')"
+done
+
+# ------------------------------------------------------------ drops
+ctl "freq=$high"
+for reader in raw dump; do
+	before=$(cstats)
+	s=$(now_ms)
+	if [[ $reader == raw ]]; then
+		reader_start "$OUT/drops.raw"
+		job
+		reader_stop
+		rm -f "$OUT/drops.raw"
+	else
+		ctl seconds=10
+		job &
+		jp=$!
+		"$CPROF_DUMP" -d 10 -o "$OUT/drops.pb.gz" 2>"$OUT/drops.err" || fail "cprof-dump -d failed: $(cat "$OUT/drops.err")"
+		wait "$jp"
+		ctl seconds=86400
+	fi
+	read -r ticks samples lost thr _ < <(cdelta "$before" "$(cstats)")
+	echo "drops at $high Hz, reader $reader: $samples samples, $lost lost, $thr throttles, $ticks ticks in $(($(now_ms) - s)) ms"
+	res "drops_${reader}_samples" "$samples"
+	res "drops_${reader}_lost" "$lost"
+	res "drops_${reader}_throttles" "$thr"
+done
+phase "drops done"
+
+# ------------------------------------------------------------ one capture
+# Both profilers on the same job at once: about the same number of samples.
+perf_start "$high" "$OUT/cap.data"
+res perf_startup_ms_cap "$PERF_STARTUP_MS"
+perf_cmd enable
+reader_start "$OUT/cap.raw"
+job
+reader_stop
+perf_cmd disable
+perf_stop
+phase "captured"
+cap_perf_n=$("$PERF" report -i "$OUT/cap.data" --stdio -n --sort cpu -g none -q 2>/dev/null |
+	awk '{ n += $2 } END { print n + 0 }')
+cap_cprof_n=$("$WORKLOADS/streamtext" <"$OUT/cap.raw" | grep -c '^S ' || true)
+res cap_perf_samples "$cap_perf_n"
+res cap_cprof_samples "$cap_cprof_n"
+res cap_perf_bytes "$(stat -c %s "$OUT/cap.data")"
+res cap_raw_bytes "$(stat -c %s "$OUT/cap.raw")"
+for i in 1 2 3; do
+	s=$(now_ms)
+	"$PERF" report -i "$OUT/cap.data" --stdio >"$OUT/cap.report" 2>"$OUT/cap.report.err" ||
+		fail "perf report failed: $(tail -n 3 "$OUT/cap.report.err")"
+	echo $(($(now_ms) - s)) >>"$OUT/t-report"
+	s=$(now_ms)
+	"$CPROF_DUMP" -i "$OUT/cap.raw" -o "$OUT/cap.pb.gz" 2>"$OUT/cap.dump.err" ||
+		fail "cprof-dump failed: $(cat "$OUT/cap.dump.err")"
+	echo $(($(now_ms) - s)) >>"$OUT/t-dump"
+	echo "   perf report $(tail -n 1 "$OUT/t-report") ms, cprof-dump $(tail -n 1 "$OUT/t-dump") ms"
+done
+res t_perf_report_ms "$(median <"$OUT/t-report")"
+res t_cprof_dump_ms "$(median <"$OUT/t-dump")"
+res cap_pprof_bytes "$(stat -c %s "$OUT/cap.pb.gz")"
+s=$(now_ms)
+"$CPROF_DUMP" -i "$OUT/cap.raw" -f top -n 12 >"$OUT/cap.top" 2>/dev/null
+res t_cprof_dump_top_ms $(($(now_ms) - s))
+rm -f "$OUT/cap.report"
+phase "done"
+
+echo
+echo "== b_perf on $KVER: results"
+cat "$R"
+"$REPO/tests/bench/report.sh" "$R" || true
