@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_exited: processes that exited before cprof-dump ran are symbolized.
+# Four shortlived processes (one after the other, each with its own pid and
+# its own randomized load address) spin and exit while a profile runs; by
+# the time cprof-dump reads the stream they are gone, and the pprof still
+# shows each one's samples as shortlived_spin under main (from the stream's
+# mapping records and the binary on disk), with libc's frame named too.
+# vm-timeout: 240
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+command -v go >/dev/null || { echo "u_exited: no go on this host: skip"; exit 77; }
+[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
+HOME=$(mktemp -d)
+export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
+pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+
+kload
+ctl freq=999 seconds=5
+cat /proc/cprof/profile >"$OUT/p.raw" &
+reader=$!
+sleep 0.5
+pids=()
+for i in 1 2 3 4; do
+	"$WORKLOADS/shortlived" 0.6 >"$OUT/short.$i" || fail "shortlived failed"
+	pids+=("$(awk '{ print $3 }' "$OUT/short.$i")")
+done
+wait "$reader" || fail "reading /proc/cprof/profile failed"
+"$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
+for pid in "${pids[@]}"; do
+	[[ ! -e /proc/$pid ]] || fail "shortlived $pid is still there"
+done
+echo "shortlived pids ${pids[*]}: all exited before cprof-dump"
+
+"$CPROF_DUMP" -i "$OUT/p.raw" -o "$OUT/p.pb.gz" 2>"$OUT/dump.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/dump.err")"
+sed 's/^/  cprof-dump: /' "$OUT/dump.err"
+grep -q shortlived "$OUT/dump.err" && fail "cprof-dump could not symbolize shortlived: $(cat "$OUT/dump.err")"
+
+# One line per sample: count TAB comm TAB pid TAB tid TAB cpu TAB stack
+# (leaf first, ";"-joined).
+pp -traces -sample_index=samples -tagfocus=comm=shortlived "$OUT/p.pb.gz" >"$OUT/traces.txt" ||
+	fail "go tool pprof -traces failed: $(tail -n 3 "$OUT/pprof.err")"
+awk '
+function flush() { if (n) printf "%s\t%s\t%s\t%s\t%s\t%s\n", v, l["comm"], l["pid"], l["tid"], l["cpu"], st; n = 0; st = ""; delete l }
+/^-----------\+/ { flush(); on = 1; next }
+!on { next }
+!n && /^ +[a-z]+: / { k = $1; sub(":$", "", k); l[k] = $2; next }
+!n && /^ +[0-9]+ +[^ ]/ { v = $1; st = $0; sub(/^ +[0-9]+ +/, "", st); n = 1; next }
+n && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f); st = st ";" f }
+END { flush() }' "$OUT/traces.txt" >"$OUT/traces.tsv"
+
+# Each 0.6 s process: most samples in shortlived_spin;main (the rest is
+# the dynamic loader's start-up and the exit, slow under TCG), libc's frame
+# below main named too, and no frame of the binary left unnamed.
+for pid in "${pids[@]}"; do
+	read -r spin libc unnamed total < <(awk -F '\t' -v p="$pid" '$3 == p {
+		t += $1
+		if ($6 ~ /(^|;)shortlived_spin;main(;|$)/) s += $1
+		if ($6 ~ /;main;__libc_start_call_main(;|$)/) c += $1
+		if ($6 ~ /\[shortlived\]/) u += $1
+	} END { print s + 0, c + 0, u + 0, t + 0 }' "$OUT/traces.tsv")
+	echo "shortlived $pid: $spin of $total samples in shortlived_spin;main, $libc reach __libc_start_call_main, $unnamed with unnamed shortlived frames"
+	((total >= 30)) || fail "only $total samples of shortlived $pid (0.6 s of CPU)"
+	((spin * 100 >= total * 60)) || {
+		awk -F '\t' -v p="$pid" '$3 == p' "$OUT/traces.tsv" | sort -rn | head -n 10
+		fail "only $spin of $total samples of exited pid $pid are shortlived_spin;main"
+	}
+	((libc * 100 >= total * 60)) || fail "only $libc of $total samples of exited pid $pid name libc's __libc_start_call_main"
+	((unnamed == 0)) || fail "$unnamed samples of exited pid $pid have unnamed frames in shortlived"
+done
+
+# -top: shortlived_spin is the hottest function of the shortlived processes.
+pp -top -sample_index=samples -tagfocus=comm=shortlived "$OUT/p.pb.gz" >"$OUT/top.txt" || fail "go tool pprof -top failed"
+first=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /%$/ && $5 ~ /%$/ { print $6; exit }' "$OUT/top.txt")
+echo "-top of comm=shortlived: hottest is $first"
+[[ $first == shortlived_spin ]] || { cat "$OUT/top.txt"; fail "the hottest function of shortlived is '$first'"; }
+echo "u_exited: ok"

@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_formats: cprof-dump's other outputs and modes on a real profile.
+#   - -f folded: one "comm;root;...;leaf count" line per stack, root first,
+#     kernel frames (and only they) suffixed _[k] and at the leaf end; per
+#     leaf function and in total the counts are pprof's;
+#   - -f top: the header and the top functions (flat%, cum%) are what
+#     `go tool pprof -top` shows for the same profile;
+#   - -d SECONDS [-F HZ] [-p PID]: cprof-dump sets up and runs the profile
+#     itself through /proc/cprof and writes a valid pprof of that length,
+#     frequency and process; Ctrl-C (SIGINT) ends it early and keeps it;
+#   - bad input (a real stream truncated, corrupted, of another version):
+#     exit 1, one line on stderr naming the problem and its byte offset, and
+#     no output file (nor temporary file) left behind.
+# vm-timeout: 300
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+command -v go >/dev/null || { echo "u_formats: no go on this host: skip"; exit 77; }
+[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
+HOME=$(mktemp -d)
+export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
+pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+dump() { "$CPROF_DUMP" "$@" 2>>"$OUT/dump.err"; }
+
+kload
+ctl freq=999 seconds=6
+"$WORKLOADS/cpuburn" 9 >/dev/null &
+"$WORKLOADS/readzero" 9 >/dev/null &
+profile "$OUT/p.raw"
+wait
+dump -i "$OUT/p.raw" -o "$OUT/p.pb.gz" || fail "cprof-dump failed: $(cat "$OUT/dump.err")"
+dump -i "$OUT/p.raw" -f folded -o "$OUT/folded.txt" || fail "cprof-dump -f folded failed: $(cat "$OUT/dump.err")"
+dump -i "$OUT/p.raw" -f top -n 0 -o "$OUT/top.txt" || fail "cprof-dump -f top failed: $(cat "$OUT/dump.err")"
+pp -raw "$OUT/p.pb.gz" >"$OUT/raw.txt" || fail "go tool pprof -raw failed: $(tail -n 3 "$OUT/pprof.err")"
+pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/pp-top-samples.txt" ||
+	fail "go tool pprof -top failed"
+pp -top -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/pp-top.txt" || fail "go tool pprof -top failed"
+total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/raw.txt")
+((total >= 1500)) || fail "only $total samples in 6 s at 999 Hz with 2 CPUs busy"
+
+# ---- folded
+bad=$(grep -Evc '^[^ ].* [1-9][0-9]*$' "$OUT/folded.txt" || true)
+((bad == 0)) || fail "$bad folded lines are not 'stack count': $(grep -Evm 3 '^[^ ].* [1-9][0-9]*$' "$OUT/folded.txt")"
+ftotal=$(awk '{ n += $NF } END { print n + 0 }' "$OUT/folded.txt")
+echo "folded: $(wc -l <"$OUT/folded.txt") stacks, $ftotal samples (pprof: $total)"
+((ftotal == total)) || fail "folded stacks count $ftotal samples, the pprof $total"
+# Root first: comm, then main ... leaf.
+read -r chain burnt < <(awk '/^cpuburn;/ { t += $NF; if ($0 ~ /;main;a;b;leaf[123](;[^ ]*_\[k\])* [0-9]+$/) m += $NF } END { print m + 0, t + 0 }' "$OUT/folded.txt")
+echo "folded: $chain of $burnt cpuburn samples are cpuburn;...;main;a;b;leafN[;kernel_[k]...]"
+((burnt >= 500 && chain * 100 >= burnt * 95)) || fail "cpuburn's folded stacks are not root-first main;a;b;leafN"
+# Kernel frames carry _[k] and are the leaf end of the stack.
+read -r kern rzt < <(awk '/^readzero;/ { t += $NF; if ($0 ~ /;read_loop;([^;]*;)*do_syscall_64_\[k\];([^;]*;)*vfs_read_\[k\](;| )/) m += $NF } END { print m + 0, t + 0 }' "$OUT/folded.txt")
+echo "folded: $kern of $rzt readzero samples are ...;read_loop;...;do_syscall_64_[k];...;vfs_read_[k]..."
+((rzt >= 300 && kern * 100 >= rzt * 80)) || fail "readzero's folded stacks do not end in the read system call's kernel frames"
+mixed=$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); k = 0
+	for (i = 2; i <= n; i++) { if (f[i] ~ /_\[k\]$/) k = 1; else if (k) { print; break } } }' "$OUT/folded.txt" | wc -l)
+((mixed == 0)) || fail "$mixed folded stacks have a user frame after a kernel frame"
+grep -Eq '(^|;)(do_syscall_64|vfs_read|read_zero)(;| )' "$OUT/folded.txt" && fail "a kernel function without _[k] in the folded stacks"
+grep -Eq '(^|;)(main|read_loop|leaf[123])_\[k\](;| )' "$OUT/folded.txt" && fail "a user function marked _[k] in the folded stacks"
+# Per leaf function, folded counts = pprof's flat samples.  (Only named
+# functions: what could not be symbolized is "file+0xoffset" in folded
+# stacks and "[file]" in pprof.)
+ident='^[A-Za-z_][A-Za-z0-9_.]*$'
+awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); sub(/_\[k\]$/, "", f[n]); c[f[n]] += $NF }
+	END { for (x in c) if (x ~ ident) print x, c[x] }' ident="$ident" "$OUT/folded.txt" | sort >"$OUT/folded-leaves.txt"
+awk 'NF == 6 && $2 ~ /%$/ && $1 > 0 && $6 ~ ident { print $6, $1 }' ident="$ident" "$OUT/pp-top-samples.txt" | sort >"$OUT/pp-leaves.txt"
+if ! cmp -s "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt"; then
+	diff "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt" | head -n 20
+	fail "samples per leaf function differ between -f folded and pprof's flat"
+fi
+echo "folded: samples of each of the $(wc -l <"$OUT/folded-leaves.txt") leaf functions match pprof's flat"
+
+# ---- top
+hdr() { grep -m 1 '^Duration:' "$1"; }
+echo "top: $(hdr "$OUT/top.txt")"
+echo "pprof: $(hdr "$OUT/pp-top.txt")"
+# Same duration and same share of it; pprof may print the total in another unit.
+[[ $(hdr "$OUT/top.txt" | awk '{ print $2, $NF }') == "$(hdr "$OUT/pp-top.txt" | awk '{ print $2, $NF }')" ]] ||
+	fail "-f top header '$(hdr "$OUT/top.txt")', pprof's '$(hdr "$OUT/pp-top.txt")'"
+# "name flat% cum%" of the first 10 rows, against pprof's row of that name.
+rows() { awk '/^ +flat +flat%/ { on = 1; next } on && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; print name, $2, $5 }' "$1"; }
+rows "$OUT/top.txt" | awk -v ident="$ident" '$1 ~ ident' | head -n 10 >"$OUT/top10.txt"
+rows "$OUT/pp-top.txt" | awk -v ident="$ident" '$1 ~ ident' >"$OUT/pp-rows.txt"
+((($(wc -l <"$OUT/top10.txt")) == 10)) || fail "-f top shows $(wc -l <"$OUT/top10.txt") rows: $(cat "$OUT/top.txt")"
+while read -r name flat cum; do
+	want=$(awk -v n="$name" '$1 == n { print $2, $3; exit }' "$OUT/pp-rows.txt")
+	[[ "$flat $cum" == "$want" ]] || fail "-f top: $name $flat flat $cum cum; pprof -top: ${want:-no such row}"
+done <"$OUT/top10.txt"
+first=$(head -n 1 "$OUT/top10.txt" | cut -d' ' -f1)
+[[ $first == "$(head -n 1 "$OUT/pp-rows.txt" | cut -d' ' -f1)" ]] || fail "-f top's first row is $first, pprof's $(head -n 1 "$OUT/pp-rows.txt")"
+grep -qE ' leaf3$' "$OUT/top10.txt" || grep -qE '^leaf3 ' "$OUT/top10.txt" || fail "leaf3 is not in -f top's first 10 rows"
+echo "top: the first 10 rows ($(cut -d' ' -f1 "$OUT/top10.txt" | tr '\n' ' ')) agree with pprof -top"
+
+# ---- -d: cprof-dump runs the profile
+"$WORKLOADS/cpuburn" 7 >/dev/null &
+"$WORKLOADS/readzero" 7 >/dev/null &
+start=$(date +%s%N)
+dump -d 3 -F 499 -o "$OUT/d.pb.gz" || fail "cprof-dump -d 3 -F 499 failed: $(tail -n 3 "$OUT/dump.err")"
+ms=$((($(date +%s%N) - start) / 1000000))
+pp -raw "$OUT/d.pb.gz" >"$OUT/d-raw.txt" || fail "the -d profile is not a valid pprof: $(tail -n 3 "$OUT/pprof.err")"
+dur=$(awk '$1 == "Duration:" { print $2 }' "$OUT/d-raw.txt")
+period=$(awk '$1 == "Period:" { print $2 }' "$OUT/d-raw.txt")
+dsamples=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/d-raw.txt")
+echo "-d 3 -F 499: took $ms ms, Duration $dur s, Period $period, $dsamples samples"
+((period == 2004008)) || fail "-F 499 gave period $period"
+awk -v d="$dur" 'BEGIN { exit !(d >= 2.99 && d < 4) }' || fail "-d 3 gave a ${dur}s profile"
+((ms >= 2900)) || fail "-d 3 returned after $ms ms"
+((dsamples >= 300)) || fail "only $dsamples samples in 3 s at 499 Hz"
+grep -qE ' leaf3 ' "$OUT/d-raw.txt" || fail "the -d profile has no leaf3"
+[[ $(awk -F= '$1 == "freq" { print $2 }' /proc/cprof/ctl) == 499 ]] || fail "ctl freq is not 499 after -F 499"
+[[ $(awk -F= '$1 == "seconds" { print $2 }' /proc/cprof/ctl) == 3 ]] || fail "ctl seconds is not 3 after -d 3"
+wait
+# -p: only that process.
+"$WORKLOADS/cpuburn" 5 >/dev/null &
+burn=$!
+"$WORKLOADS/readzero" 5 >/dev/null &
+dump -d 2 -p "$burn" -f folded -o "$OUT/d-pid.txt" || fail "cprof-dump -d 2 -p failed: $(tail -n 3 "$OUT/dump.err")"
+others=$(grep -vc '^cpuburn;' "$OUT/d-pid.txt" || true)
+echo "-d 2 -p $burn -f folded: $(awk '{ n += $NF } END { print n + 0 }' "$OUT/d-pid.txt") samples, $others stacks not cpuburn's"
+((others == 0)) || fail "-p $burn: stacks of other processes: $(grep -v '^cpuburn;' "$OUT/d-pid.txt" | head -n 3)"
+grep -q ';leaf3 ' "$OUT/d-pid.txt" || fail "-p $burn: no leaf3"
+wait
+# SIGINT ends the profile early; what was collected is written.
+"$WORKLOADS/cpuburn" 8 >/dev/null &
+"$CPROF_DUMP" -d 60 -p 0 -o "$OUT/int.pb.gz" 2>"$OUT/int.err" &
+dumper=$!
+sleep 3
+start=$(date +%s%N)
+kill -INT "$dumper"
+rc=0
+wait "$dumper" || rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+wait
+pp -raw "$OUT/int.pb.gz" >"$OUT/int-raw.txt" || fail "the interrupted -d profile is not a valid pprof: $(cat "$OUT/int.err")"
+dur=$(awk '$1 == "Duration:" { print $2 }' "$OUT/int-raw.txt")
+echo "-d 60, SIGINT after 3 s: exit $rc after $ms ms, Duration $dur s, $(grep -c ' leaf[123] ' "$OUT/int-raw.txt") leaf locations"
+((rc == 0)) || fail "cprof-dump -d exited $rc on SIGINT: $(cat "$OUT/int.err")"
+((ms < 15000)) || fail "cprof-dump took $ms ms to finish after SIGINT"
+awk -v d="$dur" 'BEGIN { exit !(d >= 2 && d < 10) }' || fail "the interrupted profile lasted ${dur}s"
+grep -q 'stopped early by a signal' "$OUT/int-raw.txt" || fail "the interrupted profile does not say it was stopped early"
+grep -qE ' leaf3 ' "$OUT/int-raw.txt" || fail "the interrupted profile has no leaf3"
+
+# ---- bad input
+# records: "offset type size" of each record of the stream.
+perl -e 'open(F, "<", $ARGV[0]) or die; binmode F; local $/; my $d = <F>;
+	my $o = unpack("V", substr($d, 12, 4));
+	while ($o + 8 <= length $d) { my ($t, $f, $s) = unpack("vvV", substr($d, $o, 8)); print "$o $t $s\n"; $o += $s }' \
+	"$OUT/p.raw" >"$OUT/records.txt"
+nrec=$(wc -l <"$OUT/records.txt")
+read -r off _ size < <(awk -v n="$nrec" 'NR >= n / 2 && $2 == 1 { print; exit }' "$OUT/records.txt")
+[[ -n $off ]] || fail "no sample record in the second half of the stream"
+bad_dir=$OUT/bad
+mkdir "$bad_dir"
+# bad_input NAME WANT: cprof-dump on $OUT/NAME, each output format, fails
+# with one line matching WANT and leaves nothing in $bad_dir.
+bad_input() {
+	local name=$1 want=$2 fmt rc lines
+	for fmt in pprof folded top; do
+		rc=0
+		"$CPROF_DUMP" -i "$OUT/$name" -f "$fmt" -o "$bad_dir/out" 2>"$OUT/$name.$fmt.err" >/dev/null || rc=$?
+		lines=$(wc -l <"$OUT/$name.$fmt.err")
+		((rc == 1)) || fail "$name -f $fmt: exit $rc, want 1"
+		((lines == 1)) || fail "$name -f $fmt: $lines lines on stderr: $(cat "$OUT/$name.$fmt.err")"
+		grep -Eq "$want" "$OUT/$name.$fmt.err" || fail "$name -f $fmt: '$(cat "$OUT/$name.$fmt.err")' does not match '$want'"
+		[[ -z $(ls -A "$bad_dir") ]] || fail "$name -f $fmt left $(ls -A "$bad_dir") behind"
+	done
+	echo "bad input $name: exit 1, '$(cat "$OUT/$name.pprof.err")'"
+}
+head -c $((off + 24)) "$OUT/p.raw" >"$OUT/cut-in-record"
+bad_input cut-in-record "truncated sample record at byte $off \\(need $size bytes, have 24\\)"
+head -c "$off" "$OUT/p.raw" >"$OUT/cut-at-record"
+bad_input cut-at-record "truncated stream: no END record at byte $off"
+head -c 40 "$OUT/p.raw" >"$OUT/cut-in-header"
+bad_input cut-in-header "truncated header at byte 0"
+cp "$OUT/p.raw" "$OUT/bad-size"
+printf '\x03\x00\x00\x00' | dd of="$OUT/bad-size" bs=1 seek=$((off + 4)) conv=notrunc status=none
+bad_input bad-size "bad size 3 in sample record .* at byte $off"
+cp "$OUT/p.raw" "$OUT/bad-version"
+printf '\x63\x00\x00\x00' | dd of="$OUT/bad-version" bs=1 seek=8 conv=notrunc status=none
+bad_input bad-version "unsupported stream version 99 at byte 8"
+# Through a pipe, as `cat /proc/cprof/profile | cprof-dump` would read it.
+rc=0
+"$CPROF_DUMP" -o "$bad_dir/out" <"$OUT/cut-in-record" 2>"$OUT/stdin.err" || rc=$?
+((rc == 1 && $(wc -l <"$OUT/stdin.err") == 1)) || fail "stdin: exit $rc, $(cat "$OUT/stdin.err")"
+grep -q "^cprof-dump: stdin: truncated sample record at byte $off " "$OUT/stdin.err" || fail "stdin: $(cat "$OUT/stdin.err")"
+[[ -z $(ls -A "$bad_dir") ]] || fail "stdin: left $(ls -A "$bad_dir") behind"
+echo "bad input on stdin: '$(cat "$OUT/stdin.err")'"
+echo "u_formats: ok"

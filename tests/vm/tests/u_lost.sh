@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_lost: samples lost because the reader fell behind are accounted, not
+# hidden.  With small per-CPU buffers (buffer_kb=64) and a reader that stops
+# reading for 4 s of a 6 s profile, the module drops samples; then:
+#   - the pprof's total sample count is /proc/cprof/stats' samples + lost
+#     for that profile (and the END record's);
+#   - the lost ones sit on a "[lost samples]" location, per CPU (cpu label),
+#     and pprof -top shows that row with exactly the lost count;
+#   - a comment says how many were lost; -f folded and -f top count them too.
+# vm-timeout: 240
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+command -v go >/dev/null || { echo "u_lost: no go on this host: skip"; exit 77; }
+[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
+HOME=$(mktemp -d)
+export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
+pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+
+kload buffer_kb=64
+ctl freq=999 seconds=6
+"$WORKLOADS/cpuburn" 9 >/dev/null &
+"$WORKLOADS/readzero" 9 >/dev/null &
+s0=$(stat_of samples)
+l0=$(stat_of lost)
+# The reader's first write blocks on a full pipe until the sleep is over.
+# shellcheck disable=SC2002 # cat is the reader that stalls
+cat /proc/cprof/profile | { sleep 4; cat >"$OUT/p.raw"; }
+s1=$(stat_of samples)
+l1=$(stat_of lost)
+wait
+"$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
+samples=$((s1 - s0))
+lost=$((l1 - l0))
+read -r end_samples end_lost < <(awk '$1 == "E" { print $5, $6 }' "$OUT/p.raw.txt")
+lrec=$(awk '$1 == "L" { n += $4 } END { print n + 0 }' "$OUT/p.raw.txt")
+echo "stats: $samples samples, $lost lost; END: $end_samples samples, $end_lost lost; LOST records: $lrec"
+((lost > 0)) || fail "nothing lost with 64 KiB buffers and a reader stalled for 4 s"
+((end_samples == samples && end_lost == lost)) || fail "END ($end_samples + $end_lost lost) disagrees with stats ($samples + $lost lost)"
+
+"$CPROF_DUMP" -i "$OUT/p.raw" -o "$OUT/p.pb.gz" 2>"$OUT/dump.err" || fail "cprof-dump failed: $(cat "$OUT/dump.err")"
+sed 's/^/  cprof-dump: /' "$OUT/dump.err"
+pp -raw "$OUT/p.pb.gz" >"$OUT/raw.txt" || fail "go tool pprof -raw failed: $(tail -n 3 "$OUT/pprof.err")"
+total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/raw.txt")
+echo "pprof: $total samples in all"
+((total == samples + lost)) || fail "the pprof holds $total samples; stats counted $samples + $lost lost"
+
+# The [lost samples] location and its samples, with their cpu labels.
+lid=$(awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /\[lost samples\]/ { sub(":", "", $1); print $1; exit }' "$OUT/raw.txt")
+[[ -n $lid ]] || fail "no [lost samples] location"
+awk -v id="$lid" '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+	on && $2 ~ /^[0-9]+:$/ { pending = ($3 == id && NF == 3) ? $1 : -1; next }
+	on && pending >= 0 && /cpu:\[/ { c = $0; sub(/.*cpu:\[/, "", c); sub(/ .*/, "", c); print c, pending; pending = -1 }' \
+	"$OUT/raw.txt" | sort -n >"$OUT/lost-by-cpu.txt"
+awk '$1 == "L" { n[$3] += $4 } END { for (c in n) print c, n[c] }' "$OUT/p.raw.txt" | sort -n >"$OUT/lost-rec-by-cpu.txt"
+echo "lost per cpu in the pprof: $(tr '\n' ' ' <"$OUT/lost-by-cpu.txt")(LOST records: $(tr '\n' ' ' <"$OUT/lost-rec-by-cpu.txt"))"
+(($(awk '{ n += $2 } END { print n + 0 }' "$OUT/lost-by-cpu.txt") == lost)) || fail "the [lost samples] samples do not add up to $lost"
+cmp -s "$OUT/lost-by-cpu.txt" "$OUT/lost-rec-by-cpu.txt" || fail "lost samples per cpu differ from the stream's LOST records"
+grep -q "^Comment: $lost samples lost" "$OUT/raw.txt" || fail "no comment saying $lost samples were lost: $(grep '^Comment' "$OUT/raw.txt")"
+
+# What a user sees: pprof -top has a [lost samples] row of that count.
+pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/top.txt" || fail "go tool pprof -top failed"
+row=$(grep -F '[lost samples]' "$OUT/top.txt" || true)
+echo "pprof -top: $row"
+[[ $(awk '{ print $1 }' <<<"$row") == "$lost" ]] || fail "pprof -top's [lost samples] row is '$row', want flat $lost"
+grep -q 'leaf3' "$OUT/top.txt" || fail "no leaf3 in the samples that were not lost"
+
+# The other formats count them too.
+"$CPROF_DUMP" -i "$OUT/p.raw" -f folded -o "$OUT/folded.txt" 2>/dev/null || fail "cprof-dump -f folded failed"
+ftotal=$(awk '{ n += $NF } END { print n + 0 }' "$OUT/folded.txt")
+flost=$(awk '/\[lost samples\]/ { n += $NF } END { print n + 0 }' "$OUT/folded.txt")
+echo "folded: $ftotal samples, $flost on [lost samples] stacks"
+((ftotal == total && flost == lost)) || fail "folded: $ftotal samples ($flost lost), want $total ($lost lost)"
+"$CPROF_DUMP" -i "$OUT/p.raw" -f top -n 0 -o "$OUT/cprof-top.txt" 2>/dev/null || fail "cprof-dump -f top failed"
+grep -q '\[lost samples\]$' "$OUT/cprof-top.txt" || fail "-f top has no [lost samples] row"
+grep -q "$lost samples lost" "$OUT/cprof-top.txt" || fail "-f top does not say $lost samples were lost"
+echo "u_lost: ok"
