@@ -55,7 +55,7 @@ tests/deps.sh
 section "host unit tests (make -C userland test)"
 if [[ -f userland/Makefile ]]; then
 	rc=0
-	make -C userland test 2>&1 | tee "$logs/unit.log" || rc=$?
+	make -C userland -j"$(nproc)" test 2>&1 | tee "$logs/unit.log" || rc=$?
 	tally "make -C userland test" "$rc" "$logs/unit.log"
 else
 	echo "check: userland/Makefile missing: no host unit tests to run"

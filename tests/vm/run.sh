@@ -308,13 +308,14 @@ failed=0
 skipped=0
 
 report() { # STATUS NAME KVER SECONDS NOTE
-	local tag
+	local tag secs=$4
+	[[ $secs == - ]] || secs+=s
 	case $1 in
 	pass) tag=PASS; passed=$((passed + 1)) ;;
 	skip) tag=SKIP; skipped=$((skipped + 1)) ;;
 	*) tag=FAIL; failed=$((failed + 1)) ;;
 	esac
-	printf '%s  %-22s %-6s %7ss  %s\n' "$tag" "$3" "$2" "$4" "$5"
+	printf '%s  %-22s %-16s %9s  %s\n' "$tag" "$3" "$2" "$secs" "$5"
 }
 
 show_file() { # TITLE FILE LINES
