@@ -7,6 +7,9 @@
 # perf: Debian's linux-perf on the host root (perf 6.1), used as is on both
 # guest kernels (6.1 and 6.12).  Its software cpu-clock event is an hrtimer
 # per CPU (perf_swevent_hrtimer), like cprof's tick: the two sample alike.
+# perf report and perf script get --kallsyms /proc/kallsyms: perf 6.1 on
+# 6.12 leaves kernel addresses unresolved in a perf.data without build IDs
+# (record -B) otherwise.
 
 fail() {
 	echo "${0##*/}: FAIL: $*" >&2
@@ -63,35 +66,62 @@ function norm(s) {
 	return s
 }'
 
-# perf_flat DATA COMM: "function samples" lines: the self (flat) profile of
-# COMM in DATA, per function, from perf report --no-children --sort sym.
+# Interrupt and switch work: a sample whose stack has an interrupt entry,
+# the softirq/exit work after one, or a context switch was taken while the
+# workload's CPU served an interrupt (a timer, a reschedule IPI) or
+# switched tasks, not running the workload's code.  That is where a
+# profiler's own activity (its ticks, its reader's wake-ups, which preempt
+# the workload) shows in a profile: the flat profiles are compared without
+# it, and its share is printed apart.
+IRQ_RE='^(asm_sysvec_|asm_common_interrupt|sysvec_|handle_softirqs|__do_softirq|irq_exit|__irq_exit_rcu|__schedule|finish_task_switch)'
+
+# perf_flat DATA COMM: "class function samples" lines, class "own" or
+# "irq": the self (flat) profile of COMM in DATA per function (the leaf of
+# each perf script call chain, as perf report --no-children --sort sym).
 perf_flat() {
-	"$PERF" report -i "$1" --stdio --no-children -n --sort sym --comm "$2" \
-		-g none -q 2>/dev/null | awk "$NORM_AWK"'
-	$1 ~ /%$/ && $3 ~ /^\[.\]$/ {
-		name = $4
-		for (i = 5; i <= NF; i++) name = name " " $i
-		n[norm(name)] += $2
+	"$PERF" script -i "$1" --kallsyms /proc/kallsyms --comm "$2" -F ip,sym 2>/dev/null |
+		awk -v irq="$IRQ_RE" "$NORM_AWK"'
+	function flush() {
+		if (n) n_[(isirq ? "irq " : "own ") leaf]++
+		n = 0; isirq = 0
 	}
-	END { for (f in n) print f, n[f] }'
+	NF == 0 { flush(); next }
+	{
+		name = $2
+		for (i = 3; i <= NF; i++) name = name " " $i
+		name = norm(name)
+		if (!n++) leaf = name
+		if (name ~ irq) isirq = 1
+	}
+	END { flush(); for (k in n_) print k, n_[k] }'
 }
 
-# cprof_flat FOLDED COMM: the same from cprof-dump -f folded: the leaf of
-# each stack of COMM.
+# cprof_flat FOLDED COMM: the same from cprof-dump -f folded.
 cprof_flat() {
-	awk -v comm="$2" "$NORM_AWK"'
+	awk -v comm="$2" -v irq="$IRQ_RE" "$NORM_AWK"'
 	{
 		cnt = $NF
 		stack = substr($0, 1, length($0) - length(cnt) - 1)
 		nf = split(stack, fr, ";")
 		if (fr[1] != comm || nf < 2) next
-		n[norm(fr[nf])] += cnt
+		isirq = 0
+		for (i = 2; i <= nf; i++) if (norm(fr[i]) ~ irq) isirq = 1
+		n[(isirq ? "irq " : "own ") norm(fr[nf])] += cnt
 	}
 	END { for (f in n) print f, n[f] }' "$1"
 }
 
+# flat_own LIST: "function samples" of the class own; irq_share LIST: "irq
+# all" sample counts.
+flat_own() {
+	awk '$1 == "own" { sub(/^own /, ""); print }' "$1"
+}
+irq_share() {
+	awk '{ all += $NF; if ($1 == "irq") irq += $NF } END { print irq + 0, all + 0 }' "$1"
+}
+
 # flat_compare NAME PERF CPROF: PERF and CPROF are "function samples" lists;
-# prints both self shares side by side (functions at 1% or more in either;
+# prints both self shares side by side (functions at 2% or more in either;
 # the rest lumped as [other]) and sets FLAT_L1 (the L1 distance of the two
 # share vectors, in points, rounded up), FLAT_NA and FLAT_NB (the samples of
 # each).
@@ -108,12 +138,12 @@ flat_compare() {
 		if (!ta || !tb) { print "L1", 200, ta + 0, tb + 0; exit }
 		for (f in all) {
 			pa = A[f] / ta; pb = B[f] / tb
-			if (pa < 0.01 && pb < 0.01) { oa += pa; ob += pb; continue }
+			if (pa < 0.02 && pb < 0.02) { oa += pa; ob += pb; continue }
 			printf "  %7.2f%% %7.2f%%  %s\n", 100 * pa, 100 * pb, f | "sort -rn"
 			l1 += (pa > pb ? pa - pb : pb - pa)
 		}
 		close("sort -rn")
-		printf "  %7.2f%% %7.2f%%  %s\n", 100 * oa, 100 * ob, "[other: each < 1%]"
+		printf "  %7.2f%% %7.2f%%  %s\n", 100 * oa, 100 * ob, "[other: each < 2%]"
 		l1 += (oa > ob ? oa - ob : ob - oa)
 		print "L1", int(100 * l1 + 0.999), ta, tb
 	}' "$2" "$3")
@@ -127,7 +157,7 @@ flat_compare() {
 # perf_both_share DATA COMM: "kernel both" - COMM's kernel-mode samples in
 # DATA (leaf frame in the kernel) and how many of them also have user frames.
 perf_both_share() {
-	"$PERF" script -i "$1" --comm "$2" -F ip,dso 2>/dev/null | awk '
+	"$PERF" script -i "$1" --kallsyms /proc/kallsyms --comm "$2" -F ip,dso 2>/dev/null | awk '
 	function flush() {
 		if (n && k1) { kern++; if (u) both++ }
 		n = 0; k1 = 0; u = 0
