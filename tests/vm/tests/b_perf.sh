@@ -100,10 +100,14 @@ job() { # [ROUNDS]
 	wait "$p"
 }
 
-# cprof reader: copies the stream to FILE; SIGINT ends the profile and the
-# reader keeps what the module still hands over (cat would die with it).
+# cprof reader: copies the stream to FILE.  A signal that finds the reader
+# blocked in read() ends the profile (and the reader keeps what the module
+# still hands over; cat would die with it); one that comes while it writes
+# to FILE does not: so SIGINT starts SIGALRMs every 20 ms until the stream
+# ends.
 reader_start() { # FILE
-	perl -e '$SIG{INT} = sub { };
+	perl -MTime::HiRes=ualarm -e '$SIG{ALRM} = sub { };
+		$SIG{INT} = sub { ualarm(20000, 20000) };
 		open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
 		binmode $f; binmode STDOUT;
 		while (1) {
