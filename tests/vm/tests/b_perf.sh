@@ -116,7 +116,8 @@ reader_start() { # FILE
 			die "read: $!\n" if !defined $r;
 			last if !$r;
 			print $b;
-		}' >"$1" &
+		}
+		ualarm(0);	# no SIGALRM while perl exits' >"$1" &
 	READER=$!
 	local i
 	for ((i = 0; i < 300; i++)); do
