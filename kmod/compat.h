@@ -12,9 +12,13 @@
 
 #include <linux/sched.h>
 
-/* io_uring/vhost workers (6.4+) have an mm but no user side of their own. */
+/*
+ * Kernel-side workers cloned from a user thread (io_uring, and vhost since
+ * 6.4) have an mm but no user context of their own.  Before 6.4 only
+ * io_uring's exist, as PF_IO_WORKER (vhost's are kernel threads).
+ */
 #ifndef PF_USER_WORKER
-#define PF_USER_WORKER 0
+#define PF_USER_WORKER PF_IO_WORKER
 #endif
 
 #endif /* CPROF_COMPAT_H */

@@ -131,7 +131,7 @@ struct cprof_lost {
 	__u32	cpu;
 	__u32	reserved;
 	__u64	samples;		/* samples lost since the last report */
-	__u64	other;			/* other records (mmap) lost */
+	__u64	other;			/* other records lost: none today */
 };
 
 /*
@@ -150,6 +150,7 @@ enum cprof_end_reason {
 	CPROF_END_COMPLETE	= 0,	/* requested duration elapsed */
 	CPROF_END_SIGNAL	= 1,	/* reader interrupted by a signal */
 	CPROF_END_UNLOAD	= 2,	/* module unloading */
+	CPROF_END_STOP		= 3,	/* "stop=1" written to ctl */
 };
 
 struct cprof_end {

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "ctl.h"
+#include "stream.h"
 
 #define CPROF_CTL_LINE_MAX	256
 
@@ -40,13 +41,15 @@ static int cprof_parse_cpus(const char *val, struct cprof_settings *s)
 		s->all_cpus = true;
 		return 0;
 	}
-	if (!*val || cpulist_parse(val, s->cpus) || cpumask_empty(s->cpus))
+	if (!*val || cpulist_parse(val, s->cpus) || cpumask_empty(s->cpus) ||
+	    !cpumask_subset(s->cpus, cpu_possible_mask))
 		return -EINVAL;
 	s->all_cpus = false;
 	return 0;
 }
 
-static int cprof_parse_line(char *line, struct cprof_settings *s)
+static int cprof_parse_line(char *line, struct cprof_settings *s,
+			    bool *stop)
 {
 	char *val = strchr(line, '=');
 	int i;
@@ -54,6 +57,10 @@ static int cprof_parse_line(char *line, struct cprof_settings *s)
 	if (!val)
 		return -EINVAL;
 	*val++ = '\0';
+	if (!strcmp(line, "stop")) {
+		*stop = true;
+		return strcmp(val, "1") ? -EINVAL : 0;
+	}
 	if (!strcmp(line, "freq"))
 		return cprof_parse_u32(val, 1, CPROF_FREQ_MAX, &s->freq);
 	if (!strcmp(line, "seconds"))
@@ -96,16 +103,17 @@ static void cprof_settings_copy(struct cprof_settings *dst,
 /*
  * Apply "key=value" lines (the last may lack its newline).  All or nothing:
  * -EINVAL for any bad line, an empty write or an over-long line; -EBUSY when
- * a profile runs.  Called with cprof_lock held.
+ * a profile runs.  "stop=1" alone is the exception: it ends the running
+ * profile early (cprof_stream_stop()) and is a no-op when none runs.
+ * Called with cprof_lock held.
  */
 int cprof_ctl_apply(const char *text, bool profiling)
 {
 	struct cprof_settings s;
 	char *buf, *p, *line;
 	int n = 0, err = 0;
+	bool stop = false;
 
-	if (profiling)
-		return -EBUSY;
 	if (!zalloc_cpumask_var(&s.cpus, GFP_KERNEL))
 		return -ENOMEM;
 	buf = kstrdup(text, GFP_KERNEL);
@@ -121,12 +129,18 @@ int cprof_ctl_apply(const char *text, bool profiling)
 		if (!*line || strlen(line) > CPROF_CTL_LINE_MAX)
 			err = -EINVAL;
 		else
-			err = cprof_parse_line(line, &s);
+			err = cprof_parse_line(line, &s, &stop);
 		n++;
 	}
 	if (!err && !n)
 		err = -EINVAL;
-	if (!err)
+	if (!err && stop && n > 1)
+		err = -EINVAL;		/* stop=1 goes alone */
+	if (!err && stop && profiling)
+		cprof_stream_stop();
+	else if (!err && !stop && profiling)
+		err = -EBUSY;
+	else if (!err && !stop)
 		cprof_settings_copy(&cprof_set, &s);
 	kfree(buf);
 free_mask:

@@ -12,8 +12,10 @@
  *  - The reader, in process context, serves the requests in
  *    cprof_maps_sync(): it takes the mmap lock of the task (if it still
  *    exists and still has that address space), lists its executable
- *    mappings, reads build IDs from the files, emits a CPROF_REC_MMAP for
- *    each range not emitted before, and publishes the new range list.
+ *    mappings, reads build IDs from the files' cached pages, emits a
+ *    CPROF_REC_MMAP for each range not emitted before, and publishes the
+ *    new range list.  It never blocks on the process: the mmap lock is only
+ *    tried, and files are never read from disk.
  *
  * Why the reader and not a task_work on the sampled task: the profiled task
  * does no extra work and the module never leaves a callback queued on a task
@@ -27,7 +29,9 @@
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/highmem.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -42,7 +46,7 @@
 #define CPROF_MAPS_QLEN		32	/* requests per CPU */
 #define CPROF_MAPS_RECENT	4	/* recently requested keys per CPU */
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
-#define CPROF_MAPS_RETRY	(HZ / 10)
+#define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
 struct cprof_range {
@@ -59,6 +63,7 @@ struct cprof_mmstate {
 	pid_t tgid;
 	u64 exec_id;
 	unsigned long retry_at;		/* jiffies: next request allowed */
+	u32 syncs;			/* requests served so far */
 	u32 nr;
 	struct cprof_range ranges[];
 };
@@ -219,7 +224,8 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 	struct vm_area_struct *vma;
 	u32 n = 0, max;
 
-	if (mmap_read_lock_killable(mm))
+	/* Never wait for a lock a stuck process may hold: ask again later. */
+	if (!mmap_read_trylock(mm))
 		return NULL;
 	max = READ_ONCE(mm->map_count);
 	v = kvcalloc(max ? max : 1, sizeof(*v), GFP_KERNEL);
@@ -248,48 +254,94 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 	return v;
 }
 
+/*
+ * Copy file bytes from the page cache only.  The files are chosen by the
+ * profiled processes (FUSE, NFS...): starting I/O on one could block the
+ * reader for ever.  Their first pages are mapped and so almost always cached.
+ */
+static bool cprof_read_cached(struct file *file, loff_t pos, void *buf,
+			      size_t len)
+{
+	struct inode *inode = file_inode(file);
+
+	if (!S_ISREG(inode->i_mode) || pos < 0 ||
+	    pos + len > i_size_read(inode))
+		return false;
+	while (len) {
+		size_t n = min_t(size_t, len, PAGE_SIZE - offset_in_page(pos));
+		struct folio *folio;
+		void *src;
+		bool ok;
+
+		folio = filemap_get_folio(file->f_mapping, pos >> PAGE_SHIFT);
+		if (IS_ERR_OR_NULL(folio))
+			return false;
+		ok = folio_test_uptodate(folio);
+		if (ok) {
+			src = kmap_local_folio(folio, offset_in_folio(folio, pos));
+			memcpy(buf, src, n);
+			kunmap_local(src);
+		}
+		folio_put(folio);
+		if (!ok)
+			return false;
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* The GNU build ID in the notes of @len bytes at cprof_maps_page. */
+static u8 cprof_build_id_note(size_t len, u8 *id)
+{
+	const char *p = cprof_maps_page;
+
+	while (len >= sizeof(Elf64_Nhdr)) {
+		const Elf64_Nhdr *nh = (const void *)p;
+		size_t name = ALIGN((size_t)nh->n_namesz, 4);
+		size_t desc = ALIGN((size_t)nh->n_descsz, 4);
+
+		len -= sizeof(*nh);
+		p += sizeof(*nh);
+		if (name > len || desc > len - name)
+			break;
+		if (nh->n_type == CPROF_NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+		    !memcmp(p, "GNU", 4) && nh->n_descsz &&
+		    nh->n_descsz <= CPROF_BUILD_ID_MAX) {
+			memcpy(id, p + name, nh->n_descsz);
+			return nh->n_descsz;
+		}
+		p += name + desc;
+		len -= name + desc;
+	}
+	return 0;
+}
+
 /* The GNU build ID of an ELF file, from its program headers' notes. */
 static u8 cprof_build_id(struct file *file, u8 *id)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	loff_t pos = 0;
+	u8 size;
 	int i;
 
-	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	if (!cprof_read_cached(file, 0, &eh, sizeof(eh)) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 64)
 		return 0;
 	for (i = 0; i < eh.e_phnum; i++) {
-		const char *p = cprof_maps_page;
-		size_t len;
-
-		pos = eh.e_phoff + i * sizeof(ph);
-		if (kernel_read(file, &ph, sizeof(ph), &pos) != sizeof(ph))
+		if (!cprof_read_cached(file, eh.e_phoff + i * sizeof(ph), &ph,
+				       sizeof(ph)))
 			return 0;
-		if (ph.p_type != PT_NOTE || ph.p_filesz > PAGE_SIZE)
+		if (ph.p_type != PT_NOTE || ph.p_filesz > PAGE_SIZE ||
+		    !cprof_read_cached(file, ph.p_offset, cprof_maps_page,
+				       ph.p_filesz))
 			continue;
-		pos = ph.p_offset;
-		len = kernel_read(file, cprof_maps_page, ph.p_filesz, &pos);
-		if (len != ph.p_filesz)
-			continue;
-		while (len >= sizeof(Elf64_Nhdr)) {
-			const Elf64_Nhdr *nh = (const void *)p;
-			size_t name = ALIGN(nh->n_namesz, 4);
-			size_t desc = ALIGN(nh->n_descsz, 4);
-
-			if (name > len || desc > len - sizeof(*nh) - name)
-				break;
-			if (nh->n_type == CPROF_NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
-			    nh->n_descsz && nh->n_descsz <= CPROF_BUILD_ID_MAX) {
-				memcpy(id, p + sizeof(*nh) + name, nh->n_descsz);
-				return nh->n_descsz;
-			}
-			p += sizeof(*nh) + name + desc;
-			len -= sizeof(*nh) + name + desc;
-		}
+		size = cprof_build_id_note(ph.p_filesz, id);
+		if (size)
+			return size;
 	}
 	return 0;
 }
@@ -388,7 +440,14 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st->mm = mm;
 	st->tgid = tsk->tgid;
 	st->exec_id = exec_id;
-	st->retry_at = jiffies + CPROF_MAPS_RETRY;
+	/*
+	 * Back off from one jiffy to CPROF_MAPS_RETRY: a new process maps
+	 * its libraries right after the first request (made from ld.so), and
+	 * a short-lived one may exit before a long wait is over.
+	 */
+	st->syncs = old ? old->syncs + 1 : 0;
+	st->retry_at = jiffies + min_t(unsigned long, CPROF_MAPS_RETRY,
+				       1UL << min(st->syncs, 8u));
 	if (old) {
 		hash_del_rcu(&old->node);
 		kfree_rcu(old, rcu);

@@ -33,6 +33,7 @@
 static DEFINE_PER_CPU(struct cprof_cpu, cprof_cpus);
 static bool cprof_active;	/* ticks sample and re-arm */
 static u64 cprof_base_period;	/* requested period of the running profile */
+static u64 cprof_deadline;	/* ticks stop by themselves at this time */
 static int cprof_hp_state = -1;
 
 struct cprof_cpu *cprof_cpu(int cpu)
@@ -173,7 +174,7 @@ static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
 	u64 t0 = local_clock();
 
-	if (!READ_ONCE(cprof_active))
+	if (!READ_ONCE(cprof_active) || ktime_get_ns() >= cprof_deadline)
 		return HRTIMER_NORESTART;
 	pc->stats.ticks++;
 	cprof_sample(pc, get_irq_regs());
@@ -209,12 +210,16 @@ static int cprof_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* Called with cprof_lock held, no profile running. */
-void cprof_sample_start(u64 period_ns)
+/*
+ * Called with cprof_lock held, no profile running.  The ticks end by
+ * themselves at @deadline_ns, even if the reader stops reading.
+ */
+void cprof_sample_start(u64 period_ns, u64 deadline_ns)
 {
 	int cpu;
 
 	cprof_base_period = period_ns;
+	cprof_deadline = deadline_ns;
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 

@@ -6,7 +6,7 @@
 
 int cprof_sample_init(u32 ring_size);
 void cprof_sample_exit(void);
-void cprof_sample_start(u64 period_ns);
+void cprof_sample_start(u64 period_ns, u64 deadline_ns);
 void cprof_sample_stop(void);
 struct cprof_cpu *cprof_cpu(int cpu);
 

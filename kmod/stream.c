@@ -10,9 +10,12 @@
  * drains; a tick wakes it early (through irq_work, never a lock of its own)
  * when its ring is half full or it queued a mapping request.
  *
- * Ending early: a signal, or rmmod, stops the ticks; the reader then drains
- * what was collected and closes the stream with CPROF_REC_END, so what was
- * collected is never lost and the stream stays well-formed.
+ * Ending early: a signal to the reader while it is in read(), "stop=1" in
+ * ctl (for readers that catch a signal while in user space), or rmmod stops
+ * the ticks; the reader then drains what was collected and closes the
+ * stream with CPROF_REC_END, so what was collected is never lost and the
+ * stream stays well-formed.  The ticks also stop by themselves at the end
+ * of the requested duration, whether or not anybody reads.
  */
 #include <linux/fs.h>
 #include <linux/irq_work.h>
@@ -34,7 +37,12 @@
 #include "stream.h"
 
 #define CPROF_BOUNCE_SIZE	(256 * 1024)
-#define CPROF_DRAIN_MS		20
+/*
+ * Between kicks the reader wakes this often.  Each wake-up may preempt a
+ * profiled task, which then shows up in its own profile in the scheduler:
+ * rare is better.  A 1 MiB ring at 1 kHz is half full after seconds.
+ */
+#define CPROF_DRAIN_MS		250
 
 struct cprof_reader {
 	struct mutex lock;	/* one read() at a time on this file */
@@ -45,6 +53,7 @@ struct cprof_reader {
 	u64 deadline_ns;
 	u64 stop_ns;
 	u64 samples;
+	int next_cpu;		/* where the next drain starts */
 	u32 reason;		/* enum cprof_end_reason once stopping */
 	bool stopping;
 	bool done;
@@ -58,6 +67,7 @@ static atomic_t cprof_busy = ATOMIC_INIT(0);
 static bool cprof_unloading;
 static bool cprof_kicked;
 static bool cprof_eof;		/* the reader has read the whole stream */
+static bool cprof_stop_req;	/* "stop=1" written to ctl */
 
 static void cprof_kick_fn(struct irq_work *work)
 {
@@ -115,6 +125,7 @@ int cprof_stream_open(struct inode *inode, struct file *file)
 	if (atomic_cmpxchg(&cprof_busy, 0, 1))
 		return -EBUSY;
 	WRITE_ONCE(cprof_eof, false);
+	WRITE_ONCE(cprof_stop_req, false);
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		goto busy;
@@ -126,7 +137,7 @@ int cprof_stream_open(struct inode *inode, struct file *file)
 	mutex_lock(&cprof_lock);
 	period_ns = div_u64(NSEC_PER_SEC, cprof_set.freq);
 	cprof_put_header(rd, period_ns);
-	cprof_sample_start(period_ns);
+	cprof_sample_start(period_ns, rd->deadline_ns);
 	mutex_unlock(&cprof_lock);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
@@ -148,22 +159,38 @@ static void cprof_reader_stop(struct cprof_reader *rd, u32 reason)
 	rd->stop_ns = ktime_get_ns();
 }
 
-/* Move what the ticks produced into the bounce buffer. */
+static int cprof_next_possible(int cpu)
+{
+	cpu = cpumask_next(cpu, cpu_possible_mask);
+	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_possible_mask);
+}
+
+/*
+ * Move what the ticks produced into the bounce buffer, starting each time
+ * with the next CPU so that a full buffer favours none.
+ */
 static void cprof_reader_fill(struct cprof_reader *rd)
 {
 	u64 now = ktime_get_ns();
+	unsigned int i;
 	int cpu;
 
 	rd->len += cprof_maps_sync(rd->buf + rd->len,
 				   CPROF_BOUNCE_SIZE - rd->len, now);
-	for_each_possible_cpu(cpu)
+	cpu = rd->next_cpu = cprof_next_possible(rd->next_cpu);
+	for (i = 0; i < num_possible_cpus(); i++) {
 		rd->len += cprof_ring_drain(&cprof_cpu(cpu)->ring,
 					    rd->buf + rd->len,
 					    CPROF_BOUNCE_SIZE - rd->len,
 					    &rd->samples);
+		cpu = cprof_next_possible(cpu);
+	}
 }
 
-/* After the last drain: report losses not yet in a ring, then the end. */
+/*
+ * After the last drain: report losses not yet in a ring (as many as fit;
+ * the END record has the total), then the end.
+ */
 static void cprof_reader_finish(struct cprof_reader *rd)
 {
 	struct cprof_end *e;
@@ -175,7 +202,8 @@ static void cprof_reader_finish(struct cprof_reader *rd)
 		struct cprof_lost *l = (void *)(rd->buf + rd->len);
 
 		lost += pc->lost_profile;
-		if (!pc->lost_pending)
+		if (!pc->lost_pending ||
+		    rd->len + sizeof(*l) + sizeof(*e) > CPROF_BOUNCE_SIZE)
 			continue;
 		memset(l, 0, sizeof(*l));
 		l->rec.type = CPROF_REC_LOST;
@@ -211,38 +239,52 @@ static bool cprof_rings_empty(void)
 
 static bool cprof_reader_wanted(void)
 {
-	return xchg(&cprof_kicked, false) || READ_ONCE(cprof_unloading);
+	return xchg(&cprof_kicked, false) || READ_ONCE(cprof_unloading) ||
+	       READ_ONCE(cprof_stop_req);
+}
+
+/* Should the profile end now, and why?  Checked before every drain. */
+static bool cprof_reader_should_stop(struct cprof_reader *rd)
+{
+	if (READ_ONCE(cprof_unloading))
+		cprof_reader_stop(rd, CPROF_END_UNLOAD);
+	else if (READ_ONCE(cprof_stop_req))
+		cprof_reader_stop(rd, CPROF_END_STOP);
+	else if (signal_pending(current))
+		cprof_reader_stop(rd, CPROF_END_SIGNAL);
+	else if (ktime_get_ns() >= rd->deadline_ns)
+		cprof_reader_stop(rd, CPROF_END_COMPLETE);
+	return rd->stopping;
 }
 
 /* Produce more bytes into the bounce buffer, sleeping if there are none. */
 static void cprof_reader_produce(struct cprof_reader *rd)
 {
 	long timeout;
-	u64 now;
 
+	if (!cprof_reader_should_stop(rd)) {
+		cprof_reader_fill(rd);
+		if (rd->len)
+			return;
+		timeout = nsecs_to_jiffies(rd->deadline_ns - ktime_get_ns());
+		timeout = clamp_t(long, timeout, 1,
+				  msecs_to_jiffies(CPROF_DRAIN_MS));
+		wait_event_interruptible_timeout(cprof_wq,
+						 cprof_reader_wanted(),
+						 timeout);
+		return;
+	}
 	cprof_reader_fill(rd);
-	if (rd->len)
-		return;
-	if (rd->stopping) {
-		/* A full bounce buffer or the maps room may hold data back. */
-		if (cprof_rings_empty())
-			cprof_reader_finish(rd);
-		return;
-	}
-	now = ktime_get_ns();
-	if (READ_ONCE(cprof_unloading)) {
-		cprof_reader_stop(rd, CPROF_END_UNLOAD);
-		return;
-	}
-	if (now >= rd->deadline_ns) {
-		cprof_reader_stop(rd, CPROF_END_COMPLETE);
-		return;
-	}
-	timeout = nsecs_to_jiffies(rd->deadline_ns - now);
-	timeout = clamp_t(long, timeout, 1, msecs_to_jiffies(CPROF_DRAIN_MS));
-	if (wait_event_interruptible_timeout(cprof_wq, cprof_reader_wanted(),
-					     timeout) < 0)
-		cprof_reader_stop(rd, CPROF_END_SIGNAL);
+	/* A full bounce buffer or the maps room may hold data back. */
+	if (!rd->len && cprof_rings_empty())
+		cprof_reader_finish(rd);
+}
+
+/* ctl "stop=1": end the running profile early, as a signal would. */
+void cprof_stream_stop(void)
+{
+	WRITE_ONCE(cprof_stop_req, true);
+	wake_up_all(&cprof_wq);
 }
 
 ssize_t cprof_stream_read(struct file *file, char __user *ubuf, size_t count,
@@ -254,7 +296,8 @@ ssize_t cprof_stream_read(struct file *file, char __user *ubuf, size_t count,
 
 	if (!count)
 		return 0;
-	mutex_lock(&rd->lock);
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
 	while (rd->pos == rd->len && !rd->done) {
 		rd->pos = 0;
 		rd->len = 0;

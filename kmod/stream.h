@@ -13,6 +13,7 @@ ssize_t cprof_stream_read(struct file *file, char __user *buf, size_t count,
 int cprof_stream_release(struct inode *inode, struct file *file);
 bool cprof_stream_busy(void);
 void cprof_stream_kick(void);
+void cprof_stream_stop(void);
 void cprof_stream_unload(void);
 void cprof_stream_exit(void);
 

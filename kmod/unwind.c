@@ -57,19 +57,11 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
  * A tick inside a system call: C libraries' system call wrappers (read(),
  * write(), ...) are leaf functions without a frame, so the frame-pointer
  * chain starts at their caller's caller and the call site would be lost.
- * When the user ip follows a syscall instruction, the word at the user stack
- * pointer is the wrapper's return address if the wrapper pushed nothing;
- * take it only if the instruction before it is a call.  (The user ip itself
- * is then a return address; after a fault it is the faulting instruction.)
+ * In a system call, the word at the user stack pointer is the wrapper's
+ * return address if the wrapper pushed nothing: take it only if the
+ * instruction before it is a call.  (The user ip itself is then a return
+ * address; after a fault or interrupt it is the interrupted instruction.)
  */
-static bool cprof_after_syscall(struct pt_regs *uregs)
-{
-	unsigned char insn[2];
-
-	return !copy_from_user_nofault(insn, (void __user *)(uregs->ip - 2), 2) &&
-	       insn[0] == 0x0f && insn[1] == 0x05;
-}
-
 static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
 {
 	unsigned char insn[6];
@@ -101,12 +93,14 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 	int n = 0;
 
 	ips[n++] = uregs->ip;
+	/* Entry code sets orig_ax to -1 for interrupts and exceptions. */
+	if (!entry || (long)uregs->orig_ax < 0)
+		*flags |= CPROF_SAMPLE_USER_EXACT;
 	/* 32-bit tasks have another frame layout: leaf only. */
 	if (!user_64bit_mode(uregs))
 		return n;
-	if (!entry || !cprof_after_syscall(uregs))
-		*flags |= CPROF_SAMPLE_USER_EXACT;
-	else if (n < max && cprof_syscall_caller(uregs, &caller))
+	if (!(*flags & CPROF_SAMPLE_USER_EXACT) && n < max &&
+	    cprof_syscall_caller(uregs, &caller))
 		ips[n++] = caller;
 	while (fp) {
 		if (fp < low || fp & (sizeof(long) - 1) ||

@@ -163,19 +163,27 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 }
 
 /*
- * Signals.  While -d reads the profile, the first SIGINT only marks it: the
- * module ends the stream with an END record and the output is written as
- * usual.  Otherwise, or on a second signal, the temporary output is removed
- * and the process exits.
+ * Signals.  While -d reads the profile, the first SIGINT only asks the
+ * module to stop ("stop=1" in ctl: the signal itself reaches the module only
+ * if it lands while read() sleeps); the module ends the stream with an END
+ * record and the output is written as usual.  Otherwise, or on a second
+ * signal, the temporary output is removed and the process exits.
  */
 static volatile sig_atomic_t interrupted;
 static bool soft_interrupt;
+static int ctl_fd = -1;		/* kept open by -d for the stop request */
 static char tmp_path[4096];
 
 static void sig_handler(int sig)
 {
+	static const char stop[] = "stop=1\n";
+	ssize_t unreported = 0;
+
 	if (sig == SIGINT && soft_interrupt && !interrupted) {
 		interrupted = 1;
+		if (ctl_fd >= 0)
+			unreported = write(ctl_fd, stop, sizeof(stop) - 1);
+		(void)unreported;
 		return;
 	}
 	if (tmp_path[0])
@@ -226,7 +234,7 @@ static int start_profile(char *path, size_t size)
 		close(fd);
 		return -1;
 	}
-	close(fd);
+	ctl_fd = fd;
 
 	snprintf(path, size, "%s/profile", env.proc_dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -36,7 +36,7 @@ bad_writes=(
 	"depth=128" "depth=0" "seconds=0" "seconds=86401" "mode=fast" "mode="
 	"idle=2" "idle=yes" "cpus=" "cpus=9999" "cpus=0-" "cpus=a" "pid=-5"
 	"pid=4194305" "budget=101" "$long" $'freq=50\nbogus=1' $'freq=50\n\nseconds=5'
-	$'freq=50\nfreq=0' "$big"
+	$'freq=50\nfreq=0' "$big" "stop=0" "stop=yes" $'stop=1\nfreq=50'
 )
 i=0
 for w in "${bad_writes[@]}"; do
@@ -59,6 +59,10 @@ want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget
 [[ $(cat /proc/cprof/ctl) == "$want" ]] || fail "settings read back as: $(cat /proc/cprof/ctl)"
 write $'pid=0\ncpus=all\nmode=both\nidle=0\nseconds=3' >/dev/null
 after=$(cat /proc/cprof/ctl)
+
+r=$(write "stop=1")
+[[ $r == ok* ]] || fail "stop=1 with no profile running gave '$r', want a no-op"
+[[ $(cat /proc/cprof/ctl) == "$after" ]] || fail "stop=1 changed the settings"
 
 # While profiling: EBUSY, nothing changes.
 cat /proc/cprof/profile >/dev/null &

@@ -77,4 +77,29 @@ echo "signalled reader ended in ${ms} ms, END reason $reason, $samples samples"
 ((ms < 5000)) || fail "the reader took ${ms} ms to end after SIGINT"
 ((samples == $(grep -c '^S ' "$OUT/b.txt"))) || fail "END samples disagree with the stream"
 [[ $(stat_of profiling) == 0 ]] || fail "still profiling after the reader left"
+
+# "stop=1" in ctl ends a profile early just the same (for readers that take
+# a signal while in user space, like cprof-dump -d).
+cat /proc/cprof/profile >"$OUT/c.raw" &
+reader=$!
+sleep 2
+start=$(date +%s%N)
+ctl stop=1
+wait "$reader" || fail "the reader failed after stop=1"
+ms=$((($(date +%s%N) - start) / 1000000))
+"$WORKLOADS/streamtext" <"$OUT/c.raw" >"$OUT/c.txt" || fail "stream ended by stop=1 is not well-formed"
+reason=$(awk '$1 == "E" { print $4 }' "$OUT/c.txt")
+echo "stop=1 ended the profile in ${ms} ms, END reason $reason"
+((reason == 3 && ms < 5000)) || fail "stop=1: END reason $reason after ${ms} ms, want 3 promptly"
+
+# The ticks stop at the deadline even if the reader stops reading.
+ctl seconds=1
+exec 5</proc/cprof/profile
+sleep 3
+t1=$(stat_of ticks)
+sleep 1
+t2=$(stat_of ticks)
+exec 5<&-
+echo "ticks with a reader that does not read, past the deadline: $t1 then $t2"
+((t1 == t2)) || fail "ticks went on past the deadline without a reader ($t1 -> $t2)"
 echo "k_stream: ok"
