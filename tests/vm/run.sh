@@ -10,8 +10,8 @@
 #                     (the linux-image-amd64 and linux-image-6.12-amd64 packages).
 #   --test-timeout S  per-test limit inside the guest (default 180; a test can
 #                     set its own with a "# vm-timeout: S" line)
-#   --timeout S       host-side limit for a whole boot (default: 120 + the sum
-#                     of the test limits + 10 per test)
+#   --timeout S       host-side limit for a whole boot (default: $CPROF_VM_TIMEOUT,
+#                     else 120 + the sum of the test limits + 10 per test)
 #   --summary FILE    append "PASSED FAILED SKIPPED" to FILE (for make check)
 #   --list            print the tests that would run and exit
 #   --print-logs      print every test's output, not only a failing one's
@@ -61,7 +61,7 @@ build=$REPO/build
 kernels=()
 tests=()
 test_timeout=180
-host_timeout=
+host_timeout=${CPROF_VM_TIMEOUT:-}
 summary=
 list_only=
 print_logs=
@@ -104,6 +104,7 @@ while [[ $# -gt 0 ]]; do
 	*) tests+=("$1"); shift ;;
 	esac
 done
+[[ -z $host_timeout ]] || is_uint "$host_timeout" || die "CPROF_VM_TIMEOUT must be a number of seconds"
 if [[ ${#kernels[@]} -eq 0 ]]; then
 	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12}"
 fi
@@ -449,10 +450,15 @@ run_kernel() {
 		show_file "console" "$res/console.log" 80
 		show_file "qemu" "$res/qemu.log" 20
 	fi
+	# Tests run in plan order: the first one without a result was running
+	# when the VM died, unless it died before guest.sh started.
+	local what="did not finish"
+	grep -q '^BOOT ' "$res/status" || what="not run"
 	for name in "${plan_names[@]}"; do
 		[[ -n ${result[$name]:-} ]] && continue
-		report fail "$name" "$kver" "-" "not run or not finished: ${fate:-no result reported}"
-		show_file "$name output" "$res/$name.log" 40
+		report fail "$name" "$kver" "-" "$what: ${fate:-no result reported}"
+		[[ $what == "not run" ]] || show_file "$name output" "$res/$name.log" 40
+		what="not run"
 	done
 }
 
