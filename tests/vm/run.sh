@@ -284,18 +284,19 @@ initramfs() {
 # fail.  The answer is kept in build/vm/kvm for this host kernel.
 accel=
 pick_accel() {
-	local kver=$1 initrd=$2 key answer=no
+	local kver=$1 initrd=$2 key answer=no out
 	[[ -z $accel ]] || return 0
 	accel="-accel tcg,thread=multi -cpu max"
 	[[ -w /dev/kvm ]] || return 0
 	key="$(uname -r) $(stat -c %i /dev/kvm)"
 	if [[ -f $build/vm/kvm && $(head -n 1 "$build/vm/kvm") == "$key" ]]; then
 		answer=$(tail -n 1 "$build/vm/kvm")
-	elif timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
-		-accel kvm -cpu host -m 256M -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 rdinit=/bin/busybox -- poweroff -f" \
-		-serial stdio </dev/null 2>&1 | grep -q "Linux version"; then
-		answer=yes
+	else
+		out=$(timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
+			-accel kvm -cpu host -m 256M -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+			-append "console=ttyS0 panic=-1 rdinit=/bin/busybox -- poweroff -f" \
+			-serial stdio </dev/null 2>&1) || true
+		[[ $out != *"Linux version"* ]] || answer=yes
 	fi
 	printf '%s\n%s\n' "$key" "$answer" >"$build/vm/kvm"
 	[[ $answer == yes ]] && accel="-accel kvm -cpu host"
