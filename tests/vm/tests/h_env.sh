@@ -1,15 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# h_env: the guest is what tests/vm/run.sh promises the tests: the
-# environment variables, a read-only repository as cwd, a writable and empty
-# OUT, a writable /tmp, two CPUs, root, and the real kernel under test.
+# h_env: the guest is what tests/vm/run.sh promises the tests: a clean
+# kernel log, the environment variables, a read-only repository as cwd, a
+# writable and empty OUT, a writable /tmp, two CPUs, root, and the real
+# kernel under test.
 set -euo pipefail
 
 fail() {
 	echo "h_env: $*" >&2
 	exit 1
 }
+
+# The harness clears the kernel log before each test (so a warning is
+# blamed on the test that caused it) and starts from an untainted kernel
+# but for O (out-of-tree) and E (unsigned module).
+if dmesg | grep -q 'Linux version'; then
+	fail "the kernel log was not cleared before the test: boot messages still there"
+fi
+taint=$(</proc/sys/kernel/tainted)
+(((taint & ~(4096 | 8192)) == 0)) || fail "kernel tainted $taint before the test"
 
 for var in REPO KVER CPROF_KO CPROF_DUMP WORKLOADS OUT; do
 	[[ -n ${!var:-} ]] || fail "\$$var is not set"
@@ -38,5 +48,4 @@ rm "$tmp"
 
 # The guest's own proc and sys, not a view of the host's.
 [[ $(awk '$2 == "/proc" { print $3 }' /proc/mounts) == proc ]] || fail "/proc is not a procfs"
-[[ -w /proc/sys/kernel/tainted || -r /proc/sys/kernel/tainted ]] || fail "no /proc/sys/kernel/tainted"
 echo "h_env: ok on $KVER"
