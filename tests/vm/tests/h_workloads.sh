@@ -46,10 +46,19 @@ if command -v perf >/dev/null; then
 	l2=$(count leaf2)
 	l3=$(count leaf3)
 	echo "cpuburn samples with full chains: leaf1=$l1 leaf2=$l2 leaf3=$l3"
-	((l1 >= 20)) || fail "too few leaf1 samples ($l1) to judge cpuburn"
-	# 1:2:4 within a third either way.
-	((l2 * 3 >= l1 * 4 && l2 * 3 <= l1 * 8)) || fail "leaf2/leaf1 = $l2/$l1, want about 2"
-	((l3 * 3 >= l1 * 8 && l3 * 3 <= l1 * 16)) || fail "leaf3/leaf1 = $l3/$l1, want about 4"
+	n=$((l1 + l2 + l3))
+	((n >= 200)) || fail "only $n cpuburn samples with full chains, too few to judge"
+	# Shares 1/7, 2/7, 4/7, each within 5 points or 4 standard deviations
+	# of the sampling noise, whichever is wider.
+	for leaf in "leaf1 $l1 1" "leaf2 $l2 2" "leaf3 $l3 4"; do
+		read -r name got parts <<<"$leaf"
+		awk -v got="$got" -v n="$n" -v parts="$parts" -v name="$name" 'BEGIN {
+			want = parts / 7; share = got / n
+			tol = 4 * sqrt(want * (1 - want) / n); if (tol < 0.05) tol = 0.05
+			printf "%s: %.1f%% of the samples, want %.1f%% +- %.1f\n", name, 100 * share, 100 * want, 100 * tol
+			exit !(share > want - tol && share < want + tol)
+		}' || fail "cpuburn's $name share is off: the work is not 1:2:4"
+	done
 else
 	echo "perf missing (linux-perf): cpuburn's profile not checked"
 	"$WORKLOADS/cpuburn" 0.5 | grep -q '^cpuburn: [1-9][0-9]* rounds' || fail "cpuburn did not run"
