@@ -132,6 +132,23 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
 	return false;
 }
 
+/*
+ * Tick context: is @addr inside an executable mapping already emitted for
+ * current's address space?  False when none was emitted yet.
+ */
+bool cprof_maps_exec_addr(u64 addr)
+{
+	struct task_struct *tsk = current;
+	struct cprof_mmstate *st;
+	bool ret;
+
+	rcu_read_lock();
+	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id));
+	ret = st && cprof_mm_covers(st, addr);
+	rcu_read_unlock();
+	return ret;
+}
+
 /* Was this key requested lately on this CPU?  Records it if not. */
 static bool cprof_maps_recent(struct cprof_maps_queue *q,
 			      const struct mm_struct *mm, u64 exec_id)

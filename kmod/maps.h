@@ -8,6 +8,7 @@ int cprof_maps_init(void);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
 bool cprof_maps_note(const u64 *ips, int n);
+bool cprof_maps_exec_addr(u64 addr);
 bool cprof_maps_pending(void);
 size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns);
 

@@ -19,6 +19,7 @@
 #include <asm/unwind.h>
 
 #include "cprof_format.h"
+#include "maps.h"
 #include "unwind.h"
 
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
@@ -58,9 +59,11 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
  * write(), ...) are leaf functions without a frame, so the frame-pointer
  * chain starts at their caller's caller and the call site would be lost.
  * In a system call, the word at the user stack pointer is the wrapper's
- * return address if the wrapper pushed nothing: take it only if the
- * instruction before it is a call.  (The user ip itself is then a return
- * address; after a fault or interrupt it is the interrupted instruction.)
+ * return address if the wrapper pushed nothing: take it only if it lies in
+ * an executable mapping of the process (as far as maps.c knows them) and
+ * the instruction before it is a call.  (The user ip itself is then a
+ * return address; after a fault or interrupt it is the interrupted
+ * instruction.)
  */
 static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
 {
@@ -68,7 +71,7 @@ static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
 	unsigned long cand;
 
 	if (copy_from_user_nofault(&cand, (void __user *)uregs->sp,
-				   sizeof(cand)) || cand < sizeof(insn) ||
+				   sizeof(cand)) || !cprof_maps_exec_addr(cand) ||
 	    copy_from_user_nofault(insn, (void __user *)(cand - sizeof(insn)),
 				   sizeof(insn)))
 		return false;
