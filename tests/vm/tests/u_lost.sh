@@ -19,19 +19,32 @@ command -v go >/dev/null || { echo "u_lost: no go on this host: skip"; exit 77; 
 HOME=$(mktemp -d)
 export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
 pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+# Workloads run until stopped: on a loaded TCG host, starting the reader
+# alone can take seconds, so a workload timed to outlast the profile may not.
+bg=()
+spawn() { "$@" >/dev/null & bg+=($!); }
+stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
 
 kload buffer_kb=64
 ctl freq=999 seconds=6
-"$WORKLOADS/cpuburn" 9 >/dev/null &
-"$WORKLOADS/readzero" 9 >/dev/null &
+# hostile deep: 127-frame user stacks, ~1 KiB a sample, fill a 64 KiB
+# buffer in a fraction of a second.
+spawn "$WORKLOADS/hostile" deep 600
+spawn "$WORKLOADS/cpuburn" 600
 s0=$(stat_of samples)
 l0=$(stat_of lost)
-# The reader's first write blocks on a full pipe until the sleep is over.
-# shellcheck disable=SC2002 # cat is the reader that stalls
-cat /proc/cprof/profile | { sleep 4; cat >"$OUT/p.raw"; }
+# The reader reads the first bytes, then stops reading for 4 s.
+perl -e 'open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
+	binmode $f; binmode STDOUT;
+	my ($b, $r);
+	defined($r = sysread($f, $b, 4096)) or die "read: $!\n";
+	print $b;
+	sleep 4;
+	while (($r = sysread($f, $b, 65536))) { print $b }
+	defined $r or die "read: $!\n";' >"$OUT/p.raw" || fail "the stalled reader failed"
 s1=$(stat_of samples)
 l1=$(stat_of lost)
-wait
+stop
 "$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
 samples=$((s1 - s0))
 lost=$((l1 - l0))

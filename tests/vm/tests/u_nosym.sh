@@ -22,6 +22,11 @@ command -v go >/dev/null || { echo "u_nosym: no go on this host: skip"; exit 77;
 HOME=$(mktemp -d)
 export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
 pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+# Workloads run until stopped: on a loaded TCG host, starting the reader
+# alone can take seconds, so a workload timed to outlast the profile may not.
+bg=()
+spawn() { "$@" >/dev/null & bg+=($!); }
+stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
 
 # A copy of cpuburn that can be moved away after the profile.
 run=$(mktemp -d)
@@ -31,9 +36,9 @@ bid=$(readelf -n "$run/cpuburn" | awk '/Build ID:/ { print $3 }')
 
 kload
 ctl freq=999 seconds=6
-"$run/cpuburn" 9 >/dev/null &
+spawn "$run/cpuburn" 600
 profile "$OUT/p.raw"
-wait
+stop
 "$CPROF_DUMP" --no-symbolize -i "$OUT/p.raw" -o "$OUT/ns.pb.gz" 2>"$OUT/dump.err" ||
 	fail "cprof-dump --no-symbolize failed: $(cat "$OUT/dump.err")"
 sed 's/^/  cprof-dump: /' "$OUT/dump.err"

@@ -26,6 +26,11 @@ command -v go >/dev/null || { echo "u_pprof: no go on this host: skip"; exit 77;
 HOME=$(mktemp -d)
 export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
 pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+# Workloads run until stopped: on a loaded TCG host, starting the reader
+# alone can take seconds, so a workload timed to outlast the profile may not.
+bg=()
+spawn() { "$@" >/dev/null & bg+=($!); }
+stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
 
 FREQ=999
 SECS=8
@@ -33,15 +38,15 @@ kload
 ctl freq=$FREQ seconds=$SECS
 s0=$(stat_of samples)
 l0=$(stat_of lost)
-"$WORKLOADS/cpuburn" $((SECS + 3)) >/dev/null &
+spawn "$WORKLOADS/cpuburn" 600
 burn=$!
-"$WORKLOADS/readzero" $((SECS + 3)) >/dev/null &
+spawn "$WORKLOADS/readzero" 600
 rz=$!
 t0=$(date +%s%N)
 profile "$OUT/p.raw"
 s1=$(stat_of samples)
 l1=$(stat_of lost)
-wait
+stop
 samples=$((s1 - s0))
 lost=$((l1 - l0))
 read -r end_dur end_samples end_lost < <(awk '$1 == "E" { print $3, $5, $6 }' "$OUT/p.raw.txt")
@@ -170,8 +175,10 @@ echo "labels: pid/tid $burn on every cpuburn sample, cpus $cpus, comms $comms"
 # cpu/nanoseconds: samples weigh their period; no more CPU time than there was.
 cpu_ns=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $2 } END { printf "%.0f", n }' "$OUT/raw.txt")
 echo "pprof: $cpu_ns ns of CPU time sampled in $end_dur ns on 2 CPUs ($(awk -v c="$cpu_ns" -v d="$end_dur" 'BEGIN { printf "%.0f", 100 * c / d }')% of the duration)"
-# (Not less than one CPU's worth: both CPUs were busy all along.)
-awk -v c="$cpu_ns" -v d="$end_dur" 'BEGIN { exit !(c <= 2 * d * 1.05 && c >= 0.8 * d) }' ||
+# Both CPUs were busy all along, so ~200% is right; but a tick that comes
+# late (a loaded TCG host) stands for one period however long it waited, so
+# only half a CPU's worth is demanded.
+awk -v c="$cpu_ns" -v d="$end_dur" 'BEGIN { exit !(c <= 2 * d * 1.05 && c >= 0.5 * d) }' ||
 	fail "$cpu_ns ns of CPU time in $end_dur ns with 2 CPUs busy"
 [[ -s $OUT/pprof.err ]] && sed 's/^/  pprof: /' "$OUT/pprof.err" | sort | uniq -c | head -n 5
 echo "u_pprof: ok"
