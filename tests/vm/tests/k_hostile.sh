@@ -29,27 +29,31 @@ faults=$(($(stat_of user_faults) - faults0))
 trunc=$(($(stat_of user_truncated) - trunc0))
 echo "user_faults +$faults, user_truncated +$trunc"
 
-# max user frames allowed per kind: the leaf, plus the one sane frame of
-# loop/down (and the syscall wrapper's caller a tick inside getppid() may
-# add), plus nothing else; deep is cut at the depth.
+# Per kind, the user frames a walk may return: the leaf, plus the one sane
+# frame of loop/down (and the syscall wrapper's caller a tick inside
+# getppid() may add); deep is cut at the depth.  A tick can land on the few
+# instructions around the corruption, where the chain is still the real
+# one: judge 95% of the samples, and the whole lot for kernel addresses.
 for k in $kinds; do
-	read -r n maxu minu kaddr flagged < <(awk -v c="h_$k" '
+	case $k in
+	deep) lo=64 hi=64 ;;
+	loop | down) lo=1 hi=3 ;;
+	*) lo=1 hi=2 ;;
+	esac
+	read -r n good kaddr < <(awk -v c="h_$k" -v lo="$lo" -v hi="$hi" '
 	$1 == "S" && $9 == c {
-		n++; u = $8
-		if (u > maxu) maxu = u
-		if (minu == "" || u < minu) minu = u
+		n++
 		for (i = 10 + $7; i <= NF; i++) if (length($i) > 12) kaddr++
-		if (int($6 / 4) % 4) flagged++	# USER_TRUNC or USER_FAULT
-	} END { print n + 0, maxu + 0, minu + 0, kaddr + 0, flagged + 0 }' "$OUT/p.raw.txt")
-	echo "h_$k: $n samples, user frames $minu..$maxu, $flagged flagged, $kaddr kernel-space user frames"
+		# flagged USER_TRUNC (4) or USER_FAULT (8), frames within bounds
+		if (int($6 / 4) % 4 && $8 >= lo && $8 <= hi) good++
+	} END { print n + 0, good + 0, kaddr + 0 }' "$OUT/p.raw.txt")
+	echo "h_$k: $n samples, $good flagged with $lo..$hi user frames, $kaddr kernel-space user frames"
 	((n >= 50)) || fail "h_$k: only $n samples"
 	((kaddr == 0)) || fail "h_$k: $kaddr user frames hold kernel addresses"
-	((flagged == n)) || fail "h_$k: $((n - flagged)) of $n walks not flagged truncated/faulted"
-	case $k in
-	deep) ((minu == 64 && maxu == 64)) || fail "h_deep: user frames $minu..$maxu, want the depth (64)" ;;
-	loop | down) ((maxu <= 3)) || fail "h_$k: $maxu user frames, want <= 3" ;;
-	*) ((maxu <= 2)) || fail "h_$k: $maxu user frames, want <= 2" ;;
-	esac
+	((good * 100 >= n * 95)) || {
+		awk -v c="h_$k" '$1 == "S" && $9 == c && n++ < 5' "$OUT/p.raw.txt"
+		fail "h_$k: only $good of $n walks flagged with $lo..$hi user frames"
+	}
 done
 ((faults > 0)) || fail "user_faults did not grow"
 ((trunc > 0)) || fail "user_truncated did not grow"

@@ -41,7 +41,7 @@ echo "END: duration ${dur} ns reason $reason samples $samples lost $lost; stream
 ((dur >= 1900000000 && dur < 3000000000)) || fail "END duration $dur ns"
 ((samples == nsamp)) || fail "END says $samples samples, stream has $nsamp"
 ((lost == nlost)) || fail "END says $lost lost, LOST records say $nlost"
-((nsamp >= 500)) || fail "only $nsamp samples in 2 s at 499 Hz with a CPU busy"
+((nsamp >= 200)) || fail "only $nsamp samples in 2 s at 499 Hz with a CPU busy"
 wait
 
 # Second reader: EBUSY.  Signal: early, well-formed end.  Streaming: data
