@@ -47,6 +47,7 @@
 #define CPROF_MAPS_RECENT	4	/* recently requested keys per CPU */
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
 #define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
+#define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
 struct cprof_range {
@@ -63,7 +64,9 @@ struct cprof_mmstate {
 	pid_t tgid;
 	u64 exec_id;
 	unsigned long retry_at;		/* jiffies: next request allowed */
+	unsigned long synced_at;	/* jiffies: when this was built */
 	u32 syncs;			/* requests served so far */
+	bool junk;			/* a sampled address no mapping covers */
 	u32 nr;
 	struct cprof_range ranges[];
 };
@@ -72,6 +75,7 @@ struct cprof_maps_req {
 	struct pid *pid;
 	const struct mm_struct *mm;
 	u64 exec_id;
+	u64 addr;			/* the uncovered address */
 };
 
 struct cprof_maps_key {
@@ -181,17 +185,27 @@ bool cprof_maps_note(const u64 *ips, int n)
 	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);
 	struct cprof_mmstate *st;
 	struct cprof_maps_req *req;
-	int i;
+	u64 addr = ips[0];
+	int i = 0;
 
 	rcu_read_lock();
 	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id);
 	if (st) {
 		for (i = 0; i < n && cprof_mm_covers(st, ips[i]); i++)
 			;
-		if (i == n || time_before(jiffies, READ_ONCE(st->retry_at))) {
+		/*
+		 * An uncovered leaf is code that ran: something was mapped.
+		 * Deeper frames of a chain broken by code built without frame
+		 * pointers may be junk that no mapping covers even after a
+		 * request was served: then ask about those only rarely.
+		 */
+		if (i == n || time_before(jiffies, READ_ONCE(st->retry_at)) ||
+		    (i && st->junk &&
+		     time_before(jiffies, st->synced_at + CPROF_MAPS_JUNK_RETRY))) {
 			rcu_read_unlock();
 			return false;
 		}
+		addr = ips[i];
 		WRITE_ONCE(st->retry_at, jiffies + CPROF_MAPS_RETRY);
 	}
 	rcu_read_unlock();
@@ -204,6 +218,7 @@ bool cprof_maps_note(const u64 *ips, int n)
 	req->pid = get_pid(task_pid(tsk));
 	req->mm = tsk->mm;
 	req->exec_id = exec_id;
+	req->addr = addr;
 	/* Pairs with smp_load_acquire() in cprof_maps_pop(). */
 	smp_store_release(&q->head, q->head + 1);
 	return true;
@@ -422,7 +437,8 @@ static void cprof_mm_evict_one(void)
 
 /* Serve one request: emit the new ranges of @tsk's address space. */
 static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
-			       u64 exec_id, void *dst, size_t room, u64 now_ns)
+			       const struct cprof_maps_req *req, void *dst,
+			       size_t room, u64 now_ns)
 {
 	struct cprof_mmstate *old, *st;
 	struct cprof_vma *v;
@@ -433,7 +449,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	if (!v)
 		return 0;
 	st = kzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
-	old = cprof_mm_lookup(mm, tsk->tgid, exec_id);
+	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	for (i = 0; i < nr; i++) {
 		bool known = cprof_range_known(old, &v[i]);
 
@@ -456,13 +472,15 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 		return done;
 	st->mm = mm;
 	st->tgid = tsk->tgid;
-	st->exec_id = exec_id;
+	st->exec_id = req->exec_id;
+	st->junk = (old && old->junk) || !cprof_mm_covers(st, req->addr);
 	/*
 	 * Back off from one jiffy to CPROF_MAPS_RETRY: a new process maps
 	 * its libraries right after the first request (made from ld.so), and
 	 * a short-lived one may exit before a long wait is over.
 	 */
 	st->syncs = old ? old->syncs + 1 : 0;
+	st->synced_at = jiffies;
 	st->retry_at = jiffies + min_t(unsigned long, CPROF_MAPS_RETRY,
 				       1UL << min(st->syncs, 8u));
 	if (old) {
@@ -489,8 +507,7 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
 		return 0;
 	mm = get_task_mm(tsk);
 	if (mm == req->mm && READ_ONCE(tsk->self_exec_id) == req->exec_id)
-		done = cprof_maps_serve(tsk, mm, req->exec_id, dst, room,
-					now_ns);
+		done = cprof_maps_serve(tsk, mm, req, dst, room, now_ns);
 	if (mm)
 		mmput(mm);
 	put_task_struct(tsk);
