@@ -720,6 +720,11 @@ static int resolver__header(struct resolver *rs)
 		return resolver__comment(rs, "profile stopped early by a signal");
 	if (end && end->reason == CPROF_END_UNLOAD)
 		return resolver__comment(rs, "profile stopped early: module unloaded");
+	if (end && end->reason == CPROF_END_STOP)
+		return resolver__comment(rs, "profile stopped early on request (stop=1 in ctl)");
+	if (end && end->reason != CPROF_END_COMPLETE)
+		return resolver__comment(rs, "profile stopped early (END reason %u)",
+					 end->reason);
 	return 0;
 }
 
