@@ -71,9 +71,12 @@ grep -Eq '(^|;)(main|read_loop|leaf[123])_\[k\](;| )' "$OUT/folded.txt" && fail 
 ident='^[A-Za-z_][A-Za-z0-9_.]*$'
 awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); sub(/_\[k\]$/, "", f[n]); c[f[n]] += $NF }
 	END { for (x in c) if (x ~ ident) print x, c[x] }' ident="$ident" "$OUT/folded.txt" | sort >"$OUT/folded-leaves.txt"
-awk 'NF == 6 && $2 ~ /%$/ && $1 > 0 && $6 ~ ident { print $6, $1 }' ident="$ident" "$OUT/pp-top-samples.txt" | sort >"$OUT/pp-leaves.txt"
+# pprof names an inlined function "f (inline)", folded stacks "f".
+awk 'NF >= 6 && $2 ~ /%$/ && $1 > 0 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i
+	sub(/ \(inline\)$/, "", name); if (name ~ ident) print name, $1 }' ident="$ident" "$OUT/pp-top-samples.txt" |
+	awk '{ c[$1] += $2 } END { for (x in c) print x, c[x] }' | sort >"$OUT/pp-leaves.txt"
 if ! cmp -s "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt"; then
-	diff "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt" | head -n 20
+	diff "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt" | awk 'NR <= 20'
 	fail "samples per leaf function differ between -f folded and pprof's flat"
 fi
 echo "folded: samples of each of the $(wc -l <"$OUT/folded-leaves.txt") leaf functions match pprof's flat"
@@ -86,8 +89,9 @@ echo "pprof: $(hdr "$OUT/pp-top.txt")"
 [[ $(hdr "$OUT/top.txt" | awk '{ print $2, $NF }') == "$(hdr "$OUT/pp-top.txt" | awk '{ print $2, $NF }')" ]] ||
 	fail "-f top header '$(hdr "$OUT/top.txt")', pprof's '$(hdr "$OUT/pp-top.txt")'"
 # "name flat% cum%" of the first 10 rows, against pprof's row of that name.
-rows() { awk '/^ +flat +flat%/ { on = 1; next } on && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; print name, $2, $5 }' "$1"; }
-rows "$OUT/top.txt" | awk -v ident="$ident" '$1 ~ ident' | head -n 10 >"$OUT/top10.txt"
+rows() { awk '/^ +flat +flat%/ { on = 1; next } on && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i
+	sub(/ \(inline\)$/, "", name); print name, $2, $5 }' "$1"; }
+rows "$OUT/top.txt" | awk -v ident="$ident" '$1 ~ ident' | awk 'NR <= 10' >"$OUT/top10.txt"
 rows "$OUT/pp-top.txt" | awk -v ident="$ident" '$1 ~ ident' >"$OUT/pp-rows.txt"
 ((($(wc -l <"$OUT/top10.txt")) == 10)) || fail "-f top shows $(wc -l <"$OUT/top10.txt") rows: $(cat "$OUT/top.txt")"
 while read -r name flat cum; do
@@ -122,7 +126,7 @@ burn=${bg[0]}
 dump -d 2 -p "$burn" -f folded -o "$OUT/d-pid.txt" || fail "cprof-dump -d 2 -p failed: $(tail -n 3 "$OUT/dump.err")"
 others=$(grep -vc '^cpuburn;' "$OUT/d-pid.txt" || true)
 echo "-d 2 -p $burn -f folded: $(awk '{ n += $NF } END { print n + 0 }' "$OUT/d-pid.txt") samples, $others stacks not cpuburn's"
-((others == 0)) || fail "-p $burn: stacks of other processes: $(grep -v '^cpuburn;' "$OUT/d-pid.txt" | head -n 3)"
+((others == 0)) || fail "-p $burn: stacks of other processes: $(grep -v '^cpuburn;' "$OUT/d-pid.txt" | awk 'NR <= 3')"
 grep -q ';leaf3 ' "$OUT/d-pid.txt" || fail "-p $burn: no leaf3"
 # SIGINT ends the profile early; what was collected is written.
 "$CPROF_DUMP" -d 60 -p 0 -o "$OUT/int.pb.gz" 2>"$OUT/int.err" &
@@ -141,7 +145,10 @@ ms=$((($(date +%s%N) - start) / 1000000))
 stop
 pp -raw "$OUT/int.pb.gz" >"$OUT/int-raw.txt" || fail "the interrupted -d profile is not a valid pprof: $(cat "$OUT/int.err")"
 dur=$(awk '$1 == "Duration:" { print $2 }' "$OUT/int-raw.txt")
-echo "-d 60, SIGINT after 3 s: exit $rc after $ms ms, Duration $dur s, $(grep -c ' leaf[123] ' "$OUT/int-raw.txt") leaf locations"
+# When SIGINT came, counted from the profile's start (its Time).
+ptime=$(sed -n 's/^Time: \(.*\) [A-Z][A-Z]*$/\1/p' "$OUT/int-raw.txt")
+sig_at=$(awk -v s="$start" -v t="$(date -d "$ptime" +%s%N)" 'BEGIN { printf "%.2f", (s - t) / 1e9 }')
+echo "-d 60, SIGINT ${sig_at}s into the profile: exit $rc after $ms ms, Duration $dur s (stopped $(awk -v d="$dur" -v s="$sig_at" 'BEGIN { printf "%.2f", d - s }')s after SIGINT), $(grep -c ' leaf[123] ' "$OUT/int-raw.txt") leaf locations"
 ((rc == 0)) || fail "cprof-dump -d exited $rc on SIGINT: $(cat "$OUT/int.err")"
 ((ms < 15000)) || fail "cprof-dump took $ms ms to finish after SIGINT"
 awk -v d="$dur" 'BEGIN { exit !(d >= 2.9 && d < 10) }' || fail "the interrupted profile lasted ${dur}s"
