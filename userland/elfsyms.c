@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "util.h"
 
 /* frames kept per address; deeper inline chains lose their outer frames */
 #define MAX_FRAMES	32
@@ -108,23 +109,6 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
-
-static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
 {
@@ -290,18 +274,6 @@ void syms_cache__free(struct syms_cache *c)
 		free(ch);
 	}
 	free(c);
-}
-
-static void hex_encode(char *out, const uint8_t *p, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * len] = '\0';
 }
 
 /* Paths the kernel reports for mappings that are no file on disk. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ksyms.h"
+#include "util.h"
 
 /* the end of a last symbol nothing bounds: the end of its page, like perf */
 #define KSYM_PAGE	4096ULL
@@ -64,28 +65,11 @@ struct loader {
 	size_t nr_mods, mods_cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static size_t add_str(struct loader *ld, const char *s, size_t len)
 {
 	size_t off = ld->strs_len;
 
-	if (grow((void **)&ld->strs, &ld->strs_cap, off + len + 1, 1))
+	if (grow_array((void **)&ld->strs, &ld->strs_cap, off + len + 1, 1))
 		return SIZE_MAX;
 	memcpy(ld->strs + off, s, len);
 	ld->strs[off + len] = '\0';
@@ -150,7 +134,7 @@ static int parse_kallsyms_line(struct loader *ld, char *line, size_t *mod_hint)
 	}
 	name[name_len] = '\0';
 
-	if (grow((void **)&ld->syms, &ld->syms_cap, ld->nr_syms + 1,
+	if (grow_array((void **)&ld->syms, &ld->syms_cap, ld->nr_syms + 1,
 		 sizeof(*ld->syms)))
 		return -1;
 	s = &ld->syms[ld->nr_syms];
@@ -243,7 +227,7 @@ static int load_modules(struct loader *ld, const char *path)
 			continue;
 		idx = find_raw_mod(ld, name);
 		if (idx < 0) {
-			if (grow((void **)&ld->mods, &ld->mods_cap,
+			if (grow_array((void **)&ld->mods, &ld->mods_cap,
 				 ld->nr_mods + 1, sizeof(*ld->mods))) {
 				err = -1;
 				break;
@@ -312,7 +296,7 @@ static int add_symbol_only_mods(struct loader *ld)
 			continue;
 		idx = find_raw_mod(ld, ld->strs + s->mod_off);
 		if (idx < 0) {
-			if (grow((void **)&ld->mods, &ld->mods_cap,
+			if (grow_array((void **)&ld->mods, &ld->mods_cap,
 				 ld->nr_mods + 1, sizeof(*ld->mods)))
 				return -1;
 			m = &ld->mods[ld->nr_mods++];

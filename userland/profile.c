@@ -68,26 +68,6 @@ struct profile {
 	struct cpu_state *cpus;		/* hdr.nr_cpu_ids */
 };
 
-/* Grow *vec (of elements of size sz) to hold at least n. 0 ok, -1 ENOMEM. */
-static int grow(void *vec, size_t *alloc, size_t n, size_t sz)
-{
-	void **v = vec;
-	size_t want;
-	void *p;
-
-	if (n <= *alloc)
-		return 0;
-	want = *alloc ? *alloc * 2 : 64;
-	while (want < n)
-		want *= 2;
-	p = reallocarray(*v, want, sz);
-	if (!p)
-		return -1;
-	*v = p;
-	*alloc = want;
-	return 0;
-}
-
 static hashval_t stack_hash(const void *e)
 {
 	return ((const struct stack_ent *)e)->hash;
@@ -231,7 +211,7 @@ static int profile__intern_stack(struct profile *p,
 		return -1;
 	if (!*slot) {
 		if (p->nr_stacks >= UINT32_MAX ||
-		    grow(&p->stacks, &p->alloc_stacks, p->nr_stacks + 1,
+		    grow_array(&p->stacks, &p->alloc_stacks, p->nr_stacks + 1,
 			 sizeof(*p->stacks)))
 			return -1;
 		e = malloc(sizeof(*e) + nr * sizeof(e->ips_store[0]));
@@ -270,7 +250,7 @@ static int profile__add_sample(struct profile *p,
 		return -1;
 	e = *slot;
 	if (!e) {
-		if (grow(&p->samples, &p->alloc_samples, p->nr_samples + 1,
+		if (grow_array(&p->samples, &p->alloc_samples, p->nr_samples + 1,
 			 sizeof(*p->samples)))
 			return -1;
 		e = malloc(sizeof(*e));
@@ -307,7 +287,7 @@ static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 		pm->pid = mm->pid;
 		*slot = pm;
 	}
-	if (grow(&pm->maps, &pm->alloc, pm->nr + 1, sizeof(*pm->maps)))
+	if (grow_array(&pm->maps, &pm->alloc, pm->nr + 1, sizeof(*pm->maps)))
 		return -1;
 	copy = malloc(mm->rec.size);
 	if (!copy)
@@ -323,7 +303,7 @@ static int profile__add_throttle(struct profile *p,
 	struct cpu_state *c = &p->cpus[t->cpu];
 	size_t i;
 
-	if (grow(&c->changes, &c->alloc_changes, c->nr_changes + 1,
+	if (grow_array(&c->changes, &c->alloc_changes, c->nr_changes + 1,
 		 sizeof(*c->changes)))
 		return -1;
 	/* keep sorted by time; equal times keep stream order */

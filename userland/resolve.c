@@ -74,26 +74,6 @@ static int ent_eq(const void *a, const void *b)
 	return x->kind == y->kind && !memcmp(x->k, y->k, sizeof(x->k));
 }
 
-/* Grow *vec (elements of size sz) to hold n. 0 ok, -1 ENOMEM. */
-static int grow(void *vec, size_t *alloc, size_t n, size_t sz)
-{
-	void **v = vec;
-	size_t want;
-	void *p;
-
-	if (n <= *alloc)
-		return 0;
-	want = *alloc ? *alloc * 2 : 64;
-	while (want < n)
-		want *= 2;
-	p = reallocarray(*v, want, sz);
-	if (!p)
-		return -1;
-	*v = p;
-	*alloc = want;
-	return 0;
-}
-
 /*
  * Find key in the table: returns its slot, *found set to the index + 1 of an
  * existing entry or 0.  NULL on ENOMEM.
@@ -152,7 +132,7 @@ static int resolver__function(struct resolver *rs, const char *name,
 		return -1;
 	if (*id)
 		return 0;
-	if (grow(&r->functions, &rs->alloc_funcs, r->nr_functions + 1,
+	if (grow_array(&r->functions, &rs->alloc_funcs, r->nr_functions + 1,
 		 sizeof(*r->functions)) ||
 	    resolver__insert(slot, &key, r->nr_functions))
 		return -1;
@@ -174,9 +154,9 @@ static int resolver__add_mapping(struct resolver *rs, void **slot,
 	struct resolved *r = rs->r;
 	size_t alloc = rs->alloc_maps;
 
-	if (grow(&r->mappings, &rs->alloc_maps, r->nr_mappings + 1,
+	if (grow_array(&r->mappings, &rs->alloc_maps, r->nr_mappings + 1,
 		 sizeof(*r->mappings)) ||
-	    grow(&rs->maps, &alloc, rs->alloc_maps, sizeof(*rs->maps)) ||
+	    grow_array(&rs->maps, &alloc, rs->alloc_maps, sizeof(*rs->maps)) ||
 	    resolver__insert(slot, key, r->nr_mappings))
 		return -1;
 	r->mappings[r->nr_mappings] = *m;
@@ -238,7 +218,7 @@ static int resolver__push_line(struct resolver *rs, uint32_t function,
 {
 	struct resolved *r = rs->r;
 
-	if (grow(&r->lines, &rs->alloc_lines, r->nr_lines + 1,
+	if (grow_array(&r->lines, &rs->alloc_lines, r->nr_lines + 1,
 		 sizeof(*r->lines)))
 		return -1;
 	r->lines[r->nr_lines].function = function;
@@ -255,7 +235,7 @@ static int resolver__add_location(struct resolver *rs, void **slot,
 	struct resolved *r = rs->r;
 	struct res_location *l;
 
-	if (grow(&r->locations, &rs->alloc_locs, r->nr_locations + 1,
+	if (grow_array(&r->locations, &rs->alloc_locs, r->nr_locations + 1,
 		 sizeof(*r->locations)) ||
 	    resolver__insert(slot, key, r->nr_locations))
 		return -1;
@@ -434,7 +414,7 @@ static int resolver__push_loc(struct resolver *rs, uint32_t id)
 {
 	struct resolved *r = rs->r;
 
-	if (grow(&r->loc_ids, &rs->alloc_loc_ids, r->nr_loc_ids + 1,
+	if (grow_array(&r->loc_ids, &rs->alloc_loc_ids, r->nr_loc_ids + 1,
 		 sizeof(*r->loc_ids)))
 		return -1;
 	r->loc_ids[r->nr_loc_ids++] = id;
@@ -446,7 +426,7 @@ static int resolver__push_sample(struct resolver *rs,
 {
 	struct resolved *r = rs->r;
 
-	if (grow(&r->samples, &rs->alloc_samples, r->nr_samples + 1,
+	if (grow_array(&r->samples, &rs->alloc_samples, r->nr_samples + 1,
 		 sizeof(*r->samples)))
 		return -1;
 	r->samples[r->nr_samples++] = *s;
@@ -469,7 +449,7 @@ static int resolver__comment(struct resolver *rs, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (resolver__string(rs, buf, &id) ||
-	    grow(&r->comments, &rs->alloc_comments, r->nr_comments + 1,
+	    grow_array(&r->comments, &rs->alloc_comments, r->nr_comments + 1,
 		 sizeof(*r->comments)))
 		return -1;
 	r->comments[r->nr_comments++] = id;

@@ -56,3 +56,22 @@ void hex_encode(char *out, const uint8_t *bytes, size_t n)
 	}
 	out[2 * n] = '\0';
 }
+
+int grow_array(void *vec, size_t *cap, size_t need, size_t elem)
+{
+	void **v = vec;
+	size_t want;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	want = *cap ? *cap * 2 : 16;
+	while (want < need)
+		want *= 2;
+	p = reallocarray(*v, want, elem);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = want;
+	return 0;
+}

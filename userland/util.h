@@ -21,6 +21,13 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int parse_long(const char *what, const char *s, long min, long max, long *out);
 
+/*
+ * Grow the array whose pointer is at vec (elements of elem bytes, capacity
+ * *cap) to hold at least need elements, doubling.  0 ok, -1 out of memory
+ * (the array is left as it was).
+ */
+int grow_array(void *vec, size_t *cap, size_t need, size_t elem);
+
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void hex_encode(char *out, const uint8_t *bytes, size_t n);
 
