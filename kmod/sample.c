@@ -153,6 +153,13 @@ static void cprof_account(struct cprof_cpu *pc, u64 dt)
 	pc->stats.handler_ns_total += dt;
 	if (dt > pc->stats.handler_ns_max)
 		pc->stats.handler_ns_max = dt;
+	/*
+	 * A handler cannot cost more than a period without the ticks falling
+	 * behind, which a real overload does every tick: count one at most a
+	 * period, so that a single stall (an NMI, a hypervisor preempting the
+	 * vCPU) does not cut the rate by itself.
+	 */
+	dt = min(dt, pc->period_ns);
 	pc->avg_ns = pc->avg_ns ? pc->avg_ns - (pc->avg_ns >> 3) + (dt >> 3)
 				: dt;
 	want = div_u64(pc->avg_ns * 100, cprof_set.budget);
