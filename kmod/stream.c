@@ -156,7 +156,8 @@ static void cprof_reader_stop(struct cprof_reader *rd, u32 reason)
 	cprof_sample_stop();
 	rd->stopping = true;
 	rd->reason = reason;
-	rd->stop_ns = ktime_get_ns();
+	/* The ticks end by themselves at the deadline: a late reader is not. */
+	rd->stop_ns = min(ktime_get_ns(), rd->deadline_ns);
 }
 
 static int cprof_next_possible(int cpu)
