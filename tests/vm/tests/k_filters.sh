@@ -13,9 +13,9 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/kprof.sh"
 
 kload
-"$WORKLOADS/cpuburn" 30 >/dev/null &
+"$WORKLOADS/cpuburn" 300 >/dev/null &
 burn=$!
-"$WORKLOADS/readzero" 30 >/dev/null &
+"$WORKLOADS/readzero" 300 >/dev/null &
 rz=$!
 
 ctl freq=499 seconds=2 "pid=$rz"
@@ -44,7 +44,7 @@ read -r n uf kk < <(awk '$1 == "S" { n++; if ($8) u++; if ($7) k++ } END { print
 echo "mode=kernel: $n samples, $uf with user frames, $kk with kernel frames"
 ((n >= 200 && uf == 0 && kk >= 50)) || fail "mode=kernel: $uf samples with user frames"
 
-kill "$burn" "$rz"
+kill "$burn" "$rz" 2>/dev/null || true
 wait || true
 ctl mode=both idle=0
 profile "$OUT/noidle.raw"
