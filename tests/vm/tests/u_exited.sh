@@ -12,27 +12,14 @@ set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 
-command -v go >/dev/null || { echo "u_exited: no go on this host: skip"; exit 77; }
-[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
-HOME=$(mktemp -d)
-export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
-pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
 
 kload
 ctl freq=999 seconds=60
-# The reader: SIGINT ends the profile once the processes have run (a signal
-# stops it early; the reader goes on to the END record).
-perl -e '$SIG{INT} = sub { };
-	open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
-	binmode $f; binmode STDOUT;
-	my ($b, $r);
-	while (1) {
-		$r = sysread($f, $b, 65536);
-		next if !defined $r && $!{EINTR};
-		die "read: $!\n" if !defined $r;
-		last if !$r;
-		print $b;
-	}' >"$OUT/p.raw" &
+# The reader; "stop=1" in ctl ends the profile once the processes have run
+# (the reader goes on to the END record).
+cat /proc/cprof/profile >"$OUT/p.raw" &
 reader=$!
 for ((i = 0; i < 100; i++)); do
 	[[ $(stat_of profiling) == 1 ]] && break
@@ -45,7 +32,7 @@ for i in 1 2 3 4; do
 	pids+=("$(awk '{ print $3 }' "$OUT/short.$i")")
 done
 sleep 0.3
-kill -INT "$reader"
+ctl stop=1
 wait "$reader" || fail "reading /proc/cprof/profile failed"
 "$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
 for pid in "${pids[@]}"; do

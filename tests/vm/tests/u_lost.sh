@@ -14,16 +14,8 @@ set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 
-command -v go >/dev/null || { echo "u_lost: no go on this host: skip"; exit 77; }
-[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
-HOME=$(mktemp -d)
-export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
-pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
-# Workloads run until stopped: on a loaded TCG host, starting the reader
-# alone can take seconds, so a workload timed to outlast the profile may not.
-bg=()
-spawn() { "$@" >/dev/null & bg+=($!); }
-stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
 
 kload buffer_kb=64
 ctl freq=999 seconds=6
