@@ -26,7 +26,7 @@ BINARIES="$WORKLOADS/cpuburn $WORKLOADS/readzero" symbolize "$OUT/p.raw.txt" >"$
 read -r total main < <(awk '$5 == "cpuburn" && $4 % 2 == 1 {
 	n++; if ($9 ~ /(^|;)main(;|$)/) m++ } END { print n + 0, m + 0 }' "$OUT/p.sym")
 echo "cpuburn: $main of $total user-mode samples reach main"
-((total >= 300)) || fail "only $total cpuburn samples"
+((total >= 200)) || fail "only $total cpuburn samples"
 ((main * 100 >= total * 99)) || {
 	awk '$5 == "cpuburn" && $4 % 2 == 1 && $9 !~ /(^|;)main(;|$)/ && n++ < 10' "$OUT/p.sym"
 	fail "$main of $total cpuburn stacks reach main, want >= 99%"

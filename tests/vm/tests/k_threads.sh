@@ -22,7 +22,7 @@ for cpu in 0 1; do
 	read -r all right < <(awk -v t="$tid" -v c="$cpu" '$1 == "S" && $4 == t {
 		n++; if ($5 == c) m++ } END { print n + 0, m + 0 }' "$OUT/p.raw.txt")
 	echo "tid $tid: $right of $all samples on cpu$cpu"
-	((all >= 300)) || fail "only $all samples for tid $tid"
+	((all >= 150)) || fail "only $all samples for tid $tid"
 	((right * 100 >= all * 99)) || fail "tid $tid: $right of $all samples on cpu$cpu"
 	tgid=$(awk -v t="$tid" '$1 == "S" && $4 == t { print $3; exit }' "$OUT/p.raw.txt")
 	[[ -z $pid || $tgid == "$pid" ]] || fail "tid $tid sampled with pid $tgid, want $pid"
