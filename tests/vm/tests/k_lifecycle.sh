@@ -62,5 +62,5 @@ read -r c0 gap0 < <(awk '$1 == "S" && $5 == 0 {
 echo "cpu1: $before samples, a ${gap} ms gap, $after samples; cpu0: $c0 samples, longest gap ${gap0} ms"
 ((before >= 100 && after >= 100)) || fail "cpu1 did not sample both before ($before) and after ($after) going offline"
 ((gap >= 1500)) || fail "cpu1 kept sampling while offline (longest gap ${gap} ms)"
-((c0 >= 1000 && gap0 < 1000)) || fail "cpu0 stopped sampling during cpu1's hotplug"
+((c0 >= 500 && gap0 * 2 < gap)) || fail "cpu0 stopped sampling during cpu1's hotplug (longest gap ${gap0} ms)"
 echo "k_lifecycle: ok"
