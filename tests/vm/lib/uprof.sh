@@ -16,3 +16,16 @@ pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
 bg=()
 spawn() { "$@" >/dev/null & bg+=($!); }
 stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
+
+# traces_tsv FILE: go tool pprof -traces output as one line per sample:
+# value, comm, pid, tid, cpu and the stack (frames leaf first, ";"-joined).
+traces_tsv() {
+	awk '
+	function flush() { if (n) printf "%s\t%s\t%s\t%s\t%s\t%s\n", v, l["comm"], l["pid"], l["tid"], l["cpu"], st; n = 0; st = ""; delete l }
+	/^-----------\+/ { flush(); on = 1; next }
+	!on { next }
+	!n && /^ +[a-z]+: / { k = $1; sub(":$", "", k); l[k] = $2; next }
+	!n && /^ +[0-9]+ +[^ ]/ { v = $1; st = $0; sub(/^ +[0-9]+ +/, "", st); n = 1; next }
+	n && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f); st = st ";" f }
+	END { flush() }' "$1"
+}

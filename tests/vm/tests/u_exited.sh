@@ -49,14 +49,7 @@ grep -q shortlived "$OUT/dump.err" && fail "cprof-dump could not symbolize short
 # (leaf first, ";"-joined).
 pp -traces -sample_index=samples -tagfocus=comm=shortlived "$OUT/p.pb.gz" >"$OUT/traces.txt" ||
 	fail "go tool pprof -traces failed: $(tail -n 3 "$OUT/pprof.err")"
-awk '
-function flush() { if (n) printf "%s\t%s\t%s\t%s\t%s\t%s\n", v, l["comm"], l["pid"], l["tid"], l["cpu"], st; n = 0; st = ""; delete l }
-/^-----------\+/ { flush(); on = 1; next }
-!on { next }
-!n && /^ +[a-z]+: / { k = $1; sub(":$", "", k); l[k] = $2; next }
-!n && /^ +[0-9]+ +[^ ]/ { v = $1; st = $0; sub(/^ +[0-9]+ +/, "", st); n = 1; next }
-n && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f); st = st ";" f }
-END { flush() }' "$OUT/traces.txt" >"$OUT/traces.tsv"
+traces_tsv "$OUT/traces.txt" >"$OUT/traces.tsv"
 
 # Each 1 s process: most samples in shortlived_spin;main (the rest is
 # the dynamic loader's start-up and the exit, slow under TCG), libc's frame

@@ -107,14 +107,7 @@ done
 # -traces, one line per sample: count TAB comm TAB pid TAB tid TAB cpu TAB
 # stack (frames leaf first, joined with ";").
 pp -traces -sample_index=samples "$OUT/p.pb.gz" >"$OUT/traces.txt" || fail "go tool pprof -traces failed"
-awk '
-function flush() { if (n) printf "%s\t%s\t%s\t%s\t%s\t%s\n", v, l["comm"], l["pid"], l["tid"], l["cpu"], st; n = 0; st = ""; delete l }
-/^-----------\+/ { flush(); on = 1; next }
-!on { next }
-!n && /^ +[a-z]+: / { k = $1; sub(":$", "", k); l[k] = $2; next }
-!n && /^ +[0-9]+ +[^ ]/ { v = $1; st = $0; sub(/^ +[0-9]+ +/, "", st); n = 1; next }
-n && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f); st = st ";" f }
-END { flush() }' "$OUT/traces.txt" >"$OUT/traces.tsv"
+traces_tsv "$OUT/traces.txt" >"$OUT/traces.tsv"
 # traces_match COMM RE: "matching total" sample counts of COMM's samples,
 # matching: their stack matches RE.
 traces_match() {
