@@ -34,7 +34,6 @@ struct cprof_settings {
 struct cprof_cpu_stats {
 	u64 samples;
 	u64 lost;
-	u64 lost_other;
 	u64 user_faults;
 	u64 user_truncated;
 	u64 kernel_truncated;
@@ -51,7 +50,6 @@ struct cprof_cpu {
 	u64 period_ns;		/* effective period, >= the requested one */
 	u64 avg_ns;		/* moving average of the handler time */
 	u64 lost_pending;	/* samples lost, not yet reported */
-	u64 lost_other_pending;
 	u64 lost_since;		/* time of the first unreported loss */
 	u64 lost_profile;	/* samples lost in this profile */
 	bool period_changed;	/* a THROTTLE record is owed */

@@ -50,6 +50,18 @@ static void cprof_lose(struct cprof_cpu *pc, u64 now)
 	pc->stats.lost++;
 }
 
+/* Fill @l with the losses of @pc not yet reported, which now are. */
+void cprof_sample_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->rec.type = CPROF_REC_LOST;
+	l->rec.size = sizeof(*l);
+	l->time_ns = pc->lost_since;
+	l->cpu = cpu;
+	l->samples = pc->lost_pending;
+	pc->lost_pending = 0;
+}
+
 /* Write the LOST and THROTTLE records this CPU owes; false if no room. */
 static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 {
@@ -58,12 +70,8 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 
 		if (!l)
 			return false;
-		memset(l, 0, sizeof(*l));
-		l->time_ns = pc->lost_since;
-		l->cpu = cpu;
-		l->samples = pc->lost_pending;
+		cprof_sample_put_lost(pc, cpu, l);
 		cprof_ring_commit(&pc->ring, CPROF_REC_LOST, 0, sizeof(*l));
-		pc->lost_pending = 0;
 	}
 	if (pc->period_changed) {
 		struct cprof_throttle *t;

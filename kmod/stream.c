@@ -206,13 +206,7 @@ static void cprof_reader_finish(struct cprof_reader *rd)
 		if (!pc->lost_pending ||
 		    rd->len + sizeof(*l) + sizeof(*e) > CPROF_BOUNCE_SIZE)
 			continue;
-		memset(l, 0, sizeof(*l));
-		l->rec.type = CPROF_REC_LOST;
-		l->rec.size = sizeof(*l);
-		l->time_ns = pc->lost_since;
-		l->cpu = cpu;
-		l->samples = pc->lost_pending;
-		pc->lost_pending = 0;
+		cprof_sample_put_lost(pc, cpu, l);
 		rd->len += sizeof(*l);
 	}
 	e = (void *)(rd->buf + rd->len);
