@@ -28,8 +28,20 @@ now_ms() {
 # perf_find: sets PERF to a perf that records on this kernel, or skips:
 # Debian's /usr/bin/perf (perf 6.1, on the 6.12 guest too) through
 # tests/vm/lib/perf.sh, which spares it a walk of /lib/modules over 9p.
+# The modules directory is hidden here, in the test's own mount namespace,
+# until perf_restore: perf then runs in the namespace of the processes it
+# profiles (in another one, perf script cannot find their files once they
+# have exited, and cprof's reader would see their paths from outside).
+PERF_MODDIR=
 perf_find() {
 	command -v perf >/dev/null 2>&1 || skip "no perf (Debian linux-perf)"
+	PERF_MODDIR=/lib/modules/$(uname -r)/kernel
+	if [[ -d $PERF_MODDIR ]]; then
+		mount -t tmpfs -o ro,mode=0755 cprof-empty "$PERF_MODDIR" ||
+			fail "cannot hide $PERF_MODDIR from perf"
+	else
+		PERF_MODDIR=
+	fi
 	PERF=$REPO/tests/vm/lib/perf.sh
 	"$PERF" --version >/dev/null 2>&1 || skip "perf does not run: $("$PERF" --version 2>&1 | head -n 1)"
 	echo "perf: $(command -v perf) ($("$PERF" --version)) through tests/vm/lib/perf.sh"
@@ -49,9 +61,54 @@ perf_unthrottle() {
 }
 
 perf_restore() {
+	[[ -z $PERF_MODDIR ]] || umount "$PERF_MODDIR" || true
+	PERF_MODDIR=
 	[[ -n ${PERF_OLD_PCT:-} ]] || return 0
 	echo "$PERF_OLD_PCT" >/proc/sys/kernel/perf_cpu_time_max_percent || true
 	echo "$PERF_OLD_RATE" >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || true
+}
+
+# perf record -a, started disabled (-D -1) and driven through its control
+# FIFO: under TCG its start-up (synthesizing every task's mappings) takes
+# seconds, which perf_start pays before anything is measured.  It starts
+# before a cprof profile and stops after one, so that the profiler's own
+# setup and teardown (event creation flips static keys: kernel text
+# patching) never runs while the other samples.
+PERF_PID=
+PERF_FIFO=/tmp/cprof-perf
+perf_start() { # FREQ DATA [OPTION...]
+	local f=$1 data=$2 s
+	shift 2
+	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
+	mkfifo "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
+	s=$(now_ms)
+	"$PERF" record -q -a -e cpu-clock -F "$f" -g "$@" -D -1 \
+		--control "fifo:$PERF_FIFO.ctl,$PERF_FIFO.ack" -o "$data" >"$data.log" 2>&1 &
+	PERF_PID=$!
+	exec 5<>"$PERF_FIFO.ctl" 6<>"$PERF_FIFO.ack"
+	perf_cmd enable
+	perf_cmd disable
+	PERF_STARTUP_MS=$(($(now_ms) - s))
+}
+perf_cmd() { # enable|disable
+	local ack
+	echo "$1" >&5
+	read -r -t 600 ack <&6 || fail "perf did not answer '$1'"
+	[[ $ack == ack ]] || fail "perf answered '$ack' to '$1'"
+}
+perf_stop() { # DATA
+	local data=$1
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID" || true	# perf record -a exits by its SIGINT
+	PERF_PID=
+	exec 5>&- 6>&-
+	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
+	[[ -s $data ]] || fail "perf record wrote no $data: $(cat "$data.log")"
+}
+perf_kill() { # for an EXIT trap
+	[[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null
+	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
+	return 0
 }
 
 # norm_sym: one name for a function perf and cprof-dump may name by

@@ -57,7 +57,9 @@ perf_find
 res kernel "$KVER"
 res perf "$("$PERF" --version | awk '{ print $3 }')"
 
-PERF_PID=
+# Captures go to the guest's tmpfs: perf record -a writing to the 9p
+# results folder under TCG falls behind its own samples of itself.
+W=$(mktemp -d)
 READER=
 cleanup() {
 	set +e
@@ -66,10 +68,9 @@ cleanup() {
 		echo nop >"$T/current_tracer"
 		echo >"$T/set_ftrace_filter"
 	}
-	[[ -n $READER ]] && kill -INT "$READER" 2>/dev/null
-	[[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null
+	[[ -n $READER ]] && echo stop=1 >/proc/cprof/ctl
+	perf_kill
 	wait
-	rm -f /tmp/b_perf.ctl /tmp/b_perf.ack
 	perf_restore
 }
 trap cleanup EXIT
@@ -100,24 +101,11 @@ job() { # [ROUNDS]
 	wait "$p"
 }
 
-# cprof reader: copies the stream to FILE.  A signal that finds the reader
-# blocked in read() ends the profile (and the reader keeps what the module
-# still hands over; cat would die with it); one that comes while it writes
-# to FILE does not: so SIGINT starts SIGALRMs every 20 ms until the stream
-# ends.
+# cprof reader: copies the stream to FILE, as perf record copies its ring
+# buffers to perf.data.  The profile ends by "stop=1" in ctl: the module
+# writes END and the reader sees EOF, like a profile that ran its seconds.
 reader_start() { # FILE
-	perl -MTime::HiRes=ualarm -e '$SIG{ALRM} = sub { };
-		$SIG{INT} = sub { ualarm(20000, 20000) };
-		open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
-		binmode $f; binmode STDOUT;
-		while (1) {
-			my $r = sysread($f, my $b, 1 << 20);
-			next if !defined $r && $!{EINTR};
-			die "read: $!\n" if !defined $r;
-			last if !$r;
-			print $b;
-		}
-		ualarm(0);	# no SIGALRM while perl exits' >"$1" &
+	cat /proc/cprof/profile >"$1" &
 	READER=$!
 	local i
 	for ((i = 0; i < 300; i++)); do
@@ -127,39 +115,9 @@ reader_start() { # FILE
 	fail "cprof did not start profiling"
 }
 reader_stop() {
-	kill -INT "$READER"
+	ctl stop=1
 	wait "$READER" || fail "the cprof reader failed"
 	READER=
-}
-
-# perf record -a, started disabled, driven through its control FIFO.
-perf_start() { # FREQ DATA [OPTION...]
-	local f=$1 data=$2 s
-	shift 2
-	rm -f /tmp/b_perf.ctl /tmp/b_perf.ack
-	mkfifo /tmp/b_perf.ctl /tmp/b_perf.ack
-	s=$(now_ms)
-	"$PERF" record -q -a -e cpu-clock -F "$f" -g "$@" -D -1 \
-		--control fifo:/tmp/b_perf.ctl,/tmp/b_perf.ack -o "$data" >"$data.log" 2>&1 &
-	PERF_PID=$!
-	exec 5<>/tmp/b_perf.ctl 6<>/tmp/b_perf.ack
-	perf_cmd enable
-	perf_cmd disable
-	PERF_STARTUP_MS=$(($(now_ms) - s))
-}
-perf_cmd() { # enable|disable
-	local ack
-	echo "$1" >&5
-	read -r -t 600 ack <&6 || fail "perf did not answer '$1' (log: $(tail -n 3 "$OUT"/*.log))"
-	[[ $ack == ack ]] || fail "perf answered '$ack' to '$1'"
-}
-perf_stop() {
-	local data=$1
-	kill -INT "$PERF_PID"
-	wait "$PERF_PID" || true	# perf record -a exits by its SIGINT
-	PERF_PID=
-	[[ -s $data ]] || fail "perf record wrote no $data: $(cat "$data.log")"
-	exec 5>&- 6>&-
 }
 
 # cprof stats deltas around a profile: "ticks samples lost throttles handler_ns_total"
@@ -191,7 +149,7 @@ timed_run() {
 	perf) perf_cmd enable ;;
 	cprof)
 		before=$(cstats)
-		reader_start "$OUT/cprof-$f-$rep.raw"
+		reader_start "$W/cprof-$f-$rep.raw"
 		;;
 	esac
 	s=$(now_ms)
@@ -203,7 +161,7 @@ timed_run() {
 		reader_stop
 		d=$(cdelta "$before" "$(cstats)")
 		echo "$f $rep $d" >>"$OUT/cprof-runs"
-		rm -f "$OUT/cprof-$f-$rep.raw"
+		rm -f "$W/cprof-$f-$rep.raw"
 		;;
 	esac
 	echo "$kind $f $rep $ms" >>"$OUT/runs"
@@ -239,7 +197,7 @@ for f in 9999 4999 1999; do
 	"$SPIN" 100000 "$READ_KB" >/dev/null &
 	j2=$!
 	s=$(now_ms)
-	cat /proc/cprof/profile >"$OUT/cal.raw"
+	cat /proc/cprof/profile >"$W/cal.raw"
 	ms=$(($(now_ms) - s))
 	kill "$j1" "$j2"
 	wait "$j1" "$j2" 2>/dev/null || true
@@ -254,7 +212,7 @@ for f in 9999 4999 1999; do
 	fi
 done
 ctl seconds=86400
-rm -f "$OUT/cal.raw"
+rm -f "$W/cal.raw"
 high=${high:-1999}
 res high "$high"
 phase "highest rate: $high Hz"
@@ -262,7 +220,7 @@ phase "highest rate: $high Hz"
 # ------------------------------------------------------------ per frequency
 for f in 99 999 "$high"; do
 	phase "f=$f: perf record -a starting"
-	perf_start "$f" "$OUT/perf-$f.data" -B
+	perf_start "$f" "$W/perf-$f.data" -B
 	res "perf_startup_ms_$f" "$PERF_STARTUP_MS"
 	phase "f=$f: perf ready after $PERF_STARTUP_MS ms"
 	ctl "freq=$f"
@@ -277,11 +235,11 @@ for f in 99 999 "$high"; do
 	perf_cmd enable
 	trace_handler perf_swevent_hrtimer "$OUT/h-perf-$f" "$tr"
 	perf_cmd disable
-	reader_start "$OUT/trace-$f.raw"
+	reader_start "$W/trace-$f.raw"
 	trace_handler cprof_tick "$OUT/h-cprof-$f" "$tr"
 	reader_stop
-	rm -f "$OUT/trace-$f.raw"
-	perf_stop "$OUT/perf-$f.data"
+	rm -f "$W/trace-$f.raw"
+	perf_stop "$W/perf-$f.data"
 	nperf=$(wc -l <"$OUT/h-perf-$f")
 	ncprof=$(wc -l <"$OUT/h-cprof-$f")
 	((nperf >= 100 && ncprof >= 100)) ||
@@ -310,15 +268,15 @@ for reader in raw dump; do
 	before=$(cstats)
 	s=$(now_ms)
 	if [[ $reader == raw ]]; then
-		reader_start "$OUT/drops.raw"
+		reader_start "$W/drops.raw"
 		job
 		reader_stop
-		rm -f "$OUT/drops.raw"
+		rm -f "$W/drops.raw"
 	else
 		ctl seconds=10
 		job &
 		jp=$!
-		"$CPROF_DUMP" -d 10 -o "$OUT/drops.pb.gz" 2>"$OUT/drops.err" || fail "cprof-dump -d failed: $(cat "$OUT/drops.err")"
+		"$CPROF_DUMP" -d 10 -o "$W/drops.pb.gz" 2>"$OUT/drops.err" || fail "cprof-dump -d failed: $(cat "$OUT/drops.err")"
 		wait "$jp"
 		ctl seconds=86400
 	fi
@@ -332,41 +290,41 @@ phase "drops done"
 
 # ------------------------------------------------------------ one capture
 # Both profilers on the same job at once: about the same number of samples.
-perf_start "$high" "$OUT/cap.data"
+perf_start "$high" "$W/cap.data"
 res perf_startup_ms_cap "$PERF_STARTUP_MS"
 perf_cmd enable
-reader_start "$OUT/cap.raw"
+reader_start "$W/cap.raw"
 job
 reader_stop
 perf_cmd disable
-perf_stop "$OUT/cap.data"
+perf_stop "$W/cap.data"
 phase "captured"
-cap_perf_n=$("$PERF" report -i "$OUT/cap.data" --kallsyms /proc/kallsyms --stdio -n --sort cpu -g none -q 2>/dev/null |
+cap_perf_n=$("$PERF" report -i "$W/cap.data" --kallsyms /proc/kallsyms --stdio -n --sort cpu -g none -q 2>/dev/null |
 	awk '{ n += $2 } END { print n + 0 }')
-cap_cprof_n=$("$WORKLOADS/streamtext" <"$OUT/cap.raw" | grep -c '^S ' || true)
+cap_cprof_n=$("$WORKLOADS/streamtext" <"$W/cap.raw" | grep -c '^S ' || true)
 res cap_perf_samples "$cap_perf_n"
 res cap_cprof_samples "$cap_cprof_n"
-res cap_perf_bytes "$(stat -c %s "$OUT/cap.data")"
-res cap_raw_bytes "$(stat -c %s "$OUT/cap.raw")"
+res cap_perf_bytes "$(stat -c %s "$W/cap.data")"
+res cap_raw_bytes "$(stat -c %s "$W/cap.raw")"
 for i in 1 2 3; do
 	s=$(now_ms)
-	"$PERF" report -i "$OUT/cap.data" --stdio >"$OUT/cap.report" 2>"$OUT/cap.report.err" ||
+	"$PERF" report -i "$W/cap.data" --stdio >"$W/cap.report" 2>"$OUT/cap.report.err" ||
 		fail "perf report failed: $(tail -n 3 "$OUT/cap.report.err")"
 	echo $(($(now_ms) - s)) >>"$OUT/t-report"
 	s=$(now_ms)
-	"$CPROF_DUMP" -i "$OUT/cap.raw" -o "$OUT/cap.pb.gz" 2>"$OUT/cap.dump.err" ||
+	"$CPROF_DUMP" -i "$W/cap.raw" -o "$W/cap.pb.gz" 2>"$OUT/cap.dump.err" ||
 		fail "cprof-dump failed: $(cat "$OUT/cap.dump.err")"
 	echo $(($(now_ms) - s)) >>"$OUT/t-dump"
 	echo "   perf report $(tail -n 1 "$OUT/t-report") ms, cprof-dump $(tail -n 1 "$OUT/t-dump") ms"
 done
 res t_perf_report_ms "$(median <"$OUT/t-report")"
 res t_cprof_dump_ms "$(median <"$OUT/t-dump")"
-res cap_pprof_bytes "$(stat -c %s "$OUT/cap.pb.gz")"
-res cap_report_unresolved_kernel "$(grep -c '0xffffffff' "$OUT/cap.report" || true)"
+res cap_pprof_bytes "$(stat -c %s "$W/cap.pb.gz")"
+res cap_report_unresolved_kernel "$(grep -c '0xffffffff' "$W/cap.report" || true)"
 s=$(now_ms)
-"$CPROF_DUMP" -i "$OUT/cap.raw" -f top -n 12 >"$OUT/cap.top" 2>/dev/null
+"$CPROF_DUMP" -i "$W/cap.raw" -f top -n 12 >"$OUT/cap.top" 2>/dev/null
 res t_cprof_dump_top_ms $(($(now_ms) - s))
-rm -f "$OUT/cap.report"
+rm -f "$W/cap.report"
 phase "done"
 
 echo

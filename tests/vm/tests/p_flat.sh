@@ -1,30 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# p_flat: cprof against perf on the same workloads, back to back: perf
-#   record -e cpu-clock -F 999 -g, then cprof at 999 Hz, each while cpuburn
-#   (user mode: leaf1:leaf2:leaf3 = 1:2:4) and readzero (mostly kernel mode,
-#   under read()) run 4 s side by side.
+# p_flat: cprof against perf on the same run of the same workloads: perf
+#   record -a -e cpu-clock -F 999 -g and cprof at 997 Hz sample together
+#   while cpuburn (user mode: leaf1:leaf2:leaf3 = 1:2:4) and readzero
+#   (mostly kernel mode, under read()) run 8 s side by side.
 #   - flat (self) profile of each workload, per function: the leaves of
 #     perf script's call chains (what perf report --no-children --sort sym
 #     counts) against the leaves of cprof-dump -f folded, both without the
 #     samples taken in interrupt or switch work (an interrupt entry,
 #     softirqs, the exit work after one or a context switch on the stack:
-#     IRQ_RE in lib/perfcmp.sh);
+#     IRQ_RE in lib/perfcmp.sh), where each profiler sees the other's ticks;
 #     the L1 distance of the two share vectors (functions under 2% in both
 #     lumped together) is at most 10 points.  Sampling noise alone, with
-#     the >= 1000 perf and >= 500 cprof samples required, stays under about
-#     5; a wrong leaf (a return address taken for the ip), lost kernel or
-#     user samples, or a skewed tick move whole tens of points;
-#   - the share of samples in that work and the whole flat profile are
-#     printed, not asserted.  While the reader woke every 20 ms, 10-20% of
-#     cprof's samples fell in that work (it preempted the workloads), perf's
-#     2-4%; with wake-ups up to 250 ms apart cprof's share is about perf's
-#     on 6.1 (3.2% vs 4.2%, whole-profile L1 5 and 2 points) and a few
-#     points above it on 6.12 under load (issue #5);
+#     the >= 2000 samples a side required, stays under about 5; a wrong
+#     leaf (a return address taken for the ip), lost kernel or user
+#     samples, unsymbolized user code or a skewed tick move whole tens of
+#     points.
+#   - Why one run and not two back to back: under TCG the kernel's hot loop
+#     splits its time between read_zero and rep_stos_alternative differently
+#     from one run to the next (perf against perf, back to back: up to 32
+#     points apart), so only a shared run compares the profilers.  Why 997
+#     and not 999 Hz: at one period the two per-CPU timers keep a fixed
+#     phase, and if that puts one's tick in the interrupt exit work of the
+#     other's every time, it sees nothing else; 2 Hz apart they drift.
+#   - the share of samples in interrupt and switch work and the whole flat
+#     profile are printed, not asserted;
 #   - readzero's kernel-mode samples (leaf in the kernel): the share with
 #     user frames too is at least 90% and at most 5 points under perf's.
-# vm-timeout: 120
+# vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -33,8 +37,8 @@ set -euo pipefail
 
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
 perf_find
+trap 'perf_kill; perf_restore' EXIT
 perf_unthrottle
-trap perf_restore EXIT
 t0=$(now_ms)
 phase() {
 	echo "-- $(($(now_ms) - t0)) ms: $*"
@@ -43,33 +47,37 @@ phase() {
 # budget=100: cprof does not throttle itself, as perf does not
 # (perf_unthrottle): under TCG both handlers take tens of microseconds.
 kload budget=100
-# Back to back, perf first: run at once, each profiler's hrtimer keeps a
-# fixed phase to the other's (same period) and one lands, tick after tick,
-# in the interrupt exit and softirq work the other's tick left behind (under
-# TCG, 10% of the samples and more): that is the profilers seeing each
-# other, not the workload.
-"$PERF" record -q -B -e cpu-clock -F 999 -g -o "$OUT/perf.data" -- bash -c "
-	'$WORKLOADS/cpuburn' 4 >/dev/null &
-	'$WORKLOADS/readzero' 4 >/dev/null
-	wait" || fail "perf record failed"
-phase "perf recorded"
-ctl freq=999 seconds=5
-cat /proc/cprof/profile >"$OUT/cprof.raw" &
+# The captures go to the guest's tmpfs: perf record -a writing to the 9p
+# results folder under TCG falls behind its own samples of itself and never
+# catches up.
+W=$(mktemp -d)
+perf_start 999 "$W/perf.data" -B
+phase "perf record -a ready after $PERF_STARTUP_MS ms"
+ctl freq=997 seconds=60
+cat /proc/cprof/profile >"$W/cprof.raw" &
 reader=$!
-sleep 0.3
-"$WORKLOADS/cpuburn" 4 >/dev/null &
-"$WORKLOADS/readzero" 4 >/dev/null
+for ((i = 0; i < 100; i++)); do
+	[[ $(stat_of profiling) == 1 ]] && break
+	sleep 0.1
+done
+perf_cmd enable
+"$WORKLOADS/cpuburn" 8 >/dev/null &
+burn=$!
+"$WORKLOADS/readzero" 8 >/dev/null
+wait "$burn"
+perf_cmd disable
+ctl stop=1
 wait "$reader" || fail "reading /proc/cprof/profile failed"
-wait
-phase "cprof recorded"
+perf_stop "$W/perf.data"
+phase "recorded"
 grep -E '^(samples|lost|throttles) ' /proc/cprof/stats | tr '\n' ' '
 echo
-"$CPROF_DUMP" -i "$OUT/cprof.raw" -f folded -o "$OUT/cprof.folded" || fail "cprof-dump failed"
+"$CPROF_DUMP" -i "$W/cprof.raw" -f folded -o "$OUT/cprof.folded" || fail "cprof-dump failed"
 phase "cprof-dump done"
 
 worst=0
 for comm in cpuburn readzero; do
-	perf_flat "$OUT/perf.data" "$comm" >"$OUT/$comm.perf"
+	perf_flat "$W/perf.data" "$comm" >"$OUT/$comm.perf"
 	cprof_flat "$OUT/cprof.folded" "$comm" >"$OUT/$comm.cprof"
 	read -r pi pn < <(irq_share "$OUT/$comm.perf")
 	read -r ci cn < <(irq_share "$OUT/$comm.cprof")
@@ -77,8 +85,8 @@ for comm in cpuburn readzero; do
 	flat_own "$OUT/$comm.perf" >"$OUT/$comm.perf.own"
 	flat_own "$OUT/$comm.cprof" >"$OUT/$comm.cprof.own"
 	flat_compare "$comm (outside interrupt and switch work)" "$OUT/$comm.perf.own" "$OUT/$comm.cprof.own"
-	((FLAT_NA >= 1000)) || fail "$comm: only $FLAT_NA perf samples"
-	((FLAT_NB >= 500)) || fail "$comm: only $FLAT_NB cprof samples"
+	((FLAT_NA >= 2000)) || fail "$comm: only $FLAT_NA perf samples"
+	((FLAT_NB >= 2000)) || fail "$comm: only $FLAT_NB cprof samples"
 	((FLAT_L1 <= 10)) || worst=1
 	echo "$comm: L1 $FLAT_L1" >>"$OUT/l1"
 	# the whole flat profile, interrupt work included: printed only
@@ -89,7 +97,7 @@ done
 phase "perf script done"
 ((worst == 0)) || fail "flat profiles differ: $(tr '\n' ' ' <"$OUT/l1")(want <= 10 points)"
 
-read -r pk pb < <(perf_both_share "$OUT/perf.data" readzero)
+read -r pk pb < <(perf_both_share "$W/perf.data" readzero)
 read -r ck cb < <(cprof_both_share "$OUT/cprof.folded" readzero)
 echo "readzero kernel-mode samples with user frames too: perf $pb of $pk, cprof $cb of $ck"
 ((pk >= 300 && ck >= 300)) || fail "too few readzero kernel-mode samples (perf $pk, cprof $ck)"
