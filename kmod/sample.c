@@ -16,7 +16,6 @@
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/topology.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -89,7 +88,7 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 	return true;
 }
 
-static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs)
+static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 {
 	const struct cprof_settings *set = &cprof_set;
 	struct task_struct *tsk = current;
@@ -98,7 +97,6 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs)
 	struct cprof_sample *s;
 	int nk = 0, nu = 0;
 	u16 flags = 0;
-	u64 now;
 
 	if (!regs)
 		return;
@@ -109,7 +107,6 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs)
 	}
 	if (set->pid && tsk->tgid != set->pid)
 		return;
-	now = ktime_get_ns();
 	s = NULL;
 	if (cprof_flush_owed(pc, cpu, now))
 		s = cprof_ring_reserve(&pc->ring, sizeof(*s) +
@@ -187,13 +184,13 @@ static void cprof_account(struct cprof_cpu *pc, u64 dt)
 static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 {
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
-	u64 t0 = local_clock();
+	u64 now = ktime_get_ns();
 
-	if (!READ_ONCE(cprof_active) || ktime_get_ns() >= cprof_deadline)
+	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
 		return HRTIMER_NORESTART;
 	pc->stats.ticks++;
-	cprof_sample(pc, get_irq_regs());
-	cprof_account(pc, local_clock() - t0);
+	cprof_sample(pc, get_irq_regs(), now);
+	cprof_account(pc, ktime_get_ns() - now);
 	hrtimer_forward_now(timer, ns_to_ktime(pc->period_ns));
 	return HRTIMER_RESTART;
 }

@@ -8,9 +8,16 @@
  * User: the frame-pointer chain from the interrupted user registers, or from
  * the registers the task saved on kernel entry when the tick hit a system
  * call or fault, so a sample shows the user frames that led into the kernel.
- * The walk reads user memory only through copy_from_user_nofault(), which
- * refuses kernel addresses and never sleeps or faults pages in; it demands
+ * The walk reads user memory with page faults disabled, so it never sleeps
+ * or faults pages in, and only at addresses access_ok() accepts; it demands
  * aligned frame pointers that strictly increase, and it stops at the depth.
+ * Each frame record is two loads in one user access window, as perf's own
+ * walker reads them: copy_from_user_nofault() per frame costs a call, its
+ * checks and a string copy each time.  The page tables loaded in a hard
+ * interrupt are current's own (context switches change them with interrupts
+ * off), which copy_from_user_nofault() has to check for NMIs; the one
+ * window where they are not (exec replacing the mm) reads the old address
+ * space's memory, harmlessly.
  */
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -86,6 +93,22 @@ struct cprof_user_frame {
 	unsigned long ret;
 };
 
+/* One frame record at @fp; the caller has page faults disabled. */
+static bool cprof_read_frame(unsigned long fp, struct cprof_user_frame *frame)
+{
+	const struct cprof_user_frame __user *uf = (const void __user *)fp;
+
+	if (!user_access_begin(uf, sizeof(*uf)))
+		return false;
+	unsafe_get_user(frame->next_fp, &uf->next_fp, fault);
+	unsafe_get_user(frame->ret, &uf->ret, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		      u16 *flags)
 {
@@ -105,10 +128,10 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 	if (!(*flags & CPROF_SAMPLE_USER_EXACT) && n < max &&
 	    cprof_syscall_caller(uregs, &caller))
 		ips[n++] = caller;
+	pagefault_disable();
 	while (fp) {
 		if (fp < low || fp & (sizeof(long) - 1) ||
-		    copy_from_user_nofault(&frame, (void __user *)fp,
-					   sizeof(frame))) {
+		    !cprof_read_frame(fp, &frame)) {
 			*flags |= CPROF_SAMPLE_USER_FAULT;
 			break;
 		}
@@ -125,5 +148,6 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		low = fp + sizeof(frame);
 		fp = frame.next_fp;
 	}
+	pagefault_enable();
 	return n;
 }

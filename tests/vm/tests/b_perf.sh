@@ -39,7 +39,8 @@ set -euo pipefail
 # shellcheck source=../lib/perfcmp.sh
 . "$REPO/tests/vm/lib/perfcmp.sh"
 
-ROUNDS=500	# spin rounds per copy: about 4 s bare under TCG
+ROUNDS=2000	# spin rounds per copy: about 3 s bare under TCG on a quiet host
+CAP_ROUNDS=$((4 * ROUNDS))	# the capture: about 10^5 samples a profiler at 4999 Hz
 READ_KB=64
 REPS=2
 T=/sys/kernel/tracing
@@ -294,13 +295,12 @@ perf_start "$high" "$W/cap.data"
 res perf_startup_ms_cap "$PERF_STARTUP_MS"
 perf_cmd enable
 reader_start "$W/cap.raw"
-job
+job "$CAP_ROUNDS"
 reader_stop
 perf_cmd disable
 perf_stop "$W/cap.data"
 phase "captured"
-cap_perf_n=$("$PERF" report -i "$W/cap.data" --kallsyms /proc/kallsyms --stdio -n --sort cpu -g none -q 2>/dev/null |
-	awk '{ n += $2 } END { print n + 0 }')
+cap_perf_n=$("$PERF" script -i "$W/cap.data" -F cpu 2>/dev/null | wc -l)
 cap_cprof_n=$("$WORKLOADS/streamtext" <"$W/cap.raw" | grep -c '^S ' || true)
 res cap_perf_samples "$cap_perf_n"
 res cap_cprof_samples "$cap_cprof_n"
