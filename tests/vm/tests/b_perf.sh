@@ -176,8 +176,10 @@ trace_handler() {
 	echo function_graph >"$T/current_tracer"
 	echo >"$T/trace"
 	echo 1 >"$T/tracing_on"
+	phase "tracing $1 while the job runs"
 	job "$3"
 	echo 0 >"$T/tracing_on"
+	phase "traced $1: $(wc -l <"$T/trace") lines"
 	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
 		"$T/trace" >"$2"
 	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { o += $2 } END { if (o) print "   trace overrun " o }'
