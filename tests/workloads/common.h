@@ -27,6 +27,15 @@ static inline double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU time of the process, in seconds. */
+static inline double cpu_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * Parse argv[1] as a duration in seconds (may be fractional), falling back to
  * @def when absent.  Exits with a message naming the bad value otherwise.

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shortlived [SECONDS]: spin for SECONDS (default 0.3) in shortlived_spin()
- * and exit, so a profile holds samples of a process that is gone by the
- * time they are symbolized.  Prints its pid first.
+ * shortlived [SECONDS]: spin for SECONDS (default 0.3) of CPU time in
+ * shortlived_spin() and exit, so a profile holds samples of a process that
+ * is gone by the time they are symbolized.  Prints its pid first.  CPU time,
+ * not wall time: on a busy emulated host a wall-clock spin can get the CPU
+ * for a fraction of its time, and its samples with it.  (At most 20 times
+ * SECONDS of wall time all the same.)
  */
 #include <unistd.h>
 
@@ -12,9 +15,9 @@ static volatile unsigned long sink;
 
 NOINLINE void shortlived_spin(double seconds)
 {
-	double end = now_sec() + seconds;
+	double cpu_end = cpu_sec() + seconds, wall_end = now_sec() + 20 * seconds;
 
-	while (now_sec() < end)
+	while (cpu_sec() < cpu_end && now_sec() < wall_end)
 		for (int i = 0; i < 10000; i++)
 			sink += i;
 }
