@@ -73,7 +73,7 @@ END {
 		printf "| capture bytes: perf.data / pprof (raw stream) | %s | %s (%s) | %s of perf.data |\n",
 		    v("cap_perf_bytes"), v("cap_pprof_bytes"), v("cap_raw_bytes"),
 		    (num("cap_perf_bytes") ? sprintf("1/%.1f", num("cap_perf_bytes") / num("cap_pprof_bytes")) : "?")
-		printf "| perf record -a start-up (until the control FIFO answers), ms | %s | - | |\n", v("perf_startup_ms_cap")
+		printf "| perf record -a start-up (until its command starts), ms | %s | - | |\n", v("perf_startup_ms_cap")
 		print ""
 		print "Targets:"
 		printf "- median handler cost <= 0.5x perf at equal f: worst %.2fx: %s\n", worst, mark(worst <= 0.5)

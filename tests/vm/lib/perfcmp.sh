@@ -68,49 +68,6 @@ perf_restore() {
 	echo "$PERF_OLD_RATE" >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || true
 }
 
-# perf record -a, started disabled (-D -1) and driven through its control
-# FIFO: under TCG its start-up (synthesizing every task's mappings) takes
-# seconds, which perf_start pays before anything is measured.  It starts
-# before a cprof profile and stops after one, so that the profiler's own
-# setup and teardown (event creation flips static keys: kernel text
-# patching) never runs while the other samples.
-PERF_PID=
-PERF_FIFO=/tmp/cprof-perf
-perf_start() { # FREQ DATA [OPTION...]
-	local f=$1 data=$2 s
-	shift 2
-	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
-	mkfifo "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
-	s=$(now_ms)
-	"$PERF" record -q -a -e cpu-clock -F "$f" -g "$@" -D -1 \
-		--control "fifo:$PERF_FIFO.ctl,$PERF_FIFO.ack" -o "$data" >"$data.log" 2>&1 &
-	PERF_PID=$!
-	exec 5<>"$PERF_FIFO.ctl" 6<>"$PERF_FIFO.ack"
-	perf_cmd enable
-	perf_cmd disable
-	PERF_STARTUP_MS=$(($(now_ms) - s))
-}
-perf_cmd() { # enable|disable
-	local ack
-	echo "$1" >&5
-	read -r -t 600 ack <&6 || fail "perf did not answer '$1'"
-	[[ $ack == ack ]] || fail "perf answered '$ack' to '$1'"
-}
-perf_stop() { # DATA
-	local data=$1
-	kill -INT "$PERF_PID"
-	wait "$PERF_PID" || true	# perf record -a exits by its SIGINT
-	PERF_PID=
-	exec 5>&- 6>&-
-	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
-	[[ -s $data ]] || fail "perf record wrote no $data: $(cat "$data.log")"
-}
-perf_kill() { # for an EXIT trap
-	[[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null
-	rm -f "$PERF_FIFO.ctl" "$PERF_FIFO.ack"
-	return 0
-}
-
 # norm_sym: one name for a function perf and cprof-dump may name by
 # different aliases (glibc's __GI___libc_read, __libc_read, __read, read).
 # Reads names on stdin (one a line), writes normalized names.

@@ -15,9 +15,9 @@
 # For f = 99, 999 and the highest rate the VM sustains (9999, else 4999,
 # else 1999: the first at which cprof delivers 80% of the asked ticks in a
 # 3 s profile and its reader still ends within 4.5 s of wall time):
-#   - perf record -a starts once, disabled (-D -1), driven through its
-#     control FIFO, so its tens of seconds of start-up under TCG are paid
-#     before any measurement;
+#   - perf record -a runs around each measured command (perf starts the
+#     command only once its events are set up, so its seconds of start-up
+#     under TCG are never in what the command measures);
 #   - wall time of the job, bare, under perf, under cprof (with a reader
 #     draining the stream to a file, as perf record does), REPS rounds
 #     interleaved, rotating the order; medians;
@@ -70,7 +70,6 @@ cleanup() {
 		echo >"$T/set_ftrace_filter"
 	}
 	[[ -n $READER ]] && echo stop=1 >/proc/cprof/ctl
-	perf_kill
 	wait
 	perf_restore
 }
@@ -100,6 +99,65 @@ job() { # [ROUNDS]
 	p=$!
 	"$SPIN" "$n" "$READ_KB" >/dev/null
 	wait "$p"
+}
+# timed_job OUT [ROUNDS]: the job, its wall time (ms) written to OUT.
+timed_job() {
+	local s
+	s=$(now_ms)
+	echo "$s" >"$W/started"
+	job "${2:-}"
+	echo $(($(now_ms) - s)) >"$1"
+}
+
+# traced_job FUNC ROUNDS: the job, with FUNC's calls traced by
+# function_graph (trace_collect reads them).
+traced_job() {
+	echo 0 >"$T/tracing_on"
+	echo "$1" >"$T/set_ftrace_filter"
+	echo function_graph >"$T/current_tracer"
+	echo >"$T/trace"
+	echo 1 >"$T/tracing_on"
+	job "$2"
+	echo 0 >"$T/tracing_on"
+}
+
+# cap_job RAW ROUNDS: the job with a cprof reader copying the stream to RAW.
+cap_job() {
+	local r i
+	cat /proc/cprof/profile >"$1" &
+	r=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -qx 'profiling 1' /proc/cprof/stats && break
+		sleep 0.1
+	done
+	job "$2"
+	echo stop=1 >/proc/cprof/ctl
+	wait "$r"
+}
+
+# under_perf F DATA [OPTION...] -- FUNC [ARG...]: FUNC (one of the above)
+# as the command of perf record -a -e cpu-clock -F F -g.  perf runs it once
+# its events are set up and stops when it ends; PERF_STARTUP_MS is the time
+# from perf's start to the command's.  (No control FIFO: perf record 6.1
+# driven through one under TCG stopped answering it after a few commands.)
+export SPIN READ_KB ROUNDS T W
+export -f job timed_job traced_job cap_job now_ms
+under_perf() {
+	local f=$1 data=$2 s
+	local -a opts=()
+	shift 2
+	while [[ $1 != -- ]]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	rm -f "$W/started"
+	s=$(now_ms)
+	"$PERF" record -q -a -e cpu-clock -F "$f" -g "${opts[@]}" -o "$data" \
+		-- bash -c '"$@"' bash "$@" >"$data.log" 2>&1 ||
+		fail "perf record failed: $(tail -n 3 "$data.log")"
+	[[ -s $data ]] || fail "perf record wrote no $data: $(tail -n 3 "$data.log")"
+	PERF_STARTUP_MS=$(($(<"$W/started") - s))
 }
 
 # cprof reader: copies the stream to FILE, as perf record copies its ring
@@ -145,40 +203,31 @@ pct() { # P numbers on stdin -> the P-th percentile (nearest rank)
 
 # timed_run KIND F REP: one job, bare / under perf / under cprof; wall ms.
 timed_run() {
-	local kind=$1 f=$2 rep=$3 s ms before d
+	local kind=$1 f=$2 rep=$3 ms before d=
 	case $kind in
-	perf) perf_cmd enable ;;
+	bare) timed_job "$W/ms" ;;
+	perf)
+		under_perf "$f" "$W/run.data" -B -- timed_job "$W/ms"
+		[[ $rep == 1 ]] && res "perf_startup_ms_$f" "$PERF_STARTUP_MS"
+		rm -f "$W/run.data"
+		;;
 	cprof)
 		before=$(cstats)
 		reader_start "$W/cprof-$f-$rep.raw"
-		;;
-	esac
-	s=$(now_ms)
-	job
-	ms=$(($(now_ms) - s))
-	case $kind in
-	perf) perf_cmd disable ;;
-	cprof)
+		timed_job "$W/ms"
 		reader_stop
 		d=$(cdelta "$before" "$(cstats)")
 		echo "$f $rep $d" >>"$OUT/cprof-runs"
 		rm -f "$W/cprof-$f-$rep.raw"
 		;;
 	esac
+	ms=$(<"$W/ms")
 	echo "$kind $f $rep $ms" >>"$OUT/runs"
 	echo "   $kind f=$f rep $rep: $ms ms${d:+ (cprof ticks samples lost throttles handler_ns: $d)}"
 }
 
-# trace_handler FUNC OUT ROUNDS: durations (us) of FUNC while the job runs.
-trace_handler() {
-	echo 0 >"$T/tracing_on"
-	echo "$1" >"$T/set_ftrace_filter"
-	echo function_graph >"$T/current_tracer"
-	echo >"$T/trace"
-	echo 1 >"$T/tracing_on"
-	phase "tracing $1 while the job runs"
-	job "$3"
-	echo 0 >"$T/tracing_on"
+# trace_collect FUNC OUT: the durations (us) of FUNC's traced calls.
+trace_collect() {
 	phase "traced $1: $(wc -l <"$T/trace") lines"
 	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
 		"$T/trace" >"$2"
@@ -222,10 +271,6 @@ phase "highest rate: $high Hz"
 
 # ------------------------------------------------------------ per frequency
 for f in 99 999 "$high"; do
-	phase "f=$f: perf record -a starting"
-	perf_start "$f" "$W/perf-$f.data" -B
-	res "perf_startup_ms_$f" "$PERF_STARTUP_MS"
-	phase "f=$f: perf ready after $PERF_STARTUP_MS ms"
 	ctl "freq=$f"
 	orders=("bare perf cprof" "perf cprof bare" "cprof bare perf")
 	for ((rep = 1; rep <= REPS; rep++)); do
@@ -235,14 +280,15 @@ for f in 99 999 "$high"; do
 	done
 	# handler cost (a shorter job at high rates: thousands of calls anyway)
 	tr=$((f > 999 ? ROUNDS / 4 : ROUNDS))
-	perf_cmd enable
-	trace_handler perf_swevent_hrtimer "$OUT/h-perf-$f" "$tr"
-	perf_cmd disable
+	phase "f=$f: tracing perf_swevent_hrtimer"
+	under_perf "$f" "$W/run.data" -B -- traced_job perf_swevent_hrtimer "$tr"
+	rm -f "$W/run.data"
+	trace_collect perf_swevent_hrtimer "$OUT/h-perf-$f"
 	reader_start "$W/trace-$f.raw"
-	trace_handler cprof_tick "$OUT/h-cprof-$f" "$tr"
+	traced_job cprof_tick "$tr"
 	reader_stop
 	rm -f "$W/trace-$f.raw"
-	perf_stop "$W/perf-$f.data"
+	trace_collect cprof_tick "$OUT/h-cprof-$f"
 	nperf=$(wc -l <"$OUT/h-perf-$f")
 	ncprof=$(wc -l <"$OUT/h-cprof-$f")
 	((nperf >= 100 && ncprof >= 100)) ||
@@ -293,14 +339,8 @@ phase "drops done"
 
 # ------------------------------------------------------------ one capture
 # Both profilers on the same job at once: about the same number of samples.
-perf_start "$high" "$W/cap.data"
+under_perf "$high" "$W/cap.data" -- cap_job "$W/cap.raw" "$CAP_ROUNDS"
 res perf_startup_ms_cap "$PERF_STARTUP_MS"
-perf_cmd enable
-reader_start "$W/cap.raw"
-job "$CAP_ROUNDS"
-reader_stop
-perf_cmd disable
-perf_stop "$W/cap.data"
 phase "captured"
 cap_perf_n=$("$PERF" script -i "$W/cap.data" -F cpu 2>/dev/null | wc -l)
 cap_cprof_n=$("$WORKLOADS/streamtext" <"$W/cap.raw" | grep -c '^S ' || true)

@@ -28,7 +28,7 @@
 #     profile are printed, not asserted;
 #   - readzero's kernel-mode samples (leaf in the kernel): the share with
 #     user frames too is at least 90% and at most 5 points under perf's.
-# vm-timeout: 180
+# vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -37,7 +37,7 @@ set -euo pipefail
 
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
 perf_find
-trap 'perf_kill; perf_restore' EXIT
+trap perf_restore EXIT
 perf_unthrottle
 t0=$(now_ms)
 phase() {
@@ -51,24 +51,32 @@ kload budget=100
 # results folder under TCG falls behind its own samples of itself and never
 # catches up.
 W=$(mktemp -d)
-perf_start 999 "$W/perf.data" -B
-phase "perf record -a ready after $PERF_STARTUP_MS ms"
 ctl freq=997 seconds=60
-cat /proc/cprof/profile >"$W/cprof.raw" &
-reader=$!
-for ((i = 0; i < 100; i++)); do
-	[[ $(stat_of profiling) == 1 ]] && break
-	sleep 0.1
-done
-perf_cmd enable
-"$WORKLOADS/cpuburn" 8 >/dev/null &
-burn=$!
-"$WORKLOADS/readzero" 8 >/dev/null
-wait "$burn"
-perf_cmd disable
-ctl stop=1
-wait "$reader" || fail "reading /proc/cprof/profile failed"
-perf_stop "$W/perf.data"
+# both_run RAW: cprof's reader copies the stream to RAW while the workloads
+# run; perf record -a runs this as its command, so neither profiler's
+# start-up or teardown (perf's takes seconds under TCG) overlaps the other's
+# sampling, and perf samples the whole of it.
+both_run() {
+	local r b i
+	cat /proc/cprof/profile >"$1" &
+	r=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -qx 'profiling 1' /proc/cprof/stats && break
+		sleep 0.1
+	done
+	"$WORKLOADS/cpuburn" 8 >/dev/null &
+	b=$!
+	"$WORKLOADS/readzero" 8 >/dev/null
+	wait "$b"
+	echo stop=1 >/proc/cprof/ctl
+	wait "$r"
+}
+export WORKLOADS
+export -f both_run
+"$PERF" record -q -a -B -e cpu-clock -F 999 -g -o "$W/perf.data" \
+	-- bash -c '"$@"' bash both_run "$W/cprof.raw" >"$W/perf.log" 2>&1 ||
+	fail "perf record failed: $(tail -n 3 "$W/perf.log")"
+[[ -s $W/cprof.raw ]] || fail "reading /proc/cprof/profile failed"
 phase "recorded"
 grep -E '^(samples|lost|throttles) ' /proc/cprof/stats | tr '\n' ' '
 echo
