@@ -104,7 +104,6 @@ job() { # [ROUNDS]
 timed_job() {
 	local s
 	s=$(now_ms)
-	echo "$s" >"$W/started"
 	job "${2:-}"
 	echo $(($(now_ms) - s)) >"$1"
 }
@@ -154,7 +153,7 @@ under_perf() {
 	rm -f "$W/started"
 	s=$(now_ms)
 	"$PERF" record -q -a -e cpu-clock -F "$f" -g "${opts[@]}" -o "$data" \
-		-- bash -c '"$@"' bash "$@" >"$data.log" 2>&1 ||
+		-- bash -c 'now_ms >"$W/started" && "$@"' bash "$@" >"$data.log" 2>&1 ||
 		fail "perf record failed: $(tail -n 3 "$data.log")"
 	[[ -s $data ]] || fail "perf record wrote no $data: $(tail -n 3 "$data.log")"
 	PERF_STARTUP_MS=$(($(<"$W/started") - s))
