@@ -142,7 +142,9 @@ ptime=$(sed -n 's/^Time: \(.*\) [A-Z][A-Z]*$/\1/p' "$OUT/int-raw.txt")
 sig_at=$(awk -v s="$start" -v t="$(date -d "$ptime" +%s%N)" 'BEGIN { printf "%.2f", (s - t) / 1e9 }')
 echo "-d 60, SIGINT ${sig_at}s into the profile: exit $rc after $ms ms, Duration $dur s (stopped $(awk -v d="$dur" -v s="$sig_at" 'BEGIN { printf "%.2f", d - s }')s after SIGINT), $(grep -c ' leaf[123] ' "$OUT/int-raw.txt") leaf locations"
 ((rc == 0)) || fail "cprof-dump -d exited $rc on SIGINT: $(cat "$OUT/int.err")"
-((ms < 15000)) || fail "cprof-dump took $ms ms to finish after SIGINT"
+# (Well under the 60 s the profile would run without the signal: the rest
+# is symbolizing and writing, which a host running other VMs slows down.)
+((ms < 45000)) || fail "cprof-dump took $ms ms to finish after SIGINT"
 # It ends soon after the signal, however late a loaded host delivered it.
 awk -v d="$dur" -v s="$sig_at" 'BEGIN { exit !(d >= 2.9 && d < 50 && d - s < 3) }' ||
 	fail "the interrupted profile lasted ${dur}s, SIGINT came at ${sig_at}s"
