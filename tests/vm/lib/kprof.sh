@@ -23,6 +23,47 @@ stat_of() { # KEY
 	awk -v k="$1" '$1 == k { print $2 }' /proc/cprof/stats
 }
 
+# wait_profiling [TENTHS]: until a profile runs, for at most TENTHS tenths
+# of a second (default 100); false if none did.
+wait_profiling() {
+	local i
+	for ((i = 0; i < ${1:-100}; i++)); do
+		[[ $(stat_of profiling) == 1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# reader_start FILE [TENTHS]: a reader (pid READER) copies the stream to
+# FILE; fails unless the profile starts within TENTHS (wait_profiling).
+# reader_stop: "stop=1" in ctl ends the profile, and the reader reads on to
+# the END record.
+reader_start() {
+	cat /proc/cprof/profile >"$1" &
+	READER=$!
+	wait_profiling "${2:-100}" || fail "the profile did not start"
+}
+reader_stop() {
+	ctl stop=1
+	wait "$READER" || fail "reading /proc/cprof/profile failed"
+	READER=
+}
+
+# with_reader RAW CMD [ARG...]: CMD while a reader copies the stream to RAW,
+# from the profile's start (waited for up to 30 s) to "stop=1".  For
+# commands run by perf record (export -f with_reader wait_profiling
+# stat_of), so it fails nothing itself.
+with_reader() {
+	local raw=$1 r
+	shift
+	cat /proc/cprof/profile >"$raw" &
+	r=$!
+	wait_profiling 300
+	"$@"
+	echo stop=1 >/proc/cprof/ctl
+	wait "$r"
+}
+
 # profile FILE: run one profile with the current settings into FILE and
 # write its text form to FILE.txt.
 profile() {

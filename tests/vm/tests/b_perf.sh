@@ -120,27 +120,13 @@ traced_job() {
 	echo 0 >"$T/tracing_on"
 }
 
-# cap_job RAW ROUNDS: the job with a cprof reader copying the stream to RAW.
-cap_job() {
-	local r i
-	cat /proc/cprof/profile >"$1" &
-	r=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -qx 'profiling 1' /proc/cprof/stats && break
-		sleep 0.1
-	done
-	job "$2"
-	echo stop=1 >/proc/cprof/ctl
-	wait "$r"
-}
-
 # under_perf F DATA [OPTION...] -- FUNC [ARG...]: FUNC (one of the above)
 # as the command of perf record -a -e cpu-clock -F F -g.  perf runs it once
 # its events are set up and stops when it ends; PERF_STARTUP_MS is the time
 # from perf's start to the command's.  (No control FIFO: perf record 6.1
 # driven through one under TCG stopped answering it after a few commands.)
 export SPIN READ_KB ROUNDS T W
-export -f job timed_job traced_job cap_job now_ms
+export -f job timed_job traced_job now_ms with_reader wait_profiling stat_of
 under_perf() {
 	local f=$1 data=$2 s
 	local -a opts=()
@@ -159,24 +145,8 @@ under_perf() {
 	PERF_STARTUP_MS=$(($(<"$W/started") - s))
 }
 
-# cprof reader: copies the stream to FILE, as perf record copies its ring
-# buffers to perf.data.  The profile ends by "stop=1" in ctl: the module
-# writes END and the reader sees EOF, like a profile that ran its seconds.
-reader_start() { # FILE
-	cat /proc/cprof/profile >"$1" &
-	READER=$!
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[[ $(stat_of profiling) == 1 ]] && return 0
-		sleep 0.1
-	done
-	fail "cprof did not start profiling"
-}
-reader_stop() {
-	ctl stop=1
-	wait "$READER" || fail "the cprof reader failed"
-	READER=
-}
+# cprof's reader (reader_start, reader_stop in lib/kprof.sh) copies the
+# stream to a file, as perf record copies its ring buffers to perf.data.
 
 # cprof stats deltas around a profile: "ticks samples lost throttles handler_ns_total"
 cstats() {
@@ -212,7 +182,7 @@ timed_run() {
 		;;
 	cprof)
 		before=$(cstats)
-		reader_start "$W/cprof-$f-$rep.raw"
+		reader_start "$W/cprof-$f-$rep.raw" 300
 		timed_job "$W/ms"
 		reader_stop
 		d=$(cdelta "$before" "$(cstats)")
@@ -283,7 +253,7 @@ for f in 99 999 "$high"; do
 	under_perf "$f" "$W/run.data" -B -- traced_job perf_swevent_hrtimer "$tr"
 	rm -f "$W/run.data"
 	trace_collect perf_swevent_hrtimer "$OUT/h-perf-$f"
-	reader_start "$W/trace-$f.raw"
+	reader_start "$W/trace-$f.raw" 300
 	traced_job cprof_tick "$tr"
 	reader_stop
 	rm -f "$W/trace-$f.raw"
@@ -316,7 +286,7 @@ for reader in raw dump; do
 	before=$(cstats)
 	s=$(now_ms)
 	if [[ $reader == raw ]]; then
-		reader_start "$W/drops.raw"
+		reader_start "$W/drops.raw" 300
 		job
 		reader_stop
 		rm -f "$W/drops.raw"
@@ -338,7 +308,7 @@ phase "drops done"
 
 # ------------------------------------------------------------ one capture
 # Both profilers on the same job at once: about the same number of samples.
-under_perf "$high" "$W/cap.data" -- cap_job "$W/cap.raw" "$CAP_ROUNDS"
+under_perf "$high" "$W/cap.data" -- with_reader "$W/cap.raw" job "$CAP_ROUNDS"
 res perf_startup_ms_cap "$PERF_STARTUP_MS"
 phase "captured"
 cap_perf_n=$("$PERF" script -i "$W/cap.data" -F cpu 2>/dev/null | wc -l)

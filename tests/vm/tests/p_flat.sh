@@ -52,29 +52,21 @@ kload budget=100
 # catches up.
 W=$(mktemp -d)
 ctl freq=997 seconds=60
-# both_run RAW: cprof's reader copies the stream to RAW while the workloads
-# run; perf record -a runs this as its command, so neither profiler's
-# start-up or teardown (perf's takes seconds under TCG) overlaps the other's
+# cprof's reader copies the stream while the workloads run (with_reader);
+# perf record -a runs that as its command, so neither profiler's start-up
+# or teardown (perf's takes seconds under TCG) overlaps the other's
 # sampling, and perf samples the whole of it.
-both_run() {
-	local r b i
-	cat /proc/cprof/profile >"$1" &
-	r=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -qx 'profiling 1' /proc/cprof/stats && break
-		sleep 0.1
-	done
+workloads() {
+	local b
 	"$WORKLOADS/cpuburn" 8 >/dev/null &
 	b=$!
 	"$WORKLOADS/readzero" 8 >/dev/null
 	wait "$b"
-	echo stop=1 >/proc/cprof/ctl
-	wait "$r"
 }
 export WORKLOADS
-export -f both_run
+export -f workloads with_reader wait_profiling stat_of
 "$PERF" record -q -a -B -e cpu-clock -F 999 -g -o "$W/perf.data" \
-	-- bash -c '"$@"' bash both_run "$W/cprof.raw" >"$W/perf.log" 2>&1 ||
+	-- bash -c '"$@"' bash with_reader "$W/cprof.raw" workloads >"$W/perf.log" 2>&1 ||
 	fail "perf record failed: $(tail -n 3 "$W/perf.log")"
 [[ -s $W/cprof.raw ]] || fail "reading /proc/cprof/profile failed"
 phase "recorded"

@@ -17,23 +17,15 @@ set -euo pipefail
 
 kload
 ctl freq=999 seconds=60
-# The reader; "stop=1" in ctl ends the profile once the processes have run
-# (the reader goes on to the END record).
-cat /proc/cprof/profile >"$OUT/p.raw" &
-reader=$!
-for ((i = 0; i < 100; i++)); do
-	[[ $(stat_of profiling) == 1 ]] && break
-	sleep 0.1
-done
-[[ $(stat_of profiling) == 1 ]] || fail "the profile did not start in 10 s"
+# The reader; "stop=1" ends the profile once the processes have run.
+reader_start "$OUT/p.raw"
 pids=()
 for i in 1 2 3 4; do
 	"$WORKLOADS/shortlived" 1 >"$OUT/short.$i" || fail "shortlived failed"
 	pids+=("$(awk '{ print $3 }' "$OUT/short.$i")")
 done
 sleep 0.3
-ctl stop=1
-wait "$reader" || fail "reading /proc/cprof/profile failed"
+reader_stop
 "$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
 for pid in "${pids[@]}"; do
 	[[ ! -e /proc/$pid ]] || fail "shortlived $pid is still there"

@@ -123,11 +123,7 @@ grep -q ';leaf3 ' "$OUT/d-pid.txt" || fail "-p $burn: no leaf3"
 # SIGINT ends the profile early; what was collected is written.
 "$CPROF_DUMP" -d 60 -p 0 -o "$OUT/int.pb.gz" 2>"$OUT/int.err" &
 dumper=$!
-for ((i = 0; i < 100; i++)); do
-	[[ $(stat_of profiling) == 1 ]] && break
-	sleep 0.1
-done
-[[ $(stat_of profiling) == 1 ]] || fail "cprof-dump -d 60 did not start a profile in 10 s"
+wait_profiling || fail "cprof-dump -d 60 did not start a profile in 10 s"
 sleep 3
 start=$(date +%s%N)
 kill -INT "$dumper"
