@@ -388,7 +388,7 @@ run_kernel() {
 		-nodefaults -display none -no-reboot -monitor none \
 		$accel -smp 2 -m 2G \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check" \
 		-serial "file:$res/console.log" -serial "file:$res/status" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
