@@ -6,7 +6,11 @@
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
-# Environment: CPROF_VM_KERNELS (default "6.1 6.12"), passed on to run.sh.
+# Environment: CPROF_VM_KERNELS (default "6.1 6.12"), passed on to run.sh;
+# CPROF_CHECK_MINUTES (default 80): the time make check may take.  The VM
+# tests get what the earlier steps left of it (CPROF_DEADLINE for run.sh),
+# so a slow machine ends with "not run" failures and a full report, not a
+# run killed from outside with nothing said.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,12 +18,17 @@ cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
 start=$(date +%s)
+minutes=${CPROF_CHECK_MINUTES:-80}
+[[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
+export CPROF_DEADLINE=$((start + minutes * 60))
 passed=0
 failed=0
 skipped=0
 
+# section TITLE: a heading with the time since make check started.
 section() {
-	printf '\n==== %s\n' "$*"
+	local t=$(($(date +%s) - start))
+	printf '\n==== [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
 }
 
 # counts LOG: the last "N passed, N failed" of LOG as "N N", and a

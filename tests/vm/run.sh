@@ -11,7 +11,12 @@
 #   --test-timeout S  per-test limit inside the guest (default 180; a test can
 #                     set its own with a "# vm-timeout: S" line)
 #   --timeout S       host-side limit for a whole boot (default: $CPROF_VM_TIMEOUT,
-#                     else 120 + the sum of the test limits + 10 per test)
+#                     else 120 + the sum of the test limits + 10 per test,
+#                     times the slowness the guest last reported, CPROF_SLOW)
+#   --deadline T      finish by T (seconds since the epoch; default
+#                     $CPROF_DEADLINE, set by make check): each kernel gets
+#                     an equal share of the time left, and a test that would
+#                     start too late is reported as not run
 #   --summary FILE    append "PASSED FAILED SKIPPED" to FILE (for make check)
 #   --list            print the tests that would run and exit
 #   --print-logs      print every test's output, not only a failing one's
@@ -62,6 +67,7 @@ kernels=()
 tests=()
 test_timeout=180
 host_timeout=${CPROF_VM_TIMEOUT:-}
+deadline=${CPROF_DEADLINE:-0}
 summary=
 list_only=
 print_logs=
@@ -95,6 +101,11 @@ while [[ $# -gt 0 ]]; do
 		host_timeout=$2
 		shift 2
 		;;
+	--deadline)
+		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
+		deadline=$2
+		shift 2
+		;;
 	--summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
 	--list) list_only=1; shift ;;
 	--print-logs) print_logs=1; shift ;;
@@ -105,6 +116,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ -z $host_timeout ]] || is_uint "$host_timeout" || die "CPROF_VM_TIMEOUT must be a number of seconds"
+[[ $deadline == 0 ]] || is_uint "$deadline" || die "CPROF_DEADLINE must be seconds since the epoch"
 if [[ ${#kernels[@]} -eq 0 ]]; then
 	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12}"
 fi
@@ -343,13 +355,17 @@ if ! make -s -C "$REPO/tests/workloads" O="$build/workloads" >"$build/workloads.
 fi
 build_userland
 
+# run_kernel KVER DEADLINE: build for KVER, boot it and run the plan,
+# finishing by DEADLINE (epoch seconds, 0 for none).
 run_kernel() {
-	local kver=$1 res=$build/vm-results/$1 initrd total qemu_pid rc i line seen=0
-	local name boot_note='' fate='' done_seen=''
+	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total qemu_pid rc i line seen=0
+	local name boot_note='' fate='' done_seen='' slow=1 t0 now left=''
 	local -A result=()
 
-	echo "== $kver: ${#plan_names[@]} test(s)"
+	((kdeadline == 0)) || left=", $((kdeadline - $(date +%s))) s left for them"
+	echo "== $kver: ${#plan_names[@]} test(s)$left"
 	mkdir -p "$build/$kver"
+	t0=$(date +%s)
 	if ! build_module "$kver"; then
 		for name in "${plan_names[@]}"; do
 			report fail "$name" "$kver" "-" "not run: the module did not build (build/$kver/build.log)"
@@ -363,6 +379,7 @@ run_kernel() {
 		return 0
 	fi
 	pick_accel "$kver" "$initrd"
+	echo "   module and initramfs ready in $(($(date +%s) - t0)) s"
 
 	rm -rf "$res"
 	mkdir -p "$res"
@@ -372,6 +389,7 @@ run_kernel() {
 		CPROF_KO=$build/$kver/cprof.ko
 		CPROF_DUMP=$REPO/userland/cprof-dump
 		WORKLOADS=$build/workloads
+		DEADLINE=$kdeadline
 	EOF
 	total=120
 	: >"$res/plan"
@@ -379,12 +397,21 @@ run_kernel() {
 		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
 		total=$((total + plan_timeouts[i] + 10))
 	done
-	total=${host_timeout:-$total}
 	: >"$res/status"
 	: >"$res/console.log"
 
+	# The host's own limit: --timeout, else the plan's total stretched by
+	# the slowness the guest reports, and never past DEADLINE + 60 s (the
+	# guest stops starting tests at DEADLINE).
+	t0=$(date +%s)
+	stop_at() {
+		local t=$((t0 + ${host_timeout:-$((total * slow))}))
+		((kdeadline == 0 || t <= kdeadline + 60)) || t=$((kdeadline + 60))
+		echo "$t"
+	}
+
 	# shellcheck disable=SC2086 # $accel is a list of options
-	timeout -k 10 "$total" qemu-system-x86_64 \
+	qemu-system-x86_64 \
 		-nodefaults -display none -no-reboot -monitor none \
 		$accel -smp 2 -m 2G \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
@@ -415,17 +442,27 @@ run_kernel() {
 				show_file "$name kernel log" "$res/$name.dmesg" 40
 			fi
 			;;
-		"BOOT ok") ;;
+		"SLOW "*)
+			[[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)) && slow=${line#SLOW }
+			;;
+		"BOOT ok") echo "   booted in $(($(date +%s) - t0)) s" ;;
 		"BOOT "* | "INIT-FAIL "*) boot_note=${line#* } ;;
 		DONE) done_seen=1 ;;
 		esac
 	}
+	local timed_out=
 	while kill -0 "$qemu_pid" 2>/dev/null; do
 		sleep 1
 		while IFS= read -r line; do
 			seen=$((seen + 1))
 			handle_line "$line"
 		done < <(tail -n +"$((seen + 1))" "$res/status")
+		now=$(date +%s)
+		if [[ -z $timed_out ]] && ((now > $(stop_at))); then
+			timed_out=1
+			kill -TERM "$qemu_pid" 2>/dev/null || true
+			( sleep 10 && kill -KILL "$qemu_pid" 2>/dev/null ) &
+		fi
 	done
 	rc=0
 	wait "$qemu_pid" || rc=$?
@@ -440,8 +477,8 @@ run_kernel() {
 		show_file "console" "$res/console.log" 60
 	fi
 	if [[ -z $done_seen ]]; then
-		if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-			fate="host timeout: the VM ran past ${total}s"
+		if [[ -n $timed_out ]]; then
+			fate="host timeout: the VM ran past $(($(stop_at) - t0))s"
 		elif grep -q "Kernel panic" "$res/console.log"; then
 			fate="kernel panic: $(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r')"
 		else
@@ -463,8 +500,14 @@ run_kernel() {
 	done
 }
 
-for kver in "${kvers[@]}"; do
-	run_kernel "$kver"
+# With a deadline, each kernel gets an equal share of the time left.
+for i in "${!kvers[@]}"; do
+	kd=0
+	if ((deadline > 0)); then
+		kd=$(date +%s)
+		kd=$((kd + (deadline - kd) / (${#kvers[@]} - i)))
+	fi
+	run_kernel "${kvers[i]}" "$kd"
 done
 
 echo "vm: $passed passed, $failed failed, $skipped skipped"

@@ -4,15 +4,17 @@
 # guest.sh RESULTS: the test runner inside the VM, in the chroot of the
 # host's / that init.sh prepared.  RESULTS is the writable results folder
 # (the same path as on the host); run.sh left there:
-#   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_DUMP=, WORKLOADS= lines
+#   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_DUMP=, WORKLOADS= lines, and
+#            DEADLINE= (epoch seconds, 0 for none)
 #   plan     one "NAME TIMEOUT SCRIPT" line per test, SCRIPT relative to REPO
 #
-# For each test: clear the kernel log, run SCRIPT with cwd = REPO under
-# `timeout`, then kill what it left behind, rmmod cprof if it is still
+# For each test: measure how slow the VM is (CPROF_SLOW, below), clear the
+# kernel log, run SCRIPT with cwd = REPO under `timeout` (TIMEOUT times
+# CPROF_SLOW, cut to DEADLINE), then kill what it left behind, rmmod cprof if it is still
 # loaded, and fail the test on a failing rmmod, a kernel warning in the log
 # or a new taint beyond O and E.  Results go to the second serial port
-# (ttyS1), one "RESULT NAME pass|fail|skip SECONDS [NOTE]" line per test,
-# then "DONE": the host trusts nothing else.
+# (ttyS1): "SLOW N" before each test, one "RESULT NAME pass|fail|skip
+# SECONDS [NOTE]" line per test, then "DONE": the host trusts nothing else.
 set -euo pipefail
 
 results=$1
@@ -50,12 +52,51 @@ else
 	echo "BOOT ok" >&3
 fi
 
-while read -r name timeout script; do
+# now_s: seconds since the epoch (the guest's clock is set from the host's).
+now_s() {
+	date +%s
+}
+
+# slowness: how many times slower than a healthy TCG guest this one runs
+# now, 1 to 10.  The measure is what the tests spend their time on: starting
+# a dynamically linked program whose libraries come over 9p (three runs of
+# /bin/true, against 150 ms a run on a healthy host).  A host starved of CPU
+# or with a cold disk cache can be 20 times slower; the tests' time limits,
+# and their own wall-time bounds (CPROF_SLOW), stretch by this factor.
+slowness() {
+	local t0 ms f
+	t0=$(date +%s%N)
+	/bin/true && /bin/true && /bin/true
+	ms=$((($(date +%s%N) - t0) / 3000000))
+	f=$(((ms + 149) / 150))
+	((f >= 1)) || f=1
+	((f <= 10)) || f=10
+	echo "$f $ms"
+}
+
+# DEADLINE (epoch seconds, from run.sh) is when this kernel's share of make
+# check's time runs out: a test that cannot get its time limit before it
+# is cut short, and none starts within 20 s of it.
+deadline=${DEADLINE:-0}
+
+while read -r name base_timeout script; do
 	out=$results/$name
 	log=$results/$name.log
 	notes=
 	mkdir -p "$out"
 	: >"$log"
+	read -r slow exec_ms < <(slowness)
+	timeout=$((base_timeout * slow))
+	if ((deadline > 0)); then
+		left=$((deadline - $(now_s)))
+		if ((left < 20)); then
+			echo "RESULT $name fail - not run: make check's time budget ran out (CPROF_CHECK_MINUTES)" >&3
+			continue
+		fi
+		((timeout <= left)) || timeout=$left
+	fi
+	echo "SLOW $slow" >&3
+	echo "cprof-vm: ${exec_ms} ms to start a program: time limit ${timeout}s, CPROF_SLOW=$slow" >>"$log"
 	dmesg -C
 	taint_before=$(taint_bad)
 	start=$(date +%s%N)
@@ -67,7 +108,7 @@ while read -r name timeout script; do
 		cd "$REPO"
 		exec env -i PATH="$PATH" HOME=/tmp TMPDIR=/tmp LC_ALL=C.UTF-8 TERM=dumb \
 			REPO="$REPO" KVER="$KVER" CPROF_KO="$CPROF_KO" CPROF_DUMP="$CPROF_DUMP" \
-			WORKLOADS="$WORKLOADS" OUT="$out" \
+			WORKLOADS="$WORKLOADS" OUT="$out" CPROF_SLOW="$slow" \
 			timeout -k 10 "$timeout" "$REPO/$script"
 	) </dev/null >>"$log" 2>&1 &
 	pgid=$!

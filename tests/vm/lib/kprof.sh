@@ -19,29 +19,53 @@ ctl() { # LINE... : one write of all lines
 	printf '%s\n' "$@" >/proc/cprof/ctl || fail "ctl write '$*' rejected"
 }
 
+# Polling loops use shell builtins only: in a starved VM, starting a program
+# can take seconds.
 stat_of() { # KEY
-	awk -v k="$1" '$1 == k { print $2 }' /proc/cprof/stats
+	local k v
+	while read -r k v; do
+		[[ $k == "$1" ]] && { echo "$v"; return 0; }
+	done </proc/cprof/stats
+	return 0
 }
 
 # wait_profiling [TENTHS]: until a profile runs, for at most TENTHS tenths
-# of a second (default 100); false if none did.
+# of a second (default 100 times CPROF_SLOW); false if none did.
 wait_profiling() {
 	local i
-	for ((i = 0; i < ${1:-100}; i++)); do
+	for ((i = 0; i < ${1:-$((100 * ${CPROF_SLOW:-1}))}; i++)); do
 		[[ $(stat_of profiling) == 1 ]] && return 0
 		sleep 0.1
 	done
 	return 1
 }
 
+# wait_lines FILE N [TENTHS]: until FILE has N lines, for at most TENTHS
+# tenths of a second (default 100 times CPROF_SLOW); false if it did not.
+wait_lines() {
+	local i
+	for ((i = 0; i < ${3:-$((100 * ${CPROF_SLOW:-1}))}; i++)); do
+		mapfile -t <"$1"
+		((${#MAPFILE[@]} >= $2)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# slow_ms MS: MS stretched by CPROF_SLOW, for bounds on wall time.
+slow_ms() {
+	echo $(($1 * ${CPROF_SLOW:-1}))
+}
+
 # reader_start FILE [TENTHS]: a reader (pid READER) copies the stream to
-# FILE; fails unless the profile starts within TENTHS (wait_profiling).
+# FILE; fails unless the profile starts within TENTHS (wait_profiling's
+# default if not given).
 # reader_stop: "stop=1" in ctl ends the profile, and the reader reads on to
 # the END record.
 reader_start() {
 	cat /proc/cprof/profile >"$1" &
 	READER=$!
-	wait_profiling "${2:-100}" || fail "the profile did not start"
+	wait_profiling ${2:+"$2"} || fail "the profile did not start"
 }
 reader_stop() {
 	ctl stop=1
@@ -58,7 +82,7 @@ with_reader() {
 	shift
 	cat /proc/cprof/profile >"$raw" &
 	r=$!
-	wait_profiling 300
+	wait_profiling $((300 * ${CPROF_SLOW:-1}))
 	"$@"
 	echo stop=1 >/proc/cprof/ctl
 	wait "$r"

@@ -13,7 +13,7 @@ set -euo pipefail
 kload
 ctl freq=999 seconds=3
 profile "$OUT/p.raw" &
-sleep 0.5
+wait_profiling || fail "the profile did not start"
 "$WORKLOADS/shortlived" >"$OUT/short.out"
 wait
 pid=$(awk '{ print $3 }' "$OUT/short.out")

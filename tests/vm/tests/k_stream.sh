@@ -32,7 +32,7 @@ start=$(date +%s%N)
 profile "$OUT/a.raw"
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "seconds=2 profile took ${ms} ms"
-((ms >= 1900 && ms < 30000)) || fail "a 2 s profile took ${ms} ms"
+((ms >= 1900 && ms < $(slow_ms 30000))) || fail "a 2 s profile took ${ms} ms"
 read -r dur reason samples lost < <(awk '$1 == "E" { print $3, $4, $5, $6 }' "$OUT/a.raw.txt")
 nsamp=$(grep -c '^S ' "$OUT/a.raw.txt")
 nlost=$(awk '$1 == "L" { n += $4 } END { print n + 0 }' "$OUT/a.raw.txt")
@@ -60,12 +60,16 @@ perl -e '$SIG{INT} = sub { $got_int = 1 };
 		print $b;
 	}' >"$OUT/b.raw" 2>"$OUT/b.err" &
 reader=$!
-sleep 2
+for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+	mapfile -t <"$OUT/b.err"
+	[[ ${MAPFILE[0]:-} == "first data" ]] && break
+	sleep 0.1
+done
 if cat /proc/cprof/profile >/dev/null 2>"$OUT/busy.err"; then
 	fail "a second reader could open /proc/cprof/profile"
 fi
 grep -q "Device or resource busy" "$OUT/busy.err" || fail "second reader: $(cat "$OUT/busy.err")"
-grep -q "first data" "$OUT/b.err" || fail "no data streamed in the first 2 s of a 60 s profile"
+grep -q "first data" "$OUT/b.err" || fail "no data streamed in the first $((10 * ${CPROF_SLOW:-1})) s of a 60 s profile"
 # The signal must land while the reader sleeps in read() (syscall 0): one
 # that lands while it is in user space never reaches the module (readers
 # that catch signals use stop=1, below, as cprof-dump does).
@@ -81,7 +85,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 read -r reason samples < <(awk '$1 == "E" { print $4, $5 }' "$OUT/b.txt")
 echo "signalled reader ended in ${ms} ms, END reason $reason, $samples samples"
 ((reason == 1)) || fail "END reason $reason, want 1 (signal)"
-((ms < 5000)) || fail "the reader took ${ms} ms to end after SIGINT"
+((ms < $(slow_ms 5000))) || fail "the reader took ${ms} ms to end after SIGINT"
 ((samples == $(grep -c '^S ' "$OUT/b.txt"))) || fail "END samples disagree with the stream"
 [[ $(stat_of profiling) == 0 ]] || fail "still profiling after the reader left"
 
@@ -89,7 +93,8 @@ echo "signalled reader ended in ${ms} ms, END reason $reason, $samples samples"
 # a signal while in user space, like cprof-dump -d).
 cat /proc/cprof/profile >"$OUT/c.raw" &
 reader=$!
-sleep 2
+wait_profiling || fail "the profile did not start"
+sleep 1
 start=$(date +%s%N)
 ctl stop=1
 wait "$reader" || fail "the reader failed after stop=1"
@@ -97,7 +102,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 "$WORKLOADS/streamtext" <"$OUT/c.raw" >"$OUT/c.txt" || fail "stream ended by stop=1 is not well-formed"
 reason=$(awk '$1 == "E" { print $4 }' "$OUT/c.txt")
 echo "stop=1 ended the profile in ${ms} ms, END reason $reason"
-((reason == 3 && ms < 5000)) || fail "stop=1: END reason $reason after ${ms} ms, want 3 promptly"
+((reason == 3 && ms < $(slow_ms 5000))) || fail "stop=1: END reason $reason after ${ms} ms, want 3 promptly"
 
 # The ticks stop at the deadline even if the reader stops reading.
 ctl seconds=1

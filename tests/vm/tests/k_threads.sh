@@ -10,8 +10,8 @@ set -euo pipefail
 
 kload
 ctl freq=999 seconds=3
-"$WORKLOADS/threads" 5 >"$OUT/threads.out" &
-sleep 0.5
+"$WORKLOADS/threads" $((5 * ${CPROF_SLOW:-1})) >"$OUT/threads.out" &
+wait_lines "$OUT/threads.out" 2 || fail "threads did not start its threads"
 profile "$OUT/p.raw"
 wait
 cat "$OUT/threads.out"
