@@ -421,6 +421,8 @@ run_kernel() {
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
 		</dev/null >"$res/qemu.log" 2>&1 &
 	qemu_pid=$!
+	# shellcheck disable=SC2064 # this VM's pid, now
+	trap "kill $qemu_pid 2>/dev/null || true" EXIT
 	if [[ -n $verbose ]]; then
 		tail -n +1 -f --pid="$qemu_pid" "$res/console.log" &
 	fi
@@ -443,7 +445,9 @@ run_kernel() {
 			fi
 			;;
 		"SLOW "*)
-			[[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)) && slow=${line#SLOW }
+			if [[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)); then
+				slow=${line#SLOW }
+			fi
 			;;
 		"BOOT ok") echo "   booted in $(($(date +%s) - t0)) s" ;;
 		"BOOT "* | "INIT-FAIL "*) boot_note=${line#* } ;;

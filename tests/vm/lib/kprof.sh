@@ -44,9 +44,11 @@ wait_profiling() {
 # tenths of a second (default 100 times CPROF_SLOW); false if it did not.
 wait_lines() {
 	local i
+	local -a lines
 	for ((i = 0; i < ${3:-$((100 * ${CPROF_SLOW:-1}))}; i++)); do
-		mapfile -t <"$1"
-		((${#MAPFILE[@]} >= $2)) && return 0
+		lines=()
+		[[ -f $1 ]] && mapfile -t lines <"$1"
+		((${#lines[@]} >= $2)) && return 0
 		sleep 0.1
 	done
 	return 1

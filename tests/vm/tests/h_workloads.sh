@@ -69,8 +69,9 @@ fi
 "$WORKLOADS/threads" 60 >"$OUT/threads.out" &
 pid=$!
 for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-	mapfile -t <"$OUT/threads.out"
-	((${#MAPFILE[@]} >= 2)) && break
+	lines=()
+	[[ -f $OUT/threads.out ]] && mapfile -t lines <"$OUT/threads.out"
+	((${#lines[@]} >= 2)) && break
 	sleep 0.1
 done
 for cpu in 0 1; do

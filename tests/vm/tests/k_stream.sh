@@ -60,11 +60,7 @@ perl -e '$SIG{INT} = sub { $got_int = 1 };
 		print $b;
 	}' >"$OUT/b.raw" 2>"$OUT/b.err" &
 reader=$!
-for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-	mapfile -t <"$OUT/b.err"
-	[[ ${MAPFILE[0]:-} == "first data" ]] && break
-	sleep 0.1
-done
+wait_lines "$OUT/b.err" 1 || true
 if cat /proc/cprof/profile >/dev/null 2>"$OUT/busy.err"; then
 	fail "a second reader could open /proc/cprof/profile"
 fi
