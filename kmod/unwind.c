@@ -137,6 +137,17 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		}
 		if (!frame.ret)
 			break;
+		/*
+		 * No user code lives below the default mmap_min_addr or above
+		 * the user address space: a register used as data, not a
+		 * frame chain (ld.so's start-up, code built without frame
+		 * pointers).  Ends the walk as a bad frame, not as a frame.
+		 */
+		if (frame.ret < CONFIG_DEFAULT_MMAP_MIN_ADDR ||
+		    frame.ret >= TASK_SIZE_MAX) {
+			*flags |= CPROF_SAMPLE_USER_FAULT;
+			break;
+		}
 		if (n == max) {
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
