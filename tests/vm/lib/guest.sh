@@ -52,11 +52,6 @@ else
 	echo "BOOT ok" >&3
 fi
 
-# now_s: seconds since the epoch (the guest's clock is set from the host's).
-now_s() {
-	date +%s
-}
-
 # slowness: how many times slower than a healthy TCG guest this one runs
 # now, 1 to 10.  The measure is what the tests spend their time on: starting
 # a dynamically linked program whose libraries come over 9p (three runs of
@@ -64,18 +59,17 @@ now_s() {
 # or with a cold disk cache can be 20 times slower; the tests' time limits,
 # and their own wall-time bounds (CPROF_SLOW), stretch by this factor.
 slowness() {
-	local t0 ms f
-	t0=$(date +%s%N)
+	local t0=${EPOCHREALTIME/./} ms f
 	/bin/true && /bin/true && /bin/true
-	ms=$((($(date +%s%N) - t0) / 3000000))
+	ms=$(((${EPOCHREALTIME/./} - t0) / 3000))
 	f=$(((ms + 149) / 150))
 	((f >= 1)) || f=1
 	((f <= 10)) || f=10
 	echo "$f $ms"
 }
 
-# DEADLINE (epoch seconds, from run.sh) is when this kernel's share of make
-# check's time runs out: a test that cannot get its time limit before it
+# DEADLINE (epoch seconds, from run.sh; the guest's clock is set from the
+# host's) is when this kernel's share of make check's time runs out: a test that cannot get its time limit before it
 # is cut short, and none starts within 20 s of it.
 deadline=${DEADLINE:-0}
 
@@ -88,7 +82,7 @@ while read -r name base_timeout script; do
 	read -r slow exec_ms < <(slowness)
 	timeout=$((base_timeout * slow))
 	if ((deadline > 0)); then
-		left=$((deadline - $(now_s)))
+		left=$((deadline - EPOCHSECONDS))
 		if ((left < 20)); then
 			echo "RESULT $name fail - not run: make check's time budget ran out (CPROF_CHECK_MINUTES)" >&3
 			continue

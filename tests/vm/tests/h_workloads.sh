@@ -10,6 +10,8 @@
 #   - shortlived exits after about 0.3 s.
 # vm-timeout: 300
 set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
 
 fail() {
 	echo "h_workloads: $*" >&2
@@ -68,12 +70,7 @@ fi
 # to be looked at on a loaded host, stopped when done.
 "$WORKLOADS/threads" 60 >"$OUT/threads.out" &
 pid=$!
-for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-	lines=()
-	[[ -f $OUT/threads.out ]] && mapfile -t lines <"$OUT/threads.out"
-	((${#lines[@]} >= 2)) && break
-	sleep 0.1
-done
+wait_lines "$OUT/threads.out" 2 || true
 for cpu in 0 1; do
 	tid=$(awk -v c="cpu$cpu" '$1 == c { print $2 }' "$OUT/threads.out")
 	[[ -n $tid ]] || fail "threads did not print a tid for cpu$cpu"
@@ -100,6 +97,6 @@ start=$(date +%s%N)
 "$WORKLOADS/shortlived" >"$OUT/shortlived.out"
 ms=$(ms_since "$start")
 echo "shortlived ran ${ms} ms"
-((ms >= 250 && ms < 5000 * ${CPROF_SLOW:-1})) || fail "shortlived ran ${ms} ms, want about 300"
+((ms >= 250 && ms < $(slow_ms 5000))) || fail "shortlived ran ${ms} ms, want about 300"
 grep -q '^shortlived: pid [0-9]' "$OUT/shortlived.out" || fail "shortlived did not print its pid"
 echo "h_workloads: ok"
