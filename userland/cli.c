@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ksyms.h"
 #include "outfile.h"
 #include "output.h"
 #include "pprof.h"
@@ -368,6 +369,20 @@ int main(int argc, char **argv)
 		fail("failed to read %s: %s", in_name, strerror(ENOMEM));
 		goto cleanup;
 	}
+	/*
+	 * Kernel symbols load while the stream is read, but not during a
+	 * profile run here (-d): that would be in the profile.
+	 */
+	if (env.symbolize && !env.duration) {
+		ropts.ksyms_loader = ksyms__load_start(
+			env.kallsyms ? env.kallsyms : "/proc/kallsyms",
+			env.modules ? env.modules : "/proc/modules");
+		if (!ropts.ksyms_loader) {
+			fail("failed to load kernel symbols: %s",
+			     strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
 	if (read_stream(s, &prof))
 		goto cleanup;
 	end = profile__end(prof);
@@ -380,6 +395,7 @@ int main(int argc, char **argv)
 	ropts.kallsyms = env.kallsyms;
 	ropts.modules = env.modules;
 	res = resolved__new(prof, &ropts);
+	ropts.ksyms_loader = NULL;
 	if (!res)
 		goto cleanup;
 
@@ -402,6 +418,7 @@ int main(int argc, char **argv)
 	}
 	err = err ? 1 : 0;
 cleanup:
+	ksyms__load_cancel(ropts.ksyms_loader);
 	outfile__abort(out);
 	resolved__free(res);
 	profile__free(prof);

@@ -7,12 +7,15 @@
  * (t/T and weak w/W).  A symbol's size is the distance to the next symbol,
  * capped at the end of the object (vmlinux text or module) it belongs to.
  */
-#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksyms.h"
 #include "util.h"
@@ -57,6 +60,7 @@ struct raw_mod {
 
 struct loader {
 	const char *path;
+	char err[320];		/* the first error, reported by the caller */
 	char *strs;
 	size_t strs_len, strs_cap;
 	struct raw_sym *syms;
@@ -64,6 +68,20 @@ struct loader {
 	struct raw_mod *mods;
 	size_t nr_mods, mods_cap;
 };
+
+static void ld_err(struct loader *ld, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ld_err(struct loader *ld, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ld->err[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ld->err, sizeof(ld->err), fmt, ap);
+	va_end(ap);
+}
 
 static size_t add_str(struct loader *ld, const char *s, size_t len)
 {
@@ -101,36 +119,59 @@ static int sym_rank(char type, const char *name)
 	return rank;
 }
 
-/* One kallsyms line: "addr type name [module]". 1 kept, 0 skipped, -1 OOM */
-static int parse_kallsyms_line(struct loader *ld, char *line, size_t *mod_hint)
+static int hexval(unsigned char c)
 {
-	char *end, *name, *mod = NULL;
-	uint64_t addr;
-	char type;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * One kallsyms line "addr type name[\t[module]]" in place at ld->strs +
+ * off, NUL-terminated where its newline was: a text symbol's name and
+ * module become strings right there.  1 kept, 0 skipped, -1 OOM.
+ */
+static int parse_kallsyms_line(struct loader *ld, size_t off, size_t *mod_hint)
+{
+	char *line = ld->strs + off, *p = line, *name, *mod = NULL;
+	uint64_t addr = 0;
 	struct raw_sym *s;
 	size_t name_len;
+	char type;
+	int v;
 
-	addr = strtoull(line, &end, 16);
-	if (end == line || !isspace((unsigned char)*end))
+	for (; (v = hexval(*p)) >= 0; p++) {
+		if (p - line == 16)
+			return 0;	/* not a 64-bit address */
+		addr = addr << 4 | v;
+	}
+	if (p == line || (*p != ' ' && *p != '\t'))
 		return 0;
-	while (*end == ' ' || *end == '\t')
-		end++;
-	type = *end++;
-	if (!strchr("tTwW", type) || !isspace((unsigned char)*end))
+	while (*p == ' ' || *p == '\t')
+		p++;
+	type = *p++;
+	if ((type | 0x20) != 't' && (type | 0x20) != 'w')
 		return 0;
-	name = end + strspn(end, " \t");
-	name_len = strcspn(name, " \t\r\n");
+	if (*p != ' ' && *p != '\t')
+		return 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	name = p;
+	name_len = strcspn(name, " \t\r");
 	if (!name_len)
 		return 0;
-	end = name + name_len;
-	mod = strchr(end, '[');
-	if (mod) {
-		char *close = strchr(++mod, ']');
+	p = name + name_len;
+	if (*p) {
+		mod = strchr(p + 1, '[');
+		if (mod) {
+			char *close = strchr(++mod, ']');
 
-		if (!close)
-			mod = NULL;
-		else
-			*close = '\0';
+			if (!close)
+				mod = NULL;
+			else
+				*close = '\0';
+		}
 	}
 	name[name_len] = '\0';
 
@@ -144,58 +185,83 @@ static int parse_kallsyms_line(struct loader *ld, char *line, size_t *mod_hint)
 	s->mod_off = SIZE_MAX;
 	if (mod && *mod) {
 		/* module symbols come grouped: reuse the previous name */
-		if (*mod_hint == SIZE_MAX || strcmp(ld->strs + *mod_hint, mod)) {
-			*mod_hint = add_str(ld, mod, strlen(mod));
-			if (*mod_hint == SIZE_MAX)
-				return -1;
-		}
+		if (*mod_hint == SIZE_MAX || strcmp(ld->strs + *mod_hint, mod))
+			*mod_hint = mod - ld->strs;
 		s->mod_off = *mod_hint;
 	}
-	s->name_off = add_str(ld, name, name_len);
-	if (s->name_off == SIZE_MAX)
-		return -1;
+	s->name_off = name - ld->strs;
 	ld->nr_syms++;
 	return 1;
 }
 
-static int load_kallsyms(struct loader *ld, const char *path)
+/*
+ * The whole file, read into ld->strs in large reads (the kernel formats
+ * /proc/kallsyms per read: few reads, few round trips), then parsed in place.
+ */
+static int read_whole(struct loader *ld, const char *path)
 {
-	size_t mod_hint = SIZE_MAX, cap = 0, i;
-	char *line = NULL;
-	int nonzero = 0, err = 0;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "failed to open %s: %s\n", path, strerror(errno));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ld_err(ld, "failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		if (parse_kallsyms_line(ld, line, &mod_hint) < 0) {
-			fprintf(stderr, "failed to load %s: out of memory\n",
-				path);
-			err = -1;
+	for (;;) {
+		if (grow_array((void **)&ld->strs, &ld->strs_cap,
+			       ld->strs_len + (1 << 20) + 1, 1)) {
+			ld_err(ld, "failed to load %s: out of memory", path);
 			break;
 		}
+		n = read(fd, ld->strs + ld->strs_len,
+			 ld->strs_cap - ld->strs_len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ld_err(ld, "failed to read %s: %s", path,
+			       strerror(errno));
+			break;
+		}
+		if (!n) {
+			close(fd);
+			ld->strs[ld->strs_len++] = '\0';
+			return 0;
+		}
+		ld->strs_len += n;
 	}
-	if (!err && ferror(f)) {
-		fprintf(stderr, "failed to read %s: %s\n", path,
-			strerror(errno));
-		err = -1;
+	close(fd);
+	return -1;
+}
+
+static int load_kallsyms(struct loader *ld, const char *path)
+{
+	size_t mod_hint = SIZE_MAX, off = 0, end, i;
+	int nonzero = 0;
+	char *nl;
+
+	if (read_whole(ld, path))
+		return -1;
+	/* the terminating NUL read_whole() added is the last string */
+	end = ld->strs_len - 1;
+	while (off < end) {
+		nl = memchr(ld->strs + off, '\n', end - off);
+		if (nl)
+			*nl = '\0';
+		if (parse_kallsyms_line(ld, off, &mod_hint) < 0) {
+			ld_err(ld, "failed to load %s: out of memory", path);
+			return -1;
+		}
+		off = nl ? (size_t)(nl - ld->strs) + 1 : end;
 	}
-	free(line);
-	fclose(f);
-	if (err)
-		return err;
 	if (!ld->nr_syms) {
-		fprintf(stderr, "failed to load %s: no text symbols\n", path);
+		ld_err(ld, "failed to load %s: no text symbols", path);
 		return -1;
 	}
 	for (i = 0; i < ld->nr_syms && !nonzero; i++)
 		nonzero = ld->syms[i].addr != 0;
 	if (!nonzero) {
-		fprintf(stderr,
-			"failed to load %s: kernel addresses hidden: run as root\n",
+		ld_err(ld, "failed to load %s: kernel addresses hidden: run as root",
 			path);
 		return -1;
 	}
@@ -216,7 +282,7 @@ static int load_modules(struct loader *ld, const char *path)
 		/* a kernel without module support has no /proc/modules */
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, "failed to open %s: %s\n", path, strerror(errno));
+		ld_err(ld, "failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -247,9 +313,9 @@ static int load_modules(struct loader *ld, const char *path)
 		m->end = addr + size;
 	}
 	if (err)
-		fprintf(stderr, "failed to load %s: out of memory\n", path);
+		ld_err(ld, "failed to load %s: out of memory", path);
 	else if (ferror(f)) {
-		fprintf(stderr, "failed to read %s: %s\n", path,
+		ld_err(ld, "failed to read %s: %s", path,
 			strerror(errno));
 		err = -1;
 	}
@@ -456,33 +522,101 @@ static struct ksyms *build(struct loader *ld)
 	return ks;
 }
 
-struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path)
+/* ksyms__load() with its error, if any, in err instead of on stderr. */
+static struct ksyms *load(const char *kallsyms_path, const char *modules_path,
+			  char *err, size_t err_len)
 {
 	struct loader ld = { .path = kallsyms_path };
 	struct ksyms *ks = NULL;
 
 	if (!kallsyms_path) {
-		fprintf(stderr, "failed to load kernel symbols: no kallsyms path\n");
-		return NULL;
+		ld_err(&ld, "failed to load kernel symbols: no kallsyms path");
+		goto out;
 	}
 	if (load_kallsyms(&ld, kallsyms_path))
 		goto out;
 	if (modules_path && load_modules(&ld, modules_path))
 		goto out;
 	if (add_symbol_only_mods(&ld)) {
-		fprintf(stderr, "failed to load %s: out of memory\n",
-			kallsyms_path);
+		ld_err(&ld, "failed to load %s: out of memory", kallsyms_path);
 		goto out;
 	}
 	ks = build(&ld);
 	if (!ks)
-		fprintf(stderr, "failed to load %s: out of memory\n",
-			kallsyms_path);
+		ld_err(&ld, "failed to load %s: out of memory", kallsyms_path);
 out:
+	snprintf(err, err_len, "%s", ld.err);
 	free(ld.strs);
 	free(ld.syms);
 	free(ld.mods);
 	return ks;
+}
+
+struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path)
+{
+	char err[sizeof(((struct loader *)0)->err)];
+	struct ksyms *ks = load(kallsyms_path, modules_path, err, sizeof(err));
+
+	if (err[0])
+		fprintf(stderr, "%s\n", err);
+	return ks;
+}
+
+struct ksyms_loader {
+	pthread_t thread;
+	int threaded;
+	const char *kallsyms_path;
+	const char *modules_path;
+	struct ksyms *ks;
+	char err[sizeof(((struct loader *)0)->err)];
+};
+
+static void *loader_main(void *arg)
+{
+	struct ksyms_loader *l = arg;
+
+	l->ks = load(l->kallsyms_path, l->modules_path, l->err, sizeof(l->err));
+	return NULL;
+}
+
+struct ksyms_loader *ksyms__load_start(const char *kallsyms_path,
+				       const char *modules_path)
+{
+	struct ksyms_loader *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->kallsyms_path = kallsyms_path;
+	l->modules_path = modules_path;
+	l->threaded = !pthread_create(&l->thread, NULL, loader_main, l);
+	return l;
+}
+
+static struct ksyms *finish(struct ksyms_loader *l, int report)
+{
+	struct ksyms *ks;
+
+	if (!l)
+		return NULL;
+	if (l->threaded)
+		pthread_join(l->thread, NULL);
+	else
+		loader_main(l);
+	if (l->err[0] && report)
+		fprintf(stderr, "%s\n", l->err);
+	ks = l->ks;
+	free(l);
+	return ks;
+}
+
+struct ksyms *ksyms__load_finish(struct ksyms_loader *l)
+{
+	return finish(l, 1);
+}
+
+void ksyms__load_cancel(struct ksyms_loader *l)
+{
+	ksyms__free(finish(l, 0));
 }
 
 void ksyms__free(struct ksyms *ks)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct ksyms;
+struct ksyms_loader;
 
 struct ksym {
 	const char *name;
@@ -22,6 +23,23 @@ struct ksym {
 struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path);
 /* NULL-safe */
 void ksyms__free(struct ksyms *ks);
+
+/*
+ * ksyms__load() in a thread of its own, so that formatting and parsing
+ * /proc/kallsyms (the kernel's part alone is a large share of a conversion)
+ * overlaps with reading the stream and opening binaries; when no thread can
+ * be started, ksyms__load_finish() does the work.  NULL only when out of
+ * memory.
+ */
+struct ksyms_loader *ksyms__load_start(const char *kallsyms_path,
+				       const char *modules_path);
+/*
+ * Waits for the load and frees the loader: ksyms__load()'s result, its
+ * error printed then.  NULL-safe.
+ */
+struct ksyms *ksyms__load_finish(struct ksyms_loader *l);
+/* Waits, frees the loader and what it loaded, prints nothing.  NULL-safe. */
+void ksyms__load_cancel(struct ksyms_loader *l);
 /* NULL if none */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr);
 /* 0 ok, -1 unknown module */

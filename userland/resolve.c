@@ -456,6 +456,35 @@ static int resolver__comment(struct resolver *rs, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * Every user location, before the kernel's: opening binaries and reading
+ * their DWARF is most of the work, and it overlaps with kallsyms loading.
+ * resolver__samples() then finds these locations in the table.
+ */
+static int resolver__user_locations(struct resolver *rs)
+{
+	const struct profile *p = rs->p;
+	size_t i, nr = profile__nr_samples(p);
+
+	for (i = 0; i < nr; i++) {
+		const struct prof_sample *ps = profile__sample(p, i);
+		struct prof_stack st;
+		unsigned int k;
+		uint32_t id;
+
+		profile__stack(p, ps->stack, &st);
+		for (k = 0; k < st.nr_user; k++) {
+			uint64_t addr = st.ips[st.nr_kernel + k] -
+					!(k == 0 && st.user_mode);
+
+			if (resolver__user_location(rs, ps->pid, addr,
+						    ps->first_ns, &id))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* One sample per aggregation key: kernel frames, then user frames. */
 static int resolver__samples(struct resolver *rs)
 {
@@ -658,16 +687,16 @@ static int resolver__summary(struct resolver *rs)
 	return 0;
 }
 
-/* Load kallsyms and check it is from the profiled boot. */
+/* Take the loaded kallsyms and check it is from the profiled boot. */
 static void resolver__load_ksyms(struct resolver *rs,
-				 const struct resolve_opts *opts)
+				 const struct resolve_opts *opts,
+				 struct ksyms_loader *loader)
 {
 	const struct cprof_header *h = profile__header(rs->p);
 	const char *kallsyms = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
 	uint64_t schedule;
 
-	rs->ks = ksyms__load(kallsyms,
-			     opts->modules ? opts->modules : "/proc/modules");
+	rs->ks = ksyms__load_finish(loader);
 	if (!rs->ks) {
 		warning("no kernel symbols: kernel frames left unsymbolized");
 		return;
@@ -712,8 +741,17 @@ struct resolved *resolved__new(const struct profile *p,
 			       const struct resolve_opts *opts)
 {
 	struct resolver rs = { .p = p, .symbolize = opts->symbolize };
+	struct ksyms_loader *loader = opts->ksyms_loader;
 	int err = -1;
 
+	if (rs.symbolize && !loader) {
+		loader = ksyms__load_start(opts->kallsyms ? opts->kallsyms :
+					   "/proc/kallsyms",
+					   opts->modules ? opts->modules :
+					   "/proc/modules");
+		if (!loader)
+			goto cleanup;
+	}
 	rs.r = calloc(1, sizeof(*rs.r));
 	if (!rs.r)
 		goto cleanup;
@@ -722,10 +760,11 @@ struct resolved *resolved__new(const struct profile *p,
 	if (!rs.r->strings || !rs.tab)
 		goto cleanup;
 	if (rs.symbolize) {
-		resolver__load_ksyms(&rs, opts);
 		rs.syms = syms_cache__new();
-		if (!rs.syms)
+		if (!rs.syms || resolver__user_locations(&rs))
 			goto cleanup;
+		resolver__load_ksyms(&rs, opts, loader);
+		loader = NULL;
 	}
 	if (resolver__header(&rs) || resolver__samples(&rs) ||
 	    resolver__lost(&rs))
@@ -738,6 +777,7 @@ cleanup:
 		resolved__free(rs.r);
 		rs.r = NULL;
 	}
+	ksyms__load_cancel(loader);
 	if (rs.tab)
 		htab_delete(rs.tab);
 	free(rs.maps);

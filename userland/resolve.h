@@ -82,10 +82,17 @@ struct resolved {
 	uint64_t lost;
 };
 
+struct ksyms_loader;
+
 struct resolve_opts {
 	bool symbolize;
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
 	const char *modules;		/* NULL: /proc/modules */
+	/*
+	 * Kernel symbols already loading (ksyms__load_start()), or NULL to
+	 * start here; resolved__new() always finishes it.
+	 */
+	struct ksyms_loader *ksyms_loader;
 };
 
 /*

@@ -36,12 +36,17 @@ static const char *fixture(const char *name, const char *text)
 	return path;
 }
 
-/* Runs ksyms__load with stderr captured into buf. */
-static struct ksyms *load_capturing(const char *kallsyms, const char *modules,
-				    char *buf, size_t len)
+enum load_how { LOAD_SYNC, LOAD_THREAD, LOAD_THREAD_CANCEL };
+
+/*
+ * Loads kallsyms with stderr captured into buf: ksyms__load(), or through
+ * a loader thread finished or cancelled.
+ */
+static struct ksyms *load_how(enum load_how how, const char *kallsyms,
+			      const char *modules, char *buf, size_t len)
 {
+	struct ksyms *ks = NULL;
 	char path[4200];
-	struct ksyms *ks;
 	int saved, fd;
 	ssize_t n;
 
@@ -53,7 +58,12 @@ static struct ksyms *load_capturing(const char *kallsyms, const char *modules,
 		perror("capture stderr");
 		exit(1);
 	}
-	ks = ksyms__load(kallsyms, modules);
+	if (how == LOAD_SYNC)
+		ks = ksyms__load(kallsyms, modules);
+	else if (how == LOAD_THREAD)
+		ks = ksyms__load_finish(ksyms__load_start(kallsyms, modules));
+	else
+		ksyms__load_cancel(ksyms__load_start(kallsyms, modules));
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -61,6 +71,12 @@ static struct ksyms *load_capturing(const char *kallsyms, const char *modules,
 	buf[n > 0 ? n : 0] = '\0';
 	close(fd);
 	return ks;
+}
+
+static struct ksyms *load_capturing(const char *kallsyms, const char *modules,
+				    char *buf, size_t len)
+{
+	return load_how(LOAD_SYNC, kallsyms, modules, buf, len);
 }
 
 static const char *name_at(const struct ksyms *ks, uint64_t addr)
@@ -257,6 +273,67 @@ static void test_errors(void)
 		  ksyms__map_addr(NULL, 0xffffffff81000000) == NULL);
 }
 
+/* Lines that only look like symbols are skipped, the rest still load. */
+static void test_odd_lines(void)
+{
+	const char *kpath = fixture("kallsyms-odd",
+		"ffffffff81000000 T _stext\n"
+		"1ffffffff81000100 T seventeen_digits\n"
+		"0xffffffff81000200 T hex_prefix\n"
+		"ffffffff81000300Tno_blank\n"
+		"ffffffff81000400 T\n"
+		"ffffffff81000500\tt\ttabbed\t[tabmod]\n"
+		"FFFFFFFF81000600 T upper_case\r\n"
+		"ffffffff81000700 T _etext");	/* no newline at the end */
+	struct ksyms *ks = ksyms__load(kpath, NULL);
+	const struct ksym *s;
+
+	test_cond("odd lines: loads", ks != NULL);
+	if (!ks)
+		return;
+	test_cond("odd lines: a 17-digit address is not an address",
+		  is(name_at(ks, 0xffffffff81000100), "_stext"));
+	test_cond("odd lines: 0x prefix, no blank, no name: skipped",
+		  is(name_at(ks, 0xffffffff810004ff), "_stext"));
+	s = ksyms__map_addr(ks, 0xffffffff81000500);
+	test_cond("odd lines: tabs separate, module in brackets",
+		  s && is(s->name, "tabbed") && is(s->module, "tabmod"));
+	test_cond("odd lines: upper-case hex, CRLF",
+		  is(name_at(ks, 0xffffffff81000600), "upper_case"));
+	test_cond("odd lines: last line without a newline",
+		  ksyms__addr_of(ks, "_etext") == 0xffffffff81000700);
+	ksyms__free(ks);
+}
+
+/* A loader thread: the same table; errors printed only when finished. */
+static void test_loader(void)
+{
+	const char *kpath = fixture("kallsyms", kallsyms_text);
+	const char *mpath = fixture("modules", modules_text);
+	char buf[1024], missing[4200];
+	struct ksyms *ks;
+
+	ks = load_how(LOAD_THREAD, kpath, mpath, buf, sizeof(buf));
+	test_cond("loader: loads the fixture quietly", ks && !buf[0]);
+	test_cond("loader: same lookups as ksyms__load",
+		  is(name_at(ks, 0xffffffff81000100), "schedule") &&
+		  is(name_at(ks, 0xffffffffc0001090), "moda_last"));
+	ksyms__free(ks);
+
+	snprintf(missing, sizeof(missing), "%s/no-kallsyms", tmpdir);
+	ks = load_how(LOAD_THREAD, missing, NULL, buf, sizeof(buf));
+	test_cond("loader: missing file fails with one line naming it",
+		  !ks && strstr(buf, missing) &&
+		  strchr(buf, '\n') == buf + strlen(buf) - 1);
+	load_how(LOAD_THREAD_CANCEL, missing, NULL, buf, sizeof(buf));
+	test_cond("loader: cancelled, prints nothing", !buf[0]);
+	load_how(LOAD_THREAD_CANCEL, kpath, mpath, buf, sizeof(buf));
+	test_cond("loader: cancelled after a good load, prints nothing",
+		  !buf[0]);
+	test_cond("loader: NULL-safe", !ksyms__load_finish(NULL));
+	ksyms__load_cancel(NULL);
+}
+
 /* The running kernel's own table, when this user may read addresses. */
 static void test_live_kernel(void)
 {
@@ -306,6 +383,8 @@ int main(void)
 	test_without_modules();
 	test_range_fallback();
 	test_errors();
+	test_odd_lines();
+	test_loader();
 	test_live_kernel();
 	ret = test_report();
 	if (own_tmpdir)
