@@ -184,14 +184,16 @@ static void cprof_account(struct cprof_cpu *pc, u64 dt)
 static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 {
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), end;
 
 	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
 		return HRTIMER_NORESTART;
 	pc->stats.ticks++;
 	cprof_sample(pc, get_irq_regs(), now);
-	cprof_account(pc, ktime_get_ns() - now);
-	hrtimer_forward_now(timer, ns_to_ktime(pc->period_ns));
+	end = ktime_get_ns();
+	cprof_account(pc, end - now);
+	/* hrtimer_forward_now() would read the clock a third time */
+	hrtimer_forward(timer, ns_to_ktime(end), ns_to_ktime(pc->period_ns));
 	return HRTIMER_RESTART;
 }
 

@@ -12,8 +12,8 @@
  * or faults pages in, and only at addresses access_ok() accepts; it demands
  * aligned frame pointers that strictly increase, and it stops at the depth.
  * Each frame record is two loads in one user access window, as perf's own
- * walker reads them: copy_from_user_nofault() per frame costs a call, its
- * checks and a string copy each time.  The page tables loaded in a hard
+ * walker reads them, and each other word one load: copy_from_user_nofault()
+ * costs a call, its checks and a string copy each time.  The page tables loaded in a hard
  * interrupt are current's own (context switches change them with interrupts
  * off), which copy_from_user_nofault() has to check for NMIs; the one
  * window where they are not (exec replacing the mm) reads the old address
@@ -21,6 +21,7 @@
  */
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include <asm/unwind.h>
@@ -61,6 +62,21 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 	return user_mode(regs) ? regs : NULL;
 }
 
+/* One user word at @addr; the caller has page faults disabled. */
+static bool cprof_read_word(unsigned long addr, unsigned long *val)
+{
+	const unsigned long __user *p = (const void __user *)addr;
+
+	if (!user_access_begin(p, sizeof(*p)))
+		return false;
+	unsafe_get_user(*val, p, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 /*
  * A tick inside a system call: C libraries' system call wrappers (read(),
  * write(), ...) are leaf functions without a frame, so the frame-pointer
@@ -70,22 +86,25 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
  * an executable mapping of the process (as far as maps.c knows them) and
  * the instruction before it is a call.  (The user ip itself is then a
  * return address; after a fault or interrupt it is the interrupted
- * instruction.)
+ * instruction.)  The caller has page faults disabled.
  */
 static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
 {
-	unsigned char insn[6];
-	unsigned long cand;
+	unsigned long cand, before;
+	u8 b[sizeof(before)];
 
-	if (copy_from_user_nofault(&cand, (void __user *)uregs->sp,
-				   sizeof(cand)) || !cprof_maps_exec_addr(cand) ||
-	    copy_from_user_nofault(insn, (void __user *)(cand - sizeof(insn)),
-				   sizeof(insn)))
+	if (!cprof_read_word(uregs->sp, &cand) ||
+	    !cprof_maps_exec_addr(cand) ||
+	    !cprof_read_word(cand - sizeof(before), &before))
+		return false;
+	/* b[7] is the byte just before the return address */
+	memcpy(b, &before, sizeof(b));
+	if (b[3] != 0xe8 &&					/* call rel32 */
+	    (b[2] != 0xff || b[3] != 0x15) &&			/* call *rip+d32 */
+	    (b[6] != 0xff || (b[7] & 0xf8) != 0xd0))		/* call *%reg */
 		return false;
 	*ret = cand;
-	return insn[1] == 0xe8 ||				/* call rel32 */
-	       (insn[0] == 0xff && insn[1] == 0x15) ||		/* call *rip+d32 */
-	       (insn[4] == 0xff && (insn[5] & 0xf8) == 0xd0);	/* call *%reg */
+	return true;
 }
 
 struct cprof_user_frame {
@@ -125,10 +144,10 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 	/* 32-bit tasks have another frame layout: leaf only. */
 	if (!user_64bit_mode(uregs))
 		return n;
+	pagefault_disable();
 	if (!(*flags & CPROF_SAMPLE_USER_EXACT) && n < max &&
 	    cprof_syscall_caller(uregs, &caller))
 		ips[n++] = caller;
-	pagefault_disable();
 	while (fp) {
 		if (fp < low || fp & (sizeof(long) - 1) ||
 		    !cprof_read_frame(fp, &frame)) {
