@@ -44,6 +44,12 @@ demo:
 bench: workloads
 	mkdir -p build/bench
 	$(CC) -O2 -g -fno-omit-frame-pointer -Wall -o build/bench/spin tests/bench/spin.c
+	set -e; for h in /usr/src/linux-headers-*-amd64; do \
+		k=$${h#/usr/src/linux-headers-}; \
+		rm -rf build/bench/$$k/nulltick; mkdir -p build/bench/$$k; \
+		cp -r tests/bench/nulltick build/bench/$$k/; \
+		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/nulltick modules; \
+	done
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
 	tests/bench/report.sh build/vm-results/*/b_perf/results
 

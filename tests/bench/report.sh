@@ -48,6 +48,23 @@ END {
 			    ratio(num("h_cprof_p90_" f), num("h_perf_p90_" f)),
 			    v("h_perf_n_" f), v("h_cprof_n_" f), num("cprof_own_mean_ns_" f) / 1000
 		}
+		if (v("h_null_med_" fs[1]) != "?") {
+			print ""
+			print "The floor: nulltick_fn, an hrtimer callback at the same rate that only"
+			print "re-arms (tests/bench/nulltick), under the same tracer; what each"
+			print "profiler costs above it (median minus the median of the floor, us):"
+			print ""
+			print "| f (Hz) | floor median | floor p90 | perf above it | cprof above it | cprof/perf above the floor |"
+			print "| ---: | ---: | ---: | ---: | ---: | ---: |"
+			for (j = 1; j <= 3; j++) {
+				f = fs[j]
+				fl = num("h_null_med_" f)
+				pa = num("h_perf_med_" f) - fl
+				ca = num("h_cprof_med_" f) - fl
+				printf "| %s | %s | %s | %.3f | %.3f | %s |\n", f, v("h_null_med_" f),
+				    v("h_null_p90_" f), pa, ca, (pa > 0 ? sprintf("%.2f", ca / pa) : "?")
+			}
+		}
 		print ""
 		print "Job wall time (median of the interleaved runs, ms) and cprof during them:"
 		print ""

@@ -23,7 +23,11 @@
 #     interleaved, rotating the order; medians;
 #   - the duration of each profiler's hrtimer callback, perf_swevent_hrtimer
 #     and cprof_tick, under ftrace's function_graph tracer filtered to just
-#     that function, while the job runs: median, p90, cprof/perf.
+#     that function, while the job runs: median, p90, cprof/perf; and the
+#     same for nulltick_fn (tests/bench/nulltick), a callback at the same
+#     rate that only re-arms: the floor that the tracer and the emulator
+#     put under any callback, so that what each profiler adds to it can be
+#     compared too.
 # Then at the highest rate: cprof's drops (stats lost) with a live reader,
 # raw (a file) and cprof-dump -d; one capture by both profilers of the same
 # job at once, then perf report --stdio against cprof-dump (symbolized
@@ -93,6 +97,9 @@ if [[ ! -x $SPIN ]]; then
 	gcc -O2 -g -fno-omit-frame-pointer -o "$SPIN" "$REPO/tests/bench/spin.c" ||
 		fail "cannot build tests/bench/spin.c"
 fi
+# make bench builds the floor module for each kernel it has headers for.
+NULLTICK=$REPO/build/bench/$KVER/nulltick/nulltick.ko
+[[ -r $NULLTICK ]] || echo "no $NULLTICK: no floor measured (make bench builds it)"
 job() { # [ROUNDS]
 	local p n=${1:-$ROUNDS}
 	"$SPIN" "$n" "$READ_KB" >/dev/null &
@@ -258,6 +265,16 @@ for f in 99 999 "$high"; do
 	reader_stop
 	rm -f "$W/trace-$f.raw"
 	trace_collect cprof_tick "$OUT/h-cprof-$f"
+	# the floor: a callback that only re-arms (tests/bench/nulltick)
+	if [[ -r $NULLTICK ]]; then
+		insmod "$NULLTICK" "freq=$f" || fail "insmod $NULLTICK failed"
+		traced_job nulltick_fn "$tr"
+		rmmod nulltick
+		trace_collect nulltick_fn "$OUT/h-null-$f"
+		res "h_null_n_$f" "$(wc -l <"$OUT/h-null-$f")"
+		res "h_null_med_$f" "$(median <"$OUT/h-null-$f")"
+		res "h_null_p90_$f" "$(pct 90 <"$OUT/h-null-$f")"
+	fi
 	nperf=$(wc -l <"$OUT/h-perf-$f")
 	ncprof=$(wc -l <"$OUT/h-cprof-$f")
 	((nperf >= 100 && ncprof >= 100)) ||
