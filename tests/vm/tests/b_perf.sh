@@ -23,7 +23,8 @@
 #     interleaved, rotating the order; medians;
 #   - the duration of each profiler's hrtimer callback, perf_swevent_hrtimer
 #     and cprof_tick, under ftrace's function_graph tracer filtered to just
-#     that function, while the job runs: median, p90, cprof/perf; and the
+#     that function, while the job runs, HREPS rounds interleaved with the
+#     order rotated: median, p90, cprof/perf; and the
 #     same for nulltick_fn (tests/bench/nulltick), a callback at the same
 #     rate that only re-arms: the floor that the tracer and the emulator
 #     put under any callback, so that what each profiler adds to it can be
@@ -47,6 +48,7 @@ ROUNDS=2000	# spin rounds per copy: about 3 s bare under TCG on a quiet host
 CAP_ROUNDS=$((4 * ROUNDS))	# the capture: about 10^5 samples a profiler at 4999 Hz
 READ_KB=64
 REPS=2
+HREPS=2		# traced rounds per profiler and frequency
 T=/sys/kernel/tracing
 R=$OUT/results
 t0=$(now_ms)
@@ -202,15 +204,49 @@ timed_run() {
 	echo "   $kind f=$f rep $rep: $ms ms${d:+ (cprof ticks samples lost throttles handler_ns: $d)}"
 }
 
-# trace_collect FUNC OUT: the durations (us) of FUNC's traced calls.
+# trace_collect FUNC OUT: the durations (us) of FUNC's traced calls,
+# appended to OUT.
 trace_collect() {
 	phase "traced $1: $(wc -l <"$T/trace") lines"
 	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
-		"$T/trace" >"$2"
+		"$T/trace" >>"$2"
 	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { o += $2 } END { if (o) print "   trace overrun " o }'
 	echo nop >"$T/current_tracer"
 	echo >"$T/set_ftrace_filter"
 }
+
+# traced_run KIND F ROUNDS: one traced job, appending the callback
+# durations to $OUT/h-KIND-F: perf's (under perf record), cprof's (with a
+# reader), or the floor's (nulltick_fn; nothing if it was not built).
+traced_run() {
+	local kind=$1 f=$2 n=$3
+	case $kind in
+	perf)
+		phase "f=$f: tracing perf_swevent_hrtimer"
+		under_perf "$f" "$W/run.data" -B -- traced_job perf_swevent_hrtimer "$n"
+		rm -f "$W/run.data"
+		trace_collect perf_swevent_hrtimer "$OUT/h-perf-$f"
+		;;
+	cprof)
+		reader_start "$W/trace-$f.raw" 300
+		traced_job cprof_tick "$n"
+		reader_stop
+		rm -f "$W/trace-$f.raw"
+		trace_collect cprof_tick "$OUT/h-cprof-$f"
+		;;
+	null)
+		[[ -r $NULLTICK ]] || return 0
+		insmod "$NULLTICK" "freq=$f" || fail "insmod $NULLTICK failed"
+		traced_job nulltick_fn "$n"
+		rmmod nulltick
+		trace_collect nulltick_fn "$OUT/h-null-$f"
+		;;
+	esac
+}
+
+# The job once, untimed: the first run of a program from the host's file
+# system under TCG pays for reading and translating it.
+job
 
 # ------------------------------------------------------------ highest rate
 ctl idle=1 depth=127 seconds=86400
@@ -254,23 +290,17 @@ for f in 99 999 "$high"; do
 			timed_run "$kind" "$f" "$rep"
 		done
 	done
-	# handler cost (a shorter job at high rates: thousands of calls anyway)
+	# handler cost (a shorter job at high rates: thousands of calls
+	# anyway), HREPS rounds, the order rotated
 	tr=$((f > 999 ? ROUNDS / 4 : ROUNDS))
-	phase "f=$f: tracing perf_swevent_hrtimer"
-	under_perf "$f" "$W/run.data" -B -- traced_job perf_swevent_hrtimer "$tr"
-	rm -f "$W/run.data"
-	trace_collect perf_swevent_hrtimer "$OUT/h-perf-$f"
-	reader_start "$W/trace-$f.raw" 300
-	traced_job cprof_tick "$tr"
-	reader_stop
-	rm -f "$W/trace-$f.raw"
-	trace_collect cprof_tick "$OUT/h-cprof-$f"
-	# the floor: a callback that only re-arms (tests/bench/nulltick)
-	if [[ -r $NULLTICK ]]; then
-		insmod "$NULLTICK" "freq=$f" || fail "insmod $NULLTICK failed"
-		traced_job nulltick_fn "$tr"
-		rmmod nulltick
-		trace_collect nulltick_fn "$OUT/h-null-$f"
+	rm -f "$OUT/h-perf-$f" "$OUT/h-cprof-$f" "$OUT/h-null-$f"
+	horders=("perf cprof null" "null cprof perf" "cprof null perf")
+	for ((rep = 1; rep <= HREPS; rep++)); do
+		for kind in ${horders[(rep - 1) % 3]}; do
+			traced_run "$kind" "$f" "$tr"
+		done
+	done
+	if [[ -s $OUT/h-null-$f ]]; then
 		res "h_null_n_$f" "$(wc -l <"$OUT/h-null-$f")"
 		res "h_null_med_$f" "$(median <"$OUT/h-null-$f")"
 		res "h_null_p90_$f" "$(pct 90 <"$OUT/h-null-$f")"
