@@ -45,7 +45,7 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/perfcmp.sh"
 
 ROUNDS=2000	# spin rounds per copy: about 3 s bare under TCG on a quiet host
-CAP_ROUNDS=$((4 * ROUNDS))	# the capture: about 10^5 samples a profiler at 4999 Hz
+CAP_SAMPLES=100000	# the capture: the job runs until cprof has this many
 READ_KB=64
 REPS=2
 HREPS=2		# traced rounds per profiler and frequency
@@ -134,8 +134,25 @@ traced_job() {
 # its events are set up and stops when it ends; PERF_STARTUP_MS is the time
 # from perf's start to the command's.  (No control FIFO: perf record 6.1
 # driven through one under TCG stopped answering it after a few commands.)
-export SPIN READ_KB ROUNDS T W
-export -f job timed_job traced_job now_ms with_reader wait_profiling stat_of
+# cap_job: the job's two spins, run until cprof has CAP_SAMPLES more
+# samples (both profilers sample at the same rate: about as many for perf),
+# whatever the rate and however fast the VM runs today.
+cap_job() {
+	local a b i want
+	want=$(($(stat_of samples) + CAP_SAMPLES))
+	"$SPIN" 1000000 "$READ_KB" >/dev/null &
+	a=$!
+	"$SPIN" 1000000 "$READ_KB" >/dev/null &
+	b=$!
+	# (at most 10 minutes: a cprof that stops sampling ends it too)
+	for ((i = 0; i < 1200 && $(stat_of samples) < want; i++)); do
+		sleep 0.5
+	done
+	kill "$a" "$b"
+	wait "$a" "$b" 2>/dev/null || true
+}
+export SPIN READ_KB ROUNDS T W CAP_SAMPLES
+export -f job timed_job traced_job cap_job now_ms with_reader wait_profiling stat_of
 under_perf() {
 	local f=$1 data=$2 s
 	local -a opts=()
@@ -354,8 +371,9 @@ done
 phase "drops done"
 
 # ------------------------------------------------------------ one capture
-# Both profilers on the same job at once: about the same number of samples.
-under_perf "$high" "$W/cap.data" -- with_reader "$W/cap.raw" job "$CAP_ROUNDS"
+# Both profilers on the same job at once: about the same number of samples,
+# about 10^5 each.
+under_perf "$high" "$W/cap.data" -- with_reader "$W/cap.raw" cap_job
 res perf_startup_ms_cap "$PERF_STARTUP_MS"
 phase "captured"
 cap_perf_n=$("$PERF" script -i "$W/cap.data" -F cpu 2>/dev/null | wc -l)
