@@ -19,9 +19,13 @@ MODULE_PARM_DESC(freq, "ticks per second per CPU (1-100000, default 999)");
 
 static DEFINE_PER_CPU(struct hrtimer, nulltick_timer);
 static u64 nulltick_period_ns;
+static bool nulltick_stopping;
 
 static enum hrtimer_restart nulltick_fn(struct hrtimer *timer)
 {
+	/* as cprof's tick: once stopping, no callback re-arms */
+	if (READ_ONCE(nulltick_stopping))
+		return HRTIMER_NORESTART;
 	hrtimer_forward(timer, ktime_get(), ns_to_ktime(nulltick_period_ns));
 	return HRTIMER_RESTART;
 }
@@ -58,6 +62,7 @@ static void __exit nulltick_exit(void)
 {
 	int cpu;
 
+	WRITE_ONCE(nulltick_stopping, true);
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(per_cpu_ptr(&nulltick_timer, cpu));
 }
