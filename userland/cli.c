@@ -373,15 +373,12 @@ int main(int argc, char **argv)
 	 * Kernel symbols load while the stream is read, but not during a
 	 * profile run here (-d): that would be in the profile.
 	 */
-	if (env.symbolize && !env.duration) {
-		ropts.ksyms_loader = ksyms__load_start(
-			env.kallsyms ? env.kallsyms : "/proc/kallsyms",
-			env.modules ? env.modules : "/proc/modules");
-		if (!ropts.ksyms_loader) {
-			fail("failed to load kernel symbols: %s",
-			     strerror(ENOMEM));
-			goto cleanup;
-		}
+	ropts.symbolize = env.symbolize;
+	ropts.kallsyms = env.kallsyms;
+	ropts.modules = env.modules;
+	if (env.symbolize && !env.duration && resolve_opts__start_ksyms(&ropts)) {
+		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
+		goto cleanup;
 	}
 	if (read_stream(s, &prof))
 		goto cleanup;
@@ -391,9 +388,6 @@ int main(int argc, char **argv)
 			in_name, (unsigned long long)end->samples,
 			(unsigned long long)profile__nr_records(prof));
 
-	ropts.symbolize = env.symbolize;
-	ropts.kallsyms = env.kallsyms;
-	ropts.modules = env.modules;
 	res = resolved__new(prof, &ropts);
 	ropts.ksyms_loader = NULL;
 	if (!res)

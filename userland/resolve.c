@@ -687,13 +687,26 @@ static int resolver__summary(struct resolver *rs)
 	return 0;
 }
 
+static const char *kallsyms_path(const struct resolve_opts *opts)
+{
+	return opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+}
+
+int resolve_opts__start_ksyms(struct resolve_opts *opts)
+{
+	opts->ksyms_loader = ksyms__load_start(kallsyms_path(opts),
+					       opts->modules ? opts->modules :
+					       "/proc/modules");
+	return opts->ksyms_loader ? 0 : -1;
+}
+
 /* Take the loaded kallsyms and check it is from the profiled boot. */
 static void resolver__load_ksyms(struct resolver *rs,
 				 const struct resolve_opts *opts,
 				 struct ksyms_loader *loader)
 {
 	const struct cprof_header *h = profile__header(rs->p);
-	const char *kallsyms = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+	const char *kallsyms = kallsyms_path(opts);
 	uint64_t schedule;
 
 	rs->ks = ksyms__load_finish(loader);
@@ -741,17 +754,14 @@ struct resolved *resolved__new(const struct profile *p,
 			       const struct resolve_opts *opts)
 {
 	struct resolver rs = { .p = p, .symbolize = opts->symbolize };
-	struct ksyms_loader *loader = opts->ksyms_loader;
+	struct resolve_opts own = *opts;
+	struct ksyms_loader *loader = NULL;
 	int err = -1;
 
-	if (rs.symbolize && !loader) {
-		loader = ksyms__load_start(opts->kallsyms ? opts->kallsyms :
-					   "/proc/kallsyms",
-					   opts->modules ? opts->modules :
-					   "/proc/modules");
-		if (!loader)
-			goto cleanup;
-	}
+	if (rs.symbolize && !own.ksyms_loader &&
+	    resolve_opts__start_ksyms(&own))
+		goto cleanup;
+	loader = own.ksyms_loader;
 	rs.r = calloc(1, sizeof(*rs.r));
 	if (!rs.r)
 		goto cleanup;

@@ -96,6 +96,12 @@ struct resolve_opts {
 };
 
 /*
+ * Start loading kernel symbols into opts->ksyms_loader, from opts->kallsyms
+ * and opts->modules (or their defaults).  0 ok, -1 out of memory.
+ */
+int resolve_opts__start_ksyms(struct resolve_opts *opts);
+
+/*
  * Build the model of p.  Problems that only cost symbols (no kallsyms, a
  * missing binary) are warnings, summed up in one line at the end; NULL only
  * when out of memory (after printing why).
