@@ -8,6 +8,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #include "cprof_format.h"
@@ -19,14 +20,17 @@
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
-	u32 freq;
-	u32 seconds;
-	u32 depth;
-	u32 pid;		/* tgid, 0 = all */
-	u32 mode;		/* enum cprof_mode */
-	u32 budget;		/* handler time, % of a CPU */
-	bool idle;
-	bool all_cpus;
+	/* Copied by assignment; cpus is a pointer or an array by config. */
+	struct_group(scalars,
+		u32 freq;
+		u32 seconds;
+		u32 depth;
+		u32 pid;		/* tgid, 0 = all */
+		u32 mode;		/* enum cprof_mode */
+		u32 budget;		/* handler time, % of a CPU */
+		bool idle;
+		bool all_cpus;
+	);
 	cpumask_var_t cpus;	/* meaningful when !all_cpus */
 };
 

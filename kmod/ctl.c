@@ -93,10 +93,7 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 static void cprof_settings_copy(struct cprof_settings *dst,
 				const struct cprof_settings *src)
 {
-	cpumask_var_t cpus = dst->cpus;
-
-	*dst = *src;
-	dst->cpus = cpus;
+	dst->scalars = src->scalars;
 	cpumask_copy(dst->cpus, src->cpus);
 }
 
