@@ -113,7 +113,9 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 {
 	struct cprof_mmstate *st;
 
-	hash_for_each_possible_rcu(cprof_mm_table, st, node, (unsigned long)mm)
+	/* Readers: the tick under rcu_read_lock(); writers hold the mutex. */
+	hash_for_each_possible_rcu(cprof_mm_table, st, node, (unsigned long)mm,
+				   lockdep_is_held(&cprof_maps_mutex))
 		if (st->mm == mm && st->tgid == tgid && st->exec_id == exec_id)
 			return st;
 	return NULL;
