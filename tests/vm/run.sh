@@ -5,9 +5,15 @@
 #
 #   tests/vm/run.sh [--kernel K]... [options] [TEST]...
 #
-#   --kernel K        6.1, 6.12 or a full release (6.1.0-56-amd64); repeatable.
-#                     Default: every kernel in $CPROF_VM_KERNELS, else "6.1 6.12"
-#                     (the linux-image-amd64 and linux-image-6.12-amd64 packages).
+#   --kernel K        6.1, 6.12, 6.1-rt, 6.12-rt, a full release (6.1.0-56-amd64)
+#                     or a kernel build tree (a directory holding
+#                     arch/x86/boot/bzImage, built with what the VM needs
+#                     built in: tests/debug/build-kernel.sh); repeatable.
+#                     Default: every kernel in $CPROF_VM_KERNELS, else
+#                     "6.1 6.12 6.1-rt 6.12-rt" (Debian's linux-image-amd64,
+#                     linux-image-6.12-amd64 and their PREEMPT_RT flavours).
+#   --cpu MODEL       QEMU's CPU model under TCG (default: $CPROF_VM_CPU, else
+#                     max; a debug kernel wants qemu64)
 #   --test-timeout S  per-test limit inside the guest (default 180; a test can
 #                     set its own with a "# vm-timeout: S" line)
 #   --timeout S       host-side limit for a whole boot (default: $CPROF_VM_TIMEOUT,
@@ -23,7 +29,8 @@
 #   -v, --verbose     copy the guest console to stdout
 #   TEST              a name in tests/vm/tests (k_ctl, k_ctl.sh), a glob
 #                     ('k_*') or a path to a script anywhere in the repo.
-#                     Default: every tests/vm/tests/*.sh but the benchmarks b_*.
+#                     Default: every tests/vm/tests/*.sh but the benchmarks b_*
+#                     and the debug kernel's stress tests d_*.
 #
 # For each kernel, one after the other: build the module against that
 # kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
@@ -54,9 +61,15 @@
 #     a new taint other than O (out-of-tree) and E (unsigned).  A WARN
 #     panics the guest (panic_on_warn): that test and every later one fail.
 #     A kernel that panics before the guest's init reports anything (no
-#     test run, no module of ours loaded) is booted once more.
+#     test run, no module of ours loaded), or that stops making progress
+#     before then (nothing new on the console for $CPROF_BOOT_STALL
+#     seconds, default 90, times the slowness the guest last reported),
+#     is booted again, up to three boots.  CPROF_VM_APPEND_FIRST adds
+#     kernel parameters to the first boot only: a way to see that
+#     (e.g. "rdinit=/bin/busybox -- sleep 100000" never reaches init).
 #   - name prefixes: h_ harness, k_ kernel module, u_ userland end to end,
-#     b_ benchmarks (run only when named, by make bench).
+#     b_ benchmarks (run only when named, by make bench), d_ stress tests
+#     for a debug kernel (run only when named, by make check-debug).
 #
 # Exit status: 0 if every test passed or skipped, 1 otherwise.
 set -euo pipefail
@@ -67,6 +80,8 @@ build=$REPO/build
 
 kernels=()
 tests=()
+cpu_model=${CPROF_VM_CPU:-max}
+boot_stall=${CPROF_BOOT_STALL:-90}
 test_timeout=180
 host_timeout=${CPROF_VM_TIMEOUT:-}
 deadline=${CPROF_DEADLINE:-0}
@@ -93,6 +108,7 @@ while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) [[ $# -ge 2 ]] || usage; kernels+=("$2"); shift 2 ;;
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
+	--cpu) [[ $# -ge 2 ]] || usage; cpu_model=$2; shift 2 ;;
 	--test-timeout)
 		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
 		test_timeout=$2
@@ -119,8 +135,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -z $host_timeout ]] || is_uint "$host_timeout" || die "CPROF_VM_TIMEOUT must be a number of seconds"
 [[ $deadline == 0 ]] || is_uint "$deadline" || die "CPROF_DEADLINE must be seconds since the epoch"
+is_uint "$boot_stall" || die "CPROF_BOOT_STALL must be a number of seconds"
+[[ $cpu_model =~ ^[A-Za-z0-9_.,+=-]+$ ]] || die "bad CPU model '$cpu_model'"
 if [[ ${#kernels[@]} -eq 0 ]]; then
-	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12}"
+	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12 6.1-rt 6.12-rt}"
 fi
 
 # The guest reads paths from vm.env with busybox sh and from the kernel's
@@ -153,7 +171,7 @@ resolve_tests() {
 	if [[ ${#tests[@]} -eq 0 ]]; then
 		for f in "$REPO"/tests/vm/tests/*.sh; do
 			[[ -e $f ]] || continue
-			[[ $(basename "$f") != b_* ]] || continue
+			[[ $(basename "$f") != [bd]_* ]] || continue
 			add_test "tests/vm/tests/$(basename "$f")"
 		done
 		return 0
@@ -180,40 +198,58 @@ resolve_tests
 
 # ---------------------------------------------------------------- kernels
 
-# resolve_kernel SEL: the newest installed amd64 kernel release matching SEL
-# ("6.1" matches 6.1.0-56-amd64, not 6.12.x) that has its headers.
+# Where each kernel's pieces are, by release: the image booted, the tree
+# cprof.ko builds against, the modules folder the initramfs takes from.
+declare -A k_image=() k_kdir=() k_moddir=()
+
+# resolve_kernel SEL: the release SEL names in $resolved, its pieces in k_*.  SEL is a
+# kernel build tree, a release in /boot, or a series: "6.1" is the newest
+# installed 6.1.x-amd64 that has its headers (not 6.12.x, not -rt-),
+# "6.1-rt" the newest 6.1.x-rt-amd64.
 resolve_kernel() {
-	local sel=$1 f kver best=
-	if [[ -e /boot/vmlinuz-$sel ]]; then
-		echo "$sel"
+	local sel=$1 f kver best='' flavour=''
+	if [[ -d $sel ]]; then
+		[[ -f $sel/arch/x86/boot/bzImage && -f $sel/include/config/kernel.release ]] ||
+			return 1
+		sel=$(cd "$sel" && pwd)
+		kver=$(<"$sel/include/config/kernel.release")
+		k_image[$kver]=$sel/arch/x86/boot/bzImage
+		k_kdir[$kver]=$sel
+		k_moddir[$kver]=$sel
+		resolved=$kver
 		return 0
 	fi
-	for f in /boot/vmlinuz-"$sel".[0-9]*-amd64; do
-		[[ -e $f ]] || continue
-		kver=${f#/boot/vmlinuz-}
-		[[ -d /usr/src/linux-headers-$kver || -d /lib/modules/$kver/build ]] || continue
-		best=$(printf '%s\n' "$best" "$kver" | sed '/^$/d' | sort -V | tail -n 1)
-	done
-	[[ -n $best ]] || return 1
-	echo "$best"
-}
-
-kdir_of() {
-	local kver=$1
-	if [[ -d /usr/src/linux-headers-$kver ]]; then
-		echo "/usr/src/linux-headers-$kver"
+	if [[ -e /boot/vmlinuz-$sel ]]; then
+		best=$sel
 	else
-		echo "/lib/modules/$kver/build"
+		[[ $sel != *-rt ]] || flavour=rt-
+		for f in /boot/vmlinuz-"${sel%-rt}".[0-9]*-amd64; do
+			[[ -e $f ]] || continue
+			kver=${f#/boot/vmlinuz-}
+			[[ -n $flavour ]] || [[ $kver != *-rt-amd64 ]] || continue
+			[[ -z $flavour ]] || [[ $kver == *-rt-amd64 ]] || continue
+			[[ -d /usr/src/linux-headers-$kver || -d /lib/modules/$kver/build ]] || continue
+			best=$(printf '%s\n' "$best" "$kver" | sed '/^$/d' | sort -V | tail -n 1)
+		done
+		[[ -n $best ]] || return 1
 	fi
+	k_image[$best]=/boot/vmlinuz-$best
+	if [[ -d /usr/src/linux-headers-$best ]]; then
+		k_kdir[$best]=/usr/src/linux-headers-$best
+	else
+		k_kdir[$best]=/lib/modules/$best/build
+	fi
+	k_moddir[$best]=/lib/modules/$best
+	resolved=$best
 }
 
 # ---------------------------------------------------------------- list
 
 kvers=()
 for sel in "${kernels[@]}"; do
-	kver=$(resolve_kernel "$sel") ||
+	resolve_kernel "$sel" ||
 		die "no kernel '$sel' with headers in /boot and /usr/src (run tests/deps.sh)"
-	kvers+=("$kver")
+	kvers+=("$resolved")
 done
 
 if [[ -n $list_only ]]; then
@@ -273,7 +309,7 @@ build_module() {
 	local kver=$1 src=$build/$1/src
 	rm -f "$build/$kver/cprof.ko"
 	sync_sources "$src"
-	if ! make -C "$src" module KDIR="$(kdir_of "$kver")" >"$build/$kver/build.log" 2>&1; then
+	if ! make -C "$src" module KDIR="${k_kdir[$kver]}" >"$build/$kver/build.log" 2>&1; then
 		sed 's/^/    /' "$build/$kver/build.log" | tail -n 40
 		return 1
 	fi
@@ -282,14 +318,15 @@ build_module() {
 
 # initramfs KVER: path of the (cached) initramfs for KVER.
 initramfs() {
-	local kver=$1 key dir
-	key=$( (cat "$lib/initramfs.sh" "$lib/init.sh" "/lib/modules/$kver/modules.dep" "$(command -v busybox)") |
+	local kver=$1 moddir=${k_moddir[$1]} key dir
+	key=$( (cat "$lib/initramfs.sh" "$lib/init.sh" "$(command -v busybox)"
+		cat "$moddir/modules.dep" "$moddir/modules.builtin" 2>/dev/null) |
 		sha256sum | cut -c1-16)
 	dir=$build/vm/$kver
 	if [[ ! -f $dir/initramfs-$key.cpio ]]; then
 		mkdir -p "$dir"
 		rm -f "$dir"/initramfs-*.cpio
-		"$lib/initramfs.sh" "$kver" "$dir/initramfs-$key.cpio" >&2 || return 1
+		"$lib/initramfs.sh" "$kver" "$dir/initramfs-$key.cpio" "$moddir" >&2 || return 1
 	fi
 	echo "$dir/initramfs-$key.cpio"
 }
@@ -300,14 +337,14 @@ accel=
 pick_accel() {
 	local kver=$1 initrd=$2 key answer=no out
 	[[ -z $accel ]] || return 0
-	accel="-accel tcg,thread=multi -cpu max"
+	accel="-accel tcg,thread=multi -cpu $cpu_model"
 	[[ -w /dev/kvm ]] || return 0
 	key="$(uname -r) $(stat -c %i /dev/kvm)"
 	if [[ -f $build/vm/kvm && $(head -n 1 "$build/vm/kvm") == "$key" ]]; then
 		answer=$(tail -n 1 "$build/vm/kvm")
 	else
 		out=$(timeout 10 qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none \
-			-accel kvm -cpu host -m 256M -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+			-accel kvm -cpu host -m 256M -kernel "${k_image[$kver]}" -initrd "$initrd" \
 			-append "console=ttyS0 panic=-1 rdinit=/bin/busybox -- poweroff -f" \
 			-serial stdio </dev/null 2>&1) || true
 		[[ $out != *"Linux version"* ]] || answer=yes
@@ -322,6 +359,7 @@ pick_accel() {
 passed=0
 failed=0
 skipped=0
+max_slow=1	# the largest slowness any guest reported in this run
 
 report() { # STATUS NAME KVER SECONDS NOTE
 	local tag secs=$4
@@ -405,10 +443,12 @@ run_kernel() {
 		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
 		total=$((total + plan_timeouts[i] + 10))
 	done
-	local attempt=1
+	local attempt=1 append stalled console_size stall_t
 	while :; do
 		: >"$res/status"
 		: >"$res/console.log"
+		append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check"
+		((attempt > 1)) || append+=${CPROF_VM_APPEND_FIRST:+ $CPROF_VM_APPEND_FIRST}
 
 		# The host's own limit: --timeout, else the plan's total stretched by
 		# the slowness the guest reports, and never past DEADLINE + 60 s (the
@@ -424,8 +464,7 @@ run_kernel() {
 		qemu-system-x86_64 \
 			-nodefaults -display none -no-reboot -monitor none \
 			$accel -smp 2 -m 2G \
-			-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-			-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check" \
+			-kernel "${k_image[$kver]}" -initrd "$initrd" -append "$append" \
 			-serial "file:$res/console.log" -serial "file:$res/status" \
 			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 			-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
@@ -457,6 +496,7 @@ run_kernel() {
 			"SLOW "*)
 				if [[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)); then
 					slow=${line#SLOW }
+					((slow <= max_slow)) || max_slow=$slow
 				fi
 				;;
 			"BOOT ok") echo "   booted in $(($(date +%s) - t0)) s" ;;
@@ -464,7 +504,12 @@ run_kernel() {
 			DONE) done_seen=1 ;;
 			esac
 		}
-		local timed_out=
+		# Until the guest's init reports BOOT, a console that stays
+		# silent for the stall bound is a boot that stopped (seen under
+		# TCG at "Loading compiled-in X.509 certificates"): kill it.
+		local timed_out='' stalled='' killing=''
+		console_size=0
+		stall_t=$t0
 		while kill -0 "$qemu_pid" 2>/dev/null; do
 			sleep 1
 			while IFS= read -r line; do
@@ -472,8 +517,18 @@ run_kernel() {
 				handle_line "$line"
 			done < <(tail -n +"$((seen + 1))" "$res/status")
 			now=$(date +%s)
-			if [[ -z $timed_out ]] && ((now > $(stop_at))); then
+			if [[ -z $timed_out$stalled ]] && ((now > $(stop_at))); then
 				timed_out=1
+			elif [[ -z $timed_out$stalled ]] && ((seen == 0)); then
+				if (($(stat -c %s "$res/console.log") != console_size)); then
+					console_size=$(stat -c %s "$res/console.log")
+					stall_t=$now
+				elif ((now - stall_t > boot_stall * max_slow)); then
+					stalled=$((now - stall_t))
+				fi
+			fi
+			if [[ -n $timed_out$stalled && -z $killing ]]; then
+				killing=1
 				kill -TERM "$qemu_pid" 2>/dev/null || true
 				( sleep 10 && kill -KILL "$qemu_pid" 2>/dev/null ) &
 			fi
@@ -486,21 +541,28 @@ run_kernel() {
 			handle_line "$line"
 		done < <(tail -n +"$((seen + 1))" "$res/status")
 
-		# A kernel that panics before init reports anything (no BOOT
-		# line: no test started, no module of ours loaded) failed to
-		# boot the emulated machine: seen once on 6.12 under TCG, an
-		# int3 oops in sched_clock_cpu while the boot patched static
-		# keys.  Boot once more, once; the first console log is kept.
-		if ((attempt == 1)) && [[ -z $timed_out ]] &&
-			! grep -q '^BOOT ' "$res/status" &&
+		# A kernel that panics or stalls before init reports anything (no
+		# BOOT line: no test started, no module of ours loaded) failed to
+		# boot the emulated machine: seen on 6.12 under TCG, an int3 oops
+		# in sched_clock_cpu while the boot patched static keys, and the
+		# stall above.  Boot again, three boots at most; each failed
+		# boot's console log is kept as console-bootN.log.
+		local why=
+		if [[ -n $stalled ]]; then
+			why="the guest made no progress for $stalled s before init (last console line: $(tail -n 1 "$res/console.log" | tr -d '\r' | cut -c1-100))"
+		elif [[ -z $timed_out ]] && ! grep -q '^BOOT ' "$res/status" &&
 			grep -q "Kernel panic" "$res/console.log"; then
-			echo "   the kernel panicked before init ($(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r')): booting once more"
-			mv "$res/console.log" "$res/console-boot1.log"
-			attempt=2
+			why="the kernel panicked before init ($(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r'))"
+		fi
+		if [[ -n $why ]] && ((attempt < 3)); then
+			echo "   $why: booting once more"
+			mv "$res/console.log" "$res/console-boot$attempt.log"
+			attempt=$((attempt + 1))
 			seen=0
 			slow=1
 			continue
 		fi
+		[[ -z $stalled ]] || fate=$why
 		break
 	done
 	if [[ -n $boot_note ]]; then
@@ -508,7 +570,9 @@ run_kernel() {
 		show_file "console" "$res/console.log" 60
 	fi
 	if [[ -z $done_seen ]]; then
-		if [[ -n $timed_out ]]; then
+		if [[ -n $fate ]]; then
+			:
+		elif [[ -n $timed_out ]]; then
 			fate="host timeout: the VM ran past $(($(stop_at) - t0))s"
 		elif grep -q "Kernel panic" "$res/console.log"; then
 			fate="kernel panic: $(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r')"

@@ -39,6 +39,9 @@ mount -t 9p -o "$p9" results /results || die "cannot mount the results folder"
 # shellcheck source=/dev/null
 . /results/vm.env || die "cannot read vm.env"
 mount -t 9p -o "$p9,ro,cache=loose" hostroot /host || die "cannot mount the host root"
+# Progress on the console: run.sh takes a silent console before the
+# guest's first report for a boot that stopped.
+echo "cprof-vm: init: the host's root is mounted" >/dev/console
 
 # tmpfs over a host directory, keeping the repository visible if it lives
 # below it (a clone in /tmp).
@@ -74,6 +77,7 @@ tmpfs_over /tmp
 tmpfs_over /run
 mount -o move /results "/host$RESULTS" || die "cannot mount the results folder at $RESULTS"
 
+echo "cprof-vm: init: starting guest.sh" >/dev/console
 chroot /host /bin/bash "$REPO/tests/vm/lib/guest.sh" "$RESULTS"
 echo "cprof-vm: guest.sh exited with $?" >/dev/console
 sync

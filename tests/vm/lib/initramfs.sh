@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh KVER OUTPUT: build the test VM's initramfs for kernel KVER.
+# initramfs.sh KVER OUTPUT [MODDIR]: build the test VM's initramfs for
+# kernel KVER, whose modules are in MODDIR (default /lib/modules/KVER; a
+# kernel build tree is one too, through its modules.builtin).
 #
 # It holds only a static busybox, tests/vm/lib/init.sh as /init, and the
 # modules that kernel needs to mount the host's root over virtio 9p
@@ -13,14 +15,15 @@ set -euo pipefail
 
 die() { echo "initramfs: $*" >&2; exit 1; }
 
-[[ $# -eq 2 ]] || die "usage: initramfs.sh KVER OUTPUT"
+[[ $# -eq 2 || $# -eq 3 ]] || die "usage: initramfs.sh KVER OUTPUT [MODDIR]"
 kver=$1
 output=$2
+moddir=${3:-/lib/modules/$kver}
 libdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-moddir=/lib/modules/$kver
 wanted=(virtio_pci 9pnet_virtio 9p)
 
-[[ -r $moddir/modules.dep ]] || die "no $moddir/modules.dep: is the kernel image package for $kver installed?"
+[[ -r $moddir/modules.dep || -r $moddir/modules.builtin ]] ||
+	die "no $moddir/modules.dep: is the kernel image package for $kver installed?"
 busybox=$(command -v busybox) || die "busybox not found: apt-get install busybox-static"
 if ldd "$busybox" >/dev/null 2>&1; then
 	die "$busybox is dynamically linked: apt-get install busybox-static"
@@ -31,7 +34,7 @@ fi
 module_path() {
 	local name=$1 re line
 	re="^([^:]*/)?${name//-/[-_]}\\.ko(\\.xz|\\.zst|\\.gz)?:"
-	if line=$(grep -m 1 -Eo "$re" "$moddir/modules.dep"); then
+	if line=$(grep -m 1 -Eo "$re" "$moddir/modules.dep" 2>/dev/null); then
 		echo "${line%:}"
 		return 0
 	fi
