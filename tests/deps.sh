@@ -14,6 +14,9 @@ packages=(
 	# the kernels the VM tests boot, and their headers
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	# and their PREEMPT_RT flavours
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 	# the VM
 	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
 	# userland: cprof-dump and its tests
@@ -22,6 +25,12 @@ packages=(
 	# tests and checks
 	linux-perf perl sparse shellcheck
 )
+
+# tests/deps.sh --debug: also what make check-debug needs to build its
+# kernel.
+if [[ ${1:-} == --debug ]]; then
+	packages+=(linux-source-6.1 bc bison flex libssl-dev libelf-dev rsync)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do
