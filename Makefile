@@ -3,6 +3,7 @@
 #   make KDIR=/usr/src/linux-headers-X   build the module for another kernel
 #   make demo            profile a sample workload (here, or in a QEMU VM)
 #   make check           install what is missing, run every test
+#   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
 #   make install         install cprof-dump and cprof.ko
 #   make workloads       build the sample workloads into build/workloads
@@ -17,7 +18,7 @@ KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 BENCH_TESTS ?= b_*
 BENCH_KERNELS ?= 6.1 6.12
 
-.PHONY: all module userland clean install check demo bench workloads
+.PHONY: all module userland clean install check check-debug demo bench workloads
 
 all: module userland
 
@@ -37,6 +38,9 @@ workloads:
 
 check:
 	tests/check.sh
+
+check-debug:
+	tests/debug/check.sh
 
 demo:
 	tests/demo/run.sh
