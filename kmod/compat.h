@@ -2,8 +2,8 @@
 /*
  * The one place where kernel differences are handled.  Force-included from
  * Kbuild: the rest of the module is written against the newest kernel API,
- * and this file gives older kernels what they lack.  Kbuild probes features,
- * not versions, and passes the results as CPROF_HAVE_* defines.
+ * and this file gives older kernels what they lack, testing for the
+ * feature itself (a macro the newer headers define), never for a version.
  */
 #ifndef CPROF_COMPAT_H
 #define CPROF_COMPAT_H

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types shared by the units of the module.  Each unit's interface is in its
- * own header; this one holds the settings and the per-CPU state.
+ * own header; this one holds the settings and the per-CPU counters.
  */
 #ifndef CPROF_H
 #define CPROF_H
 
 #include <linux/cpumask.h>
-#include <linux/hrtimer.h>
+#include <linux/gfp.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
 #include "cprof_format.h"
-#include "ring.h"
 
 #define CPROF_FREQ_MAX		100000	/* 10 us period */
 #define CPROF_SECONDS_MAX	86400
 #define CPROF_BUDGET_DEFAULT	25	/* % of a CPU, as perf's default */
+#define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
@@ -34,6 +34,23 @@ struct cprof_settings {
 	cpumask_var_t cpus;	/* meaningful when !all_cpus */
 };
 
+static inline int cprof_settings_alloc(struct cprof_settings *s)
+{
+	return zalloc_cpumask_var(&s->cpus, GFP_KERNEL) ? 0 : -ENOMEM;
+}
+
+static inline void cprof_settings_free(struct cprof_settings *s)
+{
+	free_cpumask_var(s->cpus);
+}
+
+static inline void cprof_settings_copy(struct cprof_settings *dst,
+				       const struct cprof_settings *src)
+{
+	dst->scalars = src->scalars;
+	cpumask_copy(dst->cpus, src->cpus);
+}
+
 /* Counters since the module was loaded; written by one CPU only. */
 struct cprof_cpu_stats {
 	u64 samples;
@@ -44,19 +61,8 @@ struct cprof_cpu_stats {
 	u64 throttles;
 	u64 handler_ns_total;
 	u64 handler_ns_max;
+	u64 overhead_ns_total;	/* estimated entry, exit and re-arm */
 	u64 ticks;
-};
-
-struct cprof_cpu {
-	struct hrtimer timer;
-	struct cprof_ring ring;
-	struct cprof_cpu_stats stats;
-	u64 period_ns;		/* effective period, >= the requested one */
-	u64 avg_ns;		/* moving average of the handler time */
-	u64 lost_pending;	/* samples lost, not yet reported */
-	u64 lost_since;		/* time of the first unreported loss */
-	u64 lost_profile;	/* samples lost in this profile */
-	bool period_changed;	/* a THROTTLE record is owed */
 };
 
 #endif /* CPROF_H */

@@ -40,6 +40,7 @@ enum cprof_mode {
 
 /* header.flags */
 #define CPROF_HDR_IDLE		(1u << 0)	/* idle tasks were sampled */
+#define CPROF_HDR_NO_KERNEL	(1u << 1)	/* kernel addresses withheld */
 
 struct cprof_header {
 	char	magic[CPROF_MAGIC_LEN];	/* CPROF_MAGIC */
@@ -56,7 +57,7 @@ struct cprof_header {
 	__u32	mode;			/* enum cprof_mode */
 	__u32	pid;			/* tgid filter, 0 = all */
 	__u32	flags;			/* CPROF_HDR_* */
-	__u32	reserved;
+	__u32	profile_id;		/* profiles since the module loaded */
 	__u64	ksym_schedule;		/* runtime address of schedule() */
 	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
 };

@@ -12,7 +12,7 @@
 #include <linux/string.h>
 
 #include "ctl.h"
-#include "stream.h"
+#include "session.h"
 
 #define CPROF_CTL_LINE_MAX	256
 
@@ -70,7 +70,7 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	if (!strcmp(line, "pid"))
 		return cprof_parse_u32(val, 0, PID_MAX_LIMIT, &s->pid);
 	if (!strcmp(line, "budget"))
-		return cprof_parse_u32(val, 1, 100, &s->budget);
+		return cprof_parse_u32(val, 1, CPROF_BUDGET_MAX, &s->budget);
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -90,28 +90,27 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	return -EINVAL;
 }
 
-static void cprof_settings_copy(struct cprof_settings *dst,
-				const struct cprof_settings *src)
-{
-	dst->scalars = src->scalars;
-	cpumask_copy(dst->cpus, src->cpus);
-}
-
-/*
- * Apply "key=value" lines (the last may lack its newline).  All or nothing:
- * -EINVAL for any bad line, an empty write or an over-long line; -EBUSY when
- * a profile runs.  "stop=1" alone is the exception: it ends the running
- * profile early (cprof_stream_stop()) and is a no-op when none runs.
- * Called with cprof_lock held.
+/**
+ * cprof_ctl_apply() - apply "key=value" lines (the last may lack its newline)
+ * @text: the lines, NUL-terminated
+ *
+ * All or nothing: -EINVAL for any bad line, an empty write or an over-long
+ * line; -EBUSY when a profile runs.  "stop=1" alone is the exception: it
+ * ends the profile running now, if any (never a later one).
+ *
+ * Context: process, cprof_lock held.
+ * Return: 0 or a negative errno.
  */
-int cprof_ctl_apply(const char *text, bool profiling)
+int cprof_ctl_apply(const char *text)
 {
+	bool profiling = cprof_session_active();
 	struct cprof_settings s;
 	char *buf, *p, *line;
 	int n = 0, err = 0;
 	bool stop = false;
 
-	if (!zalloc_cpumask_var(&s.cpus, GFP_KERNEL))
+	lockdep_assert_held(&cprof_lock);
+	if (cprof_settings_alloc(&s))
 		return -ENOMEM;
 	buf = kstrdup(text, GFP_KERNEL);
 	if (!buf) {
@@ -133,15 +132,15 @@ int cprof_ctl_apply(const char *text, bool profiling)
 		err = -EINVAL;
 	if (!err && stop && n > 1)
 		err = -EINVAL;		/* stop=1 goes alone */
-	if (!err && stop && profiling)
-		cprof_stream_stop();
+	if (!err && stop)
+		cprof_session_stop_current(CPROF_END_STOP);
 	else if (!err && !stop && profiling)
 		err = -EBUSY;
 	else if (!err && !stop)
 		cprof_settings_copy(&cprof_set, &s);
 	kfree(buf);
 free_mask:
-	free_cpumask_var(s.cpus);
+	cprof_settings_free(&s);
 	return err;
 }
 
@@ -168,9 +167,9 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 
 	if (!freq || freq > CPROF_FREQ_MAX || !seconds ||
 	    seconds > CPROF_SECONDS_MAX || !depth || depth > CPROF_MAX_DEPTH ||
-	    !budget || budget > 100)
+	    !budget || budget > CPROF_BUDGET_MAX)
 		return -EINVAL;
-	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL))
+	if (cprof_settings_alloc(s))
 		return -ENOMEM;
 	s->freq = freq;
 	s->seconds = seconds;
@@ -183,5 +182,5 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 
 void cprof_ctl_exit(void)
 {
-	free_cpumask_var(cprof_set.cpus);
+	cprof_settings_free(&cprof_set);
 }

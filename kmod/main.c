@@ -10,7 +10,7 @@
 #include "maps.h"
 #include "procfs.h"
 #include "sample.h"
-#include "stream.h"
+#include "session.h"
 
 static uint freq = 99;
 module_param(freq, uint, 0400);
@@ -26,17 +26,22 @@ MODULE_PARM_DESC(depth, "max frames per stack (1-127, default 127)");
 
 static uint budget = CPROF_BUDGET_DEFAULT;
 module_param(budget, uint, 0400);
-MODULE_PARM_DESC(budget, "max handler time, % of a CPU (1-100, default 25)");
+MODULE_PARM_DESC(budget, "max tick cost, % of a CPU (1-50, default 25)");
 
 static uint buffer_kb = 1024;
 module_param(buffer_kb, uint, 0400);
 MODULE_PARM_DESC(buffer_kb, "per-CPU buffer, KiB, power of two (64-65536, default 1024)");
 
+static uint buffers_mb = 64;
+module_param(buffers_mb, uint, 0400);
+MODULE_PARM_DESC(buffers_mb, "cap on all per-CPU buffers together, MiB (1-65536, default 64): more CPUs get smaller buffers");
+
 static int __init cprof_init(void)
 {
 	int err;
 
-	if (buffer_kb < 64 || buffer_kb > 65536 || !is_power_of_2(buffer_kb))
+	if (buffer_kb < 64 || buffer_kb > 65536 || !is_power_of_2(buffer_kb) ||
+	    !buffers_mb || buffers_mb > 65536)
 		return -EINVAL;
 	err = cprof_ctl_init(freq, seconds, depth, budget);
 	if (err)
@@ -44,7 +49,7 @@ static int __init cprof_init(void)
 	err = cprof_maps_init();
 	if (err)
 		goto ctl_exit;
-	err = cprof_sample_init(buffer_kb * 1024);
+	err = cprof_sample_init(buffer_kb * 1024, (u64)buffers_mb << 20);
 	if (err)
 		goto maps_exit;
 	err = cprof_procfs_init();
@@ -54,7 +59,6 @@ static int __init cprof_init(void)
 
 sample_exit:
 	cprof_sample_exit();
-	cprof_stream_exit();
 maps_exit:
 	cprof_maps_exit();
 ctl_exit:
@@ -64,10 +68,10 @@ ctl_exit:
 
 static void __exit cprof_exit(void)
 {
-	cprof_stream_unload();
+	cprof_session_unload();
 	cprof_procfs_exit();
 	cprof_sample_exit();
-	cprof_stream_exit();
+	cprof_session_exit();
 	cprof_maps_exit();
 	cprof_ctl_exit();
 }

@@ -76,6 +76,7 @@ struct cprof_maps_req {
 	const struct mm_struct *mm;
 	u64 exec_id;
 	u64 addr;			/* the uncovered address */
+	u64 time_ns;			/* of the sample that asked */
 };
 
 struct cprof_maps_key {
@@ -180,7 +181,7 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
  * the sampled user addresses @ips is not covered by what was emitted.
  * Returns true when a request was queued.
  */
-bool cprof_maps_note(const u64 *ips, int n)
+bool cprof_maps_note(const u64 *ips, int n, u64 now)
 {
 	struct task_struct *tsk = current;
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
@@ -221,6 +222,7 @@ bool cprof_maps_note(const u64 *ips, int n)
 	req->mm = tsk->mm;
 	req->exec_id = exec_id;
 	req->addr = addr;
+	req->time_ns = now;
 	/* Pairs with smp_load_acquire() in cprof_maps_pop(). */
 	smp_store_release(&q->head, q->head + 1);
 	return true;
@@ -380,9 +382,14 @@ static u8 cprof_build_id(struct file *file, u8 *id)
 	return 0;
 }
 
-/* Write one CPROF_REC_MMAP at @dst; 0 if it does not fit in @room. */
+/*
+ * Write one CPROF_REC_MMAP at @dst; 0 if it does not fit in @room.  It is
+ * stamped with the time of the sample that asked for it: a sample before
+ * that time belongs to whatever was mapped there before (an exec of another
+ * binary at the same address), one after it to this mapping.
+ */
 static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
-			      const struct cprof_vma *v, u64 now_ns)
+			      const struct cprof_vma *v, u64 time_ns)
 {
 	struct cprof_mmap *m = dst;
 	const char *path = v->name;
@@ -401,7 +408,7 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 	memmove(m->path, path, len);	/* path may live in cprof_maps_page */
 	m->rec.type = CPROF_REC_MMAP;
 	m->rec.size = size;
-	m->time_ns = now_ns;
+	m->time_ns = time_ns;
 	m->pid = tgid;
 	m->start = v->start;
 	m->end = v->end;
@@ -411,17 +418,42 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 	return size;
 }
 
+/* Was @v emitted before?  @old's ranges are sorted and do not overlap. */
 static bool cprof_range_known(const struct cprof_mmstate *old,
 			      const struct cprof_vma *v)
 {
-	u32 i;
+	u32 lo = 0, hi = old ? old->nr : 0;
 
-	for (i = 0; old && i < old->nr; i++)
-		if (old->ranges[i].start == v->start &&
-		    old->ranges[i].end == v->end &&
-		    old->ranges[i].pgoff == v->pgoff)
-			return true;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct cprof_range *r = &old->ranges[mid];
+
+		if (v->start < r->start)
+			hi = mid;
+		else if (v->start > r->start)
+			lo = mid + 1;
+		else
+			return r->end == v->end && r->pgoff == v->pgoff;
+	}
 	return false;
+}
+
+/* The index of the mapping in @v (sorted) holding @addr, or @nr. */
+static u32 cprof_vma_index(const struct cprof_vma *v, u32 nr, u64 addr)
+{
+	u32 lo = 0, hi = nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (addr < v[mid].start)
+			hi = mid;
+		else if (addr >= v[mid].end)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return nr;
 }
 
 static void cprof_mm_evict_one(void)
@@ -431,34 +463,47 @@ static void cprof_mm_evict_one(void)
 
 	hash_for_each(cprof_mm_table, bkt, st, node) {
 		hash_del_rcu(&st->node);
-		kfree_rcu(st, rcu);
+		kvfree_rcu(st, rcu);
 		cprof_mm_count--;
 		return;
 	}
 }
 
-/* Serve one request: emit the new ranges of @tsk's address space. */
+/*
+ * Serve one request: emit the new ranges of @tsk's address space, the one
+ * holding the address that asked first (with thousands of mappings, the
+ * rest may take several requests' worth of room).
+ */
 static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			       const struct cprof_maps_req *req, void *dst,
-			       size_t room, u64 now_ns)
+			       size_t room)
 {
 	struct cprof_mmstate *old, *st;
 	struct cprof_vma *v;
-	size_t done = 0, size;
-	u32 nr, i;
+	size_t done = 0, size, first_done = 0;
+	u32 nr, i, first;
 
 	v = cprof_maps_collect(mm, &nr);
 	if (!v)
 		return 0;
-	st = kzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
+	/* A process may have tens of thousands of executable mappings. */
+	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
 	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
+	first = cprof_vma_index(v, nr, req->addr);
+	if (first < nr && st && !cprof_range_known(old, &v[first])) {
+		first_done = cprof_maps_emit(dst, room, tsk->tgid, &v[first],
+					     req->time_ns);
+		done = first_done;
+	}
 	for (i = 0; i < nr; i++) {
 		bool known = cprof_range_known(old, &v[i]);
 
 		size = 0;
-		if (!known && st)
+		if (i == first)
+			known = known || first_done;
+		else if (!known && st)
 			size = cprof_maps_emit(dst + done, room - done,
-					       tsk->tgid, &v[i], now_ns);
+					       tsk->tgid, &v[i], req->time_ns);
 		if (st && (known || size)) {
 			st->ranges[st->nr].start = v[i].start;
 			st->ranges[st->nr].end = v[i].end;
@@ -487,7 +532,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 				       1UL << min(st->syncs, 8u));
 	if (old) {
 		hash_del_rcu(&old->node);
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 		cprof_mm_count--;
 	} else if (cprof_mm_count >= CPROF_MAPS_MAX) {
 		cprof_mm_evict_one();
@@ -498,7 +543,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 }
 
 static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
-				size_t room, u64 now_ns)
+				size_t room)
 {
 	struct task_struct *tsk = get_pid_task(req->pid, PIDTYPE_PID);
 	struct mm_struct *mm;
@@ -509,7 +554,7 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
 		return 0;
 	mm = get_task_mm(tsk);
 	if (mm == req->mm && READ_ONCE(tsk->self_exec_id) == req->exec_id)
-		done = cprof_maps_serve(tsk, mm, req, dst, room, now_ns);
+		done = cprof_maps_serve(tsk, mm, req, dst, room);
 	if (mm)
 		mmput(mm);
 	put_task_struct(tsk);
@@ -520,7 +565,7 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
  * Reader context: serve queued requests, writing MMAP records to @dst while
  * at least CPROF_MAPS_ROOM of @room is left.  Returns the bytes written.
  */
-size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns)
+size_t cprof_maps_sync(void *dst, size_t room)
 {
 	struct cprof_maps_req req;
 	size_t done = 0;
@@ -532,7 +577,7 @@ size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns)
 
 		while (room - done >= CPROF_MAPS_ROOM && cprof_maps_pop(q, &req))
 			done += cprof_maps_handle(&req, dst + done,
-						  room - done, now_ns);
+						  room - done);
 	}
 	mutex_unlock(&cprof_maps_mutex);
 	return done;
@@ -556,7 +601,7 @@ void cprof_maps_reset(void)
 	}
 	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node) {
 		hash_del_rcu(&st->node);
-		kfree_rcu(st, rcu);
+		kvfree_rcu(st, rcu);
 	}
 	cprof_mm_count = 0;
 	mutex_unlock(&cprof_maps_mutex);

@@ -7,10 +7,10 @@
 int cprof_maps_init(void);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
-bool cprof_maps_note(const u64 *ips, int n);
+bool cprof_maps_note(const u64 *ips, int n, u64 now);
 bool cprof_maps_exec_addr(u64 addr);
 bool cprof_maps_pending(void);
-size_t cprof_maps_sync(void *dst, size_t room, u64 now_ns);
+size_t cprof_maps_sync(void *dst, size_t room);
 
 /* Room a reader should have before calling cprof_maps_sync(). */
 #define CPROF_MAPS_ROOM		(64 * 1024)

@@ -1,25 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/cprof/{profile,ctl,stats}, root only: stacks and kernel addresses
- * would defeat KASLR for anyone else.
+ * /proc/cprof/{profile,ctl,stats}: root's files (mode 0400/0600), and
+ * beyond that perf's permission model (access.c), checked at open.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "access.h"
 #include "cprof.h"
 #include "ctl.h"
-#include "sample.h"
-#include "stream.h"
 #include "procfs.h"
+#include "sample.h"
+#include "session.h"
+#include "stream.h"
 
 #define CPROF_CTL_WRITE_MAX	4096
 
 static struct proc_dir_entry *cprof_dir;
 
+static int cprof_profile_open(struct inode *inode, struct file *file)
+{
+	int err = cprof_access_check();
+
+	if (!err)
+		err = cprof_stream_open(file, cprof_access_kernel_addrs());
+	return err ?: nonseekable_open(inode, file);
+}
+
 static const struct proc_ops cprof_profile_ops = {
-	.proc_open	= cprof_stream_open,
+	.proc_open	= cprof_profile_open,
 	.proc_read	= cprof_stream_read,
 	.proc_release	= cprof_stream_release,
 };
@@ -32,9 +43,12 @@ static int cprof_ctl_seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* Anyone the file mode lets in reads the settings; writers profile. */
 static int cprof_ctl_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, cprof_ctl_seq_show, NULL);
+	int err = file->f_mode & FMODE_WRITE ? cprof_access_check() : 0;
+
+	return err ?: single_open(file, cprof_ctl_seq_show, NULL);
 }
 
 static ssize_t cprof_ctl_write(struct file *file, const char __user *ubuf,
@@ -51,7 +65,7 @@ static ssize_t cprof_ctl_write(struct file *file, const char __user *ubuf,
 	err = -EINVAL;
 	if (strlen(text) == count) {
 		mutex_lock(&cprof_lock);
-		err = cprof_ctl_apply(text, cprof_stream_busy());
+		err = cprof_ctl_apply(text);
 		mutex_unlock(&cprof_lock);
 	}
 	kfree(text);
@@ -77,6 +91,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
 	sum->handler_ns_max = max(sum->handler_ns_max, c->handler_ns_max);
+	sum->overhead_ns_total += c->overhead_ns_total;
 	sum->ticks += c->ticks;
 }
 
@@ -93,6 +108,8 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%shandler_ns_total %llu\n", prefix,
 		   c->handler_ns_total);
 	seq_printf(m, "%shandler_ns_max %llu\n", prefix, c->handler_ns_max);
+	seq_printf(m, "%soverhead_ns_total %llu\n", prefix,
+		   c->overhead_ns_total);
 	seq_printf(m, "%sticks %llu\n", prefix, c->ticks);
 }
 
@@ -107,28 +124,29 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	char prefix[24];
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct cprof_cpu_stats c = cprof_cpu(cpu)->stats;
+	struct cprof_cpu_stats c;
+	u64 period;
 
+	for_each_possible_cpu(cpu) {
+		cprof_sample_stats(cpu, &c);
 		cprof_stats_add(&sum, &c);
 	}
-	seq_printf(m, "profiling %d\n", cprof_stream_busy());
+	seq_printf(m, "profiling %d\n", cprof_session_active());
+	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
-		struct cprof_cpu *pc = cprof_cpu(cpu);
-		struct cprof_cpu_stats c = pc->stats;
-
+		period = cprof_sample_stats(cpu, &c);
 		snprintf(prefix, sizeof(prefix), "cpu%d.", cpu);
 		cprof_stats_print(m, prefix, &c);
-		seq_printf(m, "%speriod_ns %llu\n", prefix,
-			   READ_ONCE(pc->period_ns));
+		seq_printf(m, "%speriod_ns %llu\n", prefix, period);
 	}
 	return 0;
 }
 
 static int cprof_stats_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, cprof_stats_seq_show, NULL);
+	return cprof_access_check() ?: single_open(file, cprof_stats_seq_show,
+						   NULL);
 }
 
 static const struct proc_ops cprof_stats_ops = {

@@ -5,37 +5,76 @@
  * CPU's ring, straight from the unwinders, with no lock shared between CPUs,
  * no allocation and no sleeping.
  *
- * Self-throttle: each CPU keeps a moving average of its handler time.  When
- * that average would use more than the budget (ctl "budget", % of a CPU) at
- * the requested period, the CPU lengthens its own period and says so in the
- * stream (CPROF_REC_THROTTLE), so no frequency can lock a machine up and the
- * reader can weigh each sample by the period it stands for.
+ * Rings exist only while a profile runs, one per selected online CPU (a CPU
+ * that comes online during the profile gets its own then), within a cap on
+ * their total size: when buffer_kb times the CPUs would pass it, every ring
+ * is made smaller.
+ *
+ * Self-throttle: each CPU keeps a moving average of what a tick costs it.
+ * When that average would use more than the budget (ctl "budget", % of a
+ * CPU, at most CPROF_BUDGET_MAX) at the current period, the CPU lengthens
+ * its own period and says so in the stream (CPROF_REC_THROTTLE), so no
+ * frequency can lock a machine up and the reader can weigh each sample by
+ * the period it stands for.  The handler times itself; what it cannot time
+ * is estimated: the interrupt entry and the hrtimer core before it by the
+ * least delay from the timer's expiry to the handler over the last
+ * CPROF_FLOOR_TICKS ticks (the rest of a delay is other work: interrupts
+ * disabled elsewhere, a vCPU not running), the exit and re-arm after it as
+ * costing that much again.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/topology.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/topology.h>
 #include <asm/irq_regs.h>
 
 #include "cprof.h"
-#include "ctl.h"
 #include "maps.h"
+#include "ring.h"
 #include "sample.h"
-#include "stream.h"
+#include "session.h"
 #include "unwind.h"
+
+#define CPROF_RING_MIN		(64 * 1024)
+/* A CPU wakes the reader at most this often (each kick is a self-IPI). */
+#define CPROF_KICK_NS		(2 * NSEC_PER_MSEC)
+#define CPROF_FLOOR_TICKS	64
+
+struct cprof_cpu {
+	struct hrtimer timer;
+	struct cprof_ring ring;	/* no data outside a profile */
+	struct cprof_cpu_stats stats;
+	u64 period_ns;		/* effective period, >= the requested one */
+	u64 avg_ns;		/* moving average of a tick's cost */
+	u64 lost_pending;	/* samples lost, not yet reported */
+	u64 lost_since;		/* time of the first unreported loss */
+	u64 lost_profile;	/* samples lost in this profile */
+	u64 next_kick_ns;	/* no kick before this */
+	u64 entry_floor;	/* least entry delay of the last window */
+	u64 entry_min;		/* least entry delay in this window */
+	u32 window_ticks;	/* ticks in this window */
+	bool period_changed;	/* a THROTTLE record is owed */
+};
 
 static DEFINE_PER_CPU(struct cprof_cpu, cprof_cpus);
 static bool cprof_active;	/* ticks sample and re-arm */
+static const struct cprof_settings *cprof_tick_set; /* the profile's */
 static u64 cprof_base_period;	/* requested period of the running profile */
 static u64 cprof_deadline;	/* ticks stop by themselves at this time */
+static u32 cprof_ring_size;	/* buffer_kb, in bytes */
+static u64 cprof_rings_max;	/* cap on all rings together, bytes */
+static u32 cprof_profile_ring;	/* ring size in the running profile */
+static u64 cprof_rings_bytes;	/* allocated now; under the hotplug lock */
 static int cprof_hp_state = -1;
 
-struct cprof_cpu *cprof_cpu(int cpu)
+static struct cprof_cpu *cprof_cpu(int cpu)
 {
 	return per_cpu_ptr(&cprof_cpus, cpu);
 }
@@ -50,7 +89,7 @@ static void cprof_lose(struct cprof_cpu *pc, u64 now)
 }
 
 /* Fill @l with the losses of @pc not yet reported, which now are. */
-void cprof_sample_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l)
+static void cprof_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->rec.type = CPROF_REC_LOST;
@@ -69,7 +108,7 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 
 		if (!l)
 			return false;
-		cprof_sample_put_lost(pc, cpu, l);
+		cprof_put_lost(pc, cpu, l);
 		cprof_ring_commit(&pc->ring, CPROF_REC_LOST, 0, sizeof(*l));
 	}
 	if (pc->period_changed) {
@@ -90,13 +129,14 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 
 static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 {
-	const struct cprof_settings *set = &cprof_set;
+	const struct cprof_settings *set = cprof_tick_set;
 	struct task_struct *tsk = current;
 	int cpu = smp_processor_id();
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	int nk = 0, nu = 0;
 	u16 flags = 0;
+	bool kick;
 
 	if (!regs)
 		return;
@@ -145,29 +185,45 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	if (flags & CPROF_SAMPLE_KERN_TRUNC)
 		pc->stats.kernel_truncated++;
 	/* The ring is ours until the next tick: s is still ours to read. */
-	if ((nu && cprof_maps_note(s->ips + nk, nu)) ||
-	    cprof_ring_half_full(&pc->ring))
-		cprof_stream_kick();
+	kick = nu && cprof_maps_note(s->ips + nk, nu, now);
+	if ((kick || cprof_ring_half_full(&pc->ring)) &&
+	    now >= pc->next_kick_ns) {
+		pc->next_kick_ns = now + CPROF_KICK_NS;
+		cprof_session_kick();
+	}
 }
 
-/* Lengthen or restore this CPU's period to keep the handler in budget. */
-static void cprof_account(struct cprof_cpu *pc, u64 dt)
+/*
+ * Lengthen or restore this CPU's period to keep the ticks in budget.
+ * @entry: from the timer's expiry to the handler; @dt: the handler.
+ */
+static void cprof_account(struct cprof_cpu *pc, u64 entry, u64 dt)
 {
-	u64 want;
+	u64 cost, want, unseen;
 
+	if (entry < pc->entry_min)
+		pc->entry_min = entry;
+	if (++pc->window_ticks == CPROF_FLOOR_TICKS) {
+		pc->entry_floor = pc->entry_min;
+		pc->entry_min = U64_MAX;
+		pc->window_ticks = 0;
+	}
+	unseen = 2 * pc->entry_floor;
 	pc->stats.handler_ns_total += dt;
+	pc->stats.overhead_ns_total += unseen;
 	if (dt > pc->stats.handler_ns_max)
 		pc->stats.handler_ns_max = dt;
 	/*
-	 * A handler cannot cost more than a period without the ticks falling
+	 * A tick cannot cost more than a period without the ticks falling
 	 * behind, which a real overload does every tick: count one at most a
 	 * period, so that a single stall (an NMI, a hypervisor preempting the
-	 * vCPU) does not cut the rate by itself.
+	 * vCPU) does not cut the rate by itself.  With the budget at most
+	 * half a CPU the average can always pass it.
 	 */
-	dt = min(dt, pc->period_ns);
-	pc->avg_ns = pc->avg_ns ? pc->avg_ns - (pc->avg_ns >> 3) + (dt >> 3)
-				: dt;
-	want = div_u64(pc->avg_ns * 100, cprof_set.budget);
+	cost = min(dt + unseen, pc->period_ns);
+	pc->avg_ns = pc->avg_ns ? pc->avg_ns - (pc->avg_ns >> 3) + (cost >> 3)
+				: cost;
+	want = div_u64(pc->avg_ns * 100, cprof_tick_set->budget);
 	if (want < cprof_base_period)
 		want = cprof_base_period;
 	if (want > pc->period_ns + (pc->period_ns >> 3)) {
@@ -184,14 +240,16 @@ static void cprof_account(struct cprof_cpu *pc, u64 dt)
 static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 {
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
-	u64 now = ktime_get_ns(), end;
+	u64 now = ktime_get_ns(), expires, entry, end;
 
 	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
 		return HRTIMER_NORESTART;
+	expires = ktime_to_ns(hrtimer_get_expires(timer));
+	entry = now > expires ? now - expires : 0;
 	pc->stats.ticks++;
 	cprof_sample(pc, get_irq_regs(), now);
 	end = ktime_get_ns();
-	cprof_account(pc, end - now);
+	cprof_account(pc, entry, end - now);
 	/* hrtimer_forward_now() would read the clock a third time */
 	hrtimer_forward(timer, ns_to_ktime(end), ns_to_ktime(pc->period_ns));
 	return HRTIMER_RESTART;
@@ -208,12 +266,35 @@ static void cprof_arm_local(void *unused)
 
 static bool cprof_cpu_selected(int cpu)
 {
-	return cprof_set.all_cpus || cpumask_test_cpu(cpu, cprof_set.cpus);
+	return cprof_tick_set->all_cpus ||
+	       cpumask_test_cpu(cpu, cprof_tick_set->cpus);
+}
+
+/*
+ * Give @cpu a ring for the running profile if it has none (a CPU keeps its
+ * ring, and what is in it, when it goes offline).  Sleeps; the hotplug lock
+ * is held (read or write), which serializes cprof_rings_bytes.
+ */
+static int cprof_cpu_ring(int cpu)
+{
+	struct cprof_ring *r = &cprof_cpu(cpu)->ring;
+	int err;
+
+	if (r->data)
+		return 0;
+	if (cprof_rings_bytes + cprof_profile_ring > cprof_rings_max)
+		return -ENOMEM;
+	err = cprof_ring_init(r, cprof_profile_ring, cpu_to_node(cpu));
+	if (!err)
+		cprof_rings_bytes += cprof_profile_ring;
+	return err;
 }
 
 static int cprof_cpu_online(unsigned int cpu)
 {
-	if (READ_ONCE(cprof_active) && cprof_cpu_selected(cpu))
+	/* A CPU without a ring (over the cap) is not sampled. */
+	if (READ_ONCE(cprof_active) && cprof_cpu_selected(cpu) &&
+	    !cprof_cpu_ring(cpu))
 		cprof_arm_local(NULL);
 	return 0;
 }
@@ -224,32 +305,72 @@ static int cprof_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/*
- * Called with cprof_lock held, no profile running.  The ticks end by
- * themselves at @deadline_ns, even if the reader stops reading.
- */
-void cprof_sample_start(u64 period_ns, u64 deadline_ns)
+/* The hotplug lock is held. */
+static void cprof_rings_free(void)
 {
 	int cpu;
 
+	for_each_possible_cpu(cpu) {
+		struct cprof_cpu *pc = cprof_cpu(cpu);
+
+		if (pc->ring.data)
+			cprof_ring_free(&pc->ring);
+	}
+	cprof_rings_bytes = 0;
+}
+
+/**
+ * cprof_sample_start() - give the selected online CPUs a ring, arm their ticks
+ * @set: the profile's settings, read by the ticks until cprof_sample_stop()
+ * @period_ns: the requested period
+ * @deadline_ns: the ticks end by themselves then, even if nobody reads
+ *
+ * Context: process, no profile running.
+ * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory).
+ */
+int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
+		       u64 deadline_ns)
+{
+	u32 n = 0, size = cprof_ring_size;
+	int cpu, err = 0;
+
+	cprof_tick_set = set;
 	cprof_base_period = period_ns;
 	cprof_deadline = deadline_ns;
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 
-		cprof_ring_reset(&pc->ring);
 		pc->period_ns = period_ns;
 		pc->avg_ns = 0;
 		pc->lost_pending = 0;
 		pc->lost_profile = 0;
+		pc->next_kick_ns = 0;
+		pc->entry_floor = 0;
+		pc->entry_min = U64_MAX;
+		pc->window_ticks = 0;
 		pc->period_changed = false;
 	}
 	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		n += cprof_cpu_selected(cpu);
+	while (size > CPROF_RING_MIN && (u64)n * size > cprof_rings_max)
+		size >>= 1;
+	cprof_profile_ring = size;
+	for_each_online_cpu(cpu) {
+		if (cprof_cpu_selected(cpu))
+			err = err ?: cprof_cpu_ring(cpu);
+	}
+	if (err) {
+		cprof_rings_free();
+		cpus_read_unlock();
+		return err;
+	}
 	WRITE_ONCE(cprof_active, true);
 	for_each_online_cpu(cpu)
 		if (cprof_cpu_selected(cpu))
 			smp_call_function_single(cpu, cprof_arm_local, NULL, 1);
 	cpus_read_unlock();
+	return 0;
 }
 
 /* After this returns no tick runs and none will until the next start. */
@@ -264,39 +385,125 @@ void cprof_sample_stop(void)
 	cpus_read_unlock();
 }
 
-int cprof_sample_init(u32 ring_size)
+/* After cprof_sample_stop(), once the reader is done: free the rings. */
+void cprof_sample_release(void)
+{
+	cpus_read_lock();
+	cprof_rings_free();
+	cpus_read_unlock();
+}
+
+/**
+ * cprof_sample_drain() - copy whole records of one CPU's ring
+ * @cpu: the CPU
+ * @dst: where to
+ * @room: bytes available at @dst
+ * @nr_samples: incremented by the sample records copied
+ *
+ * Context: the reader, during a profile.
+ * Return: the bytes copied.
+ */
+size_t cprof_sample_drain(int cpu, void *dst, size_t room, u64 *nr_samples)
+{
+	struct cprof_ring *r = &cprof_cpu(cpu)->ring;
+
+	return r->data ? cprof_ring_drain(r, dst, room, nr_samples) : 0;
+}
+
+/* Context: the reader, after cprof_sample_stop().  Are all rings empty? */
+bool cprof_sample_drained(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct cprof_ring *r = &cprof_cpu(cpu)->ring;
+
+		if (r->data && !cprof_ring_empty(r))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * cprof_sample_flush_lost() - report the losses no ring could hold
+ * @dst: where to write CPROF_REC_LOST records
+ * @room: bytes available at @dst
+ * @total: set to the samples lost in this profile, all CPUs
+ *
+ * Context: the reader, after cprof_sample_stop().
+ * Return: the bytes written (as many records as fit).
+ */
+size_t cprof_sample_flush_lost(void *dst, size_t room, u64 *total)
+{
+	size_t done = 0;
+	int cpu;
+
+	*total = 0;
+	for_each_possible_cpu(cpu) {
+		struct cprof_cpu *pc = cprof_cpu(cpu);
+
+		*total += pc->lost_profile;
+		if (!pc->lost_pending || room - done < sizeof(struct cprof_lost))
+			continue;
+		cprof_put_lost(pc, cpu, dst + done);
+		done += sizeof(struct cprof_lost);
+	}
+	return done;
+}
+
+/**
+ * cprof_sample_stats() - one CPU's counters since load, and its period now
+ * @cpu: the CPU
+ * @st: filled with the counters (each may be a little stale)
+ * Return: the CPU's current period, ns.
+ */
+u64 cprof_sample_stats(int cpu, struct cprof_cpu_stats *st)
+{
+	struct cprof_cpu *pc = cprof_cpu(cpu);
+
+	*st = pc->stats;
+	return READ_ONCE(pc->period_ns);
+}
+
+/* Bytes of ring allocated now. */
+u64 cprof_sample_ring_bytes(void)
+{
+	return READ_ONCE(cprof_rings_bytes);
+}
+
+/**
+ * cprof_sample_init() - prepare the timers and the hotplug callbacks
+ * @ring_size: bytes per CPU ring, a power of two
+ * @rings_max: cap on all rings together, bytes
+ * Return: 0 or a negative errno.
+ */
+int cprof_sample_init(u32 ring_size, u64 rings_max)
 {
 	int cpu, err;
 
+	if (!is_power_of_2(ring_size) || ring_size < CPROF_RING_MIN ||
+	    rings_max < CPROF_RING_MIN)
+		return -EINVAL;
+	cprof_ring_size = ring_size;
+	cprof_rings_max = rings_max;
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 
 		hrtimer_init(&pc->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->timer.function = cprof_tick;
-		err = cprof_ring_init(&pc->ring, ring_size, cpu_to_node(cpu));
-		if (err)
-			goto free_rings;
 	}
 	err = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "cprof:online",
 					cprof_cpu_online, cprof_cpu_offline);
 	if (err < 0)
-		goto free_rings;
+		return err;
 	cprof_hp_state = err;
 	return 0;
-
-free_rings:
-	for_each_possible_cpu(cpu)
-		cprof_ring_free(&cprof_cpu(cpu)->ring);
-	return err;
 }
 
 void cprof_sample_exit(void)
 {
-	int cpu;
-
 	cprof_sample_stop();
 	cpuhp_remove_state_nocalls(cprof_hp_state);
-	for_each_possible_cpu(cpu)
-		cprof_ring_free(&cprof_cpu(cpu)->ring);
+	cprof_sample_release();
 }

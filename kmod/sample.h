@@ -2,13 +2,20 @@
 #ifndef CPROF_SAMPLE_H
 #define CPROF_SAMPLE_H
 
+#include <linux/types.h>
+
 #include "cprof.h"
 
-int cprof_sample_init(u32 ring_size);
+int cprof_sample_init(u32 ring_size, u64 rings_max);
 void cprof_sample_exit(void);
-void cprof_sample_start(u64 period_ns, u64 deadline_ns);
+int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
+		       u64 deadline_ns);
 void cprof_sample_stop(void);
-struct cprof_cpu *cprof_cpu(int cpu);
-void cprof_sample_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l);
+void cprof_sample_release(void);
+size_t cprof_sample_drain(int cpu, void *dst, size_t room, u64 *nr_samples);
+bool cprof_sample_drained(void);
+size_t cprof_sample_flush_lost(void *dst, size_t room, u64 *total);
+u64 cprof_sample_stats(int cpu, struct cprof_cpu_stats *st);
+u64 cprof_sample_ring_bytes(void);
 
 #endif /* CPROF_SAMPLE_H */

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may profile, and what they see: perf's model.  Opening profile or
+ * stats, and opening ctl for writing, need perfmon_capable() -- CAP_PERFMON
+ * or CAP_SYS_ADMIN in the initial user namespace: uid 0 in a container
+ * without those capabilities, or in a user namespace of its own, is not
+ * enough, since stacks and kernel addresses would show it the host's
+ * layout and other tenants' work.  Lockdown (LOCKDOWN_PERF) refuses
+ * profiling altogether.  The check is made at open, with the opener's
+ * credentials, so a file descriptor handed to another program carries the
+ * opener's rights and no more.
+ */
+#include <linux/capability.h>
+#include <linux/kernel.h>
+#include <linux/security.h>
+#include <linux/string.h>
+
+#include "access.h"
+
+/**
+ * cprof_access_check() - may the current task profile the machine?
+ * Return: 0, -EPERM under lockdown, -EACCES without CAP_PERFMON or
+ * CAP_SYS_ADMIN in the initial user namespace (what perf returns).
+ */
+int cprof_access_check(void)
+{
+	int err = security_locked_down(LOCKDOWN_PERF);
+
+	if (err)
+		return err;
+	return perfmon_capable() ? 0 : -EACCES;
+}
+
+/**
+ * cprof_access_kernel_addrs() - may the current task see kernel addresses?
+ *
+ * As /proc/kallsyms and %pK decide, by kptr_restrict (not exported to
+ * modules, so asked of vsprintf): 0 shows them (a hashed pointer here),
+ * 1 only to CAP_SYSLOG with matching real and effective ids, 2 to nobody
+ * (zeros here).
+ *
+ * Context: process, the opener.
+ */
+bool cprof_access_kernel_addrs(void)
+{
+	char buf[2 * sizeof(void *) + 1];
+
+	snprintf(buf, sizeof(buf), "%pK", (void *)cprof_access_kernel_addrs);
+	return strspn(buf, "0") != strlen(buf);
+}

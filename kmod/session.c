@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profile session: one object per profile, from the open of
+ * /proc/cprof/profile (cprof_session_begin()) to its release.  It owns the
+ * settings frozen at the start, the period, the start time and deadline,
+ * the state (running, stopping, ended) with the reason the profile ended,
+ * and the kick that wakes the reader.  The reader (stream.c) drives it;
+ * ctl ("stop=1") and unloading ask it to stop; the ticks only kick it.
+ *
+ * A stop request acts on the session that exists when it is made, under
+ * cprof_session_lock, so it can never reach a later profile.  Lock order:
+ * ctl's cprof_lock, then cprof_session_lock.
+ */
+#include <linux/err.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#include "session.h"
+
+#define CPROF_UNLOAD_WAIT_MS	5000
+
+struct cprof_session {
+	struct cprof_settings set;	/* frozen at the start */
+	u64 period_ns;			/* requested period */
+	u64 start_ns;
+	u64 deadline_ns;		/* the ticks stop by themselves then */
+	u64 stop_ns;			/* when it was asked to stop */
+	u32 id;				/* profiles since load, this one included */
+	u32 reason;			/* enum cprof_end_reason, once stopping */
+	enum cprof_session_state state;	/* changed under cprof_session_lock */
+	bool kernel_addrs;		/* the reader may see kernel addresses */
+};
+
+static DEFINE_MUTEX(cprof_session_lock);
+static struct cprof_session *cprof_cur;	/* the one session, or NULL */
+static u32 cprof_last_id;
+static bool cprof_unloading;		/* no new session */
+static bool cprof_settled = true;	/* no session, or its END was read */
+static bool cprof_kicked;
+static DECLARE_WAIT_QUEUE_HEAD(cprof_reader_wq);	/* the reader waits here */
+static DECLARE_WAIT_QUEUE_HEAD(cprof_settled_wq);	/* unloading waits here */
+
+static void cprof_kick_fn(struct irq_work *work)
+{
+	WRITE_ONCE(cprof_kicked, true);
+	wake_up_interruptible(&cprof_reader_wq);
+}
+
+static struct irq_work cprof_kick_work = IRQ_WORK_INIT(cprof_kick_fn);
+
+/**
+ * cprof_session_begin() - start a profile with a frozen copy of settings
+ * @set: the settings; the caller holds cprof_lock so they cannot change
+ * @kernel_addrs: whether the reader may see kernel addresses; if not, a
+ *	profile of both kernel and user stacks keeps only the user ones
+ *
+ * Return: the session, or ERR_PTR(): -EBUSY while another exists, -ENODEV
+ * while the module unloads, -EACCES for a kernel-only profile that may not
+ * show kernel addresses, -ENOMEM.
+ */
+struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
+					  bool kernel_addrs)
+{
+	struct cprof_session *s;
+	int err;
+
+	if (!kernel_addrs && set->mode == CPROF_MODE_KERNEL)
+		return ERR_PTR(-EACCES);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	if (cprof_settings_alloc(&s->set)) {
+		kfree(s);
+		return ERR_PTR(-ENOMEM);
+	}
+	cprof_settings_copy(&s->set, set);
+	if (!kernel_addrs)
+		s->set.mode = CPROF_MODE_USER;
+	s->kernel_addrs = kernel_addrs;
+	s->period_ns = div_u64(NSEC_PER_SEC, set->freq);
+
+	mutex_lock(&cprof_session_lock);
+	err = cprof_unloading ? -ENODEV : cprof_cur ? -EBUSY : 0;
+	if (!err) {
+		s->id = ++cprof_last_id;
+		s->start_ns = ktime_get_ns();
+		s->deadline_ns = s->start_ns + (u64)set->seconds * NSEC_PER_SEC;
+		s->state = CPROF_SESSION_RUNNING;
+		WRITE_ONCE(cprof_kicked, false);
+		WRITE_ONCE(cprof_settled, false);
+		WRITE_ONCE(cprof_cur, s);
+	}
+	mutex_unlock(&cprof_session_lock);
+	if (!err)
+		return s;
+	cprof_settings_free(&s->set);
+	kfree(s);
+	return ERR_PTR(err);
+}
+
+/**
+ * cprof_session_release() - forget a session; the next one may begin
+ * @s: the session; no tick may use its settings any more
+ */
+void cprof_session_release(struct cprof_session *s)
+{
+	mutex_lock(&cprof_session_lock);
+	WRITE_ONCE(cprof_cur, NULL);
+	WRITE_ONCE(cprof_settled, true);
+	mutex_unlock(&cprof_session_lock);
+	wake_up_all(&cprof_settled_wq);
+	cprof_settings_free(&s->set);
+	kfree(s);
+}
+
+const struct cprof_settings *cprof_session_settings(const struct cprof_session *s)
+{
+	return &s->set;
+}
+
+u64 cprof_session_period(const struct cprof_session *s)
+{
+	return s->period_ns;
+}
+
+u64 cprof_session_start_ns(const struct cprof_session *s)
+{
+	return s->start_ns;
+}
+
+u64 cprof_session_deadline(const struct cprof_session *s)
+{
+	return s->deadline_ns;
+}
+
+/* When the profile was asked to stop, at most its deadline. */
+u64 cprof_session_stop_ns(const struct cprof_session *s)
+{
+	return s->stop_ns;
+}
+
+u32 cprof_session_id(const struct cprof_session *s)
+{
+	return s->id;
+}
+
+bool cprof_session_kernel_addrs(const struct cprof_session *s)
+{
+	return s->kernel_addrs;
+}
+
+enum cprof_session_state cprof_session_state(const struct cprof_session *s)
+{
+	return READ_ONCE(s->state);
+}
+
+/* Meaningful once the state is no longer CPROF_SESSION_RUNNING. */
+u32 cprof_session_reason(const struct cprof_session *s)
+{
+	return s->reason;
+}
+
+static void __cprof_session_stop(struct cprof_session *s, u32 reason)
+{
+	lockdep_assert_held(&cprof_session_lock);
+	if (s->state != CPROF_SESSION_RUNNING)
+		return;
+	s->reason = reason;
+	/* The ticks end by themselves at the deadline: a late request is not. */
+	s->stop_ns = min(ktime_get_ns(), s->deadline_ns);
+	WRITE_ONCE(s->state, CPROF_SESSION_STOPPING);
+}
+
+/**
+ * cprof_session_stop() - ask a profile to end
+ * @s: the session
+ * @reason: enum cprof_end_reason; the first request's reason is kept
+ */
+void cprof_session_stop(struct cprof_session *s, u32 reason)
+{
+	mutex_lock(&cprof_session_lock);
+	__cprof_session_stop(s, reason);
+	mutex_unlock(&cprof_session_lock);
+	wake_up_all(&cprof_reader_wq);
+}
+
+/**
+ * cprof_session_stop_current() - ask the profile running now, if any, to end
+ * @reason: enum cprof_end_reason
+ */
+void cprof_session_stop_current(u32 reason)
+{
+	mutex_lock(&cprof_session_lock);
+	if (cprof_cur)
+		__cprof_session_stop(cprof_cur, reason);
+	mutex_unlock(&cprof_session_lock);
+	wake_up_all(&cprof_reader_wq);
+}
+
+/**
+ * cprof_session_ended() - the reader has read the stream to its END record
+ * @s: the session, stopping
+ */
+void cprof_session_ended(struct cprof_session *s)
+{
+	mutex_lock(&cprof_session_lock);
+	WRITE_ONCE(s->state, CPROF_SESSION_ENDED);
+	WRITE_ONCE(cprof_settled, true);
+	mutex_unlock(&cprof_session_lock);
+	wake_up_all(&cprof_settled_wq);
+}
+
+/* Does a profile exist (settings are frozen while one does)? */
+bool cprof_session_active(void)
+{
+	return READ_ONCE(cprof_cur);
+}
+
+/**
+ * cprof_session_unload() - end the profile for rmmod; refuse new ones
+ *
+ * Gives the reader a while to read the rest of the stream to its end, so
+ * unloading loses nothing.  A reader that does not read (stopped, or not
+ * calling read()) is cut off when procfs removes the files.
+ */
+void cprof_session_unload(void)
+{
+	mutex_lock(&cprof_session_lock);
+	cprof_unloading = true;
+	if (cprof_cur)
+		__cprof_session_stop(cprof_cur, CPROF_END_UNLOAD);
+	mutex_unlock(&cprof_session_lock);
+	wake_up_all(&cprof_reader_wq);
+	wait_event_timeout(cprof_settled_wq, READ_ONCE(cprof_settled),
+			   msecs_to_jiffies(CPROF_UNLOAD_WAIT_MS));
+}
+
+/* Any context, the tick included: wake the reader soon. */
+void cprof_session_kick(void)
+{
+	irq_work_queue(&cprof_kick_work);
+}
+
+/**
+ * cprof_session_wait() - the reader sleeps until kicked, asked to stop,
+ *	signalled, or @timeout jiffies have passed
+ * @s: the session
+ * @timeout: jiffies
+ */
+void cprof_session_wait(struct cprof_session *s, long timeout)
+{
+	wait_event_interruptible_timeout(cprof_reader_wq,
+					 xchg(&cprof_kicked, false) ||
+					 READ_ONCE(s->state) != CPROF_SESSION_RUNNING,
+					 timeout);
+}
+
+/* After the ticks are gone: no kick may still be in flight. */
+void cprof_session_exit(void)
+{
+	irq_work_sync(&cprof_kick_work);
+}
