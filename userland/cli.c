@@ -207,6 +207,23 @@ static void setup_signals(const struct outfile *out)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Why the module refused an open, and what to do about it. */
+static const char *refusal_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return " (is cprof.ko loaded?)";
+	case EACCES:
+		return " (profiling needs CAP_PERFMON or CAP_SYS_ADMIN in the host's initial user namespace: run as root outside a container or user namespace, or grant CAP_PERFMON)";
+	case EPERM:
+		return " (the kernel is locked down: lockdown=confidentiality refuses profiling until the next boot)";
+	case EBUSY:
+		return " (another profile is running)";
+	default:
+		return "";
+	}
+}
+
 /* Configure the module and open its profile; the fd, or -1. */
 static int start_profile(char *path, size_t size)
 {
@@ -226,7 +243,7 @@ static int start_profile(char *path, size_t size)
 	fd = open(ctl, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail("failed to open %s: %s%s", ctl, strerror(errno),
-			    errno == ENOENT ? " (is cprof.ko loaded?)" : "");
+			    refusal_hint(errno));
 	n = write(fd, settings, len);
 	if (n != len) {
 		fail("failed to configure the profile (%.*s) in %s: %s",
@@ -241,7 +258,7 @@ static int start_profile(char *path, size_t size)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail("failed to open %s: %s%s", path, strerror(errno),
-			    errno == EBUSY ? " (another profile is running)" : "");
+			    refusal_hint(errno));
 	return fd;
 }
 

@@ -738,6 +738,9 @@ static int resolver__header(struct resolver *rs)
 	if (resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
 			      h->freq, h->online_cpus))
 		return -1;
+	if ((h->flags & CPROF_HDR_NO_KERNEL) &&
+	    resolver__comment(rs, "kernel stacks withheld: kernel addresses are hidden from this user (kptr_restrict)"))
+		return -1;
 	if (end && end->reason == CPROF_END_SIGNAL)
 		return resolver__comment(rs, "profile stopped early by a signal");
 	if (end && end->reason == CPROF_END_UNLOAD)
