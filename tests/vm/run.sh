@@ -38,7 +38,7 @@
 # reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
 # tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs,
 # 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1 and -no-reboot.
-# The guest mounts the host's / read-only over 9p and chroots into it, so the
+# The guest mounts the host's / read-only over 9p and switches root to it, so the
 # tests run with the host's tools and this very checkout.
 #
 # Test convention (tests/vm/tests/NAME.sh, executable, bash):

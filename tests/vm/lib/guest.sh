@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest.sh RESULTS: the test runner inside the VM, in the chroot of the
-# host's / that init.sh prepared.  RESULTS is the writable results folder
+# guest.sh RESULTS: the test runner inside the VM, in the host's / that
+# init.sh made the root.  RESULTS is the writable results folder
 # (the same path as on the host); run.sh left there:
 #   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_DUMP=, WORKLOADS= lines, and
 #            DEADLINE= (epoch seconds, 0 for none)
@@ -28,8 +28,9 @@ KVER=$(uname -r)
 
 # Kernel log lines that fail a test.  panic_on_warn=1 turns WARN into a
 # panic, so most of these show up only when the kernel survives them
-# ("BUG: sleeping function called from invalid context", KASAN, UBSAN...).
-warn_re='BUG:|WARNING:|Oops|Call Trace|UBSAN:|KASAN:|kernel BUG|general protection fault|rcu_.*detected stall'
+# ("BUG: sleeping function called from invalid context", KASAN, KFENCE,
+# UBSAN, lockdep's and RCU's reports, debug objects, hung tasks...).
+warn_re='BUG:|WARNING:|Oops|Call Trace|UBSAN:|KASAN:|KFENCE:|ODEBUG:|INFO: |kernel BUG|general protection fault|rcu_.*detected stall'
 # Taints that are expected: O (out-of-tree module) and E (unsigned module).
 taint_ok=$((4096 | 8192))
 

@@ -5,8 +5,9 @@
 # /init of the cprof test VM (copied into the initramfs by initramfs.sh).
 #
 # Loads the 9p modules, mounts the host's / read-only and the writable
-# results folder, prepares a chroot of the host root (fresh proc, sys, dev,
-# tmpfs /tmp and /run) and runs tests/vm/lib/guest.sh in it with bash.
+# results folder, prepares the host root (fresh proc, sys, dev, tmpfs /tmp
+# and /run), makes it the root (switch_root) and runs tests/vm/lib/guest.sh
+# in it with bash.
 # guest.sh reports each test on the second serial port (ttyS1) and ends with
 # DONE; anything that stops short of that (panic, hang, a failure here) is
 # read as a failure by the host.  Then the VM powers off.
@@ -77,8 +78,14 @@ tmpfs_over /tmp
 tmpfs_over /run
 mount -o move /results "/host$RESULTS" || die "cannot mount the results folder at $RESULTS"
 
+# switch_root, not chroot: the tests then run at the root of their mount
+# namespace, where the kernel allows what it refuses a chrooted process
+# (unshare -U: k_access).  The shell it starts is PID 1 from then on, and
+# powers the VM off with the host's static busybox.
 echo "cprof-vm: init: starting guest.sh" >/dev/console
-chroot /host /bin/bash "$REPO/tests/vm/lib/guest.sh" "$RESULTS"
-echo "cprof-vm: guest.sh exited with $?" >/dev/console
-sync
-poweroff -f
+# shellcheck disable=SC2016 # expanded by the shell switch_root starts
+exec switch_root /host /bin/sh -c '/bin/bash "$1" "$2"
+	echo "cprof-vm: guest.sh exited with $?" >/dev/console
+	sync
+	exec /bin/busybox poweroff -f' sh "$REPO/tests/vm/lib/guest.sh" "$RESULTS"
+
