@@ -24,6 +24,7 @@ packages=(
 	libiberty-dev golang-go golang-github-google-pprof-dev
 	# tests and checks
 	linux-perf perl sparse shellcheck
+	libcap2-bin strace
 )
 
 # tests/deps.sh --debug: also what make check-debug needs to build its
