@@ -63,6 +63,7 @@ struct cprof_mmstate {
 	const struct mm_struct *mm;	/* a key: never dereferenced */
 	pid_t tgid;
 	u64 exec_id;
+	u64 first_ns;			/* the first sample that asked */
 	unsigned long retry_at;		/* jiffies: next request allowed */
 	unsigned long synced_at;	/* jiffies: when this was built */
 	u32 syncs;			/* requests served so far */
@@ -384,9 +385,10 @@ static u8 cprof_build_id(struct file *file, u8 *id)
 
 /*
  * Write one CPROF_REC_MMAP at @dst; 0 if it does not fit in @room.  It is
- * stamped with the time of the sample that asked for it: a sample before
- * that time belongs to whatever was mapped there before (an exec of another
- * binary at the same address), one after it to this mapping.
+ * stamped with the time of the first sample of this address space that
+ * asked for mappings: a sample before that time belongs to whatever was
+ * mapped there before (the binary a process ran before an exec, at the
+ * same addresses), one after it to this mapping.
  */
 static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 			      const struct cprof_vma *v, u64 time_ns)
@@ -481,18 +483,25 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	struct cprof_mmstate *old, *st;
 	struct cprof_vma *v;
 	size_t done = 0, size, first_done = 0;
-	u32 nr, i, first;
+	u32 nr = 0, i, first;
+	u64 first_ns;
 
+	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	v = cprof_maps_collect(mm, &nr);
-	if (!v)
+	/*
+	 * Not listed now (the mmap lock was busy): a new address space is
+	 * entered all the same, without ranges, to keep the time it was
+	 * first asked about and to let the ticks ask again soon.
+	 */
+	if (!v && old)
 		return 0;
+	first_ns = old ? min(old->first_ns, req->time_ns) : req->time_ns;
 	/* A process may have tens of thousands of executable mappings. */
 	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
-	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	first = cprof_vma_index(v, nr, req->addr);
 	if (first < nr && st && !cprof_range_known(old, &v[first])) {
 		first_done = cprof_maps_emit(dst, room, tsk->tgid, &v[first],
-					     req->time_ns);
+					     first_ns);
 		done = first_done;
 	}
 	for (i = 0; i < nr; i++) {
@@ -503,7 +512,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			known = known || first_done;
 		else if (!known && st)
 			size = cprof_maps_emit(dst + done, room - done,
-					       tsk->tgid, &v[i], req->time_ns);
+					       tsk->tgid, &v[i], first_ns);
 		if (st && (known || size)) {
 			st->ranges[st->nr].start = v[i].start;
 			st->ranges[st->nr].end = v[i].end;
@@ -520,7 +529,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st->mm = mm;
 	st->tgid = tsk->tgid;
 	st->exec_id = req->exec_id;
-	st->junk = (old && old->junk) || !cprof_mm_covers(st, req->addr);
+	st->first_ns = first_ns;
+	st->junk = (old && old->junk) || (v && !cprof_mm_covers(st, req->addr));
 	/*
 	 * Back off from one jiffy to CPROF_MAPS_RETRY: a new process maps
 	 * its libraries right after the first request (made from ld.so), and

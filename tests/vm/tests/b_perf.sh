@@ -6,8 +6,9 @@
 # Both profilers sample every CPU with a per-CPU hrtimer at the same
 # frequency and take kernel and user call chains: perf record -a -e
 # cpu-clock -F f -g, and cprof (idle=1, as perf samples idle CPUs too;
-# budget=100 and perf_cpu_time_max_percent=0, so that neither throttles
-# itself below the asked rate).  The job is a fixed amount of work on both
+# budget=50, the highest, and perf_cpu_time_max_percent=0, so that neither
+# throttles itself below the asked rate unless cprof's ticks would cost
+# more than half a CPU).  The job is a fixed amount of work on both
 # CPUs: two copies of tests/bench/spin (main->a->b->leafN, plus 64 KiB of
 # read() from /dev/zero a round, so about a quarter of the samples are in
 # the kernel under a user stack).
@@ -87,7 +88,7 @@ perf_unthrottle
 grep -q function_graph "$T/available_tracers" || fail "no function_graph tracer"
 grep -qx perf_swevent_hrtimer "$T/available_filter_functions" ||
 	fail "perf_swevent_hrtimer is not traceable"
-kload budget=100
+kload budget=50
 grep -qx 'cprof_tick \[cprof\]' "$T/available_filter_functions" ||
 	fail "cprof_tick is not in available_filter_functions"
 echo 16384 >"$T/buffer_size_kb"

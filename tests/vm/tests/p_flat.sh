@@ -46,9 +46,10 @@ phase() {
 	echo "-- $(($(now_ms) - t0)) ms: $*"
 }
 
-# budget=100: cprof does not throttle itself, as perf does not
-# (perf_unthrottle): under TCG both handlers take tens of microseconds.
-kload budget=100
+# budget=50, the highest: cprof throttles itself only past half a CPU, as
+# perf does not at all (perf_unthrottle): under TCG both handlers take tens
+# of microseconds.
+kload budget=50
 # The captures go to the guest's tmpfs: perf record -a writing to the 9p
 # results folder under TCG falls behind its own samples of itself and never
 # catches up.
