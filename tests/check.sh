@@ -6,7 +6,7 @@
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
-# Environment: CPROF_VM_KERNELS (default "6.1 6.12"), passed on to run.sh;
+# Environment: CPROF_VM_KERNELS (default "6.1 6.12 6.1-rt 6.12-rt"), passed on to run.sh;
 # CPROF_CHECK_MINUTES (default 80): the time make check may take.  The VM
 # tests get what the earlier steps left of it (CPROF_DEADLINE for run.sh),
 # so a slow machine ends with "not run" failures and a full report, not a
