@@ -90,6 +90,30 @@ with_reader() {
 	wait "$r"
 }
 
+# unload_cycles N FREQ: N times, load cprof, start a FREQ Hz profile with a
+# reader blocked in read(), and rmmod a moment later; prints each rmmod's
+# time and sets COMPLETE to the number of readers whose stream ended well
+# with reason "unload" (a reader that had not read yet gets EOF or EIO).
+unload_cycles() {
+	local i reader t0
+	COMPLETE=0
+	for ((i = 1; i <= $1; i++)); do
+		kload freq="$2" seconds=30
+		cat /proc/cprof/profile >"$OUT/cycle.raw" 2>/dev/null &
+		reader=$!
+		sleep 0.$((RANDOM % 7 + 2))
+		t0=${EPOCHREALTIME/./}
+		rmmod cprof || fail "cycle $i: rmmod failed"
+		wait "$reader" || true
+		echo "cycle $i: rmmod took $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
+		if [[ -s $OUT/cycle.raw ]] &&
+			"$WORKLOADS/streamtext" <"$OUT/cycle.raw" >"$OUT/cycle.txt" 2>/dev/null &&
+			awk '$1 == "E" && $4 == 2 { ok = 1 } END { exit !ok }' "$OUT/cycle.txt"; then
+			COMPLETE=$((COMPLETE + 1))
+		fi
+	done
+}
+
 # profile FILE: run one profile with the current settings into FILE and
 # write its text form to FILE.txt.
 profile() {

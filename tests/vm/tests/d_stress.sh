@@ -58,22 +58,10 @@ rmmod cprof || fail "rmmod after the storm failed"
 # --- 100 load/unload cycles with a reader
 "$WORKLOADS/cpuburn" 600 >/dev/null &
 burner=$!
-complete=0
-for i in $(seq 1 100); do
-	kload freq=2000 seconds=30
-	cat /proc/cprof/profile >"$OUT/c.raw" 2>/dev/null &
-	reader=$!
-	sleep 0.$((RANDOM % 4 + 1))
-	rmmod cprof || fail "cycle $i: rmmod failed"
-	wait "$reader" || true
-	if [[ -s $OUT/c.raw ]] && "$WORKLOADS/streamtext" <"$OUT/c.raw" >"$OUT/c.txt" 2>/dev/null &&
-		awk '$1 == "E" && $4 == 2 { ok = 1 } END { exit !ok }' "$OUT/c.txt"; then
-		complete=$((complete + 1))
-	fi
-done
+unload_cycles 100 2000 >"$OUT/cycles.log"
 kill "$burner" 2>/dev/null || true
-echo "load/unload: 100 cycles, $complete streams ended with reason unload"
-((complete >= 50)) || fail "only $complete of 100 readers got a complete stream at rmmod"
+echo "load/unload: 100 cycles, $COMPLETE streams ended with reason unload"
+((COMPLETE >= 50)) || fail "only $COMPLETE of 100 readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- 50 hotplug cycles of CPU 1 during one profile

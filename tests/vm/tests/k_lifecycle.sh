@@ -15,24 +15,9 @@ set -euo pipefail
 
 "$WORKLOADS/cpuburn" 200 >/dev/null &
 burner=$!
-complete=0
-for i in $(seq 1 20); do
-	kload freq=1000 seconds=30
-	cat /proc/cprof/profile >"$OUT/c$i.raw" 2>/dev/null &
-	reader=$!
-	sleep 0.$((RANDOM % 7 + 2))
-	t0=${EPOCHREALTIME/./}
-	rmmod cprof || fail "cycle $i: rmmod failed"
-	wait "$reader" || true
-	echo "cycle $i: rmmod took $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
-	if [[ -s $OUT/c$i.raw ]]; then
-		"$WORKLOADS/streamtext" <"$OUT/c$i.raw" >"$OUT/c$i.txt" 2>/dev/null &&
-			awk '$1 == "E" && $4 == 2 { ok = 1 } END { exit !ok }' "$OUT/c$i.txt" &&
-			complete=$((complete + 1))
-	fi
-done
-echo "20 cycles: $complete streams ended with reason unload"
-((complete >= 15)) || fail "only $complete of 20 readers got a complete stream at rmmod"
+unload_cycles 20 1000
+echo "20 cycles: $COMPLETE streams ended with reason unload"
+((COMPLETE >= 15)) || fail "only $COMPLETE of 20 readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 cpu1=/sys/devices/system/cpu/cpu1/online
