@@ -140,9 +140,13 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
 	return false;
 }
 
-/*
- * Tick context: is @addr inside an executable mapping already emitted for
- * current's address space?  False when none was emitted yet.
+/**
+ * cprof_maps_exec_addr() - is @addr in an executable mapping already emitted
+ *	for current's address space?
+ * @addr: a user address
+ *
+ * Context: the tick (any context; RCU read side inside).
+ * Return: false also when none was emitted yet.
  */
 bool cprof_maps_exec_addr(u64 addr)
 {
@@ -177,10 +181,15 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
 	return false;
 }
 
-/*
- * Tick context: ask for the mappings of current's address space if one of
- * the sampled user addresses @ips is not covered by what was emitted.
- * Returns true when a request was queued.
+/**
+ * cprof_maps_note() - ask for the mappings of current's address space if
+ *	a sampled user address is not covered by what was emitted
+ * @ips: the sample's user addresses, innermost first
+ * @n: how many
+ * @now: the sample's time, kept with the request
+ *
+ * Context: the tick; no allocation, no lock.
+ * Return: true when a request was queued (the reader should be woken).
  */
 bool cprof_maps_note(const u64 *ips, int n, u64 now)
 {
@@ -229,6 +238,10 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 	return true;
 }
 
+/**
+ * cprof_maps_pending() - are requests waiting to be served?
+ * Context: the reader.
+ */
 bool cprof_maps_pending(void)
 {
 	int cpu;
@@ -571,9 +584,14 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
 	return done;
 }
 
-/*
- * Reader context: serve queued requests, writing MMAP records to @dst while
- * at least CPROF_MAPS_ROOM of @room is left.  Returns the bytes written.
+/**
+ * cprof_maps_sync() - serve the queued requests
+ * @dst: where to write CPROF_REC_MMAP records
+ * @room: bytes available at @dst; requests are served while at least
+ *	CPROF_MAPS_ROOM of it is left
+ *
+ * Context: the reader, process context; may sleep.
+ * Return: the bytes written.
  */
 size_t cprof_maps_sync(void *dst, size_t room)
 {
@@ -593,7 +611,10 @@ size_t cprof_maps_sync(void *dst, size_t room)
 	return done;
 }
 
-/* Between profiles (no tick runs): forget all ranges and requests. */
+/**
+ * cprof_maps_reset() - forget all ranges and requests
+ * Context: between profiles: no tick runs.
+ */
 void cprof_maps_reset(void)
 {
 	struct cprof_maps_req req;
