@@ -5,6 +5,7 @@
 #   make check           install what is missing, run every test
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
+#   make fuzz            fuzz cprof-dump's stream decoder for FUZZ_SECONDS (default 600)
 #   make install         install cprof-dump and cprof.ko
 #   make workloads       build the sample workloads into build/workloads
 
@@ -18,7 +19,7 @@ KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 BENCH_TESTS ?= b_*
 BENCH_KERNELS ?= 6.1 6.12
 
-.PHONY: all module userland clean install check check-debug demo bench workloads
+.PHONY: all module userland clean install check check-debug demo bench workloads fuzz
 
 all: module userland
 
@@ -41,6 +42,10 @@ check:
 
 check-debug:
 	tests/debug/check.sh
+
+FUZZ_SECONDS ?= 600
+fuzz:
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 demo:
 	tests/demo/run.sh

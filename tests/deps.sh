@@ -24,6 +24,7 @@ packages=(
 	libiberty-dev golang-go golang-github-google-pprof-dev
 	# tests and checks
 	linux-perf perl sparse shellcheck
+	clang libclang-rt-14-dev
 	libcap2-bin strace
 )
 

@@ -17,7 +17,7 @@
 #include "util.h"
 
 #define GZIP_WINDOW	(15 + 16)	/* 32 KiB window, gzip wrapper */
-#define CHUNK		(64 * 1024)
+#define CHUNK		(32 * 1024)
 
 /*
  * A ProtobufCBuffer that deflates what is appended and writes it out.

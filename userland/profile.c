@@ -65,7 +65,8 @@ struct profile {
 	size_t nr_samples, alloc_samples;
 
 	htab_t pid_tab;
-	struct cpu_state *cpus;		/* hdr.nr_cpu_ids */
+	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
+	size_t nr_cpus;
 };
 
 static hashval_t stack_hash(const void *e)
@@ -126,14 +127,13 @@ struct profile *profile__new(const struct cprof_header *hdr)
 	if (!p)
 		return NULL;
 	p->hdr = *hdr;
-	p->cpus = calloc(hdr->nr_cpu_ids, sizeof(*p->cpus));
 	p->stack_tab = htab_create_alloc(1024, stack_hash, stack_eq, NULL,
 					 calloc, free);
 	p->sample_tab = htab_create_alloc(1024, sample_hash, sample_eq, NULL,
 					  calloc, free);
 	p->pid_tab = htab_create_alloc(64, pid_hash, pid_eq, pid_del,
 				       calloc, free);
-	if (!p->cpus || !p->stack_tab || !p->sample_tab || !p->pid_tab) {
+	if (!p->stack_tab || !p->sample_tab || !p->pid_tab) {
 		profile__free(p);
 		return NULL;
 	}
@@ -158,20 +158,37 @@ void profile__free(struct profile *p)
 	for (i = 0; i < p->nr_samples; i++)
 		free(p->samples[i]);
 	free(p->samples);
-	if (p->cpus) {
-		for (i = 0; i < p->hdr.nr_cpu_ids; i++)
-			free(p->cpus[i].changes);
-		free(p->cpus);
-	}
+	for (i = 0; i < p->nr_cpus; i++)
+		free(p->cpus[i].changes);
+	free(p->cpus);
 	free(p);
+}
+
+/*
+ * The state of @cpu (below hdr.nr_cpu_ids: the decoder checked), made when
+ * first needed: a header may speak of 65536 CPUs where two were profiled.
+ * NULL on ENOMEM.
+ */
+static struct cpu_state *profile__cpu(struct profile *p, unsigned int cpu)
+{
+	size_t cap = p->nr_cpus;
+
+	if (cpu >= p->nr_cpus) {
+		if (grow_array(&p->cpus, &cap, (size_t)cpu + 1, sizeof(*p->cpus)))
+			return NULL;
+		memset(p->cpus + p->nr_cpus, 0,
+		       (cap - p->nr_cpus) * sizeof(*p->cpus));
+		p->nr_cpus = cap;
+	}
+	return &p->cpus[cpu];
 }
 
 /* The period of cpu at time_ns. */
 static uint64_t profile__period(const struct profile *p, unsigned int cpu,
 				uint64_t time_ns)
 {
-	const struct cpu_state *c = &p->cpus[cpu];
-	size_t lo = 0, hi = c->nr_changes;
+	const struct cpu_state *c = cpu < p->nr_cpus ? &p->cpus[cpu] : NULL;
+	size_t lo = 0, hi = c ? c->nr_changes : 0;
 
 	/* last change with time <= time_ns */
 	while (lo < hi) {
@@ -300,10 +317,10 @@ static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 static int profile__add_throttle(struct profile *p,
 				 const struct cprof_throttle *t)
 {
-	struct cpu_state *c = &p->cpus[t->cpu];
+	struct cpu_state *c = profile__cpu(p, t->cpu);
 	size_t i;
 
-	if (grow_array(&c->changes, &c->alloc_changes, c->nr_changes + 1,
+	if (!c || grow_array(&c->changes, &c->alloc_changes, c->nr_changes + 1,
 		 sizeof(*c->changes)))
 		return -1;
 	/* keep sorted by time; equal times keep stream order */
@@ -321,6 +338,7 @@ static int profile__add_throttle(struct profile *p,
 int profile__add(struct profile *p, const struct cprof_rec *rec)
 {
 	const struct cprof_lost *lost;
+	struct cpu_state *c;
 	int err = 0;
 
 	switch (rec->type) {
@@ -332,8 +350,13 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 		break;
 	case CPROF_REC_LOST:
 		lost = (const struct cprof_lost *)rec;
-		p->cpus[lost->cpu].lost += lost->samples;
-		p->cpus[lost->cpu].lost_nanos += lost->samples *
+		c = profile__cpu(p, lost->cpu);
+		if (!c) {
+			err = -1;
+			break;
+		}
+		c->lost += lost->samples;
+		c->lost_nanos += lost->samples *
 			profile__period(p, lost->cpu, lost->time_ns);
 		p->lost_other += lost->other;
 		break;
@@ -416,6 +439,10 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 uint64_t profile__lost(const struct profile *p, unsigned int cpu,
 		       uint64_t *nanos)
 {
+	if (cpu >= p->nr_cpus) {
+		*nanos = 0;
+		return 0;
+	}
 	*nanos = p->cpus[cpu].lost_nanos;
 	return p->cpus[cpu].lost;
 }
@@ -425,7 +452,7 @@ uint64_t profile__lost_total(const struct profile *p, uint64_t *other)
 	uint64_t sum = 0;
 	size_t i;
 
-	for (i = 0; i < p->hdr.nr_cpu_ids; i++)
+	for (i = 0; i < p->nr_cpus; i++)
 		sum += p->cpus[i].lost;
 	*other = p->lost_other;
 	return sum;

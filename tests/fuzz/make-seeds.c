@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * make-seeds DIR: write synthetic streams that hold every record type into
+ * DIR, next to the real captures in tests/fuzz/corpus/stream/, as seeds for
+ * the fuzzer: samples user-only, kernel-only and both, idle and kernel
+ * threads, mappings with and without a build ID ([vdso], [anon]), LOST and
+ * THROTTLE records, every END reason, an unknown record type.
+ *
+ *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
+ */
+#include <stdio.h>
+
+#include "streambuild.h"
+
+static const uint64_t kips[3] = { 0xffffffff81000100ull, 0xffffffff81000200ull,
+				  0xffffffff81000300ull };
+static const uint64_t uips[4] = { 0x401010, 0x401200, 0x7f0000001000, 0x401300 };
+static const uint8_t build_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4 };
+
+static int write_seed(const struct sb *b, const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return sb_write(b, path, b->len);
+}
+
+int main(int argc, char **argv)
+{
+	struct sb b;
+	int err = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: make-seeds DIR\n");
+		return 2;
+	}
+
+	/* every record type, ended by a signal */
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x", build_id, 20);
+	sb_mmap(&b, 1, 42, 0x7f0000000000, 0x7f0000100000, 0, "[vdso]", NULL, 0);
+	sb_mmap(&b, 2, 43, 0x600000, 0x601000, 0, "[anon]", NULL, 0);
+	sb_sample(&b, 10, 42, 43, 1, "x", CPROF_SAMPLE_USER_MODE |
+		  CPROF_SAMPLE_USER_EXACT, 0, NULL, 4, uips);
+	sb_sample(&b, 11, 42, 43, 0, "x", CPROF_SAMPLE_USER_FAULT, 3, kips, 2, uips);
+	sb_throttle(&b, 12, 1, SB_PERIOD_NS * 4);
+	sb_sample(&b, 13, 42, 44, 1, "x", CPROF_SAMPLE_USER_TRUNC, 3, kips, 4, uips);
+	sb_lost(&b, 13, 0, 5, 0);
+	sb_sample(&b, 14, 0, 0, 1, "swapper/1", CPROF_SAMPLE_IDLE |
+		  CPROF_SAMPLE_KTHREAD, 1, kips, 0, NULL);
+	sb_sample(&b, 15, 2, 2, 0, "kthreadd", CPROF_SAMPLE_KTHREAD |
+		  CPROF_SAMPLE_KERN_TRUNC, 3, kips, 0, NULL);
+	sb_rec(&b, 77, 0, 24);			/* a type of a later version */
+	sb_end(&b, 999000000, CPROF_END_SIGNAL, 5);
+	err |= write_seed(&b, argv[1], "synthetic-all-records");
+	sb_free(&b);
+
+	/* each END reason, one sample */
+	for (unsigned int reason = CPROF_END_COMPLETE; reason <= CPROF_END_STOP; reason++) {
+		char name[64];
+
+		sb_init(&b);
+		sb_header(&b, NULL);
+		sb_sample(&b, 10, 7, 7, 0, "y", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, uips);
+		sb_end(&b, 1000000, reason, 0);
+		snprintf(name, sizeof(name), "synthetic-end-%u", reason);
+		err |= write_seed(&b, argv[1], name);
+		sb_free(&b);
+	}
+	return err ? 1 : 0;
+}
