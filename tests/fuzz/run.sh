@@ -8,12 +8,15 @@
 # A crash, leak, timeout or memory blow-up leaves its input in
 # build/fuzz/crashes/ and fails the run.  Ends with the figures (executions,
 # coverage, corpus) and "fuzz: N passed, N failed" for make check: the
-# replay and the fuzzing are one check each.
+# replay and the fuzzing are one check each.  FUZZ_JOBS=N (default 1)
+# fuzzes in N processes (libFuzzer's -fork=N).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 seconds=${1:-600}
+jobs=${FUZZ_JOBS:-1}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a whole number" >&2; exit 2; }
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a whole number" >&2; exit 2; }
 seeds=$REPO/tests/fuzz/corpus/stream
 work=$REPO/build/fuzz
 bin=$work/fuzz_stream
@@ -40,11 +43,19 @@ fi
 # Fuzzing.  libFuzzer stops at the first crash.
 before=$(find "$work/crashes" -type f | wc -l)
 rc=0
-"$bin" "${opts[@]}" -max_total_time="$seconds" "$work/corpus" "$seeds" \
+fork=()
+((jobs == 1)) || fork=(-fork="$jobs")
+"$bin" "${opts[@]}" "${fork[@]}" -max_total_time="$seconds" "$work/corpus" "$seeds" \
 	>"$work/fuzz.log" 2>&1 || rc=$?
 after=$(find "$work/crashes" -type f | wc -l)
+# One process ends with stat:: lines; with -fork, the last "#N: ... exec/s"
+# status line has the totals.
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log" | tail -n 1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log" | tail -n 1)
+if ((jobs > 1)); then
+	execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$work/fuzz.log" | tail -n 1)
+	rate=$(sed -n 's/^#[0-9]*: cov:.* exec\/s: \([0-9]*\).*/\1/p' "$work/fuzz.log" | tail -n 1)
+fi
 read -r cov ft corp < <(sed -n 's/^#[0-9]*.* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/\1 \2 \3/p' \
 	"$work/fuzz.log" | tail -n 1) || true
 echo "fuzz: ${seconds} s: ${execs:-?} executions (${rate:-?}/s), coverage: ${cov:-?} edges, ${ft:-?} features, corpus ${corp:-?} inputs; $((after - before)) new crash inputs"
