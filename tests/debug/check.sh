@@ -33,8 +33,16 @@ grep -E '^(# )?CONFIG_(KASAN|KASAN_GENERIC|KASAN_INLINE|KASAN_VMALLOC|KFENCE|PRO
 rc=0
 CPROF_BOOT_STALL=${CPROF_BOOT_STALL:-300} tests/vm/run.sh --cpu qemu64 --kernel "$tree" "$@" || rc=$?
 
-# The reports, counted over every test's kernel log and the boot's.
 res=build/vm-results/$kver
+# The checkers were on: a report-free run means something only if so.
+for on in "KernelAddressSanitizer initialized" "kfence: initialized" "RCU lockdep checking is enabled"; do
+	if ! grep -q "$on" "$res/boot.dmesg" 2>/dev/null; then
+		echo "check-debug: the boot log lacks '$on'"
+		rc=1
+	fi
+done
+
+# The reports, counted over every test's kernel log and the boot's.
 reports=$(cat "$res"/*.dmesg 2>/dev/null |
 	grep -cE 'BUG:|WARNING:|Oops|UBSAN:|KASAN:|KFENCE:|ODEBUG:|INFO: |kernel BUG|general protection fault|rcu_.*detected stall' || true)
 echo "check-debug: $reports kernel reports in $res/*.dmesg"
