@@ -20,6 +20,7 @@ struct outfile *outfile__open(const char *path)
 {
 	struct outfile *o = calloc(1, sizeof(*o));
 	char *dir = NULL, *base = NULL;
+	struct stat st;
 	mode_t mask;
 	int fd = -1;
 
@@ -30,9 +31,23 @@ struct outfile *outfile__open(const char *path)
 		return o;
 	}
 	o->path = strdup(path);
+	if (!o->path)
+		goto oom;
+	/*
+	 * A device or a FIFO (-o /dev/null, a named pipe) is written in
+	 * place: renaming a file over it would replace it.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			fail("failed to open %s: %s", path, strerror(errno));
+			goto err;
+		}
+		return o;
+	}
 	dir = strdup(path);
 	base = strdup(path);
-	if (!o->path || !dir || !base ||
+	if (!dir || !base ||
 	    asprintf(&o->tmp, "%s/.%s.XXXXXX", dirname(dir),
 		     basename(base)) < 0) {
 		o->tmp = NULL;
@@ -100,7 +115,7 @@ int outfile__commit(struct outfile *o)
 	if (fclose(o->f)) {
 		o->f = NULL;
 		err = fail("failed to write %s: %s", o->path, strerror(errno));
-	} else if (rename(o->tmp, o->path)) {
+	} else if (o->tmp && rename(o->tmp, o->path)) {
 		o->f = NULL;
 		err = fail("failed to rename %s to %s: %s", o->tmp, o->path,
 			   strerror(errno));

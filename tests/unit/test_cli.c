@@ -165,6 +165,15 @@ static void test_good_input(void)
 	test_cond("pprof to a pipe (-o -)",
 		  run("%s -i '%s' -o - --no-symbolize | gzip -t", cprof_dump(),
 		      in) == 0);
+	/* Not renamed over: as root, -o /dev/null replaced /dev/null. */
+	test_cond("pprof to a FIFO: written through it, the FIFO left in place",
+		  !mkfifo(tmp_path("out.fifo"), 0600) &&
+		  run("cat '%s' > '%s' & %s -i '%s' -o '%s' --no-symbolize; wait; gzip -t < '%s'",
+		      tmp_path("out.fifo"), tmp_path("fifo.pb.gz"), cprof_dump(), in,
+		      tmp_path("out.fifo"), tmp_path("fifo.pb.gz")) == 0 &&
+		  !stat(tmp_path("out.fifo"), &st) && S_ISFIFO(st.st_mode));
+	unlink(tmp_path("out.fifo"));
+	unlink(tmp_path("fifo.pb.gz"));
 	test_cond("folded to stdout, reading stdin",
 		  run("%s -f folded --no-symbolize < '%s'", cprof_dump(), in) == 0);
 	text = slurp(tmp_path("out.txt"), NULL);
