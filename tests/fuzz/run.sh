@@ -54,7 +54,7 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log" | tail
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log" | tail -n 1)
 if ((jobs > 1)); then
 	execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$work/fuzz.log" | tail -n 1)
-	rate=$(sed -n 's/^#[0-9]*: cov:.* exec\/s: \([0-9]*\).*/\1/p' "$work/fuzz.log" | tail -n 1)
+	rate=$((${execs:-0} / seconds))
 fi
 read -r cov ft corp < <(sed -n 's/^#[0-9]*.* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/\1 \2 \3/p' \
 	"$work/fuzz.log" | tail -n 1) || true
