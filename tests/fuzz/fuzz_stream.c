@@ -15,11 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "pprof.h"
-#include "profile.h"
-#include "resolve.h"
-#include "stream.h"
+#include "pipeline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,38 +36,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct resolve_opts opts = { .symbolize = false };
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
-	struct resolved *r = NULL;
-	struct profile *p = NULL;
-	struct stream *s;
-	int ret;
-
 	if (ftruncate(in_fd, 0) || pwrite(in_fd, data, size, 0) != (ssize_t)size ||
 	    lseek(in_fd, 0, SEEK_SET))
 		abort();
-	s = stream__new(in_fd, "fuzz");
-	if (!s)
-		abort();
-	h = stream__read_header(s);
-	if (!h)
-		goto out;
-	p = profile__new(h);
-	if (!p)
-		abort();
-	while ((ret = stream__next(s, &rec)) > 0)
-		if (profile__add(p, rec))
-			abort();
-	if (ret < 0)
-		goto out;
-	r = resolved__new(p, &opts);
-	if (!r || pprof__write(r, sink, "sink") || output__folded(r, sink, "sink") ||
-	    output__top(r, sink, "sink", 10))
-		abort();
-out:
-	resolved__free(r);
-	profile__free(p);
-	stream__free(s);
+	pipeline_convert(in_fd, sink);
 	return 0;
 }

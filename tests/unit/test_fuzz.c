@@ -10,11 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "pprof.h"
-#include "profile.h"
-#include "resolve.h"
-#include "stream.h"
+#include "pipeline.h"
 #include "streambuild.h"
 #include "test.h"
 
@@ -81,36 +77,12 @@ static size_t mutate(unsigned char *buf, size_t len, const struct sb *b)
 /* The whole pipeline on one input; -1 rejected, 0 converted. */
 static int convert(const unsigned char *buf, size_t len, FILE *sink)
 {
-	struct resolve_opts o = { .symbolize = false };
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
-	struct resolved *r = NULL;
-	struct profile *p = NULL;
-	int fd = memfd_create("in", 0), ret = -1;
-	struct stream *s;
+	int fd = memfd_create("in", 0), ret;
 
 	if (len && write(fd, buf, len) != (ssize_t)len)
 		abort();
 	lseek(fd, 0, SEEK_SET);
-	s = stream__new(fd, "in");
-	h = stream__read_header(s);
-	if (!h)
-		goto out;
-	p = profile__new(h);
-	while ((ret = stream__next(s, &rec)) > 0)
-		if (profile__add(p, rec))
-			abort();
-	if (ret < 0)
-		goto out;
-	r = resolved__new(p, &o);
-	if (!r || pprof__write(r, sink, "sink") || output__folded(r, sink, "sink") ||
-	    output__top(r, sink, "sink", 5))
-		abort();
-	ret = 0;
-out:
-	resolved__free(r);
-	profile__free(p);
-	stream__free(s);
+	ret = pipeline_convert(fd, sink);
 	close(fd);
 	return ret;
 }
