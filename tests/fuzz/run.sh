@@ -5,11 +5,11 @@
 # fuzz), run every seed in tests/fuzz/corpus/stream once (the replay), then
 # fuzz for SECONDS (default 600; make fuzz FUZZ_SECONDS=N) from those seeds
 # and build/fuzz/corpus, where new inputs are kept (not in the repository).
-# A crash, leak, timeout or memory blow-up leaves its input in
-# build/fuzz/crashes/ and fails the run.  Ends with the figures (executions,
-# coverage, corpus) and "fuzz: N passed, N failed" for make check: the
-# replay and the fuzzing are one check each.  FUZZ_JOBS=N (default 1)
-# fuzzes in N processes (libFuzzer's -fork=N).
+# A crash, leak, timeout, memory blow-up or wrong message (fuzz_stream.c)
+# leaves its input in build/fuzz/crashes/ and fails the run.  Ends with the
+# figures (executions, coverage, corpus) and "fuzz: N passed, N failed" for
+# make check: the replay and the fuzzing are one check each.  FUZZ_JOBS=N
+# (default 1) fuzzes in N processes (libFuzzer's -fork=N).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,9 +25,9 @@ mkdir -p "$work/corpus" "$work/crashes"
 make -s -C "$REPO/userland" fuzz
 passed=0
 failed=0
-# -close_fd_mask=2: the target's own stderr (one line per rejected input)
-# is closed; libFuzzer keeps its own.
-opts=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=2
+# The target keeps the pipeline's own lines (one per rejected input) off
+# stderr and checks them; libFuzzer's and the sanitizers' reports remain.
+opts=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 	-dict="$REPO/tests/fuzz/stream.dict" -artifact_prefix="$work/crashes/")
 
 # The replay: each seed once, as a regression test.
@@ -63,7 +63,7 @@ if ((rc == 0 && after == before)); then
 	passed=$((passed + 1))
 else
 	echo "fuzz: the fuzzer stopped with status $rc; inputs in build/fuzz/crashes/:"
-	grep -E '^==[0-9]+==ERROR|^SUMMARY|runtime error' "$work/fuzz.log" | head -n 10 || true
+	grep -E '^==[0-9]+==ERROR|^SUMMARY|runtime error|^fuzz_stream: ' "$work/fuzz.log" | head -n 10 || true
 	find "$work/crashes" -type f -newer "$work/replay.log" | head -n 5
 	failed=$((failed + 1))
 fi
