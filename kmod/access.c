@@ -34,10 +34,12 @@ int cprof_access_check(void)
 /**
  * cprof_access_kernel_addrs() - may the current task see kernel addresses?
  *
- * As /proc/kallsyms and %pK decide, by kptr_restrict (not exported to
- * modules, so asked of vsprintf): 0 shows them (a hashed pointer here),
- * 1 only to CAP_SYSLOG with matching real and effective ids, 2 to nobody
- * (zeros here).
+ * As %pK decides, by kptr_restrict (not exported to modules, so asked of
+ * vsprintf): 0 shows them (a hashed pointer here), 1 only to CAP_SYSLOG
+ * with matching real and effective ids, 2 to nobody (zeros here).  (With
+ * kptr_restrict 0, /proc/kallsyms also wants perf_event_paranoid <= 1 or
+ * CAP_SYSLOG; a profiler is perfmon_capable(), which perf takes as enough
+ * for kernel samples.)
  *
  * Context: process, the opener.
  */

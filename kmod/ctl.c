@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "ctl.h"
+#include "sample.h"
 #include "session.h"
 
 #define CPROF_CTL_LINE_MAX	256
@@ -132,8 +133,12 @@ int cprof_ctl_apply(const char *text)
 		err = -EINVAL;
 	if (!err && stop && n > 1)
 		err = -EINVAL;		/* stop=1 goes alone */
-	if (!err && stop)
-		cprof_session_stop_current(CPROF_END_STOP);
+	/*
+	 * The ticks stop now, not when the reader next runs: it may be
+	 * stopped itself (job control), and what it drains must end here.
+	 */
+	if (!err && stop && cprof_session_stop_current(CPROF_END_STOP))
+		cprof_sample_stop();
 	else if (!err && !stop && profiling)
 		err = -EBUSY;
 	else if (!err && !stop)

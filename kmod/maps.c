@@ -201,6 +201,13 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 	u64 addr = ips[0];
 	int i = 0;
 
+	/*
+	 * Full: a later tick asks again.  Checked first, so that a request
+	 * dropped here does not hold back the next one.  Pairs with
+	 * smp_store_release() in cprof_maps_pop().
+	 */
+	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
+		return false;
 	rcu_read_lock();
 	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id);
 	if (st) {
@@ -224,9 +231,6 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 	rcu_read_unlock();
 	if (!st && cprof_maps_recent(q, tsk->mm, exec_id))
 		return false;
-	/* Pairs with smp_store_release() in cprof_maps_pop(). */
-	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
-		return false;	/* full: a later tick asks again */
 	req = &q->req[q->head % CPROF_MAPS_QLEN];
 	req->pid = get_pid(task_pid(tsk));
 	req->mm = tsk->mm;
@@ -397,11 +401,10 @@ static u8 cprof_build_id(struct file *file, u8 *id)
 }
 
 /*
- * Write one CPROF_REC_MMAP at @dst; 0 if it does not fit in @room.  It is
- * stamped with the time of the first sample of this address space that
- * asked for mappings: a sample before that time belongs to whatever was
- * mapped there before (the binary a process ran before an exec, at the
- * same addresses), one after it to this mapping.
+ * Write one CPROF_REC_MMAP at @dst, stamped @time_ns; 0 if it does not fit
+ * in @room.  A sample before that time belongs to whatever was mapped
+ * there before (the binary a process ran before an exec, at the same
+ * addresses), one after it to this mapping.
  */
 static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 			      const struct cprof_vma *v, u64 time_ns)
@@ -497,7 +500,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	struct cprof_vma *v;
 	size_t done = 0, size, first_done = 0;
 	u32 nr = 0, i, first;
-	u64 first_ns;
+	u64 first_ns, stamp;
 
 	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	v = cprof_maps_collect(mm, &nr);
@@ -506,15 +509,24 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	 * entered all the same, without ranges, to keep the time it was
 	 * first asked about and to let the ticks ask again soon.
 	 */
-	if (!v && old)
+	if (!v && old) {
+		old->first_ns = min(old->first_ns, req->time_ns);
 		return 0;
+	}
 	first_ns = old ? min(old->first_ns, req->time_ns) : req->time_ns;
+	/*
+	 * The first listing of an address space is stamped with its first
+	 * asking sample (an exec'd program's own mappings); later ones with
+	 * the sample that asked, so that a library mapped where another was
+	 * unmapped does not claim the earlier one's samples.
+	 */
+	stamp = old && old->nr ? req->time_ns : first_ns;
 	/* A process may have tens of thousands of executable mappings. */
 	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
 	first = cprof_vma_index(v, nr, req->addr);
 	if (first < nr && st && !cprof_range_known(old, &v[first])) {
 		first_done = cprof_maps_emit(dst, room, tsk->tgid, &v[first],
-					     first_ns);
+					     stamp);
 		done = first_done;
 	}
 	for (i = 0; i < nr; i++) {
@@ -525,7 +537,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			known = known || first_done;
 		else if (!known && st)
 			size = cprof_maps_emit(dst + done, room - done,
-					       tsk->tgid, &v[i], first_ns);
+					       tsk->tgid, &v[i], stamp);
 		if (st && (known || size)) {
 			st->ranges[st->nr].start = v[i].start;
 			st->ranges[st->nr].end = v[i].end;

@@ -156,7 +156,8 @@ bool cprof_session_kernel_addrs(const struct cprof_session *s)
 
 enum cprof_session_state cprof_session_state(const struct cprof_session *s)
 {
-	return READ_ONCE(s->state);
+	/* Pairs with smp_store_release() in __cprof_session_stop(). */
+	return smp_load_acquire(&s->state);
 }
 
 /* Meaningful once the state is no longer CPROF_SESSION_RUNNING. */
@@ -168,12 +169,15 @@ u32 cprof_session_reason(const struct cprof_session *s)
 static void __cprof_session_stop(struct cprof_session *s, u32 reason)
 {
 	lockdep_assert_held(&cprof_session_lock);
+	u64 now = ktime_get_ns();
+
 	if (s->state != CPROF_SESSION_RUNNING)
 		return;
-	s->reason = reason;
 	/* The ticks end by themselves at the deadline: a late request is not. */
-	s->stop_ns = min(ktime_get_ns(), s->deadline_ns);
-	WRITE_ONCE(s->state, CPROF_SESSION_STOPPING);
+	s->reason = now >= s->deadline_ns ? CPROF_END_COMPLETE : reason;
+	s->stop_ns = min(now, s->deadline_ns);
+	/* Pairs with cprof_session_state(): reason and stop_ns come first. */
+	smp_store_release(&s->state, CPROF_SESSION_STOPPING);
 }
 
 /**
@@ -192,14 +196,19 @@ void cprof_session_stop(struct cprof_session *s, u32 reason)
 /**
  * cprof_session_stop_current() - ask the profile running now, if any, to end
  * @reason: enum cprof_end_reason
+ * Return: whether a profile exists (its ticks should stop).
  */
-void cprof_session_stop_current(u32 reason)
+bool cprof_session_stop_current(u32 reason)
 {
+	bool any;
+
 	mutex_lock(&cprof_session_lock);
-	if (cprof_cur)
+	any = cprof_cur;
+	if (any)
 		__cprof_session_stop(cprof_cur, reason);
 	mutex_unlock(&cprof_session_lock);
 	wake_up_all(&cprof_reader_wq);
+	return any;
 }
 
 /**

@@ -37,7 +37,7 @@ void cprof_session_stop(struct cprof_session *s, u32 reason);
 void cprof_session_ended(struct cprof_session *s);
 
 bool cprof_session_active(void);
-void cprof_session_stop_current(u32 reason);
+bool cprof_session_stop_current(u32 reason);
 void cprof_session_unload(void);
 
 void cprof_session_kick(void);

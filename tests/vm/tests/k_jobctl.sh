@@ -10,7 +10,8 @@
 #     profile goes on; the reader then asks for the end with stop=1, as
 #     cprof-dump does;
 #   - a fatal signal ends it at once;
-#   - rmmod returns while the reader is stopped.
+#   - rmmod returns while the reader is stopped;
+#   - stop=1 stops the ticks at once even while the reader is stopped.
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -42,6 +43,22 @@ sleep 1.5
 kill -CONT "$READER"
 wait "$READER" || fail "the continued reader failed"
 check_complete "$OUT/stop.raw" "SIGSTOP/SIGCONT"
+
+# stop=1 while the reader is stopped: the ticks stop at once, and the
+# continued reader gets the stream up to then (END reason 3).
+reader_start "$OUT/stopped.raw"
+kill -STOP "$READER"
+ctl stop=1
+t1=$(stat_of ticks)
+sleep 1
+t2=$(stat_of ticks)
+kill -CONT "$READER"
+wait "$READER" || fail "the continued reader failed"
+"$WORKLOADS/streamtext" <"$OUT/stopped.raw" >"$OUT/stopped.txt" || fail "the stream is malformed"
+read -r reason < <(awk '$1 == "E" { print $4 }' "$OUT/stopped.txt")
+echo "stop=1 with the reader stopped: ticks $t1 then $t2 a second later; END reason $reason"
+((t1 == t2)) || fail "the ticks went on after stop=1 ($t1 -> $t2)"
+((reason == 3)) || fail "END reason $reason, want 3 (stop=1)"
 
 # ptrace: strace attaches and detaches.
 if command -v strace >/dev/null; then
