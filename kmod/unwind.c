@@ -51,12 +51,17 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 	return n;
 }
 
-/* The user registers of @tsk when the tick interrupted @regs, or NULL. */
+/*
+ * The user registers of @tsk when the tick interrupted @regs, or NULL.
+ * None inside execve(): the saved registers are the old program's while
+ * the address space may already be the new one's, where they mean nothing.
+ */
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 {
 	if (user_mode(regs))
 		return regs;
-	if (!tsk->mm || tsk->flags & (PF_KTHREAD | PF_USER_WORKER))
+	if (!tsk->mm || tsk->flags & (PF_KTHREAD | PF_USER_WORKER) ||
+	    tsk->in_execve)
 		return NULL;
 	regs = task_pt_regs(tsk);
 	return user_mode(regs) ? regs : NULL;
