@@ -185,9 +185,14 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	if (flags & CPROF_SAMPLE_KERN_TRUNC)
 		pc->stats.kernel_truncated++;
 	/* The ring is ours until the next tick: s is still ours to read. */
+	/*
+	 * A mapping request wants the reader now (maps.c limits requests per
+	 * address space); a filling ring can wait a little.
+	 */
 	kick = nu && cprof_maps_note(s->ips + nk, nu, now);
-	if ((kick || cprof_ring_half_full(&pc->ring)) &&
-	    now >= pc->next_kick_ns) {
+	if (!kick && cprof_ring_half_full(&pc->ring) && now >= pc->next_kick_ns)
+		kick = true;
+	if (kick) {
 		pc->next_kick_ns = now + CPROF_KICK_NS;
 		cprof_session_kick();
 	}
