@@ -17,6 +17,8 @@
 #define CPROF_SECONDS_MAX	86400
 #define CPROF_BUDGET_DEFAULT	25	/* % of a CPU, as perf's default */
 #define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */
+#define CPROF_UNWIND_MB_DEFAULT	64	/* unwind tables, all files together */
+#define CPROF_UNWIND_MB_MAX	4096
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
@@ -28,6 +30,7 @@ struct cprof_settings {
 		u32 pid;		/* tgid, 0 = all */
 		u32 mode;		/* enum cprof_mode */
 		u32 budget;		/* handler time, % of a CPU */
+		u32 unwind_mb;		/* memory for unwind tables */
 		bool idle;
 		bool all_cpus;
 	);
@@ -57,6 +60,7 @@ struct cprof_cpu_stats {
 	u64 lost;
 	u64 user_faults;
 	u64 user_truncated;
+	u64 user_table;		/* user walks that used an unwind table */
 	u64 kernel_truncated;
 	u64 throttles;
 	u64 handler_ns_total;

@@ -84,6 +84,8 @@ struct cprof_rec {
 #define CPROF_SAMPLE_KERN_TRUNC	(1u << 4)	/* kernel walk stopped at depth */
 #define CPROF_SAMPLE_IDLE	(1u << 5)	/* the idle task */
 #define CPROF_SAMPLE_USER_EXACT	(1u << 6)	/* see below */
+/* A user frame came from an unwind table; unset: frame pointers only. */
+#define CPROF_SAMPLE_USER_TABLE	(1u << 7)
 
 /*
  * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
@@ -162,6 +164,61 @@ struct cprof_end {
 	__u32	reserved;
 	__u64	samples;		/* samples written to this stream */
 	__u64	lost;			/* samples lost, all CPUs */
+};
+
+/*
+ * Unwind tables: written to /proc/cprof/unwind, one table per write(), so the
+ * tick can walk user code that keeps no frame pointers.  Userland compiles
+ * a file's call frame information (.eh_frame, .debug_frame) into rows; the
+ * module keeps them keyed by the file as /proc/PID/maps names it and looks
+ * up a frame's row by its offset in that file (address - mapping start +
+ * mapping offset).
+ *
+ * A table is struct cprof_utable, then __u32 pc[nr_rows] (file offsets,
+ * strictly increasing), then struct cprof_urow row[nr_rows].  Row i holds
+ * from pc[i] up to pc[i + 1]; the last row must be CPROF_CFA_NONE.  A table
+ * with nr_rows 0 removes the file's table; a table for a file that has one
+ * replaces it.
+ */
+#define CPROF_UTABLE_MAGIC	0x31545543	/* "CUT1" little-endian */
+#define CPROF_UTABLE_ROWS_MAX	(1u << 24)
+
+struct cprof_utable {
+	__u32	magic;			/* CPROF_UTABLE_MAGIC */
+	__u32	size;			/* sizeof(struct cprof_utable) */
+	__u64	ino;			/* inode number, as in /proc/PID/maps */
+	__u32	dev;			/* device: makedev(major, minor) */
+	__u32	nr_rows;
+	__u64	reserved;		/* 0 */
+};
+
+/* How to find the canonical frame address (CFA) at an instruction. */
+enum cprof_cfa_base {
+	CPROF_CFA_NONE	= 0,	/* no information: walk frame pointers */
+	CPROF_CFA_SP	= 1,	/* CFA = sp + cfa_off */
+	CPROF_CFA_FP	= 2,	/* CFA = rbp + cfa_off */
+	CPROF_CFA_PLT	= 3,	/* PLT entry: sp + 8, + 8 if (ip & 15) >= 11 */
+	CPROF_CFA_END	= 4,	/* outermost frame (return address undefined) */
+	CPROF_CFA_STOP	= 5,	/* a rule the tick does not follow: stop */
+	CPROF_CFA_MAX	= 5,
+};
+
+/* Where the caller's rbp is (fp_rule). */
+enum cprof_fp_rule {
+	CPROF_FP_SAME	= 0,	/* unchanged */
+	CPROF_FP_AT	= 1,	/* saved at CFA + fp_off */
+	CPROF_FP_MAX	= 1,
+};
+
+/*
+ * The return address is always at CFA - 8 (x86-64).  A frame's caller has
+ * sp = CFA.
+ */
+struct cprof_urow {
+	__u8	cfa_base;		/* enum cprof_cfa_base */
+	__u8	fp_rule;		/* enum cprof_fp_rule */
+	__s16	fp_off;
+	__s32	cfa_off;
 };
 
 #define CPROF_ALIGN(x)	(((x) + 7) & ~(__u64)7)

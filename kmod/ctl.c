@@ -72,6 +72,9 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 		return cprof_parse_u32(val, 0, PID_MAX_LIMIT, &s->pid);
 	if (!strcmp(line, "budget"))
 		return cprof_parse_u32(val, 1, CPROF_BUDGET_MAX, &s->budget);
+	if (!strcmp(line, "unwind_mb"))
+		return cprof_parse_u32(val, 0, CPROF_UNWIND_MB_MAX,
+				       &s->unwind_mb);
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -164,6 +167,7 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "mode=%s\n", cprof_mode_names[s->mode]);
 	seq_printf(m, "idle=%d\n", s->idle);
 	seq_printf(m, "budget=%u\n", s->budget);
+	seq_printf(m, "unwind_mb=%u\n", s->unwind_mb);
 }
 
 int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
@@ -180,6 +184,7 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 	s->seconds = seconds;
 	s->depth = depth;
 	s->budget = budget;
+	s->unwind_mb = CPROF_UNWIND_MB_DEFAULT;
 	s->mode = CPROF_MODE_BOTH;
 	s->all_cpus = true;
 	return 0;

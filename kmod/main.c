@@ -11,6 +11,7 @@
 #include "procfs.h"
 #include "sample.h"
 #include "session.h"
+#include "utable.h"
 
 static uint freq = 99;
 module_param(freq, uint, 0400);
@@ -73,6 +74,7 @@ static void __exit cprof_exit(void)
 	cprof_sample_exit();
 	cprof_session_exit();
 	cprof_maps_exit();
+	cprof_utable_exit();
 	cprof_ctl_exit();
 }
 

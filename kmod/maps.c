@@ -54,6 +54,8 @@ struct cprof_range {
 	u64 start;
 	u64 end;
 	u64 pgoff;
+	u64 ino;			/* the file, for unwind tables */
+	u32 dev;			/* new_encode_dev(); 0: no file */
 };
 
 /* The ranges emitted for one address space, sorted by start. */
@@ -106,6 +108,8 @@ struct cprof_vma {
 	u64 start;
 	u64 end;
 	u64 pgoff;
+	u64 ino;
+	u32 dev;
 	struct file *file;
 	const char *name;		/* for mappings without a file */
 };
@@ -123,7 +127,8 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 	return NULL;
 }
 
-static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
+static const struct cprof_range *cprof_mm_range(const struct cprof_mmstate *st,
+					       u64 ip)
 {
 	u32 lo = 0, hi = st->nr;
 
@@ -135,9 +140,50 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
 		else if (ip >= st->ranges[mid].end)
 			lo = mid + 1;
 		else
-			return true;
+			return &st->ranges[mid];
 	}
-	return false;
+	return NULL;
+}
+
+static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
+{
+	return cprof_mm_range(st, ip);
+}
+
+/**
+ * cprof_maps_current() - the ranges emitted for current's address space
+ *
+ * Context: the tick, inside rcu_read_lock(), which keeps the result valid.
+ * Return: NULL when none were emitted yet.
+ */
+const struct cprof_mmstate *cprof_maps_current(void)
+{
+	struct task_struct *tsk = current;
+
+	return cprof_mm_lookup(tsk->mm, tsk->tgid,
+			       READ_ONCE(tsk->self_exec_id));
+}
+
+/**
+ * cprof_maps_file_pos() - which file, and where in it, is @addr?
+ * @st: from cprof_maps_current()
+ * @addr: a user address
+ * @pos: filled in when found
+ *
+ * Context: as cprof_maps_current().
+ * Return: false when no emitted range of a file holds @addr.
+ */
+bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
+			 struct cprof_file_pos *pos)
+{
+	const struct cprof_range *r = st ? cprof_mm_range(st, addr) : NULL;
+
+	if (!r || !r->dev)
+		return false;
+	pos->dev = r->dev;
+	pos->ino = r->ino;
+	pos->off = addr - r->start + r->pgoff;
+	return true;
 }
 
 /**
@@ -293,7 +339,11 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 			v[n].end = vma->vm_end;
 			v[n].pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 			if (vma->vm_file) {
+				struct inode *inode = file_inode(vma->vm_file);
+
 				v[n].file = get_file(vma->vm_file);
+				v[n].ino = inode->i_ino;
+				v[n].dev = new_encode_dev(inode->i_sb->s_dev);
 			} else {
 				v[n].pgoff = 0;
 				v[n].name = vma->vm_start ==
@@ -542,6 +592,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			st->ranges[st->nr].start = v[i].start;
 			st->ranges[st->nr].end = v[i].end;
 			st->ranges[st->nr].pgoff = v[i].pgoff;
+			st->ranges[st->nr].ino = v[i].ino;
+			st->ranges[st->nr].dev = v[i].dev;
 			st->nr++;
 		}
 		done += size;

@@ -4,11 +4,23 @@
 
 #include <linux/types.h>
 
+struct cprof_mmstate;
+
+/* A file offset: the key to unwind tables. */
+struct cprof_file_pos {
+	u64 ino;
+	u64 off;
+	u32 dev;
+};
+
 int cprof_maps_init(void);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
 bool cprof_maps_note(const u64 *ips, int n, u64 now);
 bool cprof_maps_exec_addr(u64 addr);
+const struct cprof_mmstate *cprof_maps_current(void);
+bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
+			 struct cprof_file_pos *pos);
 bool cprof_maps_pending(void);
 size_t cprof_maps_sync(void *dst, size_t room);
 

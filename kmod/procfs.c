@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/cprof/{profile,ctl,stats}: root's files (mode 0400/0600), and
+ * /proc/cprof/{profile,ctl,stats,unwind}: root's files (mode 0400/0600), and
  * beyond that perf's permission model (access.c), checked at open.
  */
 #include <linux/proc_fs.h>
@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "session.h"
 #include "stream.h"
+#include "utable.h"
 
 #define CPROF_CTL_WRITE_MAX	4096
 
@@ -87,6 +88,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->lost += c->lost;
 	sum->user_faults += c->user_faults;
 	sum->user_truncated += c->user_truncated;
+	sum->user_table += c->user_table;
 	sum->kernel_truncated += c->kernel_truncated;
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
@@ -102,6 +104,7 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%slost %llu\n", prefix, c->lost);
 	seq_printf(m, "%suser_faults %llu\n", prefix, c->user_faults);
 	seq_printf(m, "%suser_truncated %llu\n", prefix, c->user_truncated);
+	seq_printf(m, "%suser_table %llu\n", prefix, c->user_table);
 	seq_printf(m, "%skernel_truncated %llu\n", prefix,
 		   c->kernel_truncated);
 	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);
@@ -125,7 +128,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	int cpu;
 
 	struct cprof_cpu_stats c;
-	u64 period;
+	u64 period, tables, bytes;
 
 	for_each_possible_cpu(cpu) {
 		cprof_sample_stats(cpu, &c);
@@ -133,6 +136,9 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "profiling %d\n", cprof_session_active());
 	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
+	cprof_utable_usage(&tables, &bytes);
+	seq_printf(m, "unwind_tables %llu\n", tables);
+	seq_printf(m, "unwind_bytes %llu\n", bytes);
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);
@@ -156,6 +162,34 @@ static const struct proc_ops cprof_stats_ops = {
 	.proc_release	= single_release,
 };
 
+static int cprof_unwind_seq_show(struct seq_file *m, void *v)
+{
+	cprof_utable_show(m);
+	return 0;
+}
+
+/* Those who may profile load tables and list them. */
+static int cprof_unwind_open(struct inode *inode, struct file *file)
+{
+	return cprof_access_check() ?: single_open(file, cprof_unwind_seq_show,
+						   NULL);
+}
+
+/* One table per write(), whole: see struct cprof_utable. */
+static ssize_t cprof_unwind_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	return cprof_utable_write(ubuf, count);
+}
+
+static const struct proc_ops cprof_unwind_ops = {
+	.proc_open	= cprof_unwind_open,
+	.proc_read	= seq_read,
+	.proc_write	= cprof_unwind_write,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
 int cprof_procfs_init(void)
 {
 	cprof_dir = proc_mkdir_mode("cprof", 0500, NULL);
@@ -163,7 +197,8 @@ int cprof_procfs_init(void)
 		return -ENOMEM;
 	if (!proc_create("profile", 0400, cprof_dir, &cprof_profile_ops) ||
 	    !proc_create("ctl", 0600, cprof_dir, &cprof_ctl_ops) ||
-	    !proc_create("stats", 0400, cprof_dir, &cprof_stats_ops)) {
+	    !proc_create("stats", 0400, cprof_dir, &cprof_stats_ops) ||
+	    !proc_create("unwind", 0600, cprof_dir, &cprof_unwind_ops)) {
 		proc_remove(cprof_dir);
 		return -ENOMEM;
 	}

@@ -182,6 +182,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 		pc->stats.user_faults++;
 	if (flags & CPROF_SAMPLE_USER_TRUNC)
 		pc->stats.user_truncated++;
+	if (flags & CPROF_SAMPLE_USER_TABLE)
+		pc->stats.user_table++;
 	if (flags & CPROF_SAMPLE_KERN_TRUNC)
 		pc->stats.kernel_truncated++;
 	/* The ring is ours until the next tick: s is still ours to read. */

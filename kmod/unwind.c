@@ -5,19 +5,27 @@
  * Kernel: the kernel's own unwinder (ORC on Debian kernels, frame pointers
  * elsewhere) started from the interrupted registers.
  *
- * User: the frame-pointer chain from the interrupted user registers, or from
- * the registers the task saved on kernel entry when the tick hit a system
- * call or fault, so a sample shows the user frames that led into the kernel.
+ * User: from the interrupted user registers, or from the registers the task
+ * saved on kernel entry when the tick hit a system call or fault, so a
+ * sample shows the user frames that led into the kernel.  Each step takes
+ * the frame's rule from the unwind table userland loaded for its file
+ * (utable.c: the CFA is sp or rbp plus an offset, the return address is
+ * below it, the caller's rbp maybe saved beside it), so code without frame
+ * pointers and frameless leaves unwind; where no table covers the address
+ * the step follows the frame-pointer chain, as perf does.  Either way the
+ * caller's stack pointer must lie above the frame's, so every walk ends,
+ * and it stops at the depth.
+ *
  * The walk reads user memory with page faults disabled, so it never sleeps
- * or faults pages in, and only at addresses access_ok() accepts; it demands
- * aligned frame pointers that strictly increase, and it stops at the depth.
- * Each frame record is two loads in one user access window, as perf's own
- * walker reads them, and each other word one load: copy_from_user_nofault()
- * costs a call, its checks and a string copy each time.  The page tables loaded in a hard
+ * or faults pages in, and only at addresses access_ok() accepts; a table or
+ * a stack that lies gives a wrong or short stack, never a fault.  Each frame
+ * record is two loads in one user access window, as perf's own walker reads
+ * them, and each other word one load: copy_from_user_nofault() costs a call,
+ * its checks and a string copy each time.  The page tables loaded in a hard
  * interrupt are current's own (context switches change them with interrupts
- * off), which copy_from_user_nofault() has to check for NMIs; the one
- * window where they are not (exec replacing the mm) reads the old address
- * space's memory, harmlessly.
+ * off), which copy_from_user_nofault() has to check for NMIs; the one window
+ * where they are not (exec replacing the mm) reads the old address space's
+ * memory, harmlessly.
  */
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -29,6 +37,7 @@
 #include "cprof_format.h"
 #include "maps.h"
 #include "unwind.h"
+#include "utable.h"
 
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 {
@@ -82,23 +91,37 @@ fault:
 	return false;
 }
 
+/* Where a user walk is: the frame's ip, its stack pointer and rbp. */
+struct cprof_uframe {
+	unsigned long ip;
+	unsigned long sp;
+	unsigned long fp;
+};
+
+enum cprof_step {
+	CPROF_STEP_OK,		/* @f is the caller's frame */
+	CPROF_STEP_END,		/* the outermost frame: a complete stack */
+	CPROF_STEP_BAD,		/* a bad frame: stop, flagged */
+	CPROF_STEP_NONE,	/* no table row: try frame pointers */
+};
+
 /*
  * A tick inside a system call: C libraries' system call wrappers (read(),
- * write(), ...) are leaf functions without a frame, so the frame-pointer
- * chain starts at their caller's caller and the call site would be lost.
- * In a system call, the word at the user stack pointer is the wrapper's
- * return address if the wrapper pushed nothing: take it only if it lies in
- * an executable mapping of the process (as far as maps.c knows them) and
- * the instruction before it is a call.  (The user ip itself is then a
- * return address; after a fault or interrupt it is the interrupted
- * instruction.)  The caller has page faults disabled.
+ * write(), ...) are leaf functions without a frame, so without a table the
+ * frame-pointer chain starts at their caller's caller and the call site
+ * would be lost.  In a system call, the word at the user stack pointer is
+ * the wrapper's return address if the wrapper pushed nothing: take it only
+ * if it lies in an executable mapping of the process (as far as maps.c
+ * knows them) and the instruction before it is a call.  (The user ip itself
+ * is then a return address; after a fault or interrupt it is the
+ * interrupted instruction.)  The caller has page faults disabled.
  */
-static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
+static bool cprof_syscall_caller(struct cprof_uframe *f)
 {
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
-	if (!cprof_read_word(uregs->sp, &cand) ||
+	if (!cprof_read_word(f->sp, &cand) ||
 	    !cprof_maps_exec_addr(cand) ||
 	    !cprof_read_word(cand - sizeof(before), &before))
 		return false;
@@ -108,8 +131,54 @@ static bool cprof_syscall_caller(struct pt_regs *uregs, unsigned long *ret)
 	    (b[2] != 0xff || b[3] != 0x15) &&			/* call *rip+d32 */
 	    (b[6] != 0xff || (b[7] & 0xf8) != 0xd0))		/* call *%reg */
 		return false;
-	*ret = cand;
+	f->ip = cand;
+	f->sp += sizeof(cand);
 	return true;
+}
+
+/*
+ * One step by the unwind table of @f->ip's file.  @exact: @f->ip is the
+ * interrupted instruction, else a return address (its call is just before
+ * it, and may be a function's last instruction).  The caller has page
+ * faults disabled and holds the RCU read lock that keeps @st.
+ */
+static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
+					struct cprof_uframe *f, bool exact)
+{
+	struct cprof_file_pos pos;
+	struct cprof_urow row;
+	unsigned long cfa, fp = f->fp;
+
+	if (!cprof_maps_file_pos(st, exact ? f->ip : f->ip - 1, &pos) ||
+	    !cprof_utable_find(pos.dev, pos.ino, pos.off, &row))
+		return CPROF_STEP_NONE;
+	switch (row.cfa_base) {
+	case CPROF_CFA_SP:
+		cfa = f->sp + row.cfa_off;
+		break;
+	case CPROF_CFA_FP:
+		cfa = f->fp + row.cfa_off;
+		break;
+	case CPROF_CFA_PLT:
+		/* ld's PLT entries: 16 bytes, the push after the 11th. */
+		cfa = f->sp + 8 + ((f->ip & 15) >= 11 ? 8 : 0);
+		break;
+	case CPROF_CFA_END:
+		return CPROF_STEP_END;
+	default:
+		return CPROF_STEP_BAD;
+	}
+	/* The return address is above the frame's stack pointer. */
+	if (cfa <= f->sp || cfa - f->sp < sizeof(long))
+		return CPROF_STEP_BAD;
+	if (row.fp_rule == CPROF_FP_AT &&
+	    !cprof_read_word(cfa + row.fp_off, &fp))
+		return CPROF_STEP_BAD;
+	if (!cprof_read_word(cfa - sizeof(long), &f->ip))
+		return CPROF_STEP_BAD;
+	f->sp = cfa;
+	f->fp = fp;
+	return CPROF_STEP_OK;
 }
 
 struct cprof_user_frame {
@@ -133,16 +202,35 @@ fault:
 	return false;
 }
 
+/* One step by the frame-pointer chain; page faults disabled. */
+static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
+{
+	struct cprof_user_frame frame;
+
+	if (!f->fp)
+		return CPROF_STEP_END;
+	if (f->fp < f->sp || f->fp & (sizeof(long) - 1) ||
+	    !cprof_read_frame(f->fp, &frame))
+		return CPROF_STEP_BAD;
+	f->ip = frame.ret;
+	f->sp = f->fp + sizeof(frame);
+	f->fp = frame.next_fp;
+	return CPROF_STEP_OK;
+}
+
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		      u16 *flags)
 {
-	struct cprof_user_frame frame;
-	unsigned long fp = uregs->bp;
-	unsigned long low = uregs->sp;
+	struct cprof_uframe f = {
+		.ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
+	};
+	const struct cprof_mmstate *st;
+	enum cprof_step step;
 	unsigned long caller = 0;
+	bool first = true;
 	int n = 0;
 
-	ips[n++] = uregs->ip;
+	ips[n++] = f.ip;
 	/* Entry code sets orig_ax to -1 for interrupts and exceptions. */
 	if (!entry || (long)uregs->orig_ax < 0)
 		*flags |= CPROF_SAMPLE_USER_EXACT;
@@ -150,16 +238,32 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 	if (!user_64bit_mode(uregs))
 		return n;
 	pagefault_disable();
-	if (!(*flags & CPROF_SAMPLE_USER_EXACT) && n < max &&
-	    cprof_syscall_caller(uregs, &caller))
-		ips[n++] = caller;
-	while (fp) {
-		if (fp < low || fp & (sizeof(long) - 1) ||
-		    !cprof_read_frame(fp, &frame)) {
-			*flags |= CPROF_SAMPLE_USER_FAULT;
-			break;
+	rcu_read_lock();
+	st = cprof_maps_current();
+	for (;; first = false) {
+		/*
+		 * The first ip is in the interrupted function even when it
+		 * is a system call's return address: the call is not last.
+		 */
+		step = st ? cprof_table_step(st, &f, first) : CPROF_STEP_NONE;
+		if (step == CPROF_STEP_OK) {
+			*flags |= CPROF_SAMPLE_USER_TABLE;
+		} else if (step == CPROF_STEP_NONE) {
+			if (first && !(*flags & CPROF_SAMPLE_USER_EXACT) &&
+			    cprof_syscall_caller(&f)) {
+				caller = f.ip;
+			} else {
+				step = cprof_fp_step(&f);
+				/* A wrapper with a frame: its caller again. */
+				if (step == CPROF_STEP_OK && caller &&
+				    f.ip == caller) {
+					caller = 0;
+					continue;
+				}
+				caller = 0;
+			}
 		}
-		if (!frame.ret)
+		if (step == CPROF_STEP_END || (step == CPROF_STEP_OK && !f.ip))
 			break;
 		/*
 		 * No user code lives below the default mmap_min_addr or above
@@ -167,8 +271,8 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		 * frame chain (ld.so's start-up, code built without frame
 		 * pointers).  Ends the walk as a bad frame, not as a frame.
 		 */
-		if (frame.ret < CONFIG_DEFAULT_MMAP_MIN_ADDR ||
-		    frame.ret >= TASK_SIZE_MAX) {
+		if (step == CPROF_STEP_BAD ||
+		    f.ip < CONFIG_DEFAULT_MMAP_MIN_ADDR || f.ip >= TASK_SIZE_MAX) {
 			*flags |= CPROF_SAMPLE_USER_FAULT;
 			break;
 		}
@@ -176,13 +280,9 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
 		}
-		if (frame.ret != caller)
-			ips[n++] = frame.ret;
-		caller = 0;
-		/* Strictly increasing: no loops, and the walk always ends. */
-		low = fp + sizeof(frame);
-		fp = frame.next_fp;
+		ips[n++] = f.ip;
 	}
+	rcu_read_unlock();
 	pagefault_enable();
 	return n;
 }

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_UTABLE_H
+#define CPROF_UTABLE_H
+
+#include <linux/types.h>
+
+#include "cprof_format.h"
+
+struct seq_file;
+
+ssize_t cprof_utable_write(const char __user *buf, size_t count);
+void cprof_utable_show(struct seq_file *m);
+bool cprof_utable_find(u32 dev, u64 ino, u64 off, struct cprof_urow *row);
+void cprof_utable_usage(u64 *tables, u64 *bytes);
+void cprof_utable_exit(void);
+
+#endif /* CPROF_UTABLE_H */
