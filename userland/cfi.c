@@ -1,0 +1,973 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Call frame information compiled into unwind rows for the module.
+ *
+ * The module walks user stacks at each tick, in interrupt context, also
+ * through code built without frame pointers.  It does not interpret DWARF
+ * there: CFI is a stateful bytecode (remember/restore state, expressions,
+ * pointer encodings, two section formats) read from files anyone may write.
+ * Userland does that work once per file instead.  libdw executes the CFI;
+ * this unit reduces the rules at each address to a fixed-size row (the CFA
+ * is sp or rbp plus an offset, or the PLT rule; the return address is at
+ * CFA - 8; the caller's rbp is unchanged or saved at CFA + an offset) keyed
+ * by file offset, which is what a frame's address turns into through
+ * /proc/PID/maps.  The tick binary-searches the last row at or below a
+ * frame's offset and applies it with a few loads.
+ *
+ * The steps:
+ *  - the executable PT_LOAD segments: only code in them gets rows, and they
+ *    turn addresses into file offsets;
+ *  - the FDEs of .eh_frame and of .debug_frame (Go has only the latter;
+ *    where both describe an address, the one starting first wins, .eh_frame
+ *    on a tie), listed with dwarf_next_cfi() and a small decoder of each
+ *    FDE's address range;
+ *  - for each FDE, libdw's rules at its first address, which also say up
+ *    to where they hold (dwarf_cfi_addrframe(), dwarf_frame_info()); then
+ *    at that address, and so on to the FDE's end;
+ *  - each rule set becomes a row: what the tick cannot follow (an
+ *    expression, a return address not at CFA - 8, a signal frame, an FDE
+ *    libdw cannot execute) becomes CPROF_CFA_STOP, which ends the walk
+ *    rather than guessing; an undefined
+ *    return address (_start) CPROF_CFA_END; addresses no FDE covers
+ *    CPROF_CFA_NONE (the tick walks frame pointers there);
+ *  - equal neighbours merge, and addresses become file offsets.
+ *
+ * The PLT: ld describes lazy PLT entries (16 bytes each: jmp *GOT; push n;
+ * jmp PLT0) with one expression, CFA = rsp + 8, + 8 once the push ran,
+ * i.e. if (rip & 15) >= 11.  That becomes CPROF_CFA_PLT.  IBT PLTs (endbr64
+ * first) test >= 9 instead; the tick knows only 11, so those entries get
+ * two CPROF_CFA_SP rows each, before and after the push.
+ *
+ * libdw re-executes an FDE from its start for every row, so an FDE of n
+ * bytes and r rows costs about n * r.  Budgets on that product bound the
+ * time a hostile file can take: past one for an FDE, the rest of the FDE
+ * is STOP; past one for the file, the file is refused.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cfi.h"
+
+#define MAX_SEGS	32
+#define REG_RBP		6
+#define REG_RSP		7
+#define REG_RA		16
+#define PLT_THRESHOLD	11		/* the (ip & 15) >= 11 of CPROF_CFA_PLT */
+/* FDE bytes libdw executes, summed over rows: some 3 GB a second */
+#define FDE_WORK_MAX	(1ULL << 30)	/* one FDE: the rest of it is STOP */
+#define WORK_MAX	(1ULL << 32)	/* the file: refused */
+#define ROW_WORK	64		/* per row: lookup, CIE instructions */
+#define RAW_ROWS_MAX	((size_t)CPROF_UTABLE_ROWS_MAX + 2 * MAX_SEGS)
+
+#ifndef SHT_X86_64_UNWIND
+#define SHT_X86_64_UNWIND	0x70000001
+#endif
+
+enum { SRC_EH, SRC_DEBUG, NR_SRC };
+
+static const char *const src_name[NR_SRC] = { ".eh_frame", ".debug_frame" };
+
+struct seg {
+	uint64_t vaddr, end;		/* [p_vaddr, p_vaddr + p_filesz) */
+	uint64_t offset;		/* p_offset */
+};
+
+struct fde {
+	uint64_t lo, hi;		/* clipped to the segment of lo */
+	uint64_t cost;			/* bytes libdw executes per row */
+	int src;
+};
+
+struct vrow {
+	uint64_t pc;			/* address, then file offset */
+	struct cprof_urow r;
+};
+
+struct rows {
+	struct vrow *v;
+	size_t n, cap;
+};
+
+struct ctx {
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_CFI *cfi[NR_SRC];
+	const unsigned char *ident;
+	struct seg seg[MAX_SEGS];
+	int nseg;
+	struct fde *fde;
+	size_t nfde, fde_cap;
+	struct rows rows;		/* by address */
+	uint64_t work;
+	char *err;
+	size_t errlen;
+};
+
+/* How a CIE's FDEs encode their address range. */
+struct cie_info {
+	Dwarf_Off off;
+	bool known;			/* off was looked at */
+	bool usable;
+	uint8_t enc;			/* DW_EH_PE_* */
+	uint8_t size;			/* bytes of an absptr */
+};
+
+static const struct cprof_urow none_row = { .cfa_base = CPROF_CFA_NONE };
+static const struct cprof_urow stop_row = { .cfa_base = CPROF_CFA_STOP };
+
+static int cfi_fail(struct ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int cfi_fail(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	if (!c->err || !c->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	for (p = c->err; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return -1;
+}
+
+static bool same_row(const struct cprof_urow *a, const struct cprof_urow *b)
+{
+	return a->cfa_base == b->cfa_base && a->fp_rule == b->fp_rule &&
+	       a->fp_off == b->fp_off && a->cfa_off == b->cfa_off;
+}
+
+/*
+ * Appends (pc, r) to a step function: pc is at or after the last row's; at
+ * the same pc the new row replaces the last; a row equal to the one before
+ * it is not added.
+ */
+static int push_row(struct ctx *c, struct rows *rs, uint64_t pc,
+		    const struct cprof_urow *r)
+{
+	if (rs->n) {
+		struct vrow *last = &rs->v[rs->n - 1];
+
+		if (pc < last->pc)
+			return cfi_fail(c, "internal error: rows out of order");
+		if (pc == last->pc) {
+			last->r = *r;
+			if (rs->n >= 2 && same_row(&rs->v[rs->n - 2].r, r))
+				rs->n--;
+			return 0;
+		}
+		if (same_row(&last->r, r))
+			return 0;
+	}
+	if (rs->n >= RAW_ROWS_MAX)
+		return cfi_fail(c, "too many unwind rows (more than %u)",
+				CPROF_UTABLE_ROWS_MAX);
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 1024;
+		struct vrow *v = reallocarray(rs->v, cap, sizeof(*v));
+
+		if (!v)
+			return cfi_fail(c, "out of memory");
+		rs->v = v;
+		rs->cap = cap;
+	}
+	rs->v[rs->n].pc = pc;
+	rs->v[rs->n].r = *r;
+	rs->n++;
+	return 0;
+}
+
+/* ---- ELF: segments and sections ---- */
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int load_segments(struct ctx *c)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(c->elf, &n))
+		return cfi_fail(c, "cannot read the program headers: %s",
+				elf_errmsg(-1));
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		struct seg *s;
+
+		if (!gelf_getphdr(c->elf, (int)i, &ph))
+			return cfi_fail(c, "cannot read program header %zu: %s",
+					i, elf_errmsg(-1));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    !ph.p_filesz)
+			continue;
+		if (ph.p_offset > UINT32_MAX ||
+		    ph.p_filesz > UINT32_MAX - ph.p_offset)
+			return cfi_fail(c, "executable segment beyond 4 GiB of the file");
+		if (ph.p_vaddr + ph.p_filesz < ph.p_vaddr)
+			return cfi_fail(c, "malformed program header %zu", i);
+		if (c->nseg == MAX_SEGS)
+			return cfi_fail(c, "more than %d executable segments",
+					MAX_SEGS);
+		s = &c->seg[c->nseg++];
+		s->vaddr = ph.p_vaddr;
+		s->end = ph.p_vaddr + ph.p_filesz;
+		s->offset = ph.p_offset;
+	}
+	if (!c->nseg)
+		return cfi_fail(c, "no executable segment");
+	qsort(c->seg, c->nseg, sizeof(c->seg[0]), seg_cmp);
+	return 0;
+}
+
+static const struct seg *seg_of(const struct ctx *c, uint64_t vaddr)
+{
+	int i;
+
+	for (i = 0; i < c->nseg; i++)
+		if (vaddr >= c->seg[i].vaddr && vaddr < c->seg[i].end)
+			return &c->seg[i];
+	return NULL;
+}
+
+/* The .eh_frame and .debug_frame sections with contents, NULL if none. */
+static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	scn_of[SRC_EH] = scn_of[SRC_DEBUG] = NULL;
+	if (elf_getshdrstrndx(c->elf, &shstrndx))
+		return cfi_fail(c, "cannot read the section headers: %s",
+				elf_errmsg(-1));
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+		int s;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_PROGBITS &&
+		     sh.sh_type != SHT_X86_64_UNWIND) || !sh.sh_size)
+			continue;
+		name = elf_strptr(c->elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		for (s = 0; s < NR_SRC; s++)
+			if (!scn_of[s] && !strcmp(name, src_name[s]))
+				scn_of[s] = scn;
+	}
+	return 0;
+}
+
+/* ---- FDE address ranges ---- */
+
+static uint64_t read_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * One pointer encoded as enc at *p (before end), which is at address
+ * field: the fixed-size formats, absolute or pc-relative.  size is the
+ * size of DW_EH_PE_absptr.  0 and *p past it, or -1.
+ */
+static int read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
+			int size, uint64_t field, uint64_t *out)
+{
+	uint64_t v;
+	int n;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		n = size;
+		break;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		n = 2;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		n = 4;
+		break;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		n = 8;
+		break;
+	default:
+		return -1;
+	}
+	if (end - *p < n)
+		return -1;
+	v = read_le(*p, n);
+	if ((enc & DW_EH_PE_signed) && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~0ULL << (8 * n);
+	switch (enc & 0xf0) {
+	case DW_EH_PE_absptr:
+		break;
+	case DW_EH_PE_pcrel:
+		v += field;
+		break;
+	default:			/* indirect, datarel, ...: not here */
+		return -1;
+	}
+	*p += n;
+	*out = v;
+	return 0;
+}
+
+/* Skips a LEB128 number; -1 if it runs past end. */
+static int skip_leb128(const uint8_t **p, const uint8_t *end)
+{
+	while (*p < end)
+		if (!(*(*p)++ & 0x80))
+			return 0;
+	return -1;
+}
+
+/* The 'R' encoding from a .eh_frame CIE's augmentation; -1 if not known. */
+static int eh_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
+{
+	const uint8_t *p = cie->augmentation_data;
+	const uint8_t *end = p ? p + cie->augmentation_data_size : NULL;
+	const char *a = cie->augmentation;
+	int i;
+
+	*enc = DW_EH_PE_absptr;
+	if (!a || !a[0])
+		return 0;
+	if (a[0] != 'z' || !p)
+		return -1;	/* "eh" and other pre-'z' forms */
+	for (i = 1; a[i] && i < 16; i++) {
+		uint8_t penc;
+		uint64_t dummy;
+
+		switch (a[i]) {
+		case 'L':		/* LSDA encoding */
+			if (p >= end)
+				return -1;
+			p++;
+			break;
+		case 'P':		/* personality: encoding, pointer */
+			if (p >= end)
+				return -1;
+			penc = *p++;
+			if ((penc & 0x0f) == DW_EH_PE_uleb128 ||
+			    (penc & 0x0f) == DW_EH_PE_sleb128) {
+				if (skip_leb128(&p, end))
+					return -1;
+			} else if (read_encoded(&p, end, penc & 0x0f, 8, 0,
+						&dummy)) {
+				return -1;
+			}
+			break;
+		case 'R':
+			if (p >= end)
+				return -1;
+			*enc = *p;
+			return 0;
+		case 'S':		/* signal frame: libdw's signalp */
+		case 'B':
+		case 'G':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return a[i] ? -1 : 0;
+}
+
+/*
+ * .debug_frame: FDE addresses are absolute, address_size bytes: 8 but for
+ * a version 4 CIE that says otherwise.  The raw CIE at off, bounded by d.
+ */
+static int debug_addr_size(const Elf_Data *d, Dwarf_Off off, uint8_t *size)
+{
+	const uint8_t *p = (const uint8_t *)d->d_buf + off;
+	const uint8_t *end = (const uint8_t *)d->d_buf + d->d_size;
+	const uint8_t *nul;
+	uint64_t len;
+
+	*size = 8;
+	if (off >= d->d_size || end - p < 4)
+		return -1;
+	len = read_le(p, 4);
+	p += 4;
+	if (len == 0xffffffff) {
+		if (end - p < 8)
+			return -1;
+		len = read_le(p, 8);
+		p += 8;
+		if (len > (uint64_t)(end - p))
+			return -1;
+		end = p + len;
+		p += 8;			/* CIE id */
+	} else {
+		if (len > (uint64_t)(end - p))
+			return -1;
+		end = p + len;
+		p += 4;
+	}
+	if (p >= end)
+		return -1;
+	if (*p++ != 4)
+		return 0;		/* versions 1 and 3: the ELF's 8 */
+	nul = memchr(p, 0, end - p);
+	if (!nul || end - nul < 3)
+		return -1;
+	*size = nul[1];
+	if (nul[2] != 0 || (*size != 4 && *size != 8))
+		return -1;		/* segmented, or not an address */
+	return 0;
+}
+
+static int cie_info(struct ctx *c, const Elf_Data *d, bool eh, Dwarf_Off off,
+		    struct cie_info *ci)
+{
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+
+	if (ci->known && ci->off == off)
+		return ci->usable ? 0 : -1;
+	ci->known = true;
+	ci->off = off;
+	ci->usable = false;
+	ci->enc = DW_EH_PE_absptr;
+	ci->size = 8;
+	if (dwarf_next_cfi(c->ident, (Elf_Data *)d, eh, off, &next, &e) != 0 ||
+	    !dwarf_cfi_cie_p(&e))
+		return -1;
+	if (eh ? eh_fde_encoding(&e.cie, &ci->enc) :
+		 debug_addr_size(d, off, &ci->size))
+		return -1;
+	ci->usable = true;
+	return 0;
+}
+
+static int add_fde(struct ctx *c, uint64_t lo, uint64_t len, uint64_t cost,
+		   int src)
+{
+	const struct seg *s;
+	struct fde *f;
+
+	if (!len || lo + len < lo)
+		return 0;
+	s = seg_of(c, lo);
+	if (!s)
+		return 0;	/* not code in the file, or discarded (at 0) */
+	if (c->nfde == c->fde_cap) {
+		size_t cap = c->fde_cap ? c->fde_cap * 2 : 256;
+		struct fde *v = reallocarray(c->fde, cap, sizeof(*v));
+
+		if (!v)
+			return cfi_fail(c, "out of memory");
+		c->fde = v;
+		c->fde_cap = cap;
+	}
+	f = &c->fde[c->nfde++];
+	f->lo = lo;
+	f->hi = lo + len < s->end ? lo + len : s->end;
+	f->cost = cost;
+	f->src = src;
+	return 0;
+}
+
+/* Lists the FDEs of one section; how many were found in *found. */
+static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
+{
+	bool eh = src == SRC_EH;
+	struct cie_info ci = { .known = false };
+	Dwarf_Off off = 0, next;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	*found = 0;
+	if (!gelf_getshdr(scn, &sh))
+		return cfi_fail(c, "cannot read the %s header: %s",
+				src_name[src], elf_errmsg(-1));
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return cfi_fail(c, "cannot decompress %s: %s", src_name[src],
+				elf_errmsg(-1));
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return cfi_fail(c, "cannot read %s: %s", src_name[src],
+				elf_errmsg(-1));
+	if (!d->d_buf)
+		return 0;
+	while (off < d->d_size) {
+		const uint8_t *p, *end;
+		Dwarf_CFI_Entry e;
+		uint64_t lo, len;
+		int r;
+
+		r = dwarf_next_cfi(c->ident, d, eh, off, &next, &e);
+		if (r > 0)
+			break;
+		if (r < 0)
+			return cfi_fail(c, "malformed %s at offset %#llx: %s",
+					src_name[src], (unsigned long long)off,
+					dwarf_errmsg(-1));
+		if (next <= off)
+			return cfi_fail(c, "malformed %s at offset %#llx",
+					src_name[src], (unsigned long long)off);
+		off = next;
+		if (dwarf_cfi_cie_p(&e))
+			continue;
+		p = e.fde.start;
+		end = e.fde.end;
+		if (cie_info(c, d, eh, e.fde.CIE_pointer, &ci) ||
+		    p < (const uint8_t *)d->d_buf || end < p)
+			continue;
+		if (read_encoded(&p, end, ci.enc, ci.size,
+				 sh.sh_addr + (p - (const uint8_t *)d->d_buf),
+				 &lo) ||
+		    read_encoded(&p, end, ci.enc & 0x0f, ci.size, 0, &len))
+			continue;
+		(*found)++;
+		if (add_fde(c, lo, len, (uint64_t)(e.fde.end - e.fde.start),
+			    src))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- rows ---- */
+
+static bool fits(int64_t v, int64_t min, int64_t max)
+{
+	return v >= min && v <= max;
+}
+
+/*
+ * The PLT expression: DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15;
+ * DW_OP_and; DW_OP_lit<K>; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus,
+ * i.e. rsp + 8 + ((rip & 15) >= K) * 8.  K, or -1 for anything else.
+ */
+static int plt_threshold(const Dwarf_Op *ops, size_t n)
+{
+	if (n != 9 ||
+	    ops[0].atom != DW_OP_breg7 || ops[0].number != 8 ||
+	    ops[1].atom != DW_OP_breg16 || ops[1].number != 0 ||
+	    ops[2].atom != DW_OP_lit15 || ops[3].atom != DW_OP_and ||
+	    ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31 ||
+	    ops[5].atom != DW_OP_ge || ops[6].atom != DW_OP_lit3 ||
+	    ops[7].atom != DW_OP_shl || ops[8].atom != DW_OP_plus)
+		return -1;
+	return ops[4].atom - DW_OP_lit0;
+}
+
+/* Register saved at CFA + *off (DW_CFA_offset and kin)? */
+static bool saved_at_cfa(Dwarf_Frame *fr, int reg, int64_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, reg, mem, &ops, &n) != 0 || !ops)
+		return false;
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/* Return address undefined: the outermost frame. */
+static bool ra_undefined(Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	return dwarf_frame_register(fr, REG_RA, mem, &ops, &n) == 0 &&
+	       n == 0 && ops != NULL;
+}
+
+/*
+ * The row for the rules of fr.  *plt is the PLT expression's threshold if
+ * the CFA is that expression (the row is then CPROF_CFA_PLT), else -1.
+ */
+static void classify(Dwarf_Frame *fr, bool signal, struct cprof_urow *r,
+		     int *plt)
+{
+	Dwarf_Op *ops;
+	int64_t off;
+	size_t n;
+
+	*plt = -1;
+	*r = stop_row;
+	if (signal)
+		return;
+	if (ra_undefined(fr)) {
+		r->cfa_base = CPROF_CFA_END;
+		return;
+	}
+	if (!saved_at_cfa(fr, REG_RA, &off) || off != -8)
+		return;
+	if (dwarf_frame_cfa(fr, &ops, &n) != 0 || !ops)
+		return;
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
+		r->cfa_base = ops[0].number == REG_RSP ? CPROF_CFA_SP :
+							  CPROF_CFA_FP;
+		off = (int64_t)ops[0].number2;
+	} else if (n == 1 && (ops[0].atom == DW_OP_breg7 ||
+			      ops[0].atom == DW_OP_breg6)) {
+		r->cfa_base = ops[0].atom == DW_OP_breg7 ? CPROF_CFA_SP :
+							    CPROF_CFA_FP;
+		off = (int64_t)ops[0].number;
+	} else if ((*plt = plt_threshold(ops, n)) >= 0) {
+		r->cfa_base = CPROF_CFA_PLT;
+		off = 0;
+	} else {
+		return;
+	}
+	if (!fits(off, INT32_MIN, INT32_MAX)) {
+		*r = stop_row;
+		*plt = -1;
+		return;
+	}
+	r->cfa_off = (int32_t)off;
+	if (saved_at_cfa(fr, REG_RBP, &off) && fits(off, INT16_MIN, INT16_MAX)) {
+		r->fp_rule = CPROF_FP_AT;
+		r->fp_off = (int16_t)off;
+	}
+}
+
+/*
+ * A PLT whose expression tests (ip & 15) >= k for a k other than the
+ * tick's: rows sp + 8 and sp + 16 around the push of each 16-byte entry.
+ */
+static int push_plt_rows(struct ctx *c, uint64_t pc, uint64_t end, int k,
+			 const struct cprof_urow *tmpl)
+{
+	struct cprof_urow r = *tmpl;
+
+	r.cfa_base = CPROF_CFA_SP;
+	if (k == 0 || k > 15) {
+		r.cfa_off = k == 0 ? 16 : 8;
+		return push_row(c, &c->rows, pc, &r);
+	}
+	while (pc < end) {
+		bool pushed = (pc & 15) >= (uint64_t)k;
+		uint64_t next = pushed ? (pc | 15) + 1 : (pc & ~15ULL) + k;
+
+		r.cfa_off = pushed ? 16 : 8;
+		if (push_row(c, &c->rows, pc, &r))
+			return -1;
+		if (next <= pc)
+			break;		/* wrapped at the top of the space */
+		pc = next;
+	}
+	return 0;
+}
+
+/* Rows for [pc, f->hi): libdw's rules, up to where each set holds. */
+static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
+{
+	uint64_t work = 0;
+
+	while (pc < f->hi) {
+		Dwarf_Addr start, end;
+		Dwarf_Frame *fr = NULL;
+		struct cprof_urow r;
+		bool signal = false;
+		int plt;
+
+		work += f->cost + ROW_WORK;
+		c->work += f->cost + ROW_WORK;
+		if (c->work > WORK_MAX)
+			return cfi_fail(c, "call frame information too complex (libdw would execute over %llu bytes of it)",
+					WORK_MAX);
+		if (work > FDE_WORK_MAX)	/* a huge FDE: give up on it */
+			return push_row(c, &c->rows, pc, &stop_row);
+		if (dwarf_cfi_addrframe(c->cfi[f->src], pc, &fr) != 0 ||
+		    dwarf_frame_info(fr, &start, &end, &signal) < 0 ||
+		    start > pc || end <= pc) {
+			/* libdw cannot say: the tick must not guess */
+			free(fr);
+			return push_row(c, &c->rows, pc, &stop_row);
+		}
+		classify(fr, signal, &r, &plt);
+		free(fr);
+		if (end > f->hi)
+			end = f->hi;
+		if (plt >= 0 && plt != PLT_THRESHOLD) {
+			if (push_plt_rows(c, pc, end, plt, &r))
+				return -1;
+		} else if (push_row(c, &c->rows, pc, &r)) {
+			return -1;
+		}
+		pc = end;
+	}
+	return 0;
+}
+
+static int fde_cmp(const void *a, const void *b)
+{
+	const struct fde *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->src != y->src)
+		return x->src - y->src;
+	return x->hi < y->hi ? 1 : x->hi > y->hi ? -1 : 0;
+}
+
+/* The rows by address: each FDE's, NONE in the gaps and after the last. */
+static int build_rows(struct ctx *c)
+{
+	uint64_t covered = 0;
+	bool any = false;
+	size_t i;
+
+	if (c->nfde)
+		qsort(c->fde, c->nfde, sizeof(*c->fde), fde_cmp);
+	for (i = 0; i < c->nfde; i++) {
+		const struct fde *f = &c->fde[i];
+		uint64_t pc = f->lo;
+
+		if (any && pc < covered)
+			pc = covered;	/* overlaps the one before: clipped */
+		if (pc >= f->hi)
+			continue;
+		if (any && pc > covered &&
+		    push_row(c, &c->rows, covered, &none_row))
+			return -1;
+		if (fde_rows(c, f, pc))
+			return -1;
+		covered = f->hi;
+		any = true;
+	}
+	if (any && push_row(c, &c->rows, covered, &none_row))
+		return -1;
+	return 0;
+}
+
+/* ---- file offsets ---- */
+
+static int to_offsets(struct ctx *c, struct cfi_table *t)
+{
+	const struct rows *in = &c->rows;
+	struct rows out = { 0 };
+	size_t i, n, k;
+	int s, ret = -1;
+
+	for (s = 0; s < c->nseg; s++) {
+		const struct seg *sg = &c->seg[s];
+		size_t lo = 0, hi = in->n;
+
+		if (out.n && sg->offset < out.v[out.n - 1].pc) {
+			cfi_fail(c, "executable segments overlap in the file");
+			goto out;
+		}
+		/* the row in effect at the segment's start */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (in->v[mid].pc <= sg->vaddr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (push_row(c, &out, sg->offset,
+			     lo ? &in->v[lo - 1].r : &none_row))
+			goto out;
+		for (i = lo; i < in->n && in->v[i].pc < sg->end; i++)
+			if (push_row(c, &out, in->v[i].pc - sg->vaddr + sg->offset,
+				     &in->v[i].r))
+				goto out;
+		if (push_row(c, &out, sg->end - sg->vaddr + sg->offset,
+			     &none_row))
+			goto out;
+	}
+	/* no leading NONE rows: before the first row is NONE too */
+	for (k = 0; k < out.n && out.v[k].r.cfa_base == CPROF_CFA_NONE; k++)
+		;
+	n = out.n - k;
+	if (!n) {
+		cfi_fail(c, "no call frame information for executable code");
+		goto out;
+	}
+	if (n > CPROF_UTABLE_ROWS_MAX) {
+		cfi_fail(c, "too many unwind rows (%zu, at most %u)", n,
+			 CPROF_UTABLE_ROWS_MAX);
+		goto out;
+	}
+	t->pc = calloc(n, sizeof(*t->pc));
+	t->row = calloc(n, sizeof(*t->row));
+	if (!t->pc || !t->row) {
+		cfi_table_free(t);
+		cfi_fail(c, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		t->pc[i] = (uint32_t)out.v[k + i].pc;
+		t->row[i] = out.v[k + i].r;
+	}
+	t->n = n;
+	ret = 0;
+out:
+	free(out.v);
+	return ret;
+}
+
+/* ---- the whole ---- */
+
+static int check_elf(struct ctx *c, int fd)
+{
+	struct stat st;
+	GElf_Ehdr eh;
+
+	if (elf_kind(c->elf) != ELF_K_ELF)
+		return cfi_fail(c, "not an ELF file");
+	c->ident = (const unsigned char *)elf_getident(c->elf, NULL);
+	if (!c->ident || c->ident[EI_CLASS] != ELFCLASS64 ||
+	    c->ident[EI_DATA] != ELFDATA2LSB)
+		return cfi_fail(c, "not a 64-bit little-endian ELF file");
+	if (!gelf_getehdr(c->elf, &eh))
+		return cfi_fail(c, "cannot read the ELF header: %s",
+				elf_errmsg(-1));
+	if (eh.e_machine != EM_X86_64)
+		return cfi_fail(c, "not an x86-64 ELF file (machine %u)",
+				eh.e_machine);
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return cfi_fail(c, "not an executable or shared object (ELF type %u)",
+				eh.e_type);
+	/* libelf would show a truncated file as one without sections */
+	if (fstat(fd, &st) == 0 && eh.e_shoff &&
+	    (eh.e_shoff > (uint64_t)st.st_size ||
+	     (uint64_t)eh.e_shnum * eh.e_shentsize >
+	     (uint64_t)st.st_size - eh.e_shoff))
+		return cfi_fail(c, "truncated file (the section headers are past its end)");
+	return 0;
+}
+
+static int compile(struct ctx *c, int fd, struct cfi_table *t)
+{
+	Elf_Scn *scn[NR_SRC];
+	size_t found[NR_SRC] = { 0 };
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return cfi_fail(c, "libelf: %s", elf_errmsg(-1));
+	c->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!c->elf)
+		return cfi_fail(c, "cannot read the file as ELF: %s",
+				elf_errmsg(-1));
+	if (check_elf(c, fd) || load_segments(c) || find_sections(c, scn))
+		return -1;
+	if (!scn[SRC_EH] && !scn[SRC_DEBUG])
+		return cfi_fail(c, "no .eh_frame or .debug_frame section");
+
+	if (scn[SRC_EH]) {
+		if (collect_fdes(c, scn[SRC_EH], SRC_EH, &found[SRC_EH]))
+			return -1;
+		if (found[SRC_EH]) {
+			c->cfi[SRC_EH] = dwarf_getcfi_elf(c->elf);
+			if (!c->cfi[SRC_EH])
+				return cfi_fail(c, "libdw cannot read .eh_frame: %s",
+						dwarf_errmsg(-1));
+		}
+	}
+	if (scn[SRC_DEBUG]) {
+		size_t before = c->nfde;
+
+		/* decompresses the debug sections, .debug_frame included */
+		c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL);
+		if (c->dw)
+			c->cfi[SRC_DEBUG] = dwarf_getcfi(c->dw);
+		if (!c->cfi[SRC_DEBUG]) {
+			if (!found[SRC_EH])
+				return cfi_fail(c, "libdw cannot read .debug_frame: %s",
+						dwarf_errmsg(-1));
+		} else if (collect_fdes(c, scn[SRC_DEBUG], SRC_DEBUG,
+					&found[SRC_DEBUG])) {
+			if (!found[SRC_EH])
+				return -1;
+			c->nfde = before;	/* .eh_frame will do */
+		}
+	}
+	if (!found[SRC_EH] && !found[SRC_DEBUG])
+		return cfi_fail(c, "no FDEs in %s%s%s",
+				scn[SRC_EH] ? ".eh_frame" : "",
+				scn[SRC_EH] && scn[SRC_DEBUG] ? " or " : "",
+				scn[SRC_DEBUG] ? ".debug_frame" : "");
+	if (build_rows(c))
+		return -1;
+	return to_offsets(c, t);
+}
+
+int cfi_compile(int fd, struct cfi_table *t, char *err, size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen };
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (err && errlen)
+		err[0] = '\0';
+	ret = compile(&c, fd, t);
+	if (ret)
+		cfi_table_free(t);
+	else if (err && errlen)
+		err[0] = '\0';	/* a .debug_frame given up for .eh_frame */
+	if (c.cfi[SRC_EH])
+		dwarf_cfi_end(c.cfi[SRC_EH]);
+	if (c.dw)
+		dwarf_end(c.dw);	/* owns c.cfi[SRC_DEBUG] */
+	if (c.elf)
+		elf_end(c.elf);
+	free(c.fde);
+	free(c.rows.v);
+	return ret;
+}
+
+void cfi_table_free(struct cfi_table *t)
+{
+	if (!t)
+		return;
+	free(t->pc);
+	free(t->row);
+	t->pc = NULL;
+	t->row = NULL;
+	t->n = 0;
+}
+
+static const char *base_name(unsigned int b)
+{
+	static const char *const names[] = {
+		[CPROF_CFA_NONE] = "none", [CPROF_CFA_SP] = "sp",
+		[CPROF_CFA_FP] = "fp", [CPROF_CFA_PLT] = "plt",
+		[CPROF_CFA_END] = "end", [CPROF_CFA_STOP] = "stop",
+	};
+
+	return b <= CPROF_CFA_MAX ? names[b] : "?";
+}
+
+void cfi_table_print(FILE *f, const struct cfi_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		fprintf(f, "%x %s %d %s %d\n", (unsigned int)t->pc[i],
+			base_name(t->row[i].cfa_base), (int)t->row[i].cfa_off,
+			t->row[i].fp_rule == CPROF_FP_AT ? "at" :
+			t->row[i].fp_rule == CPROF_FP_SAME ? "same" : "?",
+			(int)t->row[i].fp_off);
+}

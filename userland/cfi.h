@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * cfi - compile an ELF file's call frame information (.eh_frame,
+ * .debug_frame) into the rows of a cprof unwind table (kmod/cprof_format.h,
+ * "Unwind tables").
+ */
+#ifndef CPROF_CFI_H
+#define CPROF_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cprof_format.h"
+
+struct cfi_table {
+	uint32_t *pc;			/* file offsets, strictly increasing */
+	struct cprof_urow *row;		/* row[i] holds from pc[i] to pc[i+1] */
+	size_t n;			/* last row is CPROF_CFA_NONE */
+};
+
+/*
+ * Compile the CFI of the ELF file open on fd (ET_EXEC or ET_DYN, x86-64).
+ * 0 on success; -1 with a one-line reason in err (no trailing newline) if the
+ * file is not such an ELF, has no usable CFI, is too large (offsets beyond
+ * u32, more than CPROF_UTABLE_ROWS_MAX rows) or is malformed.  The file
+ * offset of fd is not used.  *t is always left so that cfi_table_free()
+ * may be called on it.
+ */
+int cfi_compile(int fd, struct cfi_table *t, char *err, size_t errlen);
+
+/* Frees the arrays; NULL-safe, and t may be freed twice. */
+void cfi_table_free(struct cfi_table *t);
+
+/* One row a line: "%x base cfa_off fp_rule fp_off", base and fp_rule words. */
+void cfi_table_print(FILE *f, const struct cfi_table *t);
+
+#endif /* CPROF_CFI_H */
