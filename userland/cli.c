@@ -21,6 +21,7 @@
 #include "profile.h"
 #include "resolve.h"
 #include "stream.h"
+#include "unwload.h"
 #include "util.h"
 
 #define PROC_DIR	"/proc/cprof"
@@ -42,12 +43,15 @@ static struct env {
 	const char *kallsyms;
 	const char *modules;
 	const char *proc_dir;
+	bool unwind_tables;	/* with -d: load unwind tables */
+	bool load_tables;	/* only load them, for a later profile */
 } env = {
 	.format = FORMAT_PPROF,
 	.symbolize = true,
 	.pid = -1,
 	.nodes = 20,
 	.proc_dir = PROC_DIR,
+	.unwind_tables = true,
 };
 
 enum {
@@ -55,6 +59,8 @@ enum {
 	OPT_KALLSYMS,
 	OPT_MODULES,
 	OPT_PROC_DIR,
+	OPT_NO_TABLES,
+	OPT_LOAD_TABLES,
 };
 
 const char *argp_program_version = "cprof-dump 0.1";
@@ -62,12 +68,15 @@ static const char argp_program_doc[] =
 "Convert a cprof CPU profile stream into pprof, folded stacks or a top table.\n"
 "\n"
 "USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top] [--no-symbolize]\n"
-"                  [-d SECONDS [-F FREQ] [-p PID]] [-n NODES]\n"
+"                  [-d SECONDS [-F FREQ] [-p PID] [--no-unwind-tables]] [-n NODES]\n"
+"       cprof-dump --load-unwind-tables [-p PID]\n"
 "\n"
 "The stream is what /proc/cprof/profile gives (cprof.ko); with -d, cprof-dump\n"
 "starts the profile itself and reads it to the end (Ctrl-C stops it early and\n"
 "keeps what was collected).  The default output is a gzipped pprof profile,\n"
-"kernel and user stacks symbolized.\n"
+"kernel and user stacks symbolized.  -d first gives the module the unwind\n"
+"tables of the programs that run (and later of those that start), so user\n"
+"stacks are complete in code built without frame pointers.\n"
 "\n"
 "EXAMPLES:\n"
 "    cprof-dump -d 10 -o cpu.pb.gz          # profile every CPU for 10 s\n"
@@ -92,6 +101,10 @@ static const struct argp_option opts[] = {
 	  "Run a profile of SECONDS through /proc/cprof instead of reading a stream", 0 },
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
+	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
+	  "With -d: walk user stacks by frame pointers only", 0 },
+	{ "load-unwind-tables", OPT_LOAD_TABLES, NULL, 0,
+	  "Load the unwind tables of the running programs (-p: of one) into the module and exit, for a profile read with cat", 0 },
 	{ "kallsyms", OPT_KALLSYMS, "FILE", 0,
 	  "Kernel symbols (default /proc/kallsyms)", 0 },
 	{ "modules", OPT_MODULES, "FILE", 0,
@@ -153,6 +166,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROC_DIR:
 		env.proc_dir = arg;
+		break;
+	case OPT_NO_TABLES:
+		env.unwind_tables = false;
+		break;
+	case OPT_LOAD_TABLES:
+		env.load_tables = true;
 		break;
 	case ARGP_KEY_ARG:
 		fail("unexpected argument: '%s' (see --help)", arg);
@@ -306,7 +325,8 @@ static void progress(double start, double *last, uint64_t samples, bool done)
 }
 
 /* Read the whole stream into p.  0 ok, -1 after printing why. */
-static int read_stream(struct stream *s, struct profile **p)
+static int read_stream(struct stream *s, struct profile **p,
+		       struct unwload *unw)
 {
 	bool show = env.duration && isatty(STDERR_FILENO);
 	double start = now(), last = 0;
@@ -323,6 +343,8 @@ static int read_stream(struct stream *s, struct profile **p)
 	while ((ret = stream__next(s, &rec)) > 0) {
 		if (profile__add(*p, rec))
 			return -1;
+		if (unw && rec->type == CPROF_REC_MMAP)
+			unwload__note(unw, (const struct cprof_mmap *)rec);
 		/*
 		 * Only as records arrive: a timer signal would end the
 		 * profile, the module takes any signal as a stop.
@@ -333,6 +355,23 @@ static int read_stream(struct stream *s, struct profile **p)
 	if (show)
 		progress(start, &last, 0, true);
 	return ret;
+}
+
+/* --load-unwind-tables: exit status 0 when every file was handled. */
+static int load_tables_only(void)
+{
+	struct unwload *l = unwload__start(env.proc_dir);
+	struct unwload_stats st;
+
+	if (!l)
+		return 1;
+	unwload__scan(l, env.pid > 0 ? env.pid : 0);
+	unwload__wait(l);
+	unwload__stop(l, &st);
+	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
+		(unsigned long long)st.loaded, (unsigned long long)st.rows,
+		(unsigned long long)st.no_cfi, (unsigned long long)st.refused);
+	return st.refused ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -348,6 +387,7 @@ int main(int argc, char **argv)
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
 	struct stream *s = NULL;
+	struct unwload *unw = NULL;
 	char profile_path[4096];
 	const char *in_name = NULL;
 	int fd = -1, err = 1;
@@ -357,6 +397,13 @@ int main(int argc, char **argv)
 	if (env.duration && env.input) {
 		fail("-d runs a profile: it does not read -i %s", env.input);
 		return 2;
+	}
+	if (env.load_tables) {
+		if (env.duration || env.input || env.freq) {
+			fail("--load-unwind-tables only loads tables: it takes -p alone");
+			return 2;
+		}
+		return load_tables_only();
 	}
 	if (!env.duration && (env.freq || env.pid >= 0)) {
 		fail("-F and -p set up a profile: use them with -d SECONDS");
@@ -373,6 +420,12 @@ int main(int argc, char **argv)
 	if (!out)
 		goto cleanup;
 	setup_signals(out);
+	if (env.duration && env.unwind_tables) {
+		/* before the profile: the work is not in it */
+		unw = unwload__start(env.proc_dir);
+		unwload__scan(unw, env.pid > 0 ? env.pid : 0);
+		unwload__wait(unw);
+	}
 	if (env.duration) {
 		fd = start_profile(profile_path, sizeof(profile_path));
 		in_name = profile_path;
@@ -397,8 +450,10 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	if (read_stream(s, &prof))
+	if (read_stream(s, &prof, unw))
 		goto cleanup;
+	unwload__stop(unw, NULL);
+	unw = NULL;
 	end = profile__end(prof);
 	if (end->samples != profile__nr_records(prof))
 		warning("%s: the END record counts %llu samples, the stream has %llu",
@@ -429,6 +484,7 @@ int main(int argc, char **argv)
 	}
 	err = err ? 1 : 0;
 cleanup:
+	unwload__stop(unw, NULL);
 	ksyms__load_cancel(ropts.ksyms_loader);
 	outfile__abort(out);
 	resolved__free(res);

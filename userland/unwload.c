@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Unwind tables for the module: which files, compiled when, written how.
+ *
+ * The module walks user stacks of code without frame pointers with tables
+ * that userland compiles from each file's call frame information (cfi.c)
+ * and writes to /proc/cprof/unwind, keyed by the file's device and inode as
+ * /proc/PID/maps shows them.  Files come from two places:
+ *  - before a profile starts, every executable file mapping of the
+ *    processes to profile (unwload__scan());
+ *  - while it runs, each mapping record of the stream (unwload__note()): a
+ *    program started or a library loaded since.
+ * One thread compiles and writes, so the stream reader never waits for it;
+ * samples taken before a file's table arrives walk frame pointers.
+ *
+ * A mapping's file is opened through /proc/PID/map_files (the very file
+ * mapped, even if its path was replaced or is in another mount namespace),
+ * else by its path if that is still the same file.  Each file is compiled
+ * once: the set of files seen starts with the tables the module holds.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hashtab.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cfi.h"
+#include "unwload.h"
+#include "util.h"
+
+struct unwload_item {
+	struct unwload_item *next;
+	pid_t pid;
+	uint64_t start, end;
+	char path[];
+};
+
+struct unwload {
+	int fd;				/* PROC_DIR/unwind */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* queue or busy changed */
+	struct unwload_item *head, **tail;
+	bool busy;			/* the thread holds an item */
+	bool stopping;
+	bool full;			/* the module said ENOSPC */
+	htab_t seen;			/* "k DEV INO" strings */
+	struct unwload_stats stats;
+};
+
+/* Was key seen before?  Records it if not; the thread's own set. */
+static bool seen_before(struct unwload *l, const char *key)
+{
+	void **slot = htab_find_slot(l->seen, key, INSERT);
+
+	if (!slot)
+		return true;	/* out of memory: do not retry for ever */
+	if (*slot)
+		return true;
+	*slot = strdup(key);
+	return !*slot;
+}
+
+static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino)
+{
+	snprintf(buf, size, "k %" PRIu32 " %" PRIu64, dev, ino);
+}
+
+/* The tables the module holds already ("MAJOR:MINOR INODE ROWS BYTES"). */
+static void read_loaded(struct unwload *l)
+{
+	FILE *f = fdopen(dup(l->fd), "r");
+	unsigned int maj, min;
+	unsigned long long ino;
+	char key[64];
+
+	if (!f)
+		return;
+	while (fscanf(f, "%x:%x %llu %*u %*u", &maj, &min, &ino) == 3) {
+		file_key(key, sizeof(key), makedev(maj, min), ino);
+		seen_before(l, key);
+	}
+	fclose(f);
+}
+
+/*
+ * The device and inode of the mapping at start in /proc/PID/maps; false if
+ * the process or the mapping is gone.
+ */
+static bool maps_lookup(pid_t pid, uint64_t start, uint32_t *dev,
+			uint64_t *ino)
+{
+	unsigned long long lo, hi, off, inode;
+	unsigned int maj, min;
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &off,
+			   &maj, &min, &inode) == 6 && lo == start && inode) {
+			*dev = makedev(maj, min);
+			*ino = inode;
+			found = true;
+		}
+		/* the rest of an over-long line */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	fclose(f);
+	return found;
+}
+
+static void write_table(struct unwload *l, uint32_t dev, uint64_t ino,
+			const struct cfi_table *t)
+{
+	struct cprof_utable hdr = {
+		.magic = CPROF_UTABLE_MAGIC,
+		.size = sizeof(hdr),
+		.ino = ino,
+		.dev = dev,
+		.nr_rows = t->n,
+	};
+	size_t pcs = t->n * sizeof(*t->pc), rows = t->n * sizeof(*t->row);
+	size_t len = sizeof(hdr) + pcs + rows;
+	char *buf = malloc(len);
+	ssize_t n;
+
+	if (!buf)
+		return;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), t->pc, pcs);
+	memcpy(buf + sizeof(hdr) + pcs, t->row, rows);
+	n = write(l->fd, buf, len);
+	free(buf);
+	if (n == (ssize_t)len) {
+		l->stats.loaded++;
+		l->stats.rows += t->n;
+		return;
+	}
+	l->stats.refused++;
+	if (n < 0 && errno == ENOSPC) {
+		warning("unwind tables: the module's unwind_mb is full: programs loaded from now on unwind by frame pointers only");
+		l->full = true;
+	} else if (l->stats.refused == 1) {
+		warning("unwind tables: the module refused a table of %zu rows: %s",
+			t->n, n < 0 ? strerror(errno) : "short write");
+	}
+}
+
+/* Compile and load the table of one mapping's file, unless known. */
+static void load_one(struct unwload *l, const struct unwload_item *it)
+{
+	char key[64], mf[96], err[256];
+	struct cfi_table t = { 0 };
+	struct stat st;
+	uint32_t dev = 0;
+	uint64_t ino = 0;
+	int fd = -1;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)it->pid, it->start, it->end);
+	if (maps_lookup(it->pid, it->start, &dev, &ino)) {
+		fd = open(mf, O_RDONLY | O_CLOEXEC);
+	} else {
+		/* the process is gone: its file by name, if it is there */
+		fd = open(it->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			dev = st.st_dev;
+			ino = st.st_ino;
+		} else if (fd >= 0) {
+			close(fd);
+			return;
+		}
+	}
+	file_key(key, sizeof(key), dev, ino);
+	if (seen_before(l, key)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd < 0 && it->path[0] == '/') {
+		fd = open(it->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		return;
+	if (cfi_compile(fd, &t, err, sizeof(err)) == 0)
+		write_table(l, dev, ino, &t);
+	else
+		l->stats.no_cfi++;
+	cfi_table_free(&t);
+	close(fd);
+}
+
+static void *loader_main(void *arg)
+{
+	struct unwload *l = arg;
+	struct unwload_item *it;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->head && !l->stopping)
+			pthread_cond_wait(&l->cond, &l->lock);
+		if (l->stopping)
+			break;
+		it = l->head;
+		l->head = it->next;
+		if (!l->head)
+			l->tail = &l->head;
+		l->busy = true;
+		pthread_mutex_unlock(&l->lock);
+		if (!l->full)
+			load_one(l, it);
+		free(it);
+		pthread_mutex_lock(&l->lock);
+		l->busy = false;
+		pthread_cond_broadcast(&l->cond);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+static void enqueue(struct unwload *l, pid_t pid, uint64_t start,
+		    uint64_t end, const char *path)
+{
+	size_t len = strlen(path) + 1;
+	struct unwload_item *it = malloc(sizeof(*it) + len);
+
+	if (!it)
+		return;
+	it->next = NULL;
+	it->pid = pid;
+	it->start = start;
+	it->end = end;
+	memcpy(it->path, path, len);
+	pthread_mutex_lock(&l->lock);
+	*l->tail = it;
+	l->tail = &it->next;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+struct unwload *unwload__start(const char *proc_dir)
+{
+	struct unwload *l = calloc(1, sizeof(*l));
+	char path[4096];
+
+	if (!l)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/unwind", proc_dir);
+	l->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (l->fd < 0) {
+		/* no module, or no permission: opening the profile says so */
+		if (errno != ENOENT && errno != EACCES && errno != EPERM)
+			warning("unwind tables: failed to open %s: %s: user stacks use frame pointers only",
+				path, strerror(errno));
+		free(l);
+		return NULL;
+	}
+	l->seen = htab_create_alloc(256, htab_hash_string, htab_eq_string,
+				    free, calloc, free);
+	l->tail = &l->head;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	if (l->seen)
+		read_loaded(l);
+	if (!l->seen || pthread_create(&l->thread, NULL, loader_main, l)) {
+		if (l->seen)
+			htab_delete(l->seen);
+		close(l->fd);
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+/* The executable file mappings of one process. */
+static void scan_pid(struct unwload *l, pid_t pid)
+{
+	unsigned long long lo, hi, inode;
+	char path[64], line[4352], perms[8], file[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %4095s", &lo, &hi,
+			   perms, &inode, file) == 5 && perms[2] == 'x' &&
+		    inode && file[0] == '/')
+			enqueue(l, pid, lo, hi, file);
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	fclose(f);
+}
+
+void unwload__scan(struct unwload *l, pid_t pid)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!l)
+		return;
+	if (pid > 0) {
+		scan_pid(l, pid);
+		return;
+	}
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			scan_pid(l, atoi(de->d_name));
+	closedir(d);
+}
+
+void unwload__note(struct unwload *l, const struct cprof_mmap *m)
+{
+	if (!l || m->path[0] != '/')
+		return;
+	enqueue(l, m->pid, m->start, m->end, m->path);
+}
+
+void unwload__wait(struct unwload *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	while (l->head || l->busy)
+		pthread_cond_wait(&l->cond, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void unwload__stop(struct unwload *l, struct unwload_stats *stats)
+{
+	struct unwload_item *it;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	while ((it = l->head)) {
+		l->head = it->next;
+		free(it);
+	}
+	if (stats)
+		*stats = l->stats;
+	htab_delete(l->seen);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	close(l->fd);
+	free(l);
+}

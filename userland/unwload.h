@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * unwload - give the module the unwind tables of the programs it samples.
+ */
+#ifndef CPROF_UNWLOAD_H
+#define CPROF_UNWLOAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cprof_format.h"
+
+struct unwload;
+
+struct unwload_stats {
+	uint64_t loaded;	/* tables written to the module */
+	uint64_t rows;		/* their rows */
+	uint64_t no_cfi;	/* files without usable call frame information */
+	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
+};
+
+/*
+ * Open PROC_DIR/unwind and start the loader thread.  NULL (after a
+ * warning) when the module takes no tables: stacks then use frame pointers
+ * only.
+ */
+struct unwload *unwload__start(const char *proc_dir);
+
+/*
+ * Queue the executable file mappings of process pid (0: of every process)
+ * as /proc/PID/maps lists them now.
+ */
+void unwload__scan(struct unwload *l, pid_t pid);
+
+/* Queue the file of a mapping record from the stream. */
+void unwload__note(struct unwload *l, const struct cprof_mmap *m);
+
+/* Wait until everything queued so far is loaded (or failed). */
+void unwload__wait(struct unwload *l);
+
+/* Stop the thread (the queue is dropped) and free; NULL is fine. */
+void unwload__stop(struct unwload *l, struct unwload_stats *stats);
+
+#endif /* CPROF_UNWLOAD_H */
