@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# p_unwind: complete user stacks in code without frame pointers, from the
+#   unwind tables cprof-dump -d gives the module, with perf's figures for
+#   the same workloads in the same guest beside cprof's (perf -g walks frame
+#   pointers; perf --call-graph dwarf copies 16 KiB of stack a sample and
+#   unwinds it later).  Each workload runs alone; cprof profiles it with -d
+#   -p for 3 s at 499 Hz, then perf -g, then perf dwarf.  Asserted, on
+#   cprof's samples of the workload:
+#   - qsortsplit (-O2, no frame pointers; main -> sort_one : sort_three =
+#     1:3 -> libc's qsort -> the comparator): >= 99% reach main, and
+#     sort_one's share of those within 3 points of 25%;
+#   - python3 (Debian's, a pure-Python loop): >= 95% reach Py_RunMain;
+#   - bzip2 -9 </dev/urandom (Debian's, stripped, no frame pointers, its
+#     work in libbz2 and in read()):
+#     >= 95% reach __libc_start_main (glibc's own frame below main);
+#   - leafshare (-O1 -fno-omit-frame-pointer; a, b, c call one frameless
+#     leaf 1:2:4): a;spin, b;spin and c;spin within 3 points of 1/7, 2/7,
+#     4/7 of the samples in spin;
+#   - gospin (Go: main.one, main.three call a frameless leaf 1:3): within 3
+#     points of 25% and 75% of the samples in main.spin;
+#   - the stream marks stacks unwound with tables (flag bit 7): at least
+#     one sample with it, and /proc/cprof/stats counts them (user_table).
+#   perf's shares are printed beside, not asserted.
+# vm-timeout: 900
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/perfcmp.sh
+. "$REPO/tests/vm/lib/perfcmp.sh"
+
+[[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
+perf_find
+trap 'stop_work; perf_restore' EXIT
+perf_unthrottle
+kload budget=50
+W=$(mktemp -d)
+PY=/usr/bin/python3
+[[ -x $PY ]] || fail "no $PY"
+
+WORK=
+start_work() { # CMD...: runs until stop_work
+	"$@" >/dev/null 2>&1 &
+	WORK=$!
+	sleep 1
+	kill -0 "$WORK" || fail "$* did not start"
+}
+stop_work() {
+	[[ -z $WORK ]] && return 0
+	kill "$WORK" 2>/dev/null || true
+	pkill -P "$WORK" 2>/dev/null || true
+	wait "$WORK" 2>/dev/null || true
+	WORK=
+}
+
+# Stacks as "root;...;leaf count" lines of the workload's samples.
+cprof_stacks() { # NAME
+	"$CPROF_DUMP" -d 3 -F 499 -p "$WORK" -f folded -o "$W/$1.cprof" 2>"$W/$1.cprof.err" ||
+		fail "cprof-dump -d failed: $(cat "$W/$1.cprof.err")"
+	awk '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
+		sub(/^[^;]*;/, "", s); print s, c }' "$W/$1.cprof"
+}
+perf_stacks() { # NAME MODE: MODE -g or dwarf
+	local cg=(-g)
+	[[ $2 == dwarf ]] && cg=(--call-graph dwarf,16384)
+	"$PERF" record -q -e cpu-clock -F 499 "${cg[@]}" -p "$WORK" -o "$W/$1.$2.data" -- sleep 3 \
+		>"$W/$1.$2.log" 2>&1 || fail "perf record $2 failed: $(tail -n 3 "$W/$1.$2.log")"
+	"$PERF" script -i "$W/$1.$2.data" -F ip,sym 2>/dev/null | awk '
+	function flush() { if (n) print st, 1; n = 0; st = "" }
+	NF == 0 { flush(); next }
+	{ name = $2; sub(/\+0x[0-9a-f]+$/, "", name); st = n++ ? name ";" st : name }
+	END { flush() }'
+}
+
+# share STACKS ALL_RE PART_RE: "total matched part" sample counts.
+share() {
+	awk -v all="$2" -v part="$3" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
+		n += c; if (s ~ all) { m += c; if (s ~ part) p += c } }
+		END { print n + 0, m + 0, p + 0 }' "$1"
+}
+pct() { # A B: A/B in percent, one decimal
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'
+}
+within() { # VALUE TARGET POINTS
+	awk -v v="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(v >= t - d && v <= t + d) }'
+}
+
+# profile_all NAME CMD...: cprof, perf -g, perf dwarf on one run of CMD.
+profile_all() {
+	local name=$1
+	shift
+	start_work "$@"
+	cprof_stacks "$name" >"$W/$name.c.st"
+	perf_stacks "$name" -g >"$W/$name.g.st"
+	perf_stacks "$name" dwarf >"$W/$name.d.st"
+	stop_work
+}
+
+# reach NAME RE MIN: the share of stacks matching RE, asserted for cprof
+reach() {
+	local name=$1 re=$2 min=$3 t m p line=""
+	for k in c g d; do
+		read -r t m p < <(share "$W/$name.$k.st" "$re" "$re")
+		line+=" $(pct "$m" "$t")% of $t"
+		[[ $k == c ]] && { ct=$t; cm=$m; }
+	done
+	echo "$name: reach $re: cprof, perf -g, perf dwarf:$line"
+	((ct >= 300)) || fail "$name: only $ct cprof samples"
+	((cm * 100 >= ct * min)) || {
+		grep -Ev "$re" "$W/$name.c.st" | sort -k2nr | head -n 5
+		fail "$name: $cm of $ct cprof stacks reach $re, want >= $min%"
+	}
+}
+
+# split NAME LEAF_RE TARGET PART_RE...: each part's share of the stacks
+# through LEAF_RE, against TARGET (percent) in order
+split_check() {
+	local name=$1 leaf=$2 t m p k i
+	shift 2
+	local -a want=()
+	while [[ $1 != -- ]]; do want+=("$1"); shift; done
+	shift
+	i=0
+	for part in "$@"; do
+		local line=""
+		for k in c g d; do
+			read -r t m p < <(share "$W/$name.$k.st" "$leaf" "$part")
+			line+=" $(pct "$p" "$m")%"
+			[[ $k == c ]] && { cm=$m; cp=$p; }
+		done
+		echo "$name: $part of $leaf (want ${want[i]}%): cprof, perf -g, perf dwarf:$line"
+		((cm >= 300)) || fail "$name: only $cm cprof samples in $leaf"
+		within "$(pct "$cp" "$cm")" "${want[i]}" 3 ||
+			fail "$name: $part has $(pct "$cp" "$cm")% of $leaf, want ${want[i]} +- 3"
+		i=$((i + 1))
+	done
+}
+
+tables0=$(stat_of user_table)
+profile_all qsortsplit "$WORKLOADS/qsortsplit" 600
+reach qsortsplit '(^|;)main;' 99
+split_check qsortsplit '(^|;)main;' 25 75 -- '(^|;)main;sort_one;' '(^|;)main;sort_three;'
+
+profile_all python3 "$PY" -c '
+def f(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+while True:
+    f(10000)'
+reach python3 '(^|;)Py_RunMain;' 95
+
+profile_all bzip2 bash -c 'exec bzip2 -9 -c </dev/urandom'
+reach bzip2 '(^|;)__libc_start_(main|call_main)(_impl)?;' 95
+
+profile_all leafshare "$WORKLOADS/leafshare" 600
+split_check leafshare ';spin$' 14.3 28.6 57.1 -- ';a;spin$' ';b;spin$' ';c;spin$'
+
+profile_all gospin "$WORKLOADS/gospin" 600
+split_check gospin ';main\.spin$' 25 75 -- ';main\.one;main\.spin$' ';main\.three;main\.spin$'
+
+tables=$(($(stat_of user_table) - tables0))
+echo "user walks with tables: $tables; unwind tables loaded: $(stat_of unwind_tables) ($(stat_of unwind_bytes) bytes)"
+((tables > 0)) || fail "no sample used an unwind table"
+echo "p_unwind: ok"
