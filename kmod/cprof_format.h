@@ -170,9 +170,11 @@ struct cprof_end {
  * Unwind tables: written to /proc/cprof/unwind, one table per write(), so the
  * tick can walk user code that keeps no frame pointers.  Userland compiles
  * a file's call frame information (.eh_frame, .debug_frame) into rows; the
- * module keeps them keyed by the file as /proc/PID/maps names it and looks
- * up a frame's row by its offset in that file (address - mapping start +
- * mapping offset).
+ * module keeps them keyed by the file as stat() describes it (device,
+ * inode, and size and mtime: a file rewritten in place or a recycled inode
+ * number is another file, whose frames the table does not describe), and
+ * looks up a frame's row by its offset in that file (address - mapping
+ * start + mapping offset).
  *
  * A table is struct cprof_utable, then __u32 pc[nr_rows] (file offsets,
  * strictly increasing), then struct cprof_urow row[nr_rows].  Row i holds
@@ -186,10 +188,11 @@ struct cprof_end {
 struct cprof_utable {
 	__u32	magic;			/* CPROF_UTABLE_MAGIC */
 	__u32	size;			/* sizeof(struct cprof_utable) */
-	__u64	ino;			/* inode number, as in /proc/PID/maps */
-	__u32	dev;			/* device: makedev(major, minor) */
+	__u64	ino;			/* st_ino */
+	__u32	dev;			/* st_dev: makedev(major, minor) */
 	__u32	nr_rows;
-	__u64	reserved;		/* 0 */
+	__u64	file_size;		/* st_size */
+	__s64	mtime_ns;		/* st_mtim, in ns */
 };
 
 /* How to find the canonical frame address (CFA) at an instruction. */

@@ -38,6 +38,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/stat.h>
 #include <linux/string.h>
 
 #include "cprof_format.h"
@@ -54,8 +55,10 @@ struct cprof_range {
 	u64 start;
 	u64 end;
 	u64 pgoff;
-	u64 ino;			/* the file, for unwind tables */
-	u32 dev;			/* new_encode_dev(); 0: no file */
+	u64 ino;			/* the file as stat() sees it, */
+	u64 size;			/* for unwind tables */
+	s64 mtime_ns;
+	u32 dev;			/* new_encode_dev(); 0: none */
 };
 
 /* The ranges emitted for one address space, sorted by start. */
@@ -109,6 +112,8 @@ struct cprof_vma {
 	u64 end;
 	u64 pgoff;
 	u64 ino;
+	u64 size;
+	s64 mtime_ns;
 	u32 dev;
 	struct file *file;
 	const char *name;		/* for mappings without a file */
@@ -182,6 +187,8 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 		return false;
 	pos->dev = r->dev;
 	pos->ino = r->ino;
+	pos->size = r->size;
+	pos->mtime_ns = r->mtime_ns;
 	pos->off = addr - r->start + r->pgoff;
 	return true;
 }
@@ -317,12 +324,31 @@ static bool cprof_maps_pop(struct cprof_maps_queue *q, struct cprof_maps_req *ou
 	return true;
 }
 
+/*
+ * The file of @v as stat() describes it (device, inode, size, mtime): the
+ * key to its unwind table, which userland makes from the file it opens.
+ * Cached attributes only: a network file system is not asked.
+ */
+static void cprof_vma_stat(struct cprof_vma *v)
+{
+	struct kstat ks;
+
+	if (vfs_getattr_nosec(&v->file->f_path, &ks,
+			      STATX_INO | STATX_SIZE | STATX_MTIME,
+			      AT_STATX_DONT_SYNC))
+		return;		/* dev 0: no table */
+	v->dev = new_encode_dev(ks.dev);
+	v->ino = ks.ino;
+	v->size = ks.size;
+	v->mtime_ns = timespec64_to_ns(&ks.mtime);
+}
+
 /* The executable mappings of @mm, with file references.  Sleeps. */
 static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 {
 	struct cprof_vma *v;
 	struct vm_area_struct *vma;
-	u32 n = 0, max;
+	u32 n = 0, max, i;
 
 	/* Never wait for a lock a stuck process may hold: ask again later. */
 	if (!mmap_read_trylock(mm))
@@ -339,11 +365,7 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 			v[n].end = vma->vm_end;
 			v[n].pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 			if (vma->vm_file) {
-				struct inode *inode = file_inode(vma->vm_file);
-
 				v[n].file = get_file(vma->vm_file);
-				v[n].ino = inode->i_ino;
-				v[n].dev = new_encode_dev(inode->i_sb->s_dev);
 			} else {
 				v[n].pgoff = 0;
 				v[n].name = vma->vm_start ==
@@ -354,6 +376,9 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 		}
 	}
 	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++)
+		if (v[i].file)
+			cprof_vma_stat(&v[i]);
 	*nr = n;
 	return v;
 }
@@ -501,7 +526,8 @@ static bool cprof_range_known(const struct cprof_mmstate *old,
 		else if (v->start > r->start)
 			lo = mid + 1;
 		else
-			return r->end == v->end && r->pgoff == v->pgoff;
+			return r->end == v->end && r->pgoff == v->pgoff &&
+			       r->dev == v->dev && r->ino == v->ino;
 	}
 	return false;
 }
@@ -593,6 +619,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			st->ranges[st->nr].end = v[i].end;
 			st->ranges[st->nr].pgoff = v[i].pgoff;
 			st->ranges[st->nr].ino = v[i].ino;
+			st->ranges[st->nr].size = v[i].size;
+			st->ranges[st->nr].mtime_ns = v[i].mtime_ns;
 			st->ranges[st->nr].dev = v[i].dev;
 			st->nr++;
 		}

@@ -6,9 +6,11 @@
 
 struct cprof_mmstate;
 
-/* A file offset: the key to unwind tables. */
+/* A file and an offset in it: the key to unwind tables. */
 struct cprof_file_pos {
 	u64 ino;
+	u64 size;
+	s64 mtime_ns;
 	u64 off;
 	u32 dev;
 };

@@ -91,11 +91,18 @@ fault:
 	return false;
 }
 
+/*
+ * A table's rules read within this much above the interrupted stack
+ * pointer only: a lying table reads the stack, not any memory.
+ */
+#define CPROF_USTACK_SPAN	(16UL << 20)
+
 /* Where a user walk is: the frame's ip, its stack pointer and rbp. */
 struct cprof_uframe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long fp;
+	unsigned long base;		/* the interrupted stack pointer */
 };
 
 enum cprof_step {
@@ -150,7 +157,7 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	unsigned long cfa, fp = f->fp;
 
 	if (!cprof_maps_file_pos(st, exact ? f->ip : f->ip - 1, &pos) ||
-	    !cprof_utable_find(pos.dev, pos.ino, pos.off, &row))
+	    !cprof_utable_find(&pos, &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:
@@ -166,10 +173,15 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	case CPROF_CFA_END:
 		return CPROF_STEP_END;
 	default:
-		return CPROF_STEP_BAD;
+		/*
+		 * A rule the table could not express (stack realignment, a
+		 * signal frame): the frame-pointer chain may still hold.
+		 */
+		return CPROF_STEP_NONE;
 	}
 	/* The return address is above the frame's stack pointer. */
-	if (cfa <= f->sp || cfa - f->sp < sizeof(long))
+	if (cfa <= f->sp || cfa - f->sp < sizeof(long) ||
+	    cfa - f->base > CPROF_USTACK_SPAN)
 		return CPROF_STEP_BAD;
 	if (row.fp_rule == CPROF_FP_AT &&
 	    !cprof_read_word(cfa + row.fp_off, &fp))
@@ -223,6 +235,7 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 {
 	struct cprof_uframe f = {
 		.ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
+		.base = uregs->sp,
 	};
 	const struct cprof_mmstate *st;
 	enum cprof_step step;
@@ -239,7 +252,7 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		return n;
 	pagefault_disable();
 	rcu_read_lock();
-	st = cprof_maps_current();
+	st = cprof_utable_any() ? cprof_maps_current() : NULL;
 	for (;; first = false) {
 		/*
 		 * The first ip is in the interrupted function even when it

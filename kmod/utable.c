@@ -8,14 +8,18 @@
  * rbp is saved (cprof_format.h), and writes them to /proc/cprof/unwind.
  * This unit checks a table whole before it is installed (every pc strictly
  * increasing, every rule known, the last row ending the table), keeps the
- * tables in an RCU hash keyed by the file (device and inode, as
- * /proc/PID/maps names them) and answers the tick's question: which row
+ * tables in an RCU hash keyed by the file (device and inode, as stat()
+ * gives them) and answers the tick's question: which row
  * holds this offset of that file?  A binary search, no lock, no allocation.
+ * A table also names the file's size and mtime: a file rewritten in place,
+ * or another file that got a freed inode number, does not match it.
  *
- * The memory for tables is bounded by the ctl setting unwind_mb; a table
- * that does not fit is refused with -ENOSPC and changes nothing.  Tables
- * outlive profiles (a binary's table stays good while the file does) and go
- * with the module, or when userland writes a table of no rows for the file.
+ * The memory for tables is bounded by the ctl setting unwind_mb, their
+ * number by CPROF_UTABLE_MAX (which keeps the hash chains short: the tick
+ * walks one per frame); a table that does not fit is refused with -ENOSPC
+ * and changes nothing.  Tables outlive profiles (a binary's table stays
+ * good while the file does) and go with the module, or when userland
+ * writes a table of no rows for the file.
  */
 #include <linux/hashtable.h>
 #include <linux/kdev_t.h>
@@ -27,12 +31,17 @@
 #include <linux/uaccess.h>
 
 #include "ctl.h"
+#include "maps.h"
 #include "utable.h"
+
+#define CPROF_UTABLE_MAX	16384	/* tables */
 
 struct cprof_utab {
 	struct hlist_node node;
 	struct rcu_head rcu;
 	u64 ino;
+	u64 size;
+	s64 mtime_ns;
 	u32 dev;
 	u32 nr;
 	size_t bytes;
@@ -40,9 +49,9 @@ struct cprof_utab {
 	u32 pc[];
 };
 
-static DEFINE_HASHTABLE(cprof_utab_table, 8);
+static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
-static u64 cprof_utab_count;
+static u64 cprof_utab_count;		/* read locklessly by the tick */
 static u64 cprof_utab_bytes;
 
 static u64 cprof_utab_key(u32 dev, u64 ino)
@@ -64,26 +73,37 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 }
 
 /**
- * cprof_utable_find() - the unwind row for offset @off of a file
- * @dev: the file's device (new_encode_dev() form)
- * @ino: its inode number
- * @off: a byte offset in the file
+ * cprof_utable_any() - is any table loaded?
+ * Context: any; a hint (the tick skips the lookups when there is none).
+ */
+bool cprof_utable_any(void)
+{
+	return READ_ONCE(cprof_utab_count);
+}
+
+/**
+ * cprof_utable_find() - the unwind row for an offset of a file
+ * @pos: the file (device in new_encode_dev() form, inode, size, mtime) and
+ *	the byte offset
  * @row: filled in when found
  *
  * Context: any, RCU read side inside.
- * Return: false when no table covers @off with a rule (CPROF_CFA_NONE).
+ * Return: false when no table of that very file covers the offset with a
+ *	rule (CPROF_CFA_NONE).
  */
-bool cprof_utable_find(u32 dev, u64 ino, u64 off, struct cprof_urow *row)
+bool cprof_utable_find(const struct cprof_file_pos *pos, struct cprof_urow *row)
 {
 	struct cprof_utab *t;
+	u64 off = pos->off;
 	u32 lo, hi, mid;
 	bool found = false;
 
 	if (off > U32_MAX)
 		return false;
 	rcu_read_lock();
-	t = cprof_utab_lookup(dev, ino);
-	if (t && t->nr && off >= t->pc[0]) {
+	t = cprof_utab_lookup(pos->dev, pos->ino);
+	if (t && t->size == pos->size && t->mtime_ns == pos->mtime_ns &&
+	    off >= t->pc[0]) {
 		/* The last row with pc <= off; the last row is NONE. */
 		lo = 0;
 		hi = t->nr;
@@ -123,7 +143,7 @@ static ssize_t cprof_utab_remove(u32 dev, u64 ino)
 	old = cprof_utab_lookup(dev, ino);
 	if (old) {
 		hash_del_rcu(&old->node);
-		cprof_utab_count--;
+		WRITE_ONCE(cprof_utab_count, cprof_utab_count - 1);
 		cprof_utab_bytes -= old->bytes;
 		kvfree_rcu(old, rcu);
 	}
@@ -137,7 +157,8 @@ static ssize_t cprof_utab_remove(u32 dev, u64 ino)
  * @count: exactly the table's size
  *
  * Context: process; may sleep.
- * Return: @count, or -EINVAL (a malformed table), -ENOSPC (over unwind_mb),
+ * Return: @count, or -EINVAL (a malformed table), -ENOSPC (over unwind_mb
+ *	or CPROF_UTABLE_MAX tables),
  *	-ENOENT (removing a table that is not there), -ENOMEM, -EFAULT.
  *	Nothing changes on error.
  */
@@ -154,7 +175,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (copy_from_user(&hdr, buf, sizeof(hdr)))
 		return -EFAULT;
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
-	    hdr.reserved || hdr.nr_rows > CPROF_UTABLE_ROWS_MAX)
+	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX)
 		return -EINVAL;
 	rows_bytes = (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(*t->row));
 	if (count != sizeof(hdr) + rows_bytes)
@@ -166,13 +187,18 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	/* row[] after pc[], aligned for its s32. */
 	bytes = ALIGN(struct_size(t, pc, hdr.nr_rows), 8) +
 		(size_t)hdr.nr_rows * sizeof(*t->row);
-	limit = (u64)READ_ONCE(cprof_set.unwind_mb) << 20;
-	if (bytes > limit)
+	mutex_lock(&cprof_lock);
+	limit = (u64)cprof_set.unwind_mb << 20;
+	mutex_unlock(&cprof_lock);
+	/* checked again under the mutex: this spares the copy */
+	if (bytes > limit - min(limit, READ_ONCE(cprof_utab_bytes)))
 		return -ENOSPC;
 	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
 	t->ino = hdr.ino;
+	t->size = hdr.file_size;
+	t->mtime_ns = hdr.mtime_ns;
 	t->dev = hdr.dev;
 	t->nr = hdr.nr_rows;
 	t->bytes = bytes;
@@ -190,18 +216,21 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	mutex_lock(&cprof_utab_mutex);
 	old = cprof_utab_lookup(t->dev, t->ino);
 	err = -ENOSPC;
-	if (cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit) {
+	if (cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit ||
+	    (!old && cprof_utab_count >= CPROF_UTABLE_MAX)) {
 		mutex_unlock(&cprof_utab_mutex);
 		goto free;
 	}
 	if (old) {
-		hash_del_rcu(&old->node);
-		cprof_utab_count--;
+		/* a tick finds the old table or the new one, never neither */
+		hlist_replace_rcu(&old->node, &t->node);
 		cprof_utab_bytes -= old->bytes;
 		kvfree_rcu(old, rcu);
+	} else {
+		hash_add_rcu(cprof_utab_table, &t->node,
+			     cprof_utab_key(t->dev, t->ino));
+		WRITE_ONCE(cprof_utab_count, cprof_utab_count + 1);
 	}
-	hash_add_rcu(cprof_utab_table, &t->node, cprof_utab_key(t->dev, t->ino));
-	cprof_utab_count++;
 	cprof_utab_bytes += bytes;
 	mutex_unlock(&cprof_utab_mutex);
 	return count;
@@ -210,7 +239,10 @@ free:
 	return err;
 }
 
-/* One line per table: "MAJOR:MINOR INODE ROWS BYTES", as maps shows files. */
+/*
+ * One line per table: "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES", the
+ * file as stat() shows it.
+ */
 void cprof_utable_show(struct seq_file *m)
 {
 	struct cprof_utab *t;
@@ -220,8 +252,9 @@ void cprof_utable_show(struct seq_file *m)
 	hash_for_each(cprof_utab_table, bkt, t, node) {
 		dev_t dev = new_decode_dev(t->dev);
 
-		seq_printf(m, "%02x:%02x %llu %u %zu\n", MAJOR(dev), MINOR(dev),
-			   t->ino, t->nr, t->bytes);
+		seq_printf(m, "%02x:%02x %llu %llu %lld %u %zu\n", MAJOR(dev),
+			   MINOR(dev), t->ino, t->size, t->mtime_ns, t->nr,
+			   t->bytes);
 	}
 	mutex_unlock(&cprof_utab_mutex);
 }
@@ -246,7 +279,7 @@ void cprof_utable_exit(void)
 		hash_del_rcu(&t->node);
 		kvfree_rcu(t, rcu);
 	}
-	cprof_utab_count = 0;
+	WRITE_ONCE(cprof_utab_count, 0);
 	cprof_utab_bytes = 0;
 	mutex_unlock(&cprof_utab_mutex);
 }

@@ -6,11 +6,13 @@
 
 #include "cprof_format.h"
 
+struct cprof_file_pos;
 struct seq_file;
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
 void cprof_utable_show(struct seq_file *m);
-bool cprof_utable_find(u32 dev, u64 ino, u64 off, struct cprof_urow *row);
+bool cprof_utable_any(void);
+bool cprof_utable_find(const struct cprof_file_pos *pos, struct cprof_urow *row);
 void cprof_utable_usage(u64 *tables, u64 *bytes);
 void cprof_utable_exit(void);
 

@@ -366,7 +366,7 @@ static int load_tables_only(void)
 	if (!l)
 		return 1;
 	unwload__scan(l, env.pid > 0 ? env.pid : 0);
-	unwload__wait(l);
+	unwload__wait(l, &interrupted);
 	unwload__stop(l, &st);
 	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
@@ -424,7 +424,11 @@ int main(int argc, char **argv)
 		/* before the profile: the work is not in it */
 		unw = unwload__start(env.proc_dir);
 		unwload__scan(unw, env.pid > 0 ? env.pid : 0);
-		unwload__wait(unw);
+		unwload__wait(unw, &interrupted);
+		if (interrupted) {
+			fail("interrupted before the profile started");
+			goto cleanup;
+		}
 	}
 	if (env.duration) {
 		fd = start_profile(profile_path, sizeof(profile_path));

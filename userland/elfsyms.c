@@ -5,9 +5,11 @@
  * /usr/lib/debug/.build-id/), and C++ demangling through libiberty.
  *
  * A syms_cache owns every binary it opened and every string it handed out:
- * names are interned once in an arena that lives until syms_cache__free().
- * Each binary keeps its own Dwfl and a table of resolved file offsets, so an
- * offset is symbolized once however many samples hit it.
+ * names are interned once in a strtab (strtab.c) that lives until
+ * syms_cache__free().  Its containers are libiberty's hashtab, as in the rest
+ * of userland: the cache's binaries by path and build id, and per binary its
+ * resolved file offsets (an offset is symbolized once however many samples
+ * hit it) and the function index of each compile unit it looked into.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -17,6 +19,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <hashtab.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,24 +29,19 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "strtab.h"
 #include "util.h"
 
 /* frames kept per address; deeper inline chains lose their outer frames */
 #define MAX_FRAMES	32
-#define ARENA_CHUNK	(64 * 1024)
 #define NOFILE_MAX	(1 << 20)	/* the kernel's default fs.nr_open */
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, size;
-	char data[];
-};
-
+/* the frames of one file offset, found once */
 struct resolved {
 	uint64_t offset;
-	struct sym_frame *frames;	/* in the cache's arena */
+	hashval_t hash;
 	int nr_frames;
-	int used;
+	struct sym_frame frames[];
 };
 
 /* an ELF function symbol; name points into the ELF file's string table */
@@ -64,15 +62,16 @@ struct func_range {
 /* the functions of one compile unit, sorted by address; built on first use */
 struct cu_funcs {
 	Dwarf_Off cu_off;
+	hashval_t hash;
 	struct func_range *funcs;
 	size_t nr_funcs;
-	int used;
 };
 
 struct binary {
 	struct syms_cache *cache;
 	const char *path;
 	const char *want_build_id;	/* hex from the stream, "" if none */
+	hashval_t hash;			/* of path and want_build_id */
 	const char *build_id;		/* hex from the file, "" if none */
 	const char *error;
 	int mismatch;
@@ -86,19 +85,13 @@ struct binary {
 	struct elf_sym *syms;		/* function symbols by address */
 	size_t nr_syms;
 
-	struct cu_funcs *cus;		/* open addressing on CU offset */
-	size_t cus_cap, cus_len;
-
-	struct resolved *tab;		/* open addressing on offset */
-	size_t tab_cap, tab_len;
+	htab_t cus;			/* struct cu_funcs by CU offset */
+	htab_t tab;			/* struct resolved by file offset */
 };
 
 struct syms_cache {
-	struct binary **bins;		/* open addressing on path+build id */
-	size_t bins_cap, bins_len;
-	const char **strs;		/* interned strings, open addressing */
-	size_t strs_cap, strs_len;
-	struct arena_chunk *arena;
+	htab_t bins;			/* struct binary by path + build id */
+	struct strtab *strs;		/* every string handed out */
 };
 
 static char *debuginfo_path;	/* NULL: elfutils' default search path */
@@ -110,102 +103,59 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
+/* Hash of a file or DIE offset; the tables' prime sizes spread it. */
+static hashval_t hash_off(uint64_t x)
 {
-	const unsigned char *s = p;
-
-	/* FNV-1a */
-	while (len--)
-		h = (h ^ *s++) * 0x100000001b3ULL;
-	return h;
+	return (hashval_t)(x ^ x >> 32) * 2654435761u;
 }
 
-#define HASH_INIT	0xcbf29ce484222325ULL
-
-static uint64_t hash_u64(uint64_t x)
+static hashval_t resolved_hash(const void *e)
 {
-	/* splitmix64 finalizer */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return ((const struct resolved *)e)->hash;
 }
 
-static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
+static int resolved_eq(const void *a, const void *b)
 {
-	struct arena_chunk *ch = c->arena;
-	size_t off;
-
-	if (ch) {
-		off = (ch->used + align - 1) & ~(align - 1);
-		if (off + size <= ch->size) {
-			ch->used = off + size;
-			return ch->data + off;
-		}
-	}
-	off = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
-	ch = malloc(sizeof(*ch) + off);
-	if (!ch)
-		return NULL;
-	ch->size = off;
-	ch->used = size;
-	/* a big block gets a chunk of its own, behind the current one */
-	if (size > ARENA_CHUNK / 4 && c->arena) {
-		ch->next = c->arena->next;
-		c->arena->next = ch;
-	} else {
-		ch->next = c->arena;
-		c->arena = ch;
-	}
-	return ch->data;
+	return ((const struct resolved *)a)->offset ==
+	       ((const struct resolved *)b)->offset;
 }
 
-static int strs_grow(struct syms_cache *c)
+static hashval_t cu_hash(const void *e)
 {
-	size_t cap = c->strs_cap ? c->strs_cap * 2 : 1024, i;
-	const char **tab = calloc(cap, sizeof(*tab));
+	return ((const struct cu_funcs *)e)->hash;
+}
 
-	if (!tab)
-		return -1;
-	for (i = 0; i < c->strs_cap; i++) {
-		const char *s = c->strs[i];
-		size_t j;
+static int cu_eq(const void *a, const void *b)
+{
+	return ((const struct cu_funcs *)a)->cu_off ==
+	       ((const struct cu_funcs *)b)->cu_off;
+}
 
-		if (!s)
-			continue;
-		j = hash_bytes(HASH_INIT, s, strlen(s)) & (cap - 1);
-		while (tab[j])
-			j = (j + 1) & (cap - 1);
-		tab[j] = s;
-	}
-	free(c->strs);
-	c->strs = tab;
-	c->strs_cap = cap;
-	return 0;
+static void cu_del(void *e)
+{
+	free(((struct cu_funcs *)e)->funcs);
+	free(e);
+}
+
+static hashval_t bin_hash(const void *e)
+{
+	return ((const struct binary *)e)->hash;
+}
+
+static int bin_eq(const void *a, const void *b)
+{
+	const struct binary *x = a, *y = b;
+
+	return x->hash == y->hash && !strcmp(x->path, y->path) &&
+	       !strcmp(x->want_build_id, y->want_build_id);
 }
 
 /* Returns a copy of s that lives as long as the cache; NULL on OOM. */
 static const char *intern(struct syms_cache *c, const char *s)
 {
-	size_t len = strlen(s), i;
-	char *copy;
+	int64_t i = strtab__intern(c->strs, s);
 
-	if ((c->strs_len + 1) * 4 > c->strs_cap * 3 && strs_grow(c))
-		return NULL;
-	i = hash_bytes(HASH_INIT, s, len) & (c->strs_cap - 1);
-	while (c->strs[i]) {
-		if (!strcmp(c->strs[i], s))
-			return c->strs[i];
-		i = (i + 1) & (c->strs_cap - 1);
-	}
-	copy = arena_alloc(c, len + 1, 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, len + 1);
-	c->strs[i] = copy;
-	c->strs_len++;
-	return copy;
+	return i < 0 ? NULL : strtab__get(c->strs, i);
 }
 
 /*
@@ -229,9 +179,26 @@ static void raise_nofile_limit(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+static void binary_free(void *e)
+{
+	struct binary *b = e;
+
+	if (!b)
+		return;
+	dwfl_end(b->dwfl);
+	free(b->loads);
+	free(b->syms);
+	if (b->cus)
+		htab_delete(b->cus);
+	if (b->tab)
+		htab_delete(b->tab);
+	free(b);
+}
+
 struct syms_cache *syms_cache__new(void)
 {
 	static int elf_ready;
+	struct syms_cache *c;
 
 	if (!elf_ready) {
 		if (elf_version(EV_CURRENT) == EV_NONE)
@@ -239,40 +206,26 @@ struct syms_cache *syms_cache__new(void)
 		elf_ready = 1;
 	}
 	raise_nofile_limit();
-	return calloc(1, sizeof(struct syms_cache));
-}
-
-static void binary_free(struct binary *b)
-{
-	size_t i;
-
-	if (!b)
-		return;
-	dwfl_end(b->dwfl);
-	free(b->loads);
-	free(b->syms);
-	for (i = 0; i < b->cus_cap; i++)
-		free(b->cus[i].funcs);
-	free(b->cus);
-	free(b->tab);
-	free(b);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->bins = htab_create_alloc(64, bin_hash, bin_eq, binary_free,
+				    calloc, free);
+	c->strs = strtab__new();
+	if (!c->bins || !c->strs) {
+		syms_cache__free(c);
+		return NULL;
+	}
+	return c;
 }
 
 void syms_cache__free(struct syms_cache *c)
 {
-	struct arena_chunk *ch, *next;
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->bins_cap; i++)
-		binary_free(c->bins[i]);
-	free(c->bins);
-	free(c->strs);
-	for (ch = c->arena; ch; ch = next) {
-		next = ch->next;
-		free(ch);
-	}
+	if (c->bins)
+		htab_delete(c->bins);
+	strtab__free(c->strs);
 	free(c);
 }
 
@@ -468,63 +421,26 @@ static int binary_open(struct binary *b, const char *path)
 	return 0;
 }
 
-static uint64_t bin_hash(const char *path, const char *build_id)
-{
-	uint64_t h = hash_bytes(HASH_INIT, path, strlen(path) + 1);
-
-	return hash_bytes(h, build_id, strlen(build_id));
-}
-
-static void bins_insert(struct binary **tab, size_t cap, struct binary *b)
-{
-	size_t i = bin_hash(b->path, b->want_build_id) & (cap - 1);
-
-	while (tab[i])
-		i = (i + 1) & (cap - 1);
-	tab[i] = b;
-}
-
-static int bins_grow(struct syms_cache *c)
-{
-	size_t cap = c->bins_cap ? c->bins_cap * 2 : 64, i;
-	struct binary **tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -1;
-	for (i = 0; i < c->bins_cap; i++)
-		if (c->bins[i])
-			bins_insert(tab, cap, c->bins[i]);
-	free(c->bins);
-	c->bins = tab;
-	c->bins_cap = cap;
-	return 0;
-}
-
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			       const uint8_t *build_id, size_t build_id_len)
 {
 	static const char deleted[] = " (deleted)";
 	char want[2 * 256 + 1] = "", *real = NULL;
-	struct binary *b;
+	struct binary key = { .path = path, .want_build_id = want }, *b;
 	const char *open_path;
-	size_t i, len;
+	void **slot;
+	size_t len;
 
 	if (!c || !path)
 		return NULL;
 	if (build_id && build_id_len > 0 && build_id_len <= 256)
 		hex_encode(want, build_id, build_id_len);
-
-	if (c->bins_cap) {
-		i = bin_hash(path, want) & (c->bins_cap - 1);
-		for (; c->bins[i]; i = (i + 1) & (c->bins_cap - 1)) {
-			b = c->bins[i];
-			if (!strcmp(b->path, path) &&
-			    !strcmp(b->want_build_id, want))
-				return b;
-		}
-	}
-	if ((c->bins_len + 1) * 2 > c->bins_cap && bins_grow(c))
+	key.hash = iterative_hash(want, strlen(want), htab_hash_string(path));
+	slot = htab_find_slot_with_hash(c->bins, &key, key.hash, INSERT);
+	if (!slot)
 		return NULL;
+	if (*slot)
+		return *slot;
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -532,8 +448,12 @@ struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 	b->cache = c;
 	b->path = intern(c, path);
 	b->want_build_id = intern(c, want);
+	b->hash = key.hash;
 	b->build_id = "";
-	if (!b->path || !b->want_build_id)
+	b->cus = htab_create_alloc(32, cu_hash, cu_eq, cu_del, calloc, free);
+	b->tab = htab_create_alloc(256, resolved_hash, resolved_eq, free,
+				   calloc, free);
+	if (!b->path || !b->want_build_id || !b->cus || !b->tab)
 		goto oom;
 
 	/* an unlinked file may be there again under its old name */
@@ -550,8 +470,7 @@ struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 	if (binary_open(b, open_path))
 		goto oom;
 	free(real);
-	bins_insert(c->bins, c->bins_cap, b);
-	c->bins_len++;
+	*slot = b;
 	return b;
 oom:
 	free(real);
@@ -649,61 +568,31 @@ static int func_range_cmp(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-static int cus_grow(struct binary *b)
-{
-	size_t cap = b->cus_cap ? b->cus_cap * 2 : 64, i;
-	struct cu_funcs *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -1;
-	for (i = 0; i < b->cus_cap; i++) {
-		size_t j;
-
-		if (!b->cus[i].used)
-			continue;
-		j = hash_u64(b->cus[i].cu_off) & (cap - 1);
-		while (tab[j].used)
-			j = (j + 1) & (cap - 1);
-		tab[j] = b->cus[i];
-	}
-	free(b->cus);
-	b->cus = tab;
-	b->cus_cap = cap;
-	return 0;
-}
-
 /* The function index of cu, built on first use; NULL on OOM. */
 static const struct cu_funcs *cu_funcs(struct binary *b, Dwarf_Die *cu)
 {
-	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct cu_funcs key = { .cu_off = dwarf_dieoffset(cu) }, *cf;
 	struct func_collect fc = { 0 };
-	struct cu_funcs *cf;
-	size_t i;
+	void **slot;
 
-	if (b->cus_cap) {
-		i = hash_u64(off) & (b->cus_cap - 1);
-		for (; b->cus[i].used; i = (i + 1) & (b->cus_cap - 1))
-			if (b->cus[i].cu_off == off)
-				return &b->cus[i];
-	}
-	if ((b->cus_len + 1) * 4 > b->cus_cap * 3 && cus_grow(b))
+	key.hash = hash_off(key.cu_off);
+	slot = htab_find_slot_with_hash(b->cus, &key, key.hash, INSERT);
+	if (!slot)
 		return NULL;
+	if (*slot)
+		return *slot;
 	dwarf_getfuncs(cu, collect_func, &fc, 0);
-	if (fc.oom) {
+	cf = fc.oom ? NULL : malloc(sizeof(*cf));
+	if (!cf) {
 		free(fc.v);
 		return NULL;
 	}
 	if (fc.n)
 		qsort(fc.v, fc.n, sizeof(*fc.v), func_range_cmp);
-	i = hash_u64(off) & (b->cus_cap - 1);
-	while (b->cus[i].used)
-		i = (i + 1) & (b->cus_cap - 1);
-	cf = &b->cus[i];
-	cf->cu_off = off;
+	*cf = key;
 	cf->funcs = fc.v;
 	cf->nr_funcs = fc.n;
-	cf->used = 1;
-	b->cus_len++;
+	*slot = cf;
 	return cf;
 }
 
@@ -892,76 +781,39 @@ static int resolve_uncached(struct binary *b, uint64_t file_offset,
 	return 1;
 }
 
-static int tab_grow(struct binary *b)
-{
-	size_t cap = b->tab_cap ? b->tab_cap * 2 : 256, i;
-	struct resolved *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -1;
-	for (i = 0; i < b->tab_cap; i++) {
-		size_t j;
-
-		if (!b->tab[i].used)
-			continue;
-		j = hash_u64(b->tab[i].offset) & (cap - 1);
-		while (tab[j].used)
-			j = (j + 1) & (cap - 1);
-		tab[j] = b->tab[i];
-	}
-	free(b->tab);
-	b->tab = tab;
-	b->tab_cap = cap;
-	return 0;
-}
-
 int binary__resolve(struct binary *b, uint64_t file_offset,
 		    struct sym_frame *frames, int max)
 {
+	struct resolved key = { .offset = file_offset }, *r;
 	struct sym_frame tmp[MAX_FRAMES];
-	struct resolved *r;
-	size_t i;
+	void **slot;
 	int n;
 
 	if (!b || !frames || max <= 0)
 		return 0;
-	if (b->tab_cap) {
-		i = hash_u64(file_offset) & (b->tab_cap - 1);
-		for (; b->tab[i].used; i = (i + 1) & (b->tab_cap - 1)) {
-			r = &b->tab[i];
-			if (r->offset != file_offset)
-				continue;
-			n = r->nr_frames < max ? r->nr_frames : max;
-			if (n)
-				memcpy(frames, r->frames,
-				       (size_t)n * sizeof(*frames));
-			return n;
-		}
+	key.hash = hash_off(file_offset);
+	slot = htab_find_slot_with_hash(b->tab, &key, key.hash, INSERT);
+	if (slot && *slot) {
+		r = *slot;
+		n = r->nr_frames < max ? r->nr_frames : max;
+		memcpy(frames, r->frames, (size_t)n * sizeof(*frames));
+		return n;
 	}
 
+	/* b->tab is not touched meanwhile: slot stays good */
 	n = resolve_uncached(b, file_offset, tmp, MAX_FRAMES);
 	if (n < 0)
 		return 0;
-	if ((b->tab_len + 1) * 4 > b->tab_cap * 3 && tab_grow(b))
-		goto uncached;
-	i = hash_u64(file_offset) & (b->tab_cap - 1);
-	while (b->tab[i].used)
-		i = (i + 1) & (b->tab_cap - 1);
-	r = &b->tab[i];
-	r->frames = n ? arena_alloc(b->cache, (size_t)n * sizeof(*tmp),
-				    _Alignof(struct sym_frame)) : NULL;
-	if (n && !r->frames)
-		goto uncached;
-	if (n)
+	/* on OOM, returned but not kept */
+	r = slot ? malloc(sizeof(*r) + (size_t)n * sizeof(*tmp)) : NULL;
+	if (r) {
+		*r = key;
+		r->nr_frames = n;
 		memcpy(r->frames, tmp, (size_t)n * sizeof(*tmp));
-	r->offset = file_offset;
-	r->nr_frames = n;
-	r->used = 1;
-	b->tab_len++;
-uncached:
+		*slot = r;
+	}
 	n = n < max ? n : max;
-	if (n)
-		memcpy(frames, tmp, (size_t)n * sizeof(*frames));
+	memcpy(frames, tmp, (size_t)n * sizeof(*frames));
 	return n;
 }
 

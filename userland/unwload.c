@@ -4,8 +4,9 @@
  *
  * The module walks user stacks of code without frame pointers with tables
  * that userland compiles from each file's call frame information (cfi.c)
- * and writes to /proc/cprof/unwind, keyed by the file's device and inode as
- * /proc/PID/maps shows them.  Files come from two places:
+ * and writes to /proc/cprof/unwind, keyed by the file as fstat() describes
+ * it (device, inode, size, mtime), which the module compares with what the
+ * kernel's stat says of the mapped file.  Files come from two places:
  *  - before a profile starts, every executable file mapping of the
  *    processes to profile (unwload__scan());
  *  - while it runs, each mapping record of the stream (unwload__note()): a
@@ -14,9 +15,11 @@
  * samples taken before a file's table arrives walk frame pointers.
  *
  * A mapping's file is opened through /proc/PID/map_files (the very file
- * mapped, even if its path was replaced or is in another mount namespace),
- * else by its path if that is still the same file.  Each file is compiled
- * once: the set of files seen starts with the tables the module holds.
+ * mapped, even if its path was replaced; this needs CAP_SYS_ADMIN), else
+ * by its path in the process's root, else by its path: the table is keyed
+ * by the file it was made from, so if that is not the mapped one, it is
+ * not used.  Each file is compiled once: the set of files seen starts with
+ * the tables the module holds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cfi.h"
@@ -52,7 +56,7 @@ struct unwload {
 	bool busy;			/* the thread holds an item */
 	bool stopping;
 	bool full;			/* the module said ENOSPC */
-	htab_t seen;			/* "k DEV INO" strings */
+	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	struct unwload_stats stats;
 };
 
@@ -60,78 +64,66 @@ struct unwload {
 static bool seen_before(struct unwload *l, const char *key)
 {
 	void **slot = htab_find_slot(l->seen, key, INSERT);
+	char *copy;
 
 	if (!slot)
 		return true;	/* out of memory: do not retry for ever */
 	if (*slot)
 		return true;
-	*slot = strdup(key);
-	return !*slot;
+	copy = strdup(key);
+	if (!copy) {
+		htab_clear_slot(l->seen, slot);
+		return true;
+	}
+	*slot = copy;
+	return false;
 }
 
-static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino)
+static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino,
+		     uint64_t fsize, int64_t mtime_ns)
 {
-	snprintf(buf, size, "k %" PRIu32 " %" PRIu64, dev, ino);
+	snprintf(buf, size, "%" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64,
+		 dev, ino, fsize, mtime_ns);
 }
 
-/* The tables the module holds already ("MAJOR:MINOR INODE ROWS BYTES"). */
+/*
+ * The tables the module holds already, one
+ * "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES" line each.
+ */
 static void read_loaded(struct unwload *l)
 {
-	FILE *f = fdopen(dup(l->fd), "r");
+	int fd = dup(l->fd);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	unsigned long long ino, size;
 	unsigned int maj, min;
-	unsigned long long ino;
-	char key[64];
+	long long mtime;
+	char key[96];
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return;
-	while (fscanf(f, "%x:%x %llu %*u %*u", &maj, &min, &ino) == 3) {
-		file_key(key, sizeof(key), makedev(maj, min), ino);
+	}
+	while (fscanf(f, "%x:%x %llu %llu %lld %*u %*u", &maj, &min, &ino,
+		      &size, &mtime) == 5) {
+		file_key(key, sizeof(key), makedev(maj, min), ino, size, mtime);
 		seen_before(l, key);
 	}
 	fclose(f);
 }
 
-/*
- * The device and inode of the mapping at start in /proc/PID/maps; false if
- * the process or the mapping is gone.
- */
-static bool maps_lookup(pid_t pid, uint64_t start, uint32_t *dev,
-			uint64_t *ino)
-{
-	unsigned long long lo, hi, off, inode;
-	unsigned int maj, min;
-	char path[64], line[512];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &off,
-			   &maj, &min, &inode) == 6 && lo == start && inode) {
-			*dev = makedev(maj, min);
-			*ino = inode;
-			found = true;
-		}
-		/* the rest of an over-long line */
-		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
-			;
-	}
-	fclose(f);
-	return found;
-}
-
-static void write_table(struct unwload *l, uint32_t dev, uint64_t ino,
+static void write_table(struct unwload *l, const struct stat *st,
 			const struct cfi_table *t)
 {
 	struct cprof_utable hdr = {
 		.magic = CPROF_UTABLE_MAGIC,
 		.size = sizeof(hdr),
-		.ino = ino,
-		.dev = dev,
+		.ino = st->st_ino,
+		.dev = st->st_dev,
 		.nr_rows = t->n,
+		.file_size = st->st_size,
+		.mtime_ns = st->st_mtim.tv_sec * 1000000000LL +
+			    st->st_mtim.tv_nsec,
 	};
 	size_t pcs = t->n * sizeof(*t->pc), rows = t->n * sizeof(*t->row);
 	size_t len = sizeof(hdr) + pcs + rows;
@@ -160,48 +152,47 @@ static void write_table(struct unwload *l, uint32_t dev, uint64_t ino,
 	}
 }
 
+/* The mapping's file: the one mapped if that can be had. */
+static int open_mapped(const struct unwload_item *it)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)it->pid, it->start, it->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)it->pid,
+			 it->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		fd = open(it->path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
 /* Compile and load the table of one mapping's file, unless known. */
 static void load_one(struct unwload *l, const struct unwload_item *it)
 {
-	char key[64], mf[96], err[256];
 	struct cfi_table t = { 0 };
+	char key[96], err[256];
 	struct stat st;
-	uint32_t dev = 0;
-	uint64_t ino = 0;
-	int fd = -1;
+	int fd = open_mapped(it);
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)it->pid, it->start, it->end);
-	if (maps_lookup(it->pid, it->start, &dev, &ino)) {
-		fd = open(mf, O_RDONLY | O_CLOEXEC);
-	} else {
-		/* the process is gone: its file by name, if it is there */
-		fd = open(it->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, &st) == 0) {
-			dev = st.st_dev;
-			ino = st.st_ino;
-		} else if (fd >= 0) {
-			close(fd);
-			return;
-		}
-	}
-	file_key(key, sizeof(key), dev, ino);
-	if (seen_before(l, key)) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (fd < 0 && it->path[0] == '/') {
-		fd = open(it->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
-			close(fd);
-			fd = -1;
-		}
-	}
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size,
+		 st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+	if (seen_before(l, key)) {
+		close(fd);
+		return;
+	}
 	if (cfi_compile(fd, &t, err, sizeof(err)) == 0)
-		write_table(l, dev, ino, &t);
+		write_table(l, &st, &t);
 	else
 		l->stats.no_cfi++;
 	cfi_table_free(&t);
@@ -294,7 +285,8 @@ struct unwload *unwload__start(const char *proc_dir)
 static void scan_pid(struct unwload *l, pid_t pid)
 {
 	unsigned long long lo, hi, inode;
-	char path[64], line[4352], perms[8], file[4096];
+	char path[64], line[4352], perms[8], *file, *nl;
+	int at;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -302,12 +294,19 @@ static void scan_pid(struct unwload *l, pid_t pid)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %4095s", &lo, &hi,
-			   perms, &inode, file) == 5 && perms[2] == 'x' &&
-		    inode && file[0] == '/')
-			enqueue(l, pid, lo, hi, file);
-		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
-			;
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		at = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &lo, &hi,
+			   perms, &inode, &at) == 4 && at && perms[2] == 'x' &&
+		    inode) {
+			file = line + at;
+			if (file[0] == '/')
+				enqueue(l, pid, lo, hi, file);
+		}
+		while (!nl && fgets(line, sizeof(line), f))
+			nl = strchr(line, '\n');
 	}
 	fclose(f);
 }
@@ -339,13 +338,23 @@ void unwload__note(struct unwload *l, const struct cprof_mmap *m)
 	enqueue(l, m->pid, m->start, m->end, m->path);
 }
 
-void unwload__wait(struct unwload *l)
+void unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop)
 {
+	struct timespec ts;
+
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
-	while (l->head || l->busy)
-		pthread_cond_wait(&l->cond, &l->lock);
+	while ((l->head || l->busy) && !*stop) {
+		/* a signal does not end a condition wait: look every 50 ms */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -5,6 +5,7 @@
 #ifndef CPROF_UNWLOAD_H
 #define CPROF_UNWLOAD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,8 +36,11 @@ void unwload__scan(struct unwload *l, pid_t pid);
 /* Queue the file of a mapping record from the stream. */
 void unwload__note(struct unwload *l, const struct cprof_mmap *m);
 
-/* Wait until everything queued so far is loaded (or failed). */
-void unwload__wait(struct unwload *l);
+/*
+ * Wait until everything queued so far is loaded (or failed), or until
+ * *stop is set (by a signal handler).
+ */
+void unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop);
 
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
 void unwload__stop(struct unwload *l, struct unwload_stats *stats);

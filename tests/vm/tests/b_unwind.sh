@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# b_unwind: what complete user stacks cost (make bench; docs/BENCHMARKS.md).
+#
+# Two copies of qsortsplit (-O2, no frame pointers; stacks about 16 frames
+# deep through libc's qsort) run on both CPUs.  At F Hz, all CPUs, for D s
+# each, in this order in one boot:
+#   fp     cprof, no unwind tables (the frame-pointer walk: short stacks)
+#   table  cprof after cprof-dump --load-unwind-tables (complete stacks)
+#   dwarf  perf record --call-graph dwarf,16384 (complete stacks, unwound
+#          later from a 16 KiB copy of each sample's stack)
+#   perfg  perf record -g (the frame-pointer walk)
+# and then with cpuburn (frame pointers everywhere) in place of qsortsplit:
+#   fpfp   cprof without tables (the walk every stack took before tables)
+#   fptab  cprof with cpuburn's and libc's tables loaded
+# Each handler (cprof_tick, perf_swevent_hrtimer) is timed by ftrace's
+# function_graph tracer while it samples: median and p90 in us.  Per run
+# also the samples, the capture's bytes per sample, the share of the
+# workload's samples whose stack reaches main, and the time to turn the
+# capture into a report: cprof-dump -f top against perf report --stdio
+# (which unwinds the dwarf capture then).
+#
+# Results: $OUT/results (key value lines) and a table in the log.  Nothing
+# here fails on a figure, only on a tool that does not work.
+# vm-timeout: 1800
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/perfcmp.sh
+. "$REPO/tests/vm/lib/perfcmp.sh"
+
+F=${BENCH_UNWIND_FREQ:-999}
+D=4
+T=/sys/kernel/tracing
+R=$OUT/results
+W=$(mktemp -d)
+res() { echo "$1 $2" >>"$R"; }
+
+[[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
+perf_find
+JOBS=()
+cleanup() {
+	set +e
+	[[ -w $T/tracing_on ]] && { echo 0 >"$T/tracing_on"; echo nop >"$T/current_tracer"; }
+	kill "${JOBS[@]}" 2>/dev/null
+	wait
+	perf_restore
+}
+trap cleanup EXIT
+perf_unthrottle
+[[ -e $T/trace ]] || mount -t tracefs tracefs "$T" || fail "no tracefs at $T"
+echo 16384 >"$T/buffer_size_kb"
+res kernel "$KVER"
+res freq "$F"
+
+jobs_start() { # PROGRAM
+	jobs_stop
+	"$1" 100000 >/dev/null &
+	JOBS+=($!)
+	"$1" 100000 >/dev/null &
+	JOBS+=($!)
+	sleep 1
+}
+jobs_stop() {
+	((${#JOBS[@]})) || return 0
+	kill "${JOBS[@]}" 2>/dev/null || true
+	wait "${JOBS[@]}" 2>/dev/null || true
+	JOBS=()
+}
+
+trace_on() { # FUNC
+	echo 0 >"$T/tracing_on"
+	echo "$1" >"$T/set_ftrace_filter"
+	echo function_graph >"$T/current_tracer"
+	echo >"$T/trace"
+	echo 1 >"$T/tracing_on"
+}
+# trace_off NAME: the traced durations (us) to $W/NAME.us; median, p90.
+trace_off() {
+	echo 0 >"$T/tracing_on"
+	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
+		"$T/trace" | sort -n >"$W/$1.us"
+	echo nop >"$T/current_tracer"
+	echo >"$T/set_ftrace_filter"
+	awk '{ v[NR] = $1 } END { if (!NR) { print "nan nan"; exit }
+		m = int((NR + 1) / 2); p = int(NR * 0.9 + 0.999999); print v[m], v[p] }' "$W/$1.us"
+}
+
+# reach FOLDED: the share (%) of qsortsplit's or cpuburn's samples whose
+# stack holds main.
+reach() {
+	awk '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
+		if (s !~ /^(qsortsplit|cpuburn);/) next
+		n += c; if (s ~ /;main;/) m += c }
+		END { printf "%.1f", n ? 100 * m / n : 0 }' "$1"
+}
+
+declare -A MED P90 NS BPS REACH REPORT
+# cprof_run NAME: one traced cprof profile of the running jobs.
+cprof_run() {
+	local n=$1 s0 s1 t0
+	ctl freq="$F" seconds="$D" idle=1
+	s0=$(stat_of samples)
+	trace_on cprof_tick
+	cat /proc/cprof/profile >"$W/$n.raw" || fail "reading the profile failed"
+	read -r MED[$n] P90[$n] < <(trace_off "$n")
+	s1=$(stat_of samples)
+	NS[$n]=$((s1 - s0))
+	BPS[$n]=$(($(stat -c %s "$W/$n.raw") / (NS[$n] ? NS[$n] : 1)))
+	t0=$(now_ms)
+	"$CPROF_DUMP" -i "$W/$n.raw" -f folded -o "$W/$n.folded" 2>"$W/$n.err" ||
+		fail "cprof-dump failed: $(cat "$W/$n.err")"
+	REPORT[$n]=$(($(now_ms) - t0))
+	REACH[$n]=$(reach "$W/$n.folded")
+}
+# perf_run NAME CALLGRAPH...: the same with perf record -a.
+perf_run() {
+	local n=$1 t0
+	shift
+	trace_on perf_swevent_hrtimer
+	"$PERF" record -q -a -e cpu-clock -F "$F" "$@" -o "$W/$n.data" -- sleep "$D" \
+		>"$W/$n.log" 2>&1 || fail "perf record failed: $(tail -n 3 "$W/$n.log")"
+	read -r MED[$n] P90[$n] < <(trace_off "$n")
+	NS[$n]=$("$PERF" report -i "$W/$n.data" --stats 2>/dev/null |
+		awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
+	[[ -n ${NS[$n]} ]] || NS[$n]=0
+	BPS[$n]=$(($(stat -c %s "$W/$n.data") / (NS[$n] ? NS[$n] : 1)))
+	t0=$(now_ms)
+	"$PERF" report -i "$W/$n.data" --kallsyms /proc/kallsyms --stdio --no-children \
+		>"$W/$n.report" 2>/dev/null || fail "perf report failed"
+	REPORT[$n]=$(($(now_ms) - t0))
+	"$PERF" script -i "$W/$n.data" -F comm,ip,sym 2>/dev/null | awk '
+		function flush() { if (n && (comm == "qsortsplit" || comm == "cpuburn")) { t++; if (st ~ /;main;/) m++ } n = 0; st = ";" }
+		NF == 0 { flush(); next }
+		!n && !/^[ \t]/ { comm = $1; n = 1; next }
+		{ st = st $2 ";" }
+		END { flush(); printf "%.1f", t ? 100 * m / t : 0 }' >"$W/$n.reach"
+	REACH[$n]=$(<"$W/$n.reach")
+}
+
+kload budget=50
+jobs_start "$WORKLOADS/qsortsplit"
+echo "-- qsortsplit, $F Hz"
+cprof_run fp
+"$CPROF_DUMP" --load-unwind-tables 2>"$W/load.err" || fail "loading tables failed: $(cat "$W/load.err")"
+cat "$W/load.err"
+cprof_run table
+perf_run dwarf --call-graph dwarf,16384
+perf_run perfg -g
+jobs_stop
+
+echo "-- cpuburn, $F Hz"
+rmmod cprof || fail "rmmod failed"
+kload budget=50
+jobs_start "$WORKLOADS/cpuburn"
+cprof_run fpfp
+"$CPROF_DUMP" --load-unwind-tables 2>/dev/null || fail "loading tables failed"
+cprof_run fptab
+jobs_stop
+
+printf '%-6s %9s %9s %9s %11s %9s %10s\n' run median_us p90_us samples bytes/sample reach% report_ms
+for n in fp table dwarf perfg fpfp fptab; do
+	printf '%-6s %9s %9s %9s %11s %9s %10s\n' "$n" "${MED[$n]}" "${P90[$n]}" \
+		"${NS[$n]}" "${BPS[$n]}" "${REACH[$n]}" "${REPORT[$n]}"
+	res "$n.median_us" "${MED[$n]}"
+	res "$n.p90_us" "${P90[$n]}"
+	res "$n.samples" "${NS[$n]}"
+	res "$n.bytes_per_sample" "${BPS[$n]}"
+	res "$n.reach_pct" "${REACH[$n]}"
+	res "$n.report_ms" "${REPORT[$n]}"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+echo "handler: table/dwarf $(ratio "${MED[table]}" "${MED[dwarf]}"), table/fp $(ratio "${MED[table]}" "${MED[fp]}"), fptab/fpfp $(ratio "${MED[fptab]}" "${MED[fpfp]}")"
+echo "bytes per sample: table/dwarf $(ratio "${BPS[table]}" "${BPS[dwarf]}")"
+echo "report time: cprof-dump/perf report (dwarf) $(ratio "${REPORT[table]}" "${REPORT[dwarf]}")"
+echo "b_unwind: ok"

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * badtables: hostile unwind tables for /proc/cprof/unwind (k_utables).
+ *
+ *   badtables reject UNWIND_FILE
+ *	writes malformed tables, each of which the module must refuse with
+ *	the errno the format promises (EINVAL, ENOENT, and ENOSPC for 2.4 MB
+ *	of rows: set unwind_mb=1 first); prints one line per case and exits 1
+ *	if any was taken or refused otherwise, or the table list changed.
+ *   badtables random UNWIND_FILE FILE SECONDS
+ *	for SECONDS, replaces FILE's table every few milliseconds with random
+ *	rows that pass the module's checks (sorted offsets, known rules) but
+ *	say anything: any base, any offset, any saved-rbp slot.  A walk
+ *	through FILE's code then reads whatever the rows point at; it must
+ *	end, fault-free, every time.  Prints how many tables it wrote.
+ *   badtables remove UNWIND_FILE FILE
+ *	writes a table of no rows for FILE, which removes its table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../kmod/cprof_format.h"
+
+struct table {
+	struct cprof_utable hdr;
+	uint32_t *pc;
+	struct cprof_urow *row;
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Write header, pcs and rows as one buffer of len bytes (or the exact size). */
+static ssize_t put(int fd, const struct table *t, size_t len)
+{
+	size_t n = t->hdr.nr_rows;
+	size_t exact = sizeof(t->hdr) + n * (sizeof(uint32_t) + sizeof(*t->row));
+	char *buf = calloc(1, exact + 64);
+	ssize_t ret;
+
+	if (!buf)
+		return -1;
+	memcpy(buf, &t->hdr, sizeof(t->hdr));
+	memcpy(buf + sizeof(t->hdr), t->pc, n * sizeof(uint32_t));
+	memcpy(buf + sizeof(t->hdr) + n * sizeof(uint32_t), t->row,
+	       n * sizeof(*t->row));
+	ret = write(fd, buf, len ? len : exact);
+	free(buf);
+	return ret;
+}
+
+static void good(struct table *t, uint32_t n)
+{
+	uint32_t i;
+
+	memset(&t->hdr, 0, sizeof(t->hdr));
+	t->hdr.magic = CPROF_UTABLE_MAGIC;
+	t->hdr.size = sizeof(t->hdr);
+	t->hdr.dev = 0x12345;		/* no such file: never used */
+	t->hdr.ino = 987654321;
+	t->hdr.nr_rows = n;
+	t->pc = calloc(n, sizeof(*t->pc));
+	t->row = calloc(n, sizeof(*t->row));
+	if (!t->pc || !t->row)
+		exit(2);
+	for (i = 0; i < n; i++) {
+		t->pc[i] = i * 16;
+		t->row[i].cfa_base = i + 1 < n ? CPROF_CFA_SP : CPROF_CFA_NONE;
+		t->row[i].cfa_off = 8;
+	}
+}
+
+static int lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int c, n = 0;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static int reject(const char *path)
+{
+	int fd = open(path, O_RDWR), bad = 0, before = lines(path), i;
+	static const char *const names[] = {
+		"shorter than a header", "bad magic", "bad header size",
+		"header size too small", "too many rows", "one byte short",
+		"one byte over", "offsets not increasing", "equal offsets",
+		"unknown CFA rule", "unknown rbp rule", "last row not NONE",
+		"removing a table that is not there", "over unwind_mb",
+	};
+	static const int want[] = {
+		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
+		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, ENOENT, ENOSPC,
+	};
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	for (i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
+		struct table t;
+		size_t len = 0;
+		ssize_t r;
+		int err;
+
+		good(&t, 8);
+		switch (i) {
+		case 0: len = sizeof(t.hdr) - 1; break;
+		case 1: t.hdr.magic ^= 1; break;
+		case 2: t.hdr.size += 8; break;
+		case 3: t.hdr.size -= 8; break;
+		case 4: t.hdr.nr_rows = CPROF_UTABLE_ROWS_MAX + 1; len = 4096; break;
+		case 5: len = sizeof(t.hdr) + 8 * 12 - 1; break;
+		case 6: len = sizeof(t.hdr) + 8 * 12 + 1; break;
+		case 7: t.pc[3] = t.pc[2] - 1; break;
+		case 8: t.pc[3] = t.pc[2]; break;
+		case 9: t.row[2].cfa_base = CPROF_CFA_MAX + 1; break;
+		case 10: t.row[2].fp_rule = CPROF_FP_MAX + 1; break;
+		case 11: t.row[7].cfa_base = CPROF_CFA_SP; break;
+		case 12: t.hdr.nr_rows = 0; break;
+		case 13:
+			/* 2.4 MB: k_utables sets unwind_mb=1 first */
+			free(t.pc);
+			free(t.row);
+			good(&t, 200000);
+			break;
+		}
+		r = put(fd, &t, len);
+		err = r < 0 ? errno : 0;
+		printf("%-36s %s\n", names[i], err ? strerror(err) : "taken");
+		if (err != want[i]) {
+			printf("  want %s\n", strerror(want[i]));
+			bad++;
+		}
+		free(t.pc);
+		free(t.row);
+	}
+	close(fd);
+	if (lines(path) != before) {
+		printf("the table list changed: %d lines, %d before\n",
+		       lines(path), before);
+		bad++;
+	}
+	return bad ? 1 : 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int random_tables(const char *path, const char *file, double secs)
+{
+	static const int32_t offs[] = {
+		0, 8, 16, -8, 1, 7, 4096, -4096, 0x7fffffff, -0x7fffffff - 1,
+	};
+	int fd = open(path, O_RDWR);
+	double end = now() + secs;
+	unsigned long written = 0, refused = 0;
+	struct stat st;
+
+	if (fd < 0 || stat(file, &st)) {
+		perror(fd < 0 ? path : file);
+		return 1;
+	}
+	rng ^= (uint64_t)getpid() << 32;
+	while (now() < end) {
+		uint32_t n = 2 + rnd() % 2000, i, span = st.st_size ? st.st_size : 1;
+		struct table t;
+
+		good(&t, n);
+		t.hdr.dev = st.st_dev;
+		t.hdr.ino = st.st_ino;
+		t.hdr.file_size = st.st_size;
+		t.hdr.mtime_ns = st.st_mtim.tv_sec * 1000000000LL +
+				 st.st_mtim.tv_nsec;
+		for (i = 0; i < n; i++) {
+			struct cprof_urow *r = &t.row[i];
+
+			t.pc[i] = (uint64_t)span * i / n;
+			if (i && t.pc[i] <= t.pc[i - 1])
+				t.pc[i] = t.pc[i - 1] + 1;
+			r->cfa_base = rnd() % (CPROF_CFA_MAX + 1);
+			r->fp_rule = rnd() % (CPROF_FP_MAX + 1);
+			r->cfa_off = rnd() % 3 ? offs[rnd() % 10] : (int32_t)rnd();
+			r->fp_off = rnd() % 3 ? (int16_t)offs[rnd() % 4] : (int16_t)rnd();
+		}
+		t.row[n - 1].cfa_base = CPROF_CFA_NONE;
+		if (put(fd, &t, 0) < 0)
+			refused++;
+		else
+			written++;
+		free(t.pc);
+		free(t.row);
+		usleep(5000);
+	}
+	printf("%lu random tables written, %lu refused\n", written, refused);
+	close(fd);
+	return !written || refused;
+}
+
+/* A table of no rows for FILE: its table goes. */
+static int remove_table(const char *path, const char *file)
+{
+	int fd = open(path, O_RDWR);
+	struct table t = { 0 };
+	struct stat st;
+	ssize_t r;
+
+	if (fd < 0 || stat(file, &st)) {
+		perror(fd < 0 ? path : file);
+		return 1;
+	}
+	t.hdr.magic = CPROF_UTABLE_MAGIC;
+	t.hdr.size = sizeof(t.hdr);
+	t.hdr.dev = st.st_dev;
+	t.hdr.ino = st.st_ino;
+	r = put(fd, &t, 0);
+	if (r < 0)
+		perror("removing the table");
+	close(fd);
+	return r < 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "reject"))
+		return reject(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "remove"))
+		return remove_table(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "random"))
+		return random_tables(argv[2], argv[3], atof(argv[4]));
+	fprintf(stderr, "usage: badtables reject UNWIND_FILE | random UNWIND_FILE FILE SECONDS | remove UNWIND_FILE FILE\n");
+	return 2;
+}
