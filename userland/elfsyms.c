@@ -34,7 +34,14 @@
 
 /* frames kept per address; deeper inline chains lose their outer frames */
 #define MAX_FRAMES	32
+#define ARENA_CHUNK	(64 * 1024)
 #define NOFILE_MAX	(1 << 20)	/* the kernel's default fs.nr_open */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
 
 /* the frames of one file offset, found once */
 struct resolved {
@@ -92,6 +99,7 @@ struct binary {
 struct syms_cache {
 	htab_t bins;			/* struct binary by path + build id */
 	struct strtab *strs;		/* every string handed out */
+	struct arena_chunk *arena;	/* struct resolved */
 };
 
 static char *debuginfo_path;	/* NULL: elfutils' default search path */
@@ -148,6 +156,35 @@ static int bin_eq(const void *a, const void *b)
 
 	return x->hash == y->hash && !strcmp(x->path, y->path) &&
 	       !strcmp(x->want_build_id, y->want_build_id);
+}
+
+static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
+{
+	struct arena_chunk *ch = c->arena;
+	size_t off;
+
+	if (ch) {
+		off = (ch->used + align - 1) & ~(align - 1);
+		if (off + size <= ch->size) {
+			ch->used = off + size;
+			return ch->data + off;
+		}
+	}
+	off = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+	ch = malloc(sizeof(*ch) + off);
+	if (!ch)
+		return NULL;
+	ch->size = off;
+	ch->used = size;
+	/* a big block gets a chunk of its own, behind the current one */
+	if (size > ARENA_CHUNK / 4 && c->arena) {
+		ch->next = c->arena->next;
+		c->arena->next = ch;
+	} else {
+		ch->next = c->arena;
+		c->arena = ch;
+	}
+	return ch->data;
 }
 
 /* Returns a copy of s that lives as long as the cache; NULL on OOM. */
@@ -221,11 +258,17 @@ struct syms_cache *syms_cache__new(void)
 
 void syms_cache__free(struct syms_cache *c)
 {
+	struct arena_chunk *ch, *next;
+
 	if (!c)
 		return;
 	if (c->bins)
 		htab_delete(c->bins);
 	strtab__free(c->strs);
+	for (ch = c->arena; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
 	free(c);
 }
 
@@ -451,7 +494,7 @@ struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 	b->hash = key.hash;
 	b->build_id = "";
 	b->cus = htab_create_alloc(32, cu_hash, cu_eq, cu_del, calloc, free);
-	b->tab = htab_create_alloc(256, resolved_hash, resolved_eq, free,
+	b->tab = htab_create_alloc(256, resolved_hash, resolved_eq, NULL,
 				   calloc, free);
 	if (!b->path || !b->want_build_id || !b->cus || !b->tab)
 		goto oom;
@@ -805,7 +848,8 @@ int binary__resolve(struct binary *b, uint64_t file_offset,
 	if (n < 0)
 		return 0;
 	/* on OOM, returned but not kept */
-	r = slot ? malloc(sizeof(*r) + (size_t)n * sizeof(*tmp)) : NULL;
+	r = slot ? arena_alloc(b->cache, sizeof(*r) + (size_t)n * sizeof(*tmp),
+			       _Alignof(struct resolved)) : NULL;
 	if (r) {
 		*r = key;
 		r->nr_frames = n;

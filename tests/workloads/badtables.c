@@ -32,6 +32,7 @@ struct table {
 	struct cprof_utable hdr;
 	uint32_t *pc;
 	struct cprof_urow *row;
+	uint32_t alloc;			/* rows in pc[] and row[] */
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -44,12 +45,15 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-/* Write header, pcs and rows as one buffer of len bytes (or the exact size). */
+/*
+ * Write header, pcs and rows as one buffer of len bytes, or of the size the
+ * header's row count makes (at most the rows there are).
+ */
 static ssize_t put(int fd, const struct table *t, size_t len)
 {
-	size_t n = t->hdr.nr_rows;
+	size_t n = t->hdr.nr_rows < t->alloc ? t->hdr.nr_rows : t->alloc;
 	size_t exact = sizeof(t->hdr) + n * (sizeof(uint32_t) + sizeof(*t->row));
-	char *buf = calloc(1, exact + 64);
+	char *buf = calloc(1, (len > exact ? len : exact) + 64);
 	ssize_t ret;
 
 	if (!buf)
@@ -73,6 +77,7 @@ static void good(struct table *t, uint32_t n)
 	t->hdr.dev = 0x12345;		/* no such file: never used */
 	t->hdr.ino = 987654321;
 	t->hdr.nr_rows = n;
+	t->alloc = n;
 	t->pc = calloc(n, sizeof(*t->pc));
 	t->row = calloc(n, sizeof(*t->row));
 	if (!t->pc || !t->row)
