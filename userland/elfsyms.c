@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
-#include "strtab.h"
 #include "util.h"
 
 /* frames kept per address; deeper inline chains lose their outer frames */
@@ -98,8 +97,8 @@ struct binary {
 
 struct syms_cache {
 	htab_t bins;			/* struct binary by path + build id */
-	struct strtab *strs;		/* every string handed out */
-	struct arena_chunk *arena;	/* struct resolved */
+	htab_t strs;			/* every string handed out */
+	struct arena_chunk *arena;	/* the strings, struct resolved */
 };
 
 static char *debuginfo_path;	/* NULL: elfutils' default search path */
@@ -190,9 +189,19 @@ static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
 /* Returns a copy of s that lives as long as the cache; NULL on OOM. */
 static const char *intern(struct syms_cache *c, const char *s)
 {
-	int64_t i = strtab__intern(c->strs, s);
+	size_t len = strlen(s);
+	void **slot;
+	char *copy;
 
-	return i < 0 ? NULL : strtab__get(c->strs, i);
+	slot = htab_find_slot_with_hash(c->strs, s, htab_hash_string(s), INSERT);
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return *slot;
+	copy = arena_alloc(c, len + 1, 1);
+	if (copy)
+		*slot = memcpy(copy, s, len + 1);
+	return copy;
 }
 
 /*
@@ -248,7 +257,8 @@ struct syms_cache *syms_cache__new(void)
 		return NULL;
 	c->bins = htab_create_alloc(64, bin_hash, bin_eq, binary_free,
 				    calloc, free);
-	c->strs = strtab__new();
+	c->strs = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
+				    NULL, calloc, free);
 	if (!c->bins || !c->strs) {
 		syms_cache__free(c);
 		return NULL;
@@ -264,7 +274,8 @@ void syms_cache__free(struct syms_cache *c)
 		return;
 	if (c->bins)
 		htab_delete(c->bins);
-	strtab__free(c->strs);
+	if (c->strs)
+		htab_delete(c->strs);
 	for (ch = c->arena; ch; ch = next) {
 		next = ch->next;
 		free(ch);
