@@ -18,6 +18,8 @@ KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 # make bench runs these VM tests (tests/vm/run.sh patterns) on BENCH_KERNELS.
 BENCH_TESTS ?= b_*
 BENCH_KERNELS ?= 6.1 6.12
+# b_unwind also times the module as it was before unwind tables.
+BENCH_BASELINE ?= dda7f02
 
 .PHONY: all module userland clean install check check-debug demo bench workloads fuzz
 
@@ -58,6 +60,9 @@ bench: workloads
 		rm -rf build/bench/$$k/nulltick; mkdir -p build/bench/$$k; \
 		cp -r tests/bench/nulltick build/bench/$$k/; \
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/nulltick modules; \
+		rm -rf build/bench/$$k/baseline; mkdir -p build/bench/$$k/baseline; \
+		git archive $(BENCH_BASELINE) kmod | tar -x -C build/bench/$$k/baseline; \
+		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
 	done
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
 	tests/bench/report.sh build/vm-results/*/b_perf/results

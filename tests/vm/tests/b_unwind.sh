@@ -12,6 +12,8 @@
 #          later from a 16 KiB copy of each sample's stack)
 #   perfg  perf record -g (the frame-pointer walk)
 # and then with cpuburn (frame pointers everywhere) in place of qsortsplit:
+#   fpold  the module as it was before unwind tables (make bench builds it
+#          from BENCH_BASELINE; skipped if it is not there)
 #   fpfp   cprof without tables (the walk every stack took before tables)
 #   fptab  cprof with cpuburn's and libc's tables loaded
 # Each handler (cprof_tick, perf_swevent_hrtimer) is timed by ftrace's
@@ -152,15 +154,25 @@ jobs_stop
 
 echo "-- cpuburn, $F Hz"
 rmmod cprof || fail "rmmod failed"
-kload budget=50
 jobs_start "$WORKLOADS/cpuburn"
+OLD=$REPO/build/bench/$KVER/baseline/kmod/cprof.ko
+runs=(fp table dwarf perfg fpfp fptab)
+if [[ -r $OLD ]]; then
+	insmod "$OLD" budget=50 || fail "insmod $OLD failed"
+	cprof_run fpold
+	rmmod cprof || fail "rmmod failed"
+	runs+=(fpold)
+else
+	echo "no $OLD: the module before tables is not timed (make bench builds it)"
+fi
+kload budget=50
 cprof_run fpfp
 "$CPROF_DUMP" --load-unwind-tables 2>/dev/null || fail "loading tables failed"
 cprof_run fptab
 jobs_stop
 
 printf '%-6s %9s %9s %9s %11s %9s %10s\n' run median_us p90_us samples bytes/sample reach% report_ms
-for n in fp table dwarf perfg fpfp fptab; do
+for n in "${runs[@]}"; do
 	printf '%-6s %9s %9s %9s %11s %9s %10s\n' "$n" "${MED[$n]}" "${P90[$n]}" \
 		"${NS[$n]}" "${BPS[$n]}" "${REACH[$n]}" "${REPORT[$n]}"
 	res "$n.median_us" "${MED[$n]}"
@@ -171,7 +183,7 @@ for n in fp table dwarf perfg fpfp fptab; do
 	res "$n.report_ms" "${REPORT[$n]}"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
-echo "handler: table/dwarf $(ratio "${MED[table]}" "${MED[dwarf]}"), table/fp $(ratio "${MED[table]}" "${MED[fp]}"), fptab/fpfp $(ratio "${MED[fptab]}" "${MED[fpfp]}")"
+echo "handler: table/dwarf $(ratio "${MED[table]}" "${MED[dwarf]}"), table/fp $(ratio "${MED[table]}" "${MED[fp]}"), fptab/fpfp $(ratio "${MED[fptab]}" "${MED[fpfp]}"), fpfp/fpold $(ratio "${MED[fpfp]}" "${MED[fpold]:-0}")"
 echo "bytes per sample: table/dwarf $(ratio "${BPS[table]}" "${BPS[dwarf]}")"
 echo "report time: cprof-dump/perf report (dwarf) $(ratio "${REPORT[table]}" "${REPORT[dwarf]}")"
 echo "b_unwind: ok"

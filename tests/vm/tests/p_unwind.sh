@@ -6,8 +6,10 @@
 #   the same workloads in the same guest beside cprof's (perf -g walks frame
 #   pointers; perf --call-graph dwarf copies 16 KiB of stack a sample and
 #   unwinds it later).  Each workload runs alone; cprof profiles it with -d
-#   -p for 3 s at 499 Hz, then perf -g, then perf dwarf.  Asserted, on
-#   cprof's samples of the workload:
+#   -p for 5 s at 999 Hz (about 5000 samples: a 3-point bound on a share
+#   is then over 4 standard deviations of sampling noise), then perf -g,
+#   then perf dwarf, each 3 s at 499 Hz.  Asserted, on cprof's samples of
+#   the workload:
 #   - qsortsplit (-O2, no frame pointers; main -> sort_one : sort_three =
 #     1:3 -> libc's qsort -> the comparator): >= 99% reach main, and
 #     sort_one's share of those within 3 points of 25%;
@@ -56,7 +58,7 @@ stop_work() {
 
 # Stacks as "root;...;leaf count" lines of the workload's samples.
 cprof_stacks() { # NAME
-	"$CPROF_DUMP" -d 3 -F 499 -p "$WORK" -f folded -o "$W/$1.cprof" 2>"$W/$1.cprof.err" ||
+	"$CPROF_DUMP" -d 5 -F 999 -p "$WORK" -f folded -o "$W/$1.cprof" 2>"$W/$1.cprof.err" ||
 		fail "cprof-dump -d failed: $(cat "$W/$1.cprof.err")"
 	awk '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
 		sub(/^[^;]*;/, "", s); print s, c }' "$W/$1.cprof"
@@ -106,7 +108,7 @@ reach() {
 		[[ $k == c ]] && { ct=$t; cm=$m; }
 	done
 	echo "$name: reach $re: cprof, perf -g, perf dwarf:$line"
-	((ct >= 300)) || fail "$name: only $ct cprof samples"
+	((ct >= 1000)) || fail "$name: only $ct cprof samples"
 	((cm * 100 >= ct * min)) || {
 		grep -Ev "$re" "$W/$name.c.st" | sort -k2nr | head -n 5
 		fail "$name: $cm of $ct cprof stacks reach $re, want >= $min%"
@@ -130,7 +132,7 @@ split_check() {
 			[[ $k == c ]] && { cm=$m; cp=$p; }
 		done
 		echo "$name: $part of $leaf (want ${want[i]}%): cprof, perf -g, perf dwarf:$line"
-		((cm >= 300)) || fail "$name: only $cm cprof samples in $leaf"
+		((cm >= 1000)) || fail "$name: only $cm cprof samples in $leaf"
 		within "$(pct "$cp" "$cm")" "${want[i]}" 3 ||
 			fail "$name: $part has $(pct "$cp" "$cm")% of $leaf, want ${want[i]} +- 3"
 		i=$((i + 1))
