@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_unwload: what cprof-dump writes to the module's unwind file, with a
+ * regular file standing in for /proc/cprof/unwind: the test process's own
+ * executable mappings are scanned, each file's table written once, keyed
+ * by the file as fstat() describes it, whole and well-formed; tables the
+ * "module" lists already are not written again; a stream's mapping record
+ * of a file seen is not either; and a missing unwind file is no error.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "testutil.h"
+#include "unwload.h"
+
+static const volatile sig_atomic_t never;
+
+struct written {
+	int tables;
+	int bad;		/* malformed */
+	int self;		/* tables of this test binary */
+	int dup;		/* a file written twice */
+	uint64_t ino[64];
+};
+
+/* Parse the tables written to path (one after the other). */
+static void parse(const char *path, struct written *w)
+{
+	struct stat self;
+	size_t len = 0, at = 0;
+	char *buf = slurp(path, &len);
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	stat("/proc/self/exe", &self);
+	while (buf && at + sizeof(struct cprof_utable) <= len) {
+		struct cprof_utable h;
+		const uint32_t *pc;
+		const struct cprof_urow *row;
+		size_t size;
+		uint32_t r;
+
+		memcpy(&h, buf + at, sizeof(h));
+		size = sizeof(h) + (size_t)h.nr_rows * 12;
+		if (h.magic != CPROF_UTABLE_MAGIC || h.size != sizeof(h) ||
+		    !h.nr_rows || at + size > len) {
+			w->bad++;
+			break;
+		}
+		pc = (const void *)(buf + at + sizeof(h));
+		row = (const void *)(buf + at + sizeof(h) + h.nr_rows * 4);
+		for (r = 1; r < h.nr_rows; r++)
+			if (pc[r] <= pc[r - 1])
+				break;
+		if (r < h.nr_rows || row[h.nr_rows - 1].cfa_base != CPROF_CFA_NONE)
+			w->bad++;
+		if (h.ino == self.st_ino && h.dev == (uint32_t)self.st_dev &&
+		    h.file_size == (uint64_t)self.st_size)
+			w->self++;
+		for (i = 0; i < w->tables && i < 64; i++)
+			if (w->ino[i] == h.ino)
+				w->dup++;
+		if (w->tables < 64)
+			w->ino[w->tables] = h.ino;
+		w->tables++;
+		at += size;
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	const char *dir = tmp_path("proc");
+	char unwind[4096];
+	struct unwload_stats st;
+	struct unwload *l;
+	struct written w;
+	struct stat self;
+	FILE *f;
+
+	mkdir(dir, 0700);
+	test_cond("no unwind file: no loader, no message",
+		  unwload__start(dir) == NULL);
+
+	snprintf(unwind, sizeof(unwind), "%s/unwind", dir);
+	close(open(unwind, O_CREAT | O_WRONLY, 0600));
+	l = unwload__start(dir);
+	test_cond("a loader on the unwind file", l != NULL);
+	unwload__scan(l, getpid());
+	unwload__wait(l, &never);
+	unwload__stop(l, &st);
+	parse(unwind, &w);
+	test_condf(w.tables >= 2 && w.tables == (int)st.loaded,
+		   "own mappings: %d tables written (this binary, libc, ld.so...), %llu counted",
+		   w.tables, (unsigned long long)st.loaded);
+	test_cond("every table well-formed", w.tables && !w.bad);
+	test_cond("this binary's table keyed by its fstat()", w.self == 1);
+	test_cond("no file written twice", !w.dup);
+
+	/* The module lists this binary's table: it is not written again. */
+	stat("/proc/self/exe", &self);
+	f = fopen(unwind, "w");
+	fprintf(f, "%02x:%02x %llu %llu %lld 10 120\n", major(self.st_dev),
+		minor(self.st_dev), (unsigned long long)self.st_ino,
+		(unsigned long long)self.st_size,
+		(long long)self.st_mtim.tv_sec * 1000000000LL +
+		self.st_mtim.tv_nsec);
+	fclose(f);
+	l = unwload__start(dir);
+	unwload__scan(l, getpid());
+	unwload__scan(l, getpid());
+	unwload__wait(l, &never);
+	unwload__stop(l, &st);
+	parse(unwind, &w);
+	/* the listing line is not a table: parse() stops at it */
+	test_cond("tables the module holds are not written again", w.bad == 1 &&
+		  !w.tables);
+	{
+		size_t len = 0;
+		char *text = slurp(unwind, &len);
+		size_t line = text ? strcspn(text, "\n") + 1 : 0;
+
+		/* what follows the listing: the tables written */
+		if (text) {
+			FILE *out = fopen(unwind, "w");
+
+			fwrite(text + line, 1, len - line, out);
+			fclose(out);
+		}
+		free(text);
+	}
+	parse(unwind, &w);
+	test_condf(!w.self && w.tables >= 1 && !w.bad && !w.dup &&
+		   w.tables == (int)st.loaded,
+		   "the others written once though scanned twice: %d tables",
+		   w.tables);
+	return test_report();
+}
