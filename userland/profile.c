@@ -54,6 +54,8 @@ struct profile {
 	struct cprof_end end;
 	bool have_end;
 	uint64_t nr_records;
+	uint64_t nr_user;		/* samples with user frames */
+	uint64_t nr_user_table;		/* ... walked with unwind tables */
 	uint64_t lost_other;
 
 	htab_t stack_tab;
@@ -284,6 +286,11 @@ static int profile__add_sample(struct profile *p,
 	if (smp->time_ns < e->s.first_ns)
 		e->s.first_ns = smp->time_ns;
 	p->nr_records++;
+	if (smp->nr_user) {
+		p->nr_user++;
+		if (smp->rec.flags & CPROF_SAMPLE_USER_TABLE)
+			p->nr_user_table++;
+	}
 	return 0;
 }
 
@@ -387,6 +394,13 @@ const struct cprof_end *profile__end(const struct profile *p)
 uint64_t profile__nr_records(const struct profile *p)
 {
 	return p->nr_records;
+}
+
+void profile__user_walks(const struct profile *p, uint64_t *user,
+			 uint64_t *table)
+{
+	*user = p->nr_user;
+	*table = p->nr_user_table;
 }
 
 size_t profile__nr_samples(const struct profile *p)

@@ -50,6 +50,12 @@ const struct cprof_header *profile__header(const struct profile *p);
 const struct cprof_end *profile__end(const struct profile *p);
 /* Sample records added (before aggregation). */
 uint64_t profile__nr_records(const struct profile *p);
+/*
+ * Of those, how many have user frames, and how many of these the module
+ * walked with unwind tables (the others by frame pointers only).
+ */
+void profile__user_walks(const struct profile *p, uint64_t *user,
+			 uint64_t *table);
 
 /* Aggregated keys, in the order they first appeared. */
 size_t profile__nr_samples(const struct profile *p);

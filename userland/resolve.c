@@ -730,6 +730,7 @@ static int resolver__header(struct resolver *rs)
 	const struct cprof_end *end = profile__end(rs->p);
 	struct resolved *r = rs->r;
 	char release[CPROF_RELEASE_LEN + 1] = "";
+	uint64_t user, table;
 
 	memcpy(release, h->release, CPROF_RELEASE_LEN);
 	r->period_ns = h->period_ns;
@@ -740,6 +741,12 @@ static int resolver__header(struct resolver *rs)
 		return -1;
 	if ((h->flags & CPROF_HDR_NO_KERNEL) &&
 	    resolver__comment(rs, "kernel stacks withheld: kernel addresses are hidden from this user (kptr_restrict)"))
+		return -1;
+	profile__user_walks(rs->p, &user, &table);
+	if (user &&
+	    resolver__comment(rs, "user stacks: %llu of %llu walked with unwind tables, the others by frame pointers only",
+			      (unsigned long long)table,
+			      (unsigned long long)user))
 		return -1;
 	if (end && end->reason == CPROF_END_SIGNAL)
 		return resolver__comment(rs, "profile stopped early by a signal");
