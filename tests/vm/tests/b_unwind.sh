@@ -57,12 +57,16 @@ res kernel "$KVER"
 res freq "$F"
 
 jobs_start() { # PROGRAM
+	local p
 	jobs_stop
-	"$1" 100000 >/dev/null &
+	"$1" 86400 >/dev/null &
 	JOBS+=($!)
-	"$1" 100000 >/dev/null &
+	"$1" 86400 >/dev/null &
 	JOBS+=($!)
 	sleep 1
+	for p in "${JOBS[@]}"; do
+		kill -0 "$p" 2>/dev/null || fail "$1 did not start"
+	done
 }
 jobs_stop() {
 	((${#JOBS[@]})) || return 0
