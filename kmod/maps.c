@@ -170,7 +170,7 @@ const struct cprof_mmstate *cprof_maps_current(void)
 }
 
 /**
- * cprof_maps_file_pos() - which file, and where in it, is @addr?
+ * cprof_maps_file_pos() - which file's mapping holds @addr?
  * @st: from cprof_maps_current()
  * @addr: a user address
  * @pos: filled in when found
@@ -189,7 +189,9 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 	pos->ino = r->ino;
 	pos->size = r->size;
 	pos->mtime_ns = r->mtime_ns;
-	pos->off = addr - r->start + r->pgoff;
+	pos->start = r->start;
+	pos->end = r->end;
+	pos->pgoff = r->pgoff;
 	return true;
 }
 

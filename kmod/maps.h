@@ -6,12 +6,18 @@
 
 struct cprof_mmstate;
 
-/* A file and an offset in it: the key to unwind tables. */
+/*
+ * The file of a mapping (the key to unwind tables) and where the mapping
+ * is: the file offset of an address in [start, end) is address - start +
+ * pgoff.
+ */
 struct cprof_file_pos {
 	u64 ino;
 	u64 size;
 	s64 mtime_ns;
-	u64 off;
+	u64 start;
+	u64 end;
+	u64 pgoff;
 	u32 dev;
 };
 

@@ -97,12 +97,18 @@ fault:
  */
 #define CPROF_USTACK_SPAN	(16UL << 20)
 
-/* Where a user walk is: the frame's ip, its stack pointer and rbp. */
+/*
+ * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
+ * mapping the last table step looked up, with its file's table, which the
+ * next frames are most often in too.
+ */
 struct cprof_uframe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
+	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
+	const struct cprof_utab *table;	/* pos's; NULL: none */
 };
 
 enum cprof_step {
@@ -152,12 +158,18 @@ static bool cprof_syscall_caller(struct cprof_uframe *f)
 static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 					struct cprof_uframe *f, bool exact)
 {
-	struct cprof_file_pos pos;
+	unsigned long cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
 	struct cprof_urow row;
-	unsigned long cfa, fp = f->fp;
 
-	if (!cprof_maps_file_pos(st, exact ? f->ip : f->ip - 1, &pos) ||
-	    !cprof_utable_find(&pos, &row))
+	if (at < f->pos.start || at >= f->pos.end) {
+		if (!cprof_maps_file_pos(st, at, &f->pos)) {
+			f->pos.end = 0;
+			return CPROF_STEP_NONE;
+		}
+		f->table = cprof_utable_get(&f->pos);
+	}
+	if (!f->table ||
+	    !cprof_utable_row(f->table, at - f->pos.start + f->pos.pgoff, &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:

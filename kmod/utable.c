@@ -10,7 +10,8 @@
  * increasing, every rule known, the last row ending the table), keeps the
  * tables in an RCU hash keyed by the file (device and inode, as stat()
  * gives them) and answers the tick's question: which row
- * holds this offset of that file?  A binary search, no lock, no allocation.
+ * holds this offset of that file?  A binary search within the rows of the
+ * offset's page (an index the module builds), no lock, no allocation.
  * A table also names the file's size and mtime: a file rewritten in place,
  * or another file that got a freed inode number, does not match it.
  *
@@ -35,7 +36,12 @@
 #include "utable.h"
 
 #define CPROF_UTABLE_MAX	16384	/* tables */
+#define CPROF_UTAB_PAGE_SHIFT	12	/* the index's granule */
 
+/*
+ * pc[], then row[], then page[]: page[p] is the last row at or below
+ * offset p << CPROF_UTAB_PAGE_SHIFT, so a lookup searches one page's rows.
+ */
 struct cprof_utab {
 	struct hlist_node node;
 	struct rcu_head rcu;
@@ -44,8 +50,10 @@ struct cprof_utab {
 	s64 mtime_ns;
 	u32 dev;
 	u32 nr;
+	u32 npages;
 	size_t bytes;
-	struct cprof_urow *row;		/* after pc[nr] */
+	struct cprof_urow *row;
+	u32 *page;
 	u32 pc[];
 };
 
@@ -82,43 +90,50 @@ bool cprof_utable_any(void)
 }
 
 /**
- * cprof_utable_find() - the unwind row for an offset of a file
- * @pos: the file (device in new_encode_dev() form, inode, size, mtime) and
- *	the byte offset
+ * cprof_utable_get() - the table of a file
+ * @pos: the file (device in new_encode_dev() form, inode, size, mtime)
+ *
+ * Context: inside rcu_read_lock(), which keeps the result valid.
+ * Return: NULL when there is no table of that very file.
+ */
+const struct cprof_utab *cprof_utable_get(const struct cprof_file_pos *pos)
+{
+	const struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
+
+	if (t && t->size == pos->size && t->mtime_ns == pos->mtime_ns)
+		return t;
+	return NULL;
+}
+
+/**
+ * cprof_utable_row() - the row for offset @off of @t's file
+ * @t: from cprof_utable_get()
+ * @off: a byte offset in the file
  * @row: filled in when found
  *
- * Context: any, RCU read side inside.
- * Return: false when no table of that very file covers the offset with a
- *	rule (CPROF_CFA_NONE).
+ * Context: as cprof_utable_get().
+ * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
  */
-bool cprof_utable_find(const struct cprof_file_pos *pos, struct cprof_urow *row)
+bool cprof_utable_row(const struct cprof_utab *t, u64 off,
+		      struct cprof_urow *row)
 {
-	struct cprof_utab *t;
-	u64 off = pos->off;
+	u64 p = off >> CPROF_UTAB_PAGE_SHIFT;
 	u32 lo, hi, mid;
-	bool found = false;
 
-	if (off > U32_MAX)
-		return false;
-	rcu_read_lock();
-	t = cprof_utab_lookup(pos->dev, pos->ino);
-	if (t && t->size == pos->size && t->mtime_ns == pos->mtime_ns &&
-	    off >= t->pc[0]) {
-		/* The last row with pc <= off; the last row is NONE. */
-		lo = 0;
-		hi = t->nr;
-		while (hi - lo > 1) {
-			mid = lo + (hi - lo) / 2;
-			if (t->pc[mid] <= off)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		*row = t->row[lo];
-		found = row->cfa_base != CPROF_CFA_NONE;
+	if (off < t->pc[0] || p >= t->npages)
+		return false;	/* past the last row's pc: NONE */
+	/* The last row with pc <= off is in [page[p], page[p + 1]]. */
+	lo = t->page[p];
+	hi = p + 1 < t->npages ? t->page[p + 1] + 1 : t->nr;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (t->pc[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	rcu_read_unlock();
-	return found;
+	*row = t->row[lo];
+	return row->cfa_base != CPROF_CFA_NONE;
 }
 
 static bool cprof_utab_valid(const struct cprof_utab *t)
@@ -133,6 +148,18 @@ static bool cprof_utab_valid(const struct cprof_utab *t)
 			return false;
 	}
 	return t->row[t->nr - 1].cfa_base == CPROF_CFA_NONE;
+}
+
+static void cprof_utab_index(struct cprof_utab *t)
+{
+	u32 p, r = 0;
+
+	for (p = 0; p < t->npages; p++) {
+		while (r + 1 < t->nr &&
+		       t->pc[r + 1] <= (u64)p << CPROF_UTAB_PAGE_SHIFT)
+			r++;
+		t->page[p] = r;
+	}
 }
 
 static ssize_t cprof_utab_remove(u32 dev, u64 ino)
@@ -167,6 +194,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	struct cprof_utable hdr;
 	struct cprof_utab *t, *old;
 	size_t rows_bytes, bytes;
+	u32 last, npages;
 	ssize_t err;
 	u64 limit;
 
@@ -184,9 +212,15 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		err = cprof_utab_remove(hdr.dev, hdr.ino);
 		return err ?: count;
 	}
-	/* row[] after pc[], aligned for its s32. */
+	/* The last offset sizes the page index. */
+	if (get_user(last, (const u32 __user *)(buf + sizeof(hdr)) +
+		     hdr.nr_rows - 1))
+		return -EFAULT;
+	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
+	/* row[] after pc[], aligned for its s32; page[] after row[]. */
 	bytes = ALIGN(struct_size(t, pc, hdr.nr_rows), 8) +
-		(size_t)hdr.nr_rows * sizeof(*t->row);
+		(size_t)hdr.nr_rows * sizeof(*t->row) +
+		(size_t)npages * sizeof(u32);
 	mutex_lock(&cprof_lock);
 	limit = (u64)cprof_set.unwind_mb << 20;
 	mutex_unlock(&cprof_lock);
@@ -201,8 +235,10 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->mtime_ns = hdr.mtime_ns;
 	t->dev = hdr.dev;
 	t->nr = hdr.nr_rows;
+	t->npages = npages;
 	t->bytes = bytes;
 	t->row = (void *)t + ALIGN(struct_size(t, pc, t->nr), 8);
+	t->page = (u32 *)(t->row + t->nr);
 	buf += sizeof(hdr);
 	err = -EFAULT;
 	if (copy_from_user(t->pc, buf, t->nr * sizeof(u32)) ||
@@ -210,8 +246,10 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 			   t->nr * sizeof(*t->row)))
 		goto free;
 	err = -EINVAL;
-	if (!cprof_utab_valid(t))
+	/* (the last offset may have changed since it was read) */
+	if (t->pc[t->nr - 1] != last || !cprof_utab_valid(t))
 		goto free;
+	cprof_utab_index(t);
 
 	mutex_lock(&cprof_utab_mutex);
 	old = cprof_utab_lookup(t->dev, t->ino);
