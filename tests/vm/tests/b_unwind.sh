@@ -11,7 +11,9 @@
 #   dwarf  perf record --call-graph dwarf,16384 (complete stacks, unwound
 #          later from a 16 KiB copy of each sample's stack)
 #   perfg  perf record -g (the frame-pointer walk)
-# and then with cpuburn (frame pointers everywhere) in place of qsortsplit:
+# (the cprof runs three times each, interleaved, their handler times
+# pooled), and then with cpuburn (frame pointers everywhere) in place of
+# qsortsplit:
 #   fpold  the module as it was before unwind tables (make bench builds it
 #          from BENCH_BASELINE; skipped if it is not there)
 #   fpfp   cprof without tables (the walk every stack took before tables)
@@ -82,15 +84,16 @@ trace_on() { # FUNC
 	echo >"$T/trace"
 	echo 1 >"$T/tracing_on"
 }
-# trace_off NAME: the traced durations (us) to $W/NAME.us; median, p90.
+# trace_off NAME: the traced durations (us) added to $W/NAME.us; median
+# and p90 of all of NAME's rounds so far.
 trace_off() {
 	echo 0 >"$T/tracing_on"
 	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
-		"$T/trace" | sort -n >"$W/$1.us"
+		"$T/trace" >>"$W/$1.us"
 	echo nop >"$T/current_tracer"
 	echo >"$T/set_ftrace_filter"
-	awk '{ v[NR] = $1 } END { if (!NR) { print "nan nan"; exit }
-		m = int((NR + 1) / 2); p = int(NR * 0.9 + 0.999999); print v[m], v[p] }' "$W/$1.us"
+	sort -n "$W/$1.us" | awk '{ v[NR] = $1 } END { if (!NR) { print "nan nan"; exit }
+		m = int((NR + 1) / 2); p = int(NR * 0.9 + 0.999999); print v[m], v[p] }'
 }
 
 # reach FOLDED: the share (%) of qsortsplit's or cpuburn's samples whose
@@ -145,34 +148,50 @@ perf_run() {
 	REACH[$n]=$(<"$W/$n.reach")
 }
 
-kload budget=50
-jobs_start "$WORKLOADS/qsortsplit"
+OLD=$REPO/build/bench/$KVER/baseline/kmod/cprof.ko
+[[ -r $OLD ]] || echo "no $OLD: the module before tables is not timed (make bench builds it)"
+# module VARIANT: the module a run wants, loaded afresh (tables go with it)
+module() {
+	rmmod cprof 2>/dev/null || true
+	case $1 in
+	old) insmod "$OLD" budget=50 || fail "insmod $OLD failed" ;;
+	new) kload budget=50 ;;
+	tables)
+		kload budget=50
+		"$CPROF_DUMP" --load-unwind-tables 2>"$W/load.err" ||
+			fail "loading tables failed: $(cat "$W/load.err")"
+		;;
+	esac
+}
+
+# ROUNDS rounds, the cprof runs of each interleaved (the emulator's speed
+# drifts with the host's load: a run is only compared with its neighbours).
+ROUNDS=3
+runs=(fp table dwarf perfg fpfp fptab)
+[[ -r $OLD ]] && runs+=(fpold)
 echo "-- qsortsplit, $F Hz"
-cprof_run fp
-"$CPROF_DUMP" --load-unwind-tables 2>"$W/load.err" || fail "loading tables failed: $(cat "$W/load.err")"
-cat "$W/load.err"
-cprof_run table
+jobs_start "$WORKLOADS/qsortsplit"
+for ((r = 1; r <= ROUNDS; r++)); do
+	module new
+	cprof_run fp
+	module tables
+	((r > 1)) || cat "$W/load.err"
+	cprof_run table
+done
 perf_run dwarf --call-graph dwarf,16384
 perf_run perfg -g
-jobs_stop
-
 echo "-- cpuburn, $F Hz"
-rmmod cprof || fail "rmmod failed"
 jobs_start "$WORKLOADS/cpuburn"
-OLD=$REPO/build/bench/$KVER/baseline/kmod/cprof.ko
-runs=(fp table dwarf perfg fpfp fptab)
-if [[ -r $OLD ]]; then
-	insmod "$OLD" budget=50 || fail "insmod $OLD failed"
-	cprof_run fpold
-	rmmod cprof || fail "rmmod failed"
-	runs+=(fpold)
-else
-	echo "no $OLD: the module before tables is not timed (make bench builds it)"
-fi
-kload budget=50
-cprof_run fpfp
-"$CPROF_DUMP" --load-unwind-tables 2>/dev/null || fail "loading tables failed"
-cprof_run fptab
+for ((r = 1; r <= ROUNDS; r++)); do
+	if [[ -r $OLD ]]; then
+		module old
+		cprof_run fpold
+	fi
+	module new
+	cprof_run fpfp
+	module tables
+	cprof_run fptab
+done
 jobs_stop
 
 printf '%-6s %9s %9s %9s %11s %9s %10s\n' run median_us p90_us samples bytes/sample reach% report_ms
