@@ -5,7 +5,7 @@
 #   make check           install what is missing, run every test
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
-#   make fuzz            fuzz cprof-dump's stream decoder for FUZZ_SECONDS (default 600)
+#   make fuzz            fuzz the stream decoder and the CFI compiler for FUZZ_SECONDS (default 600)
 #   make install         install cprof-dump and cprof.ko
 #   make workloads       build the sample workloads into build/workloads
 

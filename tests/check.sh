@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/check.sh (make check): install what is missing, run the host unit
-# tests (make -C userland test), 30 s of the fuzzer (tests/fuzz/run.sh)
+# tests (make -C userland test), 30 s of the fuzzers (tests/fuzz/run.sh)
 # and the VM tests on every kernel
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
@@ -71,7 +71,7 @@ else
 	echo "check: userland/Makefile missing: no host unit tests to run"
 fi
 
-section "fuzzing the stream decoder for 30 s (tests/fuzz/run.sh)"
+section "fuzzing the stream decoder and the CFI compiler for 30 s (tests/fuzz/run.sh)"
 rc=0
 tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log" || rc=$?
 tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"

@@ -83,7 +83,7 @@ fuzz_target() {
 		execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$fuzz_log" | tail -n 1)
 		rate=$((${execs:-0} / share))
 	fi
-	cov= ft= corp=
+	cov='' ft='' corp=''
 	read -r cov ft corp < <(sed -n 's/^#[0-9]*.* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/\1 \2 \3/p' \
 		"$fuzz_log" | tail -n 1) || true
 	echo "fuzz: $t: ${share} s: ${execs:-?} executions (${rate:-?}/s), coverage: ${cov:-?} edges, ${ft:-?} features, corpus ${corp:-?} inputs; $((after - before)) new crash inputs"
