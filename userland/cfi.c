@@ -104,6 +104,7 @@ struct ctx {
 	struct fde *fde;
 	size_t nfde, fde_cap;
 	struct rows rows;		/* by address */
+	uint64_t fsize;			/* the file's size */
 	uint64_t work;
 	char *err;
 	size_t errlen;
@@ -172,6 +173,9 @@ static int push_row(struct ctx *c, struct rows *rs, uint64_t pc,
 				CPROF_UTABLE_ROWS_MAX);
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 1024;
+
+		if (cap > RAW_ROWS_MAX)
+			cap = RAW_ROWS_MAX;
 		struct vrow *v = reallocarray(rs->v, cap, sizeof(*v));
 
 		if (!v)
@@ -214,6 +218,11 @@ static int load_segments(struct ctx *c)
 		if (ph.p_offset > UINT32_MAX ||
 		    ph.p_filesz > UINT32_MAX - ph.p_offset)
 			return cfi_fail(c, "executable segment beyond 4 GiB of the file");
+		/* no code past the end of the file: its rows would be air */
+		if (ph.p_offset >= c->fsize)
+			continue;
+		if (ph.p_filesz > c->fsize - ph.p_offset)
+			ph.p_filesz = c->fsize - ph.p_offset;
 		if (ph.p_vaddr + ph.p_filesz < ph.p_vaddr)
 			return cfi_fail(c, "malformed program header %zu", i);
 		if (c->nseg == MAX_SEGS)
@@ -851,8 +860,11 @@ static int check_elf(struct ctx *c, int fd)
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		return cfi_fail(c, "not an executable or shared object (ELF type %u)",
 				eh.e_type);
+	if (fstat(fd, &st))
+		return cfi_fail(c, "cannot stat the file");
+	c->fsize = st.st_size;
 	/* libelf would show a truncated file as one without sections */
-	if (fstat(fd, &st) == 0 && eh.e_shoff &&
+	if (eh.e_shoff &&
 	    (eh.e_shoff > (uint64_t)st.st_size ||
 	     (uint64_t)eh.e_shnum * eh.e_shentsize >
 	     (uint64_t)st.st_size - eh.e_shoff))

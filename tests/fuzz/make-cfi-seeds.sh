@@ -30,6 +30,8 @@
 #
 # The bytes depend on the toolchain (these were made with Debian 12's gcc
 # 12.2 and binutils 2.40); any such files do as seeds.  CC (default gcc).
+# The corpus also keeps inputs the fuzzer found (regress-*), which this
+# script does not make: regression seeds, replayed by run.sh.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
