@@ -4,12 +4,13 @@
  * DWARF line tables and inline frames, separate debug files (.gnu_debuglink,
  * /usr/lib/debug/.build-id/), and C++ demangling through libiberty.
  *
- * A syms_cache owns every binary it opened and every string it handed out:
- * names are interned once in a strtab (strtab.c) that lives until
- * syms_cache__free().  Its containers are libiberty's hashtab, as in the rest
- * of userland: the cache's binaries by path and build id, and per binary its
+ * A syms_cache owns every binary it opened and every string it handed out,
+ * all until syms_cache__free().  Its containers are the rest of userland's:
+ * names are interned once in a strtab (strtab.c), and libiberty's hashtab
+ * holds the cache's binaries, by path and build id, and per binary its
  * resolved file offsets (an offset is symbolized once however many samples
- * hit it) and the function index of each compile unit it looked into.
+ * hit it, its frames kept in an arena) and the function index of each
+ * compile unit it looked into.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "strtab.h"
 #include "util.h"
 
 /* frames kept per address; deeper inline chains lose their outer frames */
@@ -42,7 +44,7 @@ struct arena_chunk {
 	char data[];
 };
 
-/* the frames of one file offset, found once */
+/* the frames of one file offset, symbolized once; in the cache's arena */
 struct resolved {
 	uint64_t offset;
 	hashval_t hash;
@@ -97,8 +99,8 @@ struct binary {
 
 struct syms_cache {
 	htab_t bins;			/* struct binary by path + build id */
-	htab_t strs;			/* every string handed out */
-	struct arena_chunk *arena;	/* the strings, struct resolved */
+	struct strtab *strs;		/* every string handed out */
+	struct arena_chunk *arena;	/* struct resolved */
 };
 
 static char *debuginfo_path;	/* NULL: elfutils' default search path */
@@ -189,19 +191,9 @@ static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
 /* Returns a copy of s that lives as long as the cache; NULL on OOM. */
 static const char *intern(struct syms_cache *c, const char *s)
 {
-	size_t len = strlen(s);
-	void **slot;
-	char *copy;
+	int64_t i = strtab__intern(c->strs, s);
 
-	slot = htab_find_slot_with_hash(c->strs, s, htab_hash_string(s), INSERT);
-	if (!slot)
-		return NULL;
-	if (*slot)
-		return *slot;
-	copy = arena_alloc(c, len + 1, 1);
-	if (copy)
-		*slot = memcpy(copy, s, len + 1);
-	return copy;
+	return i < 0 ? NULL : strtab__get(c->strs, i);
 }
 
 /*
@@ -257,8 +249,7 @@ struct syms_cache *syms_cache__new(void)
 		return NULL;
 	c->bins = htab_create_alloc(64, bin_hash, bin_eq, binary_free,
 				    calloc, free);
-	c->strs = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
-				    NULL, calloc, free);
+	c->strs = strtab__new();
 	if (!c->bins || !c->strs) {
 		syms_cache__free(c);
 		return NULL;
@@ -274,8 +265,7 @@ void syms_cache__free(struct syms_cache *c)
 		return;
 	if (c->bins)
 		htab_delete(c->bins);
-	if (c->strs)
-		htab_delete(c->strs);
+	strtab__free(c->strs);
 	for (ch = c->arena; ch; ch = next) {
 		next = ch->next;
 		free(ch);
@@ -582,7 +572,9 @@ static int set_names(struct syms_cache *c, struct sym_frame *f,
 		f->function = intern(c, demangled);
 		free(demangled);
 	} else {
-		f->function = plain ? intern(c, plain) : f->system_name;
+		/* plain is often system_name itself: interned already */
+		f->function = plain && plain != system_name ?
+			      intern(c, plain) : f->system_name;
 	}
 	return f->function ? 0 : -1;
 }
@@ -854,7 +846,7 @@ int binary__resolve(struct binary *b, uint64_t file_offset,
 		return n;
 	}
 
-	/* b->tab is not touched meanwhile: slot stays good */
+	/* nothing below inserts into b->tab: slot stays valid */
 	n = resolve_uncached(b, file_offset, tmp, MAX_FRAMES);
 	if (n < 0)
 		return 0;

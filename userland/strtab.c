@@ -6,6 +6,7 @@
 
 #include "strtab.h"
 
+/* each string in an allocation of its own: growing t moves no string */
 struct str_ent {
 	int64_t id;
 	char s[];
