@@ -108,7 +108,8 @@ struct cprof_uframe {
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
 	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
-	const struct cprof_utab *table;	/* pos's; NULL: none */
+	struct cprof_utable_view table;	/* pos's file's */
+	bool has_table;
 };
 
 enum cprof_step {
@@ -166,10 +167,11 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 			f->pos.end = 0;
 			return CPROF_STEP_NONE;
 		}
-		f->table = cprof_utable_get(&f->pos);
+		f->has_table = cprof_utable_get(&f->pos, &f->table);
 	}
-	if (!f->table ||
-	    !cprof_utable_row(f->table, at - f->pos.start + f->pos.pgoff, &row))
+	if (!f->has_table ||
+	    !cprof_utable_row(&f->table, at - f->pos.start + f->pos.pgoff,
+			      &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:

@@ -39,8 +39,10 @@
 #define CPROF_UTAB_PAGE_SHIFT	12	/* the index's granule */
 
 /*
- * pc[], then row[], then page[]: page[p] is the last row at or below
- * offset p << CPROF_UTAB_PAGE_SHIFT, so a lookup searches one page's rows.
+ * ent[] (each row beside its offset, so that a lookup's last probes and
+ * the row share cache lines and pages), then page[]: page[p] is the last
+ * row at or below offset p << CPROF_UTAB_PAGE_SHIFT, so a lookup searches
+ * one page's rows.
  */
 struct cprof_utab {
 	struct hlist_node node;
@@ -52,9 +54,8 @@ struct cprof_utab {
 	u32 nr;
 	u32 npages;
 	size_t bytes;
-	struct cprof_urow *row;
 	u32 *page;
-	u32 pc[];
+	struct cprof_uent ent[];
 };
 
 static DEFINE_HASHTABLE(cprof_utab_table, 12);
@@ -92,62 +93,70 @@ bool cprof_utable_any(void)
 /**
  * cprof_utable_get() - the table of a file
  * @pos: the file (device in new_encode_dev() form, inode, size, mtime)
+ * @v: filled in with what a lookup needs, so that the walk's later lookups
+ *	in the same file touch only the rows
  *
- * Context: inside rcu_read_lock(), which keeps the result valid.
- * Return: NULL when there is no table of that very file.
+ * Context: inside rcu_read_lock(), which keeps @v valid.
+ * Return: false when there is no table of that very file.
  */
-const struct cprof_utab *cprof_utable_get(const struct cprof_file_pos *pos)
+bool cprof_utable_get(const struct cprof_file_pos *pos,
+		      struct cprof_utable_view *v)
 {
 	const struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
 
-	if (t && t->size == pos->size && t->mtime_ns == pos->mtime_ns)
-		return t;
-	return NULL;
+	if (!t || t->size != pos->size || t->mtime_ns != pos->mtime_ns)
+		return false;
+	v->ent = t->ent;
+	v->page = t->page;
+	v->nr = t->nr;
+	v->npages = t->npages;
+	return true;
 }
 
 /**
- * cprof_utable_row() - the row for offset @off of @t's file
- * @t: from cprof_utable_get()
+ * cprof_utable_row() - the row for offset @off of a table's file
+ * @v: from cprof_utable_get()
  * @off: a byte offset in the file
  * @row: filled in when found
  *
  * Context: as cprof_utable_get().
  * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
  */
-bool cprof_utable_row(const struct cprof_utab *t, u64 off,
+bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 		      struct cprof_urow *row)
 {
 	u64 p = off >> CPROF_UTAB_PAGE_SHIFT;
 	u32 lo, hi, mid;
 
-	if (off < t->pc[0] || p >= t->npages)
+	if (p >= v->npages || off < v->ent[0].pc)
 		return false;	/* past the last row's pc: NONE */
 	/* The last row with pc <= off is in [page[p], page[p + 1]]. */
-	lo = t->page[p];
-	hi = p + 1 < t->npages ? t->page[p + 1] + 1 : t->nr;
+	lo = v->page[p];
+	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (t->pc[mid] <= off)
+		if (v->ent[mid].pc <= off)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	*row = t->row[lo];
+	*row = v->ent[lo].row;
 	return row->cfa_base != CPROF_CFA_NONE;
 }
 
 static bool cprof_utab_valid(const struct cprof_utab *t)
 {
+	const struct cprof_uent *e = t->ent;
 	u32 i;
 
 	for (i = 0; i < t->nr; i++) {
-		if (i && t->pc[i] <= t->pc[i - 1])
+		if (i && e[i].pc <= e[i - 1].pc)
 			return false;
-		if (t->row[i].cfa_base > CPROF_CFA_MAX ||
-		    t->row[i].fp_rule > CPROF_FP_MAX)
+		if (e[i].row.cfa_base > CPROF_CFA_MAX ||
+		    e[i].row.fp_rule > CPROF_FP_MAX)
 			return false;
 	}
-	return t->row[t->nr - 1].cfa_base == CPROF_CFA_NONE;
+	return e[t->nr - 1].row.cfa_base == CPROF_CFA_NONE;
 }
 
 static void cprof_utab_index(struct cprof_utab *t)
@@ -156,10 +165,29 @@ static void cprof_utab_index(struct cprof_utab *t)
 
 	for (p = 0; p < t->npages; p++) {
 		while (r + 1 < t->nr &&
-		       t->pc[r + 1] <= (u64)p << CPROF_UTAB_PAGE_SHIFT)
+		       t->ent[r + 1].pc <= (u64)p << CPROF_UTAB_PAGE_SHIFT)
 			r++;
 		t->page[p] = r;
 	}
+}
+
+/* pc[] and row[] as userland writes them, into @t's ent[]. */
+static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
+{
+	const u32 __user *upc = (const void __user *)buf;
+	const struct cprof_urow __user *urow =
+		(const void __user *)(buf + t->nr * sizeof(u32));
+	u32 i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (get_user(t->ent[i].pc, upc + i) ||
+		    copy_from_user(&t->ent[i].row, urow + i,
+				   sizeof(t->ent[i].row)))
+			return -EFAULT;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
 }
 
 static ssize_t cprof_utab_remove(u32 dev, u64 ino)
@@ -205,7 +233,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
 	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX)
 		return -EINVAL;
-	rows_bytes = (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(*t->row));
+	rows_bytes = (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(struct cprof_urow));
 	if (count != sizeof(hdr) + rows_bytes)
 		return -EINVAL;
 	if (!hdr.nr_rows) {
@@ -217,10 +245,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		     hdr.nr_rows - 1))
 		return -EFAULT;
 	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
-	/* row[] after pc[], aligned for its s32; page[] after row[]. */
-	bytes = ALIGN(struct_size(t, pc, hdr.nr_rows), 8) +
-		(size_t)hdr.nr_rows * sizeof(*t->row) +
-		(size_t)npages * sizeof(u32);
+	bytes = struct_size(t, ent, hdr.nr_rows) + (size_t)npages * sizeof(u32);
 	mutex_lock(&cprof_lock);
 	limit = (u64)cprof_set.unwind_mb << 20;
 	mutex_unlock(&cprof_lock);
@@ -237,17 +262,13 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->nr = hdr.nr_rows;
 	t->npages = npages;
 	t->bytes = bytes;
-	t->row = (void *)t + ALIGN(struct_size(t, pc, t->nr), 8);
-	t->page = (u32 *)(t->row + t->nr);
-	buf += sizeof(hdr);
-	err = -EFAULT;
-	if (copy_from_user(t->pc, buf, t->nr * sizeof(u32)) ||
-	    copy_from_user(t->row, buf + t->nr * sizeof(u32),
-			   t->nr * sizeof(*t->row)))
+	t->page = (u32 *)(t->ent + t->nr);
+	err = cprof_utab_copy(t, buf + sizeof(hdr));
+	if (err)
 		goto free;
 	err = -EINVAL;
 	/* (the last offset may have changed since it was read) */
-	if (t->pc[t->nr - 1] != last || !cprof_utab_valid(t))
+	if (t->ent[t->nr - 1].pc != last || !cprof_utab_valid(t))
 		goto free;
 	cprof_utab_index(t);
 

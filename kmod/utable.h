@@ -7,14 +7,28 @@
 #include "cprof_format.h"
 
 struct cprof_file_pos;
-struct cprof_utab;
 struct seq_file;
+
+/* One row of a table, beside the file offset it starts at. */
+struct cprof_uent {
+	u32 pc;
+	struct cprof_urow row;
+};
+
+/* A table as the tick's lookups see it: from cprof_utable_get(). */
+struct cprof_utable_view {
+	const struct cprof_uent *ent;
+	const u32 *page;
+	u32 nr;
+	u32 npages;
+};
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
 void cprof_utable_show(struct seq_file *m);
 bool cprof_utable_any(void);
-const struct cprof_utab *cprof_utable_get(const struct cprof_file_pos *pos);
-bool cprof_utable_row(const struct cprof_utab *t, u64 off,
+bool cprof_utable_get(const struct cprof_file_pos *pos,
+		      struct cprof_utable_view *v);
+bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 		      struct cprof_urow *row);
 void cprof_utable_usage(u64 *tables, u64 *bytes);
 void cprof_utable_exit(void);
