@@ -100,7 +100,8 @@ fault:
 /*
  * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
  * mapping the last table step looked up, with its file's table, which the
- * next frames are most often in too.
+ * next frames are most often in too.  Both point into RCU-protected data:
+ * they must not outlive the walk's rcu_read_lock().
  */
 struct cprof_uframe {
 	unsigned long ip;

@@ -128,8 +128,9 @@ bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 	u64 p = off >> CPROF_UTAB_PAGE_SHIFT;
 	u32 lo, hi, mid;
 
+	/* before the first row, or past the last one (NONE) */
 	if (p >= v->npages || off < v->ent[0].pc)
-		return false;	/* past the last row's pc: NONE */
+		return false;
 	/* The last row with pc <= off is in [page[p], page[p + 1]]. */
 	lo = v->page[p];
 	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
@@ -155,6 +156,8 @@ static bool cprof_utab_valid(const struct cprof_utab *t)
 		if (e[i].row.cfa_base > CPROF_CFA_MAX ||
 		    e[i].row.fp_rule > CPROF_FP_MAX)
 			return false;
+		if (!(i & 65535))
+			cond_resched();
 	}
 	return e[t->nr - 1].row.cfa_base == CPROF_CFA_NONE;
 }
@@ -168,6 +171,8 @@ static void cprof_utab_index(struct cprof_utab *t)
 		       t->ent[r + 1].pc <= (u64)p << CPROF_UTAB_PAGE_SHIFT)
 			r++;
 		t->page[p] = r;
+		if (!(p & 65535))
+			cond_resched();
 	}
 }
 
@@ -233,7 +238,8 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
 	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX)
 		return -EINVAL;
-	rows_bytes = (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(struct cprof_urow));
+	rows_bytes = (size_t)hdr.nr_rows *
+		     (sizeof(u32) + sizeof(struct cprof_urow));
 	if (count != sizeof(hdr) + rows_bytes)
 		return -EINVAL;
 	if (!hdr.nr_rows) {
