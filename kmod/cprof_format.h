@@ -193,7 +193,17 @@ struct cprof_utable {
 	__u32	nr_rows;
 	__u64	file_size;		/* st_size */
 	__s64	mtime_ns;		/* st_mtim, in ns */
+	__u32	flags;			/* CPROF_UTABLE_* */
+	__u32	reserved;		/* 0 */
 };
+
+/*
+ * Every function of the file that calls keeps the frame-pointer chain (it
+ * sets up rbp, or it is a leaf): past a stack's first frame the module
+ * walks the file's code by frame pointers, the table's rows serving the
+ * first frame (a frameless leaf) only.
+ */
+#define CPROF_UTABLE_FP		(1u << 0)
 
 /* How to find the canonical frame address (CFA) at an instruction. */
 enum cprof_cfa_base {

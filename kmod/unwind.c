@@ -170,6 +170,12 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 		}
 		f->has_table = cprof_utable_get(&f->pos, &f->table);
 	}
+	/*
+	 * Code that keeps frame pointers wherever it calls: past the first
+	 * frame, the frame-pointer step is the same step, and cheaper.
+	 */
+	if (!exact && f->has_table && f->table.frame_pointers)
+		return CPROF_STEP_NONE;
 	if (!f->has_table ||
 	    !cprof_utable_row(&f->table, at - f->pos.start + f->pos.pgoff,
 			      &row))

@@ -53,6 +53,7 @@ struct cprof_utab {
 	u32 dev;
 	u32 nr;
 	u32 npages;
+	bool frame_pointers;		/* CPROF_UTABLE_FP */
 	size_t bytes;
 	u32 *page;
 	struct cprof_uent ent[];
@@ -110,6 +111,7 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 	v->page = t->page;
 	v->nr = t->nr;
 	v->npages = t->npages;
+	v->frame_pointers = t->frame_pointers;
 	return true;
 }
 
@@ -236,7 +238,8 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (copy_from_user(&hdr, buf, sizeof(hdr)))
 		return -EFAULT;
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
-	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX)
+	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX ||
+	    hdr.flags & ~CPROF_UTABLE_FP || hdr.reserved)
 		return -EINVAL;
 	rows_bytes = (size_t)hdr.nr_rows *
 		     (sizeof(u32) + sizeof(struct cprof_urow));
@@ -267,6 +270,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->dev = hdr.dev;
 	t->nr = hdr.nr_rows;
 	t->npages = npages;
+	t->frame_pointers = hdr.flags & CPROF_UTABLE_FP;
 	t->bytes = bytes;
 	t->page = (u32 *)(t->ent + t->nr);
 	err = cprof_utab_copy(t, buf + sizeof(hdr));

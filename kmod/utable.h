@@ -21,6 +21,7 @@ struct cprof_utable_view {
 	const u32 *page;
 	u32 nr;
 	u32 npages;
+	bool frame_pointers;	/* CPROF_UTABLE_FP */
 };
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);

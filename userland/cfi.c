@@ -105,6 +105,9 @@ struct ctx {
 	size_t nfde, fde_cap;
 	struct rows rows;		/* by address */
 	uint64_t fsize;			/* the file's size */
+	bool not_fp;			/* a function may call without a frame */
+	uint64_t plt_lo[4], plt_hi[4];	/* .plt, .plt.got, .plt.sec */
+	int nplt;
 	uint64_t work;
 	char *err;
 	size_t errlen;
@@ -271,6 +274,11 @@ static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
 		name = elf_strptr(c->elf, shstrndx, sh.sh_name);
 		if (!name)
 			continue;
+		if (!strncmp(name, ".plt", 4) && c->nplt < 4 &&
+		    sh.sh_addr + sh.sh_size > sh.sh_addr) {
+			c->plt_lo[c->nplt] = sh.sh_addr;
+			c->plt_hi[c->nplt++] = sh.sh_addr + sh.sh_size;
+		}
 		for (s = 0; s < NR_SRC; s++)
 			if (!scn_of[s] && !strcmp(name, src_name[s]))
 				scn_of[s] = scn;
@@ -689,9 +697,77 @@ static int push_plt_rows(struct ctx *c, uint64_t pc, uint64_t end, int k,
 }
 
 /* Rows for [pc, f->hi): libdw's rules, up to where each set holds. */
+/*
+ * Does a function with these rules keep the frame-pointer chain intact
+ * where it calls?  Yes if it sets up a frame (CFA = rbp + 16, the caller's
+ * rbp at CFA - 16); if it is a PLT (in a .plt section, or with the PLT
+ * rule: it jumps) or outermost (_start: the chain ends there); if its CFA
+ * stays sp + 8 and its code holds no byte that may start a call (gcc calls
+ * a local function it knows needs no aligned stack without a push or a
+ * sub: sp + 8 alone does not make a leaf).  Any other function may call
+ * with rbp holding anything.
+ */
+struct fde_kind {
+	bool frame, other;
+};
+
+static void fde_kind_add(struct fde_kind *k, const struct cprof_urow *r)
+{
+	if (r->cfa_base == CPROF_CFA_FP && r->cfa_off == 16 &&
+	    r->fp_rule == CPROF_FP_AT && r->fp_off == -16)
+		k->frame = true;
+	else if (r->cfa_base == CPROF_CFA_PLT || r->cfa_base == CPROF_CFA_END)
+		k->frame = true;	/* never a caller with a frame to find */
+	else if (!(r->cfa_base == CPROF_CFA_SP && r->cfa_off == 8))
+		k->other = true;
+}
+
+/*
+ * May the code at [lo, hi) hold a call?  Any 0xe8 byte (call rel32) or
+ * 0xff with a ModRM of /2 (call r/m) counts: never a wrong no.
+ */
+static bool may_call(struct ctx *c, uint64_t lo, uint64_t hi)
+{
+	const uint8_t *b;
+	Elf_Data *d;
+	size_t j;
+	int i;
+
+	for (i = 0; i < c->nseg; i++) {
+		const struct seg *sg = &c->seg[i];
+
+		if (lo < sg->vaddr || hi > sg->end || hi <= lo)
+			continue;
+		d = elf_getdata_rawchunk(c->elf, sg->offset + (lo - sg->vaddr),
+					 hi - lo, ELF_T_BYTE);
+		if (!d || !d->d_buf)
+			return true;
+		b = d->d_buf;
+		for (j = 0; j < d->d_size; j++)
+			if (b[j] == 0xe8 || (b[j] == 0xff && j + 1 < d->d_size &&
+					     (b[j + 1] & 0x38) == 0x10))
+				return true;
+		return false;
+	}
+	return true;
+}
+
+/* PLT entries jump, they never call. */
+static bool in_plt(const struct ctx *c, uint64_t pc)
+{
+	int i;
+
+	for (i = 0; i < c->nplt; i++)
+		if (pc >= c->plt_lo[i] && pc < c->plt_hi[i])
+			return true;
+	return false;
+}
+
 static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 {
-	uint64_t work = 0;
+	struct fde_kind kind = { .frame = in_plt(c, pc) };
+	uint64_t work = 0, lo = pc;
+	int ret = 0;
 
 	while (pc < f->hi) {
 		Dwarf_Addr start, end;
@@ -705,28 +781,38 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 		if (c->work > WORK_MAX)
 			return cfi_fail(c, "call frame information too complex (libdw would execute over %llu bytes of it)",
 					WORK_MAX);
-		if (work > FDE_WORK_MAX)	/* a huge FDE: give up on it */
-			return push_row(c, &c->rows, pc, &stop_row);
+		if (work > FDE_WORK_MAX) {	/* a huge FDE: give up on it */
+			kind.other = true;
+			ret = push_row(c, &c->rows, pc, &stop_row);
+			break;
+		}
 		if (dwarf_cfi_addrframe(c->cfi[f->src], pc, &fr) != 0 ||
 		    dwarf_frame_info(fr, &start, &end, &signal) < 0 ||
 		    start > pc || end <= pc) {
 			/* libdw cannot say: the tick must not guess */
 			free(fr);
-			return push_row(c, &c->rows, pc, &stop_row);
+			kind.other = true;
+			ret = push_row(c, &c->rows, pc, &stop_row);
+			break;
 		}
 		classify(fr, signal, &r, &plt);
 		free(fr);
 		if (end > f->hi)
 			end = f->hi;
 		if (plt >= 0 && plt != PLT_THRESHOLD) {
+			kind.frame = true;	/* an IBT PLT: jumps only */
 			if (push_plt_rows(c, pc, end, plt, &r))
 				return -1;
 		} else if (push_row(c, &c->rows, pc, &r)) {
 			return -1;
 		}
+		fde_kind_add(&kind, &r);
 		pc = end;
 	}
-	return 0;
+	if (!kind.frame && !c->not_fp &&
+	    (kind.other || may_call(c, lo, f->hi)))
+		c->not_fp = true;
+	return ret;
 }
 
 static int fde_cmp(const void *a, const void *b)
@@ -832,6 +918,7 @@ static int to_offsets(struct ctx *c, struct cfi_table *t)
 		t->row[i] = out.v[k + i].r;
 	}
 	t->n = n;
+	t->frame_pointers = !c->not_fp;
 	ret = 0;
 out:
 	free(out.v);

@@ -8,6 +8,7 @@
 #define CPROF_CFI_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,6 +18,11 @@ struct cfi_table {
 	uint32_t *pc;			/* file offsets, strictly increasing */
 	struct cprof_urow *row;		/* row[i] holds from pc[i] to pc[i+1] */
 	size_t n;			/* last row is CPROF_CFA_NONE */
+	/*
+	 * Every function that calls keeps the frame-pointer chain: after a
+	 * first frame, the module may walk the file by frame pointers.
+	 */
+	bool frame_pointers;
 };
 
 /*

@@ -124,6 +124,7 @@ static void write_table(struct unwload *l, const struct stat *st,
 		.file_size = st->st_size,
 		.mtime_ns = st->st_mtim.tv_sec * 1000000000LL +
 			    st->st_mtim.tv_nsec,
+		.flags = t->frame_pointers ? CPROF_UTABLE_FP : 0,
 	};
 	size_t pcs = t->n * sizeof(*t->pc), rows = t->n * sizeof(*t->row);
 	size_t len = sizeof(hdr) + pcs + rows;

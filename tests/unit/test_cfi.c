@@ -842,6 +842,45 @@ static void test_go(void)
 	cfi_table_free(&t);
 }
 
+/*
+ * The frame-pointer flag: a program built with frame pointers (its leaf
+ * frameless) keeps the chain wherever it calls; built -O2 without them,
+ * its caller pushes registers and calls without a frame.
+ */
+static void test_frame_pointer_flag(void)
+{
+	static const char src[] =
+		"__attribute__((noinline)) int leaf(int x) { return x * 3 + 1; }\n"
+		"__attribute__((noinline)) int mid(int x)\n"
+		"{ int s = 0; for (int i = 0; i < x * 1000; i++) s += leaf(i) ^ s; return s + 1; }\n"
+		"int main(int argc, char **argv) { (void)argv; return mid(argc) & 1; }\n";
+	static const char *const flags[] = {
+		"-fno-omit-frame-pointer", "-fomit-frame-pointer",
+	};
+	const char *c = tmp_path("fpflag.c"), *exe = tmp_path("fpflag");
+	struct cfi_table t;
+	char err[256];
+	FILE *f = fopen(c, "w");
+	int i;
+
+	if (f) {
+		fputs(src, f);
+		fclose(f);
+	}
+	for (i = 0; i < 2; i++) {
+		if (run("%s -O2 %s -fcf-protection=none -o '%s' '%s'", cc,
+			flags[i], exe, c)) {
+			print_err_txt("fpflag");
+			test_condf(0, "fp flag %s: build", flags[i]);
+			continue;
+		}
+		test_condf(compile_path(exe, &t, err, sizeof(err)) == 0 &&
+			   t.frame_pointers == (i == 0),
+			   "built -O2 %s: frame_pointers %d", flags[i], i == 0);
+		cfi_table_free(&t);
+	}
+}
+
 static void test_system(void)
 {
 	struct cfi_table t;
@@ -865,6 +904,8 @@ static void test_system(void)
 			  count_base(&t, CPROF_CFA_PLT) >= 1 &&
 			  count_base(&t, CPROF_CFA_SP) > 1000 &&
 			  count_base(&t, CPROF_CFA_FP) >= 1);
+		test_cond("libc: not all frame pointers (-O2)",
+			  !t.frame_pointers);
 		cfi_table_free(&t);
 	}
 	if (!access(PYTHON_PATH, R_OK)) {
@@ -1103,6 +1144,7 @@ int main(void)
 	test_debug_frame();
 	test_ibt_plt();
 	test_go();
+	test_frame_pointer_flag();
 	test_system();
 	test_broken();
 	return test_report();

@@ -111,10 +111,12 @@ static int reject(const char *path)
 		"one byte over", "offsets not increasing", "equal offsets",
 		"unknown CFA rule", "unknown rbp rule", "last row not NONE",
 		"removing a table that is not there", "over unwind_mb",
+		"unknown flag", "reserved not zero",
 	};
 	static const int want[] = {
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, ENOENT, ENOSPC,
+		EINVAL, EINVAL,
 	};
 
 	if (fd < 0) {
@@ -148,6 +150,8 @@ static int reject(const char *path)
 			free(t.row);
 			good(&t, 200000);
 			break;
+		case 14: t.hdr.flags = CPROF_UTABLE_FP << 1; break;
+		case 15: t.hdr.reserved = 1; break;
 		}
 		r = put(fd, &t, len);
 		err = r < 0 ? errno : 0;
