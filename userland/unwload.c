@@ -79,6 +79,12 @@ static bool seen_before(struct unwload *l, const char *key)
 	return false;
 }
 
+/* st_mtim in ns, as the module compares it */
+static int64_t mtime_ns(const struct stat *st)
+{
+	return st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
 static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino,
 		     uint64_t fsize, int64_t mtime_ns)
 {
@@ -122,8 +128,7 @@ static void write_table(struct unwload *l, const struct stat *st,
 		.dev = st->st_dev,
 		.nr_rows = t->n,
 		.file_size = st->st_size,
-		.mtime_ns = st->st_mtim.tv_sec * 1000000000LL +
-			    st->st_mtim.tv_nsec,
+		.mtime_ns = mtime_ns(st),
 		.flags = t->frame_pointers ? CPROF_UTABLE_FP : 0,
 	};
 	size_t pcs = t->n * sizeof(*t->pc), rows = t->n * sizeof(*t->row);
@@ -187,7 +192,7 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 		return;
 	}
 	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size,
-		 st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+		 mtime_ns(&st));
 	if (seen_before(l, key)) {
 		close(fd);
 		return;
