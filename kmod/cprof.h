@@ -15,6 +15,7 @@
 
 #define CPROF_FREQ_MAX		100000	/* 10 us period */
 #define CPROF_SECONDS_MAX	86400
+#define CPROF_NO_DEADLINE	U64_MAX	/* seconds=0: until stopped */
 #define CPROF_BUDGET_DEFAULT	25	/* % of a CPU, as perf's default */
 #define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */
 #define CPROF_UNWIND_MB_DEFAULT	64	/* unwind tables, all files together */
@@ -25,7 +26,7 @@ struct cprof_settings {
 	/* Copied by assignment; cpus is a pointer or an array by config. */
 	struct_group(scalars,
 		u32 freq;
-		u32 seconds;
+		u32 seconds;		/* 0: until stopped */
 		u32 depth;
 		u32 pid;		/* tgid, 0 = all */
 		u32 mode;		/* enum cprof_mode */

@@ -86,6 +86,8 @@ struct cprof_rec {
 #define CPROF_SAMPLE_USER_EXACT	(1u << 6)	/* see below */
 /* A user frame came from an unwind table; unset: frame pointers only. */
 #define CPROF_SAMPLE_USER_TABLE	(1u << 7)
+/* A __u64 cgroup id follows ips[]: see below. */
+#define CPROF_SAMPLE_CGROUP	(1u << 8)
 
 /*
  * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
@@ -94,6 +96,10 @@ struct cprof_rec {
  * CPROF_SAMPLE_USER_EXACT is set (the tick hit user mode, or the kernel was
  * entered by a fault or interrupt), else the return address of a system
  * call.  All other frames are return addresses.
+ *
+ * With CPROF_SAMPLE_CGROUP, ips[nr_kernel + nr_user] is the id of the task's
+ * cgroup in the cgroup v2 hierarchy: the inode number of its directory
+ * there (stat(2)'s st_ino, name_to_handle_at(2)'s handle); 1 is the root.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */

@@ -65,7 +65,7 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	if (!strcmp(line, "freq"))
 		return cprof_parse_u32(val, 1, CPROF_FREQ_MAX, &s->freq);
 	if (!strcmp(line, "seconds"))
-		return cprof_parse_u32(val, 1, CPROF_SECONDS_MAX, &s->seconds);
+		return cprof_parse_u32(val, 0, CPROF_SECONDS_MAX, &s->seconds);
 	if (!strcmp(line, "depth"))
 		return cprof_parse_u32(val, 1, CPROF_MAX_DEPTH, &s->depth);
 	if (!strcmp(line, "pid"))
@@ -174,7 +174,7 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 {
 	struct cprof_settings *s = &cprof_set;
 
-	if (!freq || freq > CPROF_FREQ_MAX || !seconds ||
+	if (!freq || freq > CPROF_FREQ_MAX ||
 	    seconds > CPROF_SECONDS_MAX || !depth || depth > CPROF_MAX_DEPTH ||
 	    !budget || budget > CPROF_BUDGET_MAX)
 		return -EINVAL;

@@ -22,6 +22,7 @@
  * disabled elsewhere, a vCPU not running), the exit and re-arm after it as
  * costing that much again.
  */
+#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
@@ -127,6 +128,25 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 	return true;
 }
 
+/*
+ * The id of tsk's cgroup v2 (1, the root, without cgroups), as
+ * bpf_get_current_cgroup_id() gives it.  The css_set and the cgroup are
+ * freed only after an RCU grace period.
+ */
+static u64 cprof_cgroup_id(struct task_struct *tsk)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(tsk));
+	rcu_read_unlock();
+	return id;
+#else
+	return 1;
+#endif
+}
+
 static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 {
 	const struct cprof_settings *set = cprof_tick_set;
@@ -150,7 +170,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	s = NULL;
 	if (cprof_flush_owed(pc, cpu, now))
 		s = cprof_ring_reserve(&pc->ring, sizeof(*s) +
-				       2 * set->depth * sizeof(u64));
+				       (2 * set->depth + 1) * sizeof(u64));
 	if (!s) {
 		cprof_lose(pc, now);
 		return;
@@ -174,8 +194,10 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	s->nr_user = nu;
 	memcpy(s->comm, tsk->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
+	s->ips[nk + nu] = cprof_cgroup_id(tsk);
+	flags |= CPROF_SAMPLE_CGROUP;
 	cprof_ring_commit(&pc->ring, CPROF_REC_SAMPLE, flags,
-			  sizeof(*s) + (nk + nu) * sizeof(u64));
+			  sizeof(*s) + (nk + nu + 1) * sizeof(u64));
 
 	pc->stats.samples++;
 	if (flags & CPROF_SAMPLE_USER_FAULT)

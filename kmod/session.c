@@ -89,7 +89,9 @@ struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
 	if (!err) {
 		s->id = ++cprof_last_id;
 		s->start_ns = ktime_get_ns();
-		s->deadline_ns = s->start_ns + (u64)set->seconds * NSEC_PER_SEC;
+		s->deadline_ns = set->seconds ?
+			s->start_ns + (u64)set->seconds * NSEC_PER_SEC :
+			CPROF_NO_DEADLINE;
 		s->state = CPROF_SESSION_RUNNING;
 		WRITE_ONCE(cprof_kicked, false);
 		WRITE_ONCE(cprof_settled, false);

@@ -2,7 +2,8 @@
 /*
  * /proc/cprof/profile: opening it begins a profile session, reading it
  * streams the records as the ticks produce them, and it ends (EOF) after
- * the configured seconds.  One reader at a time.
+ * the configured seconds, or with seconds=0 when something else ends it.
+ * One reader at a time.
  *
  * The reader drains the per-CPU rings into a private bounce buffer, serves
  * the mapping requests of the ticks (maps.c) into the same buffer, and hands
@@ -10,12 +11,12 @@
  * drains; a tick wakes it early (the session's kick) when its ring is half
  * full or it queued a mapping request.
  *
- * Ending: the deadline, a fatal signal to the reader, "stop=1" in ctl, or
- * rmmod.  The ticks are then stopped, the reader drains what was collected
- * and closes the stream with CPROF_REC_END, so what was collected is never
- * lost and the stream stays well-formed.  Other signals do not end the
- * profile: read() lets them be handled (job control, ptrace, the freezer)
- * and is restarted or returns EINTR, and the profile goes on.
+ * Ending: the deadline (none with seconds=0), a fatal signal to the reader,
+ * "stop=1" in ctl, or rmmod.  The ticks are then stopped, the reader drains
+ * what was collected and closes the stream with CPROF_REC_END, so what was
+ * collected is never lost and the stream stays well-formed.  Other signals
+ * do not end the profile: read() lets them be handled (job control, ptrace,
+ * the freezer) and is restarted or returns EINTR, and the profile goes on.
  */
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -73,7 +74,8 @@ static void cprof_put_header(struct cprof_reader *rd)
 	h->period_ns = cprof_session_period(rd->s);
 	h->start_time_ns = start;
 	h->start_realtime_ns = ktime_get_real_ns() - (ktime_get_ns() - start);
-	h->duration_ns = cprof_session_deadline(rd->s) - start;
+	h->duration_ns = set->seconds ? cprof_session_deadline(rd->s) - start
+				      : 0;
 	h->mode = set->mode;
 	h->pid = set->pid;
 	h->flags = set->idle ? CPROF_HDR_IDLE : 0;
@@ -207,7 +209,7 @@ static bool cprof_reader_should_stop(struct cprof_reader *rd)
  */
 static int cprof_reader_produce(struct cprof_reader *rd)
 {
-	u64 deadline = cprof_session_deadline(rd->s);
+	u64 deadline = cprof_session_deadline(rd->s), now;
 	long timeout;
 
 	if (!cprof_reader_should_stop(rd)) {
@@ -216,9 +218,12 @@ static int cprof_reader_produce(struct cprof_reader *rd)
 			return 0;
 		if (signal_pending(current))
 			return -ERESTARTSYS;
-		timeout = nsecs_to_jiffies(deadline - ktime_get_ns());
-		timeout = clamp_t(long, timeout, 1,
-				  msecs_to_jiffies(CPROF_DRAIN_MS));
+		/* With no deadline, deadline - now is about U64_MAX. */
+		now = ktime_get_ns();
+		timeout = nsecs_to_jiffies(min_t(u64, deadline > now ?
+						 deadline - now : 0,
+						 CPROF_DRAIN_MS * NSEC_PER_MSEC));
+		timeout = max(timeout, 1L);
 		cprof_session_wait(rd->s, timeout);
 		return 0;
 	}

@@ -14,45 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroups.h"
+#include "httpd.h"
 #include "ksyms.h"
+#include "live.h"
 #include "outfile.h"
 #include "output.h"
-#include "pprof.h"
 #include "profile.h"
 #include "resolve.h"
 #include "stream.h"
 #include "unwload.h"
 #include "util.h"
-
-#define PROC_DIR	"/proc/cprof"
-#define FREQ_MAX	100000
-#define SECONDS_MAX	86400
-#define PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
-
-enum format { FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP };
-
-static struct env {
-	const char *input;
-	const char *output;
-	enum format format;
-	bool symbolize;
-	long duration;		/* 0: read a stream instead */
-	long freq;		/* 0: leave as set */
-	long pid;		/* -1: leave as set */
-	long nodes;
-	const char *kallsyms;
-	const char *modules;
-	const char *proc_dir;
-	bool unwind_tables;	/* with -d: load unwind tables */
-	bool load_tables;	/* only load them, for a later profile */
-} env = {
-	.format = FORMAT_PPROF,
-	.symbolize = true,
-	.pid = -1,
-	.nodes = 20,
-	.proc_dir = PROC_DIR,
-	.unwind_tables = true,
-};
+#include "windows.h"
 
 enum {
 	OPT_NO_SYMBOLIZE = 256,
@@ -61,14 +34,44 @@ enum {
 	OPT_PROC_DIR,
 	OPT_NO_TABLES,
 	OPT_LOAD_TABLES,
+	OPT_HTTP,
+	OPT_EVERY,
+	OPT_KEEP,
+	OPT_CGROUP,
+};
+
+static struct env {
+	const char *input;
+	const char *output;
+	struct output_opts out;
+	bool symbolize;
+	long duration;		/* 0: read a stream instead (or with --every: until stopped) */
+	long freq;		/* 0: leave as set */
+	long pid;		/* -1: leave as set */
+	const char *kallsyms;
+	const char *modules;
+	const char *proc_dir;
+	bool unwind_tables;	/* with -d: load unwind tables */
+	bool load_tables;	/* only load them, for a later profile */
+	const char *http;	/* --http ADDR */
+	long every;		/* --every SECONDS: continuous windows */
+	long keep;
+} env = {
+	.out = { .format = FORMAT_PPROF, .nodes = 20 },
+	.symbolize = true,
+	.pid = -1,
+	.proc_dir = LIVE_PROC_DIR,
+	.unwind_tables = true,
 };
 
 const char *argp_program_version = "cprof-dump 0.1";
 static const char argp_program_doc[] =
 "Convert a cprof CPU profile stream into pprof, folded stacks or a top table.\n"
 "\n"
-"USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top] [--no-symbolize]\n"
+"USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top|text] [--no-symbolize]\n"
 "                  [-d SECONDS [-F FREQ] [-p PID] [--no-unwind-tables]] [-n NODES]\n"
+"       cprof-dump --every SECONDS [--keep N] [-o DIR] [-d SECONDS] [-F FREQ] [-p PID]\n"
+"       cprof-dump --http ADDR\n"
 "       cprof-dump --load-unwind-tables [-p PID]\n"
 "\n"
 "The stream is what /proc/cprof/profile gives (cprof.ko); with -d, cprof-dump\n"
@@ -76,7 +79,9 @@ static const char argp_program_doc[] =
 "keeps what was collected).  The default output is a gzipped pprof profile,\n"
 "kernel and user stacks symbolized.  -d first gives the module the unwind\n"
 "tables of the programs that run (and later of those that start), so user\n"
-"stacks are complete in code built without frame pointers.\n"
+"stacks are complete in code built without frame pointers.  --every profiles\n"
+"without end (or for -d SECONDS) and writes a file per window into DIR;\n"
+"--http serves Go's /debug/pprof/profile for the whole machine.\n"
 "\n"
 "EXAMPLES:\n"
 "    cprof-dump -d 10 -o cpu.pb.gz          # profile every CPU for 10 s\n"
@@ -84,6 +89,8 @@ static const char argp_program_doc[] =
 "    cat /proc/cprof/profile > raw; cprof-dump -i raw -o cpu.pb.gz\n"
 "    cprof-dump -i raw -f folded | flamegraph.pl > fg.svg\n"
 "    cprof-dump -i raw --no-symbolize -o raw.pb.gz  # let pprof symbolize later\n"
+"    cprof-dump --every 60 --keep 1440 -o /var/lib/cprof  # a day of minutes\n"
+"    cprof-dump --http :6060 &  go tool pprof http://localhost:6060/debug/pprof/profile?seconds=30\n"
 "    go tool pprof -top cpu.pb.gz\n"
 "\n"
 "OPTIONS:";
@@ -93,7 +100,10 @@ static const struct argp_option opts[] = {
 	  "Read the stream from FILE ('-': stdin, the default when it is not a terminal)", 0 },
 	{ "output", 'o', "FILE", 0,
 	  "Write to FILE ('-': stdout, the default; pprof needs -o on a terminal)", 0 },
-	{ "format", 'f', "FORMAT", 0, "pprof (default), folded or top", 0 },
+	{ "format", 'f', "FORMAT", 0,
+	  "pprof (default), folded, top or text (Go's debug=1 form)", 0 },
+	{ "cgroup", OPT_CGROUP, NULL, 0,
+	  "folded and top: a root frame cgroup:PATH for each sample's cgroup", 0 },
 	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, 0,
 	  "Addresses and mappings only: pprof can symbolize later", 0 },
 	{ "nodes", 'n', "N", 0, "Rows of -f top (default 20, 0: all)", 0 },
@@ -103,6 +113,12 @@ static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
+	{ "every", OPT_EVERY, "SECONDS", 0,
+	  "Profile continuously (for -d SECONDS if given), writing a file per window of SECONDS into -o DIR (default .), named by its start", 0 },
+	{ "keep", OPT_KEEP, "N", 0,
+	  "With --every: keep the newest N files in DIR, removing older ones (default: all)", 0 },
+	{ "http", OPT_HTTP, "ADDR", 0,
+	  "Serve /debug/pprof/ and /debug/pprof/profile?seconds=N on ADDR (HOST:PORT, or :PORT on loopback)", 0 },
 	{ "load-unwind-tables", OPT_LOAD_TABLES, NULL, 0,
 	  "Load the unwind tables of the running programs (-p: of one) into the module and exit, for a profile read with cat", 0 },
 	{ "kallsyms", OPT_KALLSYMS, "FILE", 0,
@@ -110,13 +126,15 @@ static const struct argp_option opts[] = {
 	{ "modules", OPT_MODULES, "FILE", 0,
 	  "Kernel modules (default /proc/modules)", 0 },
 	{ "proc-dir", OPT_PROC_DIR, "DIR", 0,
-	  "Where the module's ctl and profile files are (default " PROC_DIR ")", 0 },
+	  "Where the module's ctl and profile files are (default " LIVE_PROC_DIR ")", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	long l;
+
 	switch (key) {
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
@@ -129,13 +147,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!strcmp(arg, "pprof"))
-			env.format = FORMAT_PPROF;
+			env.out.format = FORMAT_PPROF;
 		else if (!strcmp(arg, "folded"))
-			env.format = FORMAT_FOLDED;
+			env.out.format = FORMAT_FOLDED;
 		else if (!strcmp(arg, "top"))
-			env.format = FORMAT_TOP;
+			env.out.format = FORMAT_TOP;
+		else if (!strcmp(arg, "text"))
+			env.out.format = FORMAT_TEXT;
 		else {
-			fail("invalid format: '%s' (pprof, folded or top)", arg);
+			fail("invalid format: '%s' (pprof, folded, top or text)", arg);
 			return EINVAL;
 		}
 		break;
@@ -143,19 +163,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.symbolize = false;
 		break;
 	case 'n':
-		if (parse_long("number of nodes", arg, 0, 1000000, &env.nodes))
+		if (parse_long("number of nodes", arg, 0, 1000000, &l))
 			return EINVAL;
+		env.out.nodes = l;
 		break;
 	case 'd':
-		if (parse_long("duration", arg, 1, SECONDS_MAX, &env.duration))
+		if (parse_long("duration", arg, 1, LIVE_SECONDS_MAX,
+			       &env.duration))
 			return EINVAL;
 		break;
 	case 'F':
-		if (parse_long("frequency", arg, 1, FREQ_MAX, &env.freq))
+		if (parse_long("frequency", arg, 1, LIVE_FREQ_MAX, &env.freq))
 			return EINVAL;
 		break;
 	case 'p':
-		if (parse_long("pid", arg, 0, PID_MAX, &env.pid))
+		if (parse_long("pid", arg, 0, LIVE_PID_MAX, &env.pid))
 			return EINVAL;
 		break;
 	case OPT_KALLSYMS:
@@ -173,6 +195,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_LOAD_TABLES:
 		env.load_tables = true;
 		break;
+	case OPT_HTTP:
+		env.http = arg;
+		break;
+	case OPT_EVERY:
+		if (parse_long("window length", arg, 1, LIVE_SECONDS_MAX,
+			       &env.every))
+			return EINVAL;
+		break;
+	case OPT_KEEP:
+		if (parse_long("number of files to keep", arg, 1, 100000000,
+			       &env.keep))
+			return EINVAL;
+		break;
+	case OPT_CGROUP:
+		env.out.cgroup = true;
+		break;
 	case ARGP_KEY_ARG:
 		fail("unexpected argument: '%s' (see --help)", arg);
 		return EINVAL;
@@ -183,27 +221,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 }
 
 /*
- * Signals.  While -d reads the profile, the first SIGINT only asks the
- * module to stop ("stop=1" in ctl: the signal itself reaches the module only
- * if it lands while read() sleeps); the module ends the stream with an END
- * record and the output is written as usual.  Otherwise, or on a second
- * signal, the temporary output is removed and the process exits.
+ * Signals.  While -d or --every reads the profile, the first SIGINT (or
+ * SIGTERM) only asks the module to stop ("stop=1" in ctl: the signal itself
+ * reaches the module only if it lands while read() sleeps); the module ends
+ * the stream with an END record and the output is written as usual.
+ * Otherwise, or on a second signal, the temporary output is removed and the
+ * process exits.
  */
 static volatile sig_atomic_t interrupted;
 static bool soft_interrupt;
-static int ctl_fd = -1;		/* kept open by -d for the stop request */
+static struct live live = { .fd = -1, .ctl_fd = -1 };
 static char tmp_path[4096];
 
 static void sig_handler(int sig)
 {
-	static const char stop[] = "stop=1\n";
-	ssize_t unreported = 0;
-
-	if (sig == SIGINT && soft_interrupt && !interrupted) {
+	if (sig != SIGHUP && soft_interrupt && !interrupted) {
 		interrupted = 1;
-		if (ctl_fd >= 0)
-			unreported = write(ctl_fd, stop, sizeof(stop) - 1);
-		(void)unreported;
+		live__stop(&live);
 		return;
 	}
 	if (tmp_path[0])
@@ -215,70 +249,32 @@ static void setup_signals(const struct outfile *out)
 {
 	/* no SA_RESTART: a blocked read returns and the loop goes on */
 	struct sigaction sa = { .sa_handler = sig_handler };
-	const char *tmp = outfile__tmp_path(out);
+	const char *tmp = out ? outfile__tmp_path(out) : NULL;
 
 	if (tmp)
 		snprintf(tmp_path, sizeof(tmp_path), "%s", tmp);
-	soft_interrupt = env.duration > 0;
+	soft_interrupt = env.duration > 0 || env.every > 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Why the module refused an open, and what to do about it. */
-static const char *refusal_hint(int err)
-{
-	switch (err) {
-	case ENOENT:
-		return " (is cprof.ko loaded?)";
-	case EACCES:
-		return " (profiling needs CAP_PERFMON or CAP_SYS_ADMIN in the host's initial user namespace: run as root outside a container or user namespace, or grant CAP_PERFMON)";
-	case EPERM:
-		return " (the kernel is locked down: lockdown=confidentiality refuses profiling until the next boot)";
-	case EBUSY:
-		return " (another profile is running)";
-	default:
-		return "";
-	}
-}
-
 /* Configure the module and open its profile; the fd, or -1. */
-static int start_profile(char *path, size_t size)
+static int start_profile(void)
 {
-	char ctl[256], settings[128];
-	int fd, len;
-	ssize_t n;
+	struct live_settings set = {
+		.proc_dir = env.proc_dir,
+		.seconds = env.duration,
+		.freq = env.freq,
+		.pid = env.pid,
+	};
+	char msg[1024];
+	int err;
 
-	snprintf(ctl, sizeof(ctl), "%s/ctl", env.proc_dir);
-	len = snprintf(settings, sizeof(settings), "seconds=%ld\n",
-		       env.duration);
-	if (env.freq)
-		len += snprintf(settings + len, sizeof(settings) - len,
-				"freq=%ld\n", env.freq);
-	if (env.pid >= 0)
-		len += snprintf(settings + len, sizeof(settings) - len,
-				"pid=%ld\n", env.pid);
-	fd = open(ctl, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("failed to open %s: %s%s", ctl, strerror(errno),
-			    refusal_hint(errno));
-	n = write(fd, settings, len);
-	if (n != len) {
-		fail("failed to configure the profile (%.*s) in %s: %s",
-		     len - 1, settings, ctl,
-		     n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return -1;
-	}
-	ctl_fd = fd;
-
-	snprintf(path, size, "%s/profile", env.proc_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("failed to open %s: %s%s", path, strerror(errno),
-			    refusal_hint(errno));
-	return fd;
+	if (live__start(&live, &set, &err, msg, sizeof(msg)))
+		return fail("%s", msg);
+	return live.fd;
 }
 
 /* The stream to read; its name in messages in *name.  -1 on error. */
@@ -326,7 +322,7 @@ static void progress(double start, double *last, uint64_t samples, bool done)
 
 /* Read the whole stream into p.  0 ok, -1 after printing why. */
 static int read_stream(struct stream *s, struct profile **p,
-		       struct unwload *unw)
+		       struct unwload *unw, struct cgroups *cg)
 {
 	bool show = env.duration && isatty(STDERR_FILENO);
 	double start = now(), last = 0;
@@ -343,8 +339,9 @@ static int read_stream(struct stream *s, struct profile **p,
 	while ((ret = stream__next(s, &rec)) > 0) {
 		if (profile__add(*p, rec))
 			return -1;
-		if (unw && rec->type == CPROF_REC_MMAP)
+		if (rec->type == CPROF_REC_MMAP)
 			unwload__note(unw, (const struct cprof_mmap *)rec);
+		cgroups__note(cg, rec);
 		/*
 		 * Only as records arrive: a timer signal would end the
 		 * profile, the module takes any signal as a stop.
@@ -374,6 +371,99 @@ static int load_tables_only(void)
 	return st.refused ? 1 : 0;
 }
 
+/* The combinations of options that make no sense.  0 ok, else 2. */
+static int check_options(void)
+{
+	bool live_run = env.duration || env.every;
+
+	if (env.http && (env.duration || env.every || env.input ||
+			 env.output || env.freq || env.pid >= 0 ||
+			 env.load_tables)) {
+		fail("--http serves profiles: it takes --proc-dir and --no-unwind-tables alone (the URL sets the rest)");
+		return 2;
+	}
+	if (env.load_tables && (env.duration || env.input || env.freq ||
+				env.every)) {
+		fail("--load-unwind-tables only loads tables: it takes -p alone");
+		return 2;
+	}
+	if (live_run && env.input) {
+		fail("%s runs a profile: it does not read -i %s",
+		     env.every ? "--every" : "-d", env.input);
+		return 2;
+	}
+	if (!live_run && !env.http && !env.load_tables &&
+	    (env.freq || env.pid >= 0)) {
+		fail("-F and -p set up a profile: use them with -d SECONDS or --every");
+		return 2;
+	}
+	if (env.keep && !env.every) {
+		fail("--keep rotates the files of --every: use them together");
+		return 2;
+	}
+	if (env.every && env.output && !strcmp(env.output, "-")) {
+		fail("--every writes files into a directory: -o DIR");
+		return 2;
+	}
+	if (!env.every && env.out.format == FORMAT_PPROF &&
+	    (!env.output || !strcmp(env.output, "-")) &&
+	    isatty(STDOUT_FILENO) && !env.http && !env.load_tables) {
+		fail("not writing a binary pprof profile to a terminal: use -o FILE");
+		return 2;
+	}
+	return 0;
+}
+
+/* Give the module the unwind tables of what runs now; NULL if not. */
+static struct unwload *load_tables_first(bool *stopped)
+{
+	struct unwload *unw;
+
+	*stopped = false;
+	if (!env.unwind_tables)
+		return NULL;
+	/* before the profile: the work is not in it */
+	unw = unwload__start(env.proc_dir);
+	unwload__scan(unw, env.pid > 0 ? env.pid : 0);
+	unwload__wait(unw, &interrupted);
+	if (interrupted) {
+		fail("interrupted before the profile started");
+		*stopped = true;
+	}
+	return unw;
+}
+
+/* --every: continuous windows.  The exit status. */
+static int run_windows(struct resolve_opts *ropts)
+{
+	struct windows_opts wo = {
+		.dir = env.output ? env.output : ".",
+		.every = env.every,
+		.keep = env.keep,
+		.out = env.out,
+		.ropts = ropts,
+	};
+	struct stream *s = NULL;
+	bool stopped;
+	int err = 1;
+
+	setup_signals(NULL);
+	wo.unw = load_tables_first(&stopped);
+	if (stopped || start_profile() < 0)
+		goto out;
+	s = stream__new(live.fd, live.path);
+	if (!s) {
+		fail("failed to read %s: %s", live.path, strerror(ENOMEM));
+		goto out;
+	}
+	err = windows__run(s, &wo) ? 1 : 0;
+out:
+	stream__free(s);
+	unwload__stop(wo.unw, NULL);
+	live__close(&live);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -388,51 +478,51 @@ int main(int argc, char **argv)
 	struct resolved *res = NULL;
 	struct stream *s = NULL;
 	struct unwload *unw = NULL;
-	char profile_path[4096];
 	const char *in_name = NULL;
+	bool stopped;
 	int fd = -1, err = 1;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	if (env.duration && env.input) {
-		fail("-d runs a profile: it does not read -i %s", env.input);
-		return 2;
-	}
-	if (env.load_tables) {
-		if (env.duration || env.input || env.freq) {
-			fail("--load-unwind-tables only loads tables: it takes -p alone");
-			return 2;
-		}
+	err = check_options();
+	if (err)
+		return err;
+	err = 1;
+	if (env.load_tables)
 		return load_tables_only();
+	if (env.http) {
+		struct httpd_opts ho = {
+			.addr = env.http,
+			.proc_dir = env.proc_dir,
+			.unwind_tables = env.unwind_tables,
+		};
+
+		return httpd__run(&ho);
 	}
-	if (!env.duration && (env.freq || env.pid >= 0)) {
-		fail("-F and -p set up a profile: use them with -d SECONDS");
-		return 2;
+	ropts.symbolize = env.symbolize;
+	ropts.kallsyms = env.kallsyms;
+	ropts.modules = env.modules;
+	ropts.cgroups = cgroups__new(NULL);
+	if (!ropts.cgroups) {
+		fail("out of memory");
+		return 1;
 	}
-	if (env.format == FORMAT_PPROF &&
-	    (!env.output || !strcmp(env.output, "-")) &&
-	    isatty(STDOUT_FILENO)) {
-		fail("not writing a binary pprof profile to a terminal: use -o FILE");
-		return 2;
+	if (env.every) {
+		err = run_windows(&ropts);
+		cgroups__free(ropts.cgroups);
+		return err;
 	}
 
 	out = outfile__open(env.output);
 	if (!out)
 		goto cleanup;
 	setup_signals(out);
-	if (env.duration && env.unwind_tables) {
-		/* before the profile: the work is not in it */
-		unw = unwload__start(env.proc_dir);
-		unwload__scan(unw, env.pid > 0 ? env.pid : 0);
-		unwload__wait(unw, &interrupted);
-		if (interrupted) {
-			fail("interrupted before the profile started");
-			goto cleanup;
-		}
-	}
 	if (env.duration) {
-		fd = start_profile(profile_path, sizeof(profile_path));
-		in_name = profile_path;
+		unw = load_tables_first(&stopped);
+		if (stopped)
+			goto cleanup;
+		fd = start_profile();
+		in_name = live.path;
 	} else {
 		fd = open_input(&in_name);
 	}
@@ -447,14 +537,11 @@ int main(int argc, char **argv)
 	 * Kernel symbols load while the stream is read, but not during a
 	 * profile run here (-d): that would be in the profile.
 	 */
-	ropts.symbolize = env.symbolize;
-	ropts.kallsyms = env.kallsyms;
-	ropts.modules = env.modules;
 	if (env.symbolize && !env.duration && resolve_opts__start_ksyms(&ropts)) {
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	if (read_stream(s, &prof, unw))
+	if (read_stream(s, &prof, unw, ropts.cgroups))
 		goto cleanup;
 	unwload__stop(unw, NULL);
 	unw = NULL;
@@ -468,20 +555,8 @@ int main(int argc, char **argv)
 	ropts.ksyms_loader = NULL;
 	if (!res)
 		goto cleanup;
-
-	switch (env.format) {
-	case FORMAT_PPROF:
-		err = pprof__write(res, outfile__stream(out), outfile__name(out));
-		break;
-	case FORMAT_FOLDED:
-		err = output__folded(res, outfile__stream(out),
-				     outfile__name(out));
-		break;
-	case FORMAT_TOP:
-		err = output__top(res, outfile__stream(out), outfile__name(out),
-				  env.nodes);
-		break;
-	}
+	err = output__write(res, &env.out, outfile__stream(out),
+			    outfile__name(out));
 	if (!err) {
 		err = outfile__commit(out);
 		out = NULL;
@@ -494,7 +569,9 @@ cleanup:
 	resolved__free(res);
 	profile__free(prof);
 	stream__free(s);
-	if (fd > STDIN_FILENO)
+	cgroups__free(ropts.cgroups);
+	if (fd > STDIN_FILENO && fd != live.fd)
 		close(fd);
+	live__close(&live);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "pprof.h"
 #include "util.h"
 
 #define NAME_MAX_LEN	512
@@ -75,7 +76,7 @@ static int folded_cmp(const void *a, const void *b)
 
 /* The folded stack of s in *text (malloc'd).  0 ok, -1 ENOMEM. */
 static int fold_sample(const struct resolved *r, const struct res_sample *s,
-		       char **text)
+		       bool cgroup, char **text)
 {
 	const char *comm = strtab__get(r->strings, s->comm);
 	char buf[NAME_MAX_LEN];
@@ -88,7 +89,15 @@ static int fold_sample(const struct resolved *r, const struct res_sample *s,
 	f = open_memstream(text, &len);
 	if (!f)
 		return -1;
+	if (cgroup) {
+		fputs(CGROUP_FRAME_PREFIX, f);
+		folded_put(f, s->cgroup ? strtab__get(r->strings, s->cgroup) :
+			   "?", false);
+		first = false;
+	}
 	if (comm[0]) {
+		if (!first)
+			fputc(';', f);
 		folded_put(f, comm, false);
 		first = false;
 	}
@@ -114,7 +123,8 @@ static int fold_sample(const struct resolved *r, const struct res_sample *s,
 	return 0;
 }
 
-int output__folded(const struct resolved *r, FILE *out, const char *name)
+int output__folded(const struct resolved *r, FILE *out, const char *name,
+		   bool cgroup)
 {
 	struct folded_line *lines;
 	size_t i, n = 0;
@@ -126,7 +136,7 @@ int output__folded(const struct resolved *r, FILE *out, const char *name)
 	for (i = 0; i < r->nr_samples; i++) {
 		if (!r->samples[i].count)
 			continue;
-		if (fold_sample(r, &r->samples[i], &lines[n].text)) {
+		if (fold_sample(r, &r->samples[i], cgroup, &lines[n].text)) {
 			fail("failed to fold stacks: %s", strerror(ENOMEM));
 			goto cleanup;
 		}
@@ -220,8 +230,43 @@ static int node_cmp(const void *a, const void *b)
 		      strtab__get(sort_top->names, y));
 }
 
-/* Add sample i's value to the flat of its leaf and the cum of every frame. */
-static int top_add(struct top *t, const struct resolved *r, size_t i)
+/* Add sample i's nanos to frame nm: to its flat if it is the leaf. */
+static int top_frame(struct top *t, size_t i, uint64_t nanos, const char *nm,
+		     bool leaf)
+{
+	int64_t id = strtab__intern(t->names, nm);
+	struct node *n;
+
+	if (id < 0)
+		return -1;
+	if ((size_t)id >= t->alloc) {
+		size_t want = t->alloc ? t->alloc * 2 : 1024;
+
+		while (want <= (size_t)id)
+			want *= 2;
+		n = reallocarray(t->nodes, want, sizeof(*n));
+		if (!n)
+			return -1;
+		memset(n + t->alloc, 0, (want - t->alloc) * sizeof(*n));
+		t->nodes = n;
+		t->alloc = want;
+	}
+	n = &t->nodes[id];
+	if (leaf)
+		n->flat += nanos;
+	if (n->last != i + 1) {
+		n->cum += nanos;
+		n->last = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * Add sample i's value to the flat of its leaf and the cum of every frame,
+ * and with cgroup, of a root frame naming its cgroup.
+ */
+static int top_add(struct top *t, const struct resolved *r, size_t i,
+		   bool cgroup)
 {
 	const struct res_sample *s = &r->samples[i];
 	char buf[NAME_MAX_LEN];
@@ -233,33 +278,18 @@ static int top_add(struct top *t, const struct resolved *r, size_t i)
 			&r->locations[r->loc_ids[s->loc + k] - 1];
 
 		for (j = 0; j < (l->nr_lines ? l->nr_lines : 1); j++) {
-			const char *nm = output__frame_name(r, l, j, buf,
-							    sizeof(buf));
-			int64_t id = strtab__intern(t->names, nm);
-			struct node *n;
-
-			if (id < 0)
+			if (top_frame(t, i, s->nanos,
+				      output__frame_name(r, l, j, buf,
+							 sizeof(buf)), leaf))
 				return -1;
-			if ((size_t)id >= t->alloc) {
-				size_t want = t->alloc ? t->alloc * 2 : 1024;
-
-				n = reallocarray(t->nodes, want, sizeof(*n));
-				if (!n)
-					return -1;
-				memset(n + t->alloc, 0,
-				       (want - t->alloc) * sizeof(*n));
-				t->nodes = n;
-				t->alloc = want;
-			}
-			n = &t->nodes[id];
-			if (leaf)
-				n->flat += s->nanos;
 			leaf = false;
-			if (n->last != i + 1) {
-				n->cum += s->nanos;
-				n->last = i + 1;
-			}
 		}
+	}
+	if (cgroup) {
+		snprintf(buf, sizeof(buf), CGROUP_FRAME_PREFIX "%s",
+			 s->cgroup ? strtab__get(r->strings, s->cgroup) : "?");
+		if (top_frame(t, i, s->nanos, buf, leaf))
+			return -1;
 	}
 	return 0;
 }
@@ -289,7 +319,7 @@ static void top_header(const struct resolved *r, FILE *out)
 }
 
 /* Nodes of every frame name, and their names sorted for the table. */
-static int top_build(struct top *t, const struct resolved *r,
+static int top_build(struct top *t, const struct resolved *r, bool cgroup,
 		     int64_t **order, size_t *nr)
 {
 	size_t i;
@@ -298,7 +328,7 @@ static int top_build(struct top *t, const struct resolved *r,
 	if (!t->names)
 		return -1;
 	for (i = 0; i < r->nr_samples; i++)
-		if (top_add(t, r, i))
+		if (top_add(t, r, i, cgroup))
 			return -1;
 	/* string 0 is "", never a frame name */
 	*nr = strtab__nr(t->names) - 1;
@@ -314,7 +344,7 @@ static int top_build(struct top *t, const struct resolved *r,
 }
 
 int output__top(const struct resolved *r, FILE *out, const char *name,
-		int nodes)
+		int nodes, bool cgroup)
 {
 	uint64_t sum = 0, total = r->total_nanos;
 	char a[64], b[64], c[64], d[64], e[64];
@@ -323,7 +353,7 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
 	size_t i, nr = 0, shown;
 	int err = -1;
 
-	if (top_build(&t, r, &order, &nr)) {
+	if (top_build(&t, r, cgroup, &order, &nr)) {
 		fail("failed to build the top table: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
@@ -363,4 +393,133 @@ cleanup:
 	free(t.nodes);
 	strtab__free(t.names);
 	return err;
+}
+
+struct text_stack {
+	int64_t text;		/* the stack's lines, a string of names */
+	uint64_t count, nanos;
+};
+
+static int text_cmp(const void *a, const void *b)
+{
+	const struct text_stack *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->text > y->text) - (x->text < y->text);
+}
+
+/* The "@ ..." line and the "#" lines of sample s, in a string of names. */
+static int text_sample(const struct resolved *r, const struct res_sample *s,
+		       struct strtab *names, int64_t *id)
+{
+	char buf[NAME_MAX_LEN], *text = NULL;
+	size_t len = 0;
+	uint32_t k, j;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -1;
+	fputs("@", f);
+	for (k = 0; k < s->nr_locs; k++)
+		fprintf(f, " 0x%llx", (unsigned long long)
+			r->locations[r->loc_ids[s->loc + k] - 1].address);
+	fputc('\n', f);
+	for (k = 0; k < s->nr_locs; k++) {
+		const struct res_location *l =
+			&r->locations[r->loc_ids[s->loc + k] - 1];
+
+		for (j = 0; j < (l->nr_lines ? l->nr_lines : 1); j++) {
+			const struct res_line *ln =
+				j < l->nr_lines ? &r->lines[l->line + j] : NULL;
+			const char *file = ln ? strtab__get(r->strings,
+				r->functions[ln->function - 1].filename) : "";
+
+			fprintf(f, "#\t0x%llx\t%s", (unsigned long long)l->address,
+				output__frame_name(r, l, j, buf, sizeof(buf)));
+			if (file[0] && ln->line)
+				fprintf(f, "\t%s:%lld", file, (long long)ln->line);
+			else if (file[0])
+				fprintf(f, "\t%s", file);
+			fputc('\n', f);
+		}
+	}
+	if (fclose(f) || !text) {
+		free(text);
+		return -1;
+	}
+	*id = strtab__intern(names, text);
+	free(text);
+	return *id < 0 ? -1 : 0;
+}
+
+int output__text(const struct resolved *r, FILE *out, const char *name)
+{
+	struct strtab *names = strtab__new();
+	struct text_stack *st = NULL;
+	size_t i, nr = 0;
+	int err = -1;
+	char a[64], b[64];
+
+	if (!names)
+		goto nomem;
+	/* one entry per distinct stack: strings are numbered from 1 */
+	st = calloc(r->nr_samples + 1, sizeof(*st));
+	if (!st)
+		goto nomem;
+	for (i = 0; i < r->nr_samples; i++) {
+		const struct res_sample *s = &r->samples[i];
+		int64_t id;
+
+		if (!s->count)
+			continue;
+		if (text_sample(r, s, names, &id))
+			goto nomem;
+		if (!st[id].count)
+			nr++;
+		st[id].text = id;
+		st[id].count += s->count;
+		st[id].nanos += s->nanos;
+	}
+	qsort(st, r->nr_samples + 1, sizeof(*st), text_cmp);
+	fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
+		(unsigned long long)r->total_count,
+		time_label(a, sizeof(a), r->total_nanos),
+		time_label(b, sizeof(b), r->duration_nanos),
+		(unsigned long long)(r->period_ns ? 1000000000 / r->period_ns : 0));
+	for (i = 0; i < r->nr_comments; i++)
+		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+	for (i = 0; i < nr; i++)
+		fprintf(out, "\n%llu %llu %s",
+			(unsigned long long)st[i].count,
+			(unsigned long long)st[i].nanos,
+			strtab__get(names, st[i].text));
+	if (fflush(out) || ferror(out)) {
+		fail("failed to write %s: %s", name, strerror(errno));
+		goto cleanup;
+	}
+	err = 0;
+	goto cleanup;
+nomem:
+	fail("failed to write %s: %s", name, strerror(ENOMEM));
+cleanup:
+	free(st);
+	strtab__free(names);
+	return err;
+}
+
+int output__write(const struct resolved *r, const struct output_opts *o,
+		  FILE *out, const char *name)
+{
+	switch (o->format) {
+	case FORMAT_PPROF:
+		return pprof__write(r, out, name);
+	case FORMAT_FOLDED:
+		return output__folded(r, out, name, o->cgroup);
+	case FORMAT_TOP:
+		return output__top(r, out, name, o->nodes, o->cgroup);
+	case FORMAT_TEXT:
+		return output__text(r, out, name);
+	}
+	return fail("unknown output format %d", o->format);
 }

@@ -11,15 +11,44 @@
 #ifndef CPROF_OUTPUT_H
 #define CPROF_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "resolve.h"
 
+/*
+ * With cgroup, each stack gets a root frame "cgroup:PATH" (as pprof's
+ * -tagroot=cgroup): in folded output before the comm, in top as a row whose
+ * cum is the cgroup's share.
+ */
+#define CGROUP_FRAME_PREFIX	"cgroup:"
+
 /* 0 ok, -1 after printing why. */
-int output__folded(const struct resolved *r, FILE *out, const char *name);
+int output__folded(const struct resolved *r, FILE *out, const char *name,
+		   bool cgroup);
 /* nodes: rows to show, 0 for all.  0 ok, -1 after printing why. */
 int output__top(const struct resolved *r, FILE *out, const char *name,
-		int nodes);
+		int nodes, bool cgroup);
+
+/*
+ * text: Go's legacy text form of a profile (/debug/pprof/...?debug=1): a
+ *   header line, then for each distinct stack, most samples first,
+ *   "COUNT NANOS @ ADDR ADDR ..." (leaf first) and one "#\tADDR\tNAME\tFILE:LINE"
+ *   line per frame, a blank line between stacks.
+ */
+int output__text(const struct resolved *r, FILE *out, const char *name);
+
+enum output_format { FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP, FORMAT_TEXT };
+
+struct output_opts {
+	enum output_format format;
+	int nodes;		/* top */
+	bool cgroup;		/* folded, top */
+};
+
+/* r in the chosen format (pprof: pprof__write()).  0 ok, -1 after printing why. */
+int output__write(const struct resolved *r, const struct output_opts *o,
+		  FILE *out, const char *name);
 
 /*
  * The name of line i of location l ("func", or for an unsymbolized location

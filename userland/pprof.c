@@ -96,13 +96,13 @@ struct pb {
 /* Strings the writer adds after the model's own. */
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
-	NR_EXTRA
+	S_CGROUP, NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
 	[S_SAMPLES] = "samples", [S_COUNT] = "count", [S_CPU] = "cpu",
 	[S_NANOSECONDS] = "nanoseconds", [S_PID] = "pid", [S_TID] = "tid",
-	[S_COMM] = "comm", [S_ID] = "id",
+	[S_COMM] = "comm", [S_ID] = "id", [S_CGROUP] = "cgroup",
 };
 
 static void pb__free(struct pb *pb)
@@ -147,8 +147,8 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 
 	pb->samples = calloc(r->nr_samples, sizeof(*pb->samples));
 	pb->sample_ptrs = calloc(r->nr_samples, sizeof(*pb->sample_ptrs));
-	pb->labels = calloc(r->nr_samples * 4, sizeof(*pb->labels));
-	pb->label_ptrs = calloc(r->nr_samples * 4, sizeof(*pb->label_ptrs));
+	pb->labels = calloc(r->nr_samples * 5, sizeof(*pb->labels));
+	pb->label_ptrs = calloc(r->nr_samples * 5, sizeof(*pb->label_ptrs));
 	pb->values = calloc(r->nr_samples * 2, sizeof(*pb->values));
 	pb->loc_ids = calloc(r->nr_loc_ids, sizeof(*pb->loc_ids));
 	pb->maps = calloc(r->nr_mappings, sizeof(*pb->maps));
@@ -276,6 +276,8 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 			pb__label(&l[j++], x + S_COMM, 0, 0, s->comm);
 		if (s->cpu >= 0)
 			pb__label(&l[j++], x + S_CPU, s->cpu, x + S_ID, 0);
+		if (s->cgroup > 0)
+			pb__label(&l[j++], x + S_CGROUP, 0, 0, s->cgroup);
 		ps->n_label = j;
 		for (; nl < (size_t)(l + j - pb->labels); nl++)
 			pb->label_ptrs[nl] = &pb->labels[nl];

@@ -4,7 +4,8 @@
  * (proto/profile.proto), the format `go tool pprof` and google/pprof read.
  *
  * Sample types samples/count and cpu/nanoseconds; period cpu/nanoseconds;
- * labels pid, tid, cpu (numeric) and comm (string) when the sample has them.
+ * labels pid, tid, cpu (numeric), comm and cgroup (strings: the cgroup v2
+ * path, "id:N" when not known here) when the sample has them.
  */
 #ifndef CPROF_PPROF_H
 #define CPROF_PPROF_H

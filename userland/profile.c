@@ -4,7 +4,7 @@
  *
  * Hash tables (libiberty's hashtab): stacks, keyed by their frames and
  * whether the user part starts at the interrupted instruction; samples,
- * keyed by (stack, pid, tid, cpu, comm) -- both own their entries through a
+ * keyed by (stack, pid, tid, cpu, cgroup, comm) -- both own their entries through a
  * vector that also keeps first-seen order; and MMAP records by pid.
  */
 #include <errno.h>
@@ -67,6 +67,7 @@ struct profile {
 	size_t nr_samples, alloc_samples;
 
 	htab_t pid_tab;
+	const struct profile *maps;	/* mappings and periods: p or another */
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
 	size_t nr_cpus;
 };
@@ -97,7 +98,8 @@ static int sample_eq(const void *a, const void *b)
 	const struct prof_sample *y = &((const struct sample_ent *)b)->s;
 
 	return x->stack == y->stack && x->pid == y->pid && x->tid == y->tid &&
-	       x->cpu == y->cpu && !strcmp(x->comm, y->comm);
+	       x->cpu == y->cpu && x->cgroup == y->cgroup &&
+	       !strcmp(x->comm, y->comm);
 }
 
 static hashval_t pid_hash(const void *e)
@@ -129,6 +131,7 @@ struct profile *profile__new(const struct cprof_header *hdr)
 	if (!p)
 		return NULL;
 	p->hdr = *hdr;
+	p->maps = p;
 	p->stack_tab = htab_create_alloc(1024, stack_hash, stack_eq, NULL,
 					 calloc, free);
 	p->sample_tab = htab_create_alloc(1024, sample_hash, sample_eq, NULL,
@@ -186,9 +189,10 @@ static struct cpu_state *profile__cpu(struct profile *p, unsigned int cpu)
 }
 
 /* The period of cpu at time_ns. */
-static uint64_t profile__period(const struct profile *p, unsigned int cpu,
+static uint64_t profile__period(const struct profile *w, unsigned int cpu,
 				uint64_t time_ns)
 {
+	const struct profile *p = w->maps;
 	const struct cpu_state *c = cpu < p->nr_cpus ? &p->cpus[cpu] : NULL;
 	size_t lo = 0, hi = c ? c->nr_changes : 0;
 
@@ -259,11 +263,15 @@ static int profile__add_sample(struct profile *p,
 	key.s.pid = smp->pid;
 	key.s.tid = smp->tid;
 	key.s.cpu = smp->cpu;
+	if (smp->rec.flags & CPROF_SAMPLE_CGROUP)
+		key.s.cgroup = smp->ips[smp->nr_kernel + smp->nr_user];
 	/* comm is NUL-terminated by contract; do not trust it */
 	memcpy(key.s.comm, smp->comm, sizeof(key.s.comm) - 1);
 	key.hash = iterative_hash(&key.s.stack, 4 * sizeof(uint32_t),
 				  (hashval_t)strlen(key.s.comm));
 	key.hash = iterative_hash(key.s.comm, strlen(key.s.comm), key.hash);
+	key.hash = iterative_hash(&key.s.cgroup, sizeof(key.s.cgroup),
+				  key.hash);
 	slot = htab_find_slot_with_hash(p->sample_tab, &key, key.hash, INSERT);
 	if (!slot)
 		return -1;
@@ -342,6 +350,16 @@ static int profile__add_throttle(struct profile *p,
 	return 0;
 }
 
+struct profile *profile__new_window(const struct cprof_header *hdr,
+				    const struct profile *maps)
+{
+	struct profile *p = profile__new(hdr);
+
+	if (p)
+		p->maps = maps;
+	return p;
+}
+
 int profile__add(struct profile *p, const struct cprof_rec *rec)
 {
 	const struct cprof_lost *lost;
@@ -353,6 +371,8 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 		err = profile__add_sample(p, (const struct cprof_sample *)rec);
 		break;
 	case CPROF_REC_MMAP:
+		if (p->maps != p)
+			break;
 		err = profile__add_mmap(p, (const struct cprof_mmap *)rec);
 		break;
 	case CPROF_REC_LOST:
@@ -368,6 +388,8 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 		p->lost_other += lost->other;
 		break;
 	case CPROF_REC_THROTTLE:
+		if (p->maps != p)
+			break;
 		err = profile__add_throttle(p,
 					    (const struct cprof_throttle *)rec);
 		break;
@@ -432,7 +454,7 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 	const struct pid_maps *pm;
 	size_t i;
 
-	pm = htab_find(p->pid_tab, &key);
+	pm = htab_find(p->maps->pid_tab, &key);
 	if (!pm)
 		return NULL;
 	for (i = 0; i < pm->nr; i++) {

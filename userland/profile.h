@@ -2,7 +2,7 @@
 /*
  * profile - aggregation of a decoded cprof stream.
  *
- * Samples are merged on (stack, pid, tid, cpu, comm): memory grows with the
+ * Samples are merged on (stack, pid, tid, cpu, cgroup, comm): memory grows with the
  * number of distinct keys, not with the number of samples.  Stacks are
  * interned once.  Each sample weighs its CPU's effective period: the header's
  * period_ns, replaced by THROTTLE records of that CPU from their time on.
@@ -31,6 +31,7 @@ struct prof_stack {
 struct prof_sample {
 	uint32_t stack;		/* for profile__stack() */
 	uint32_t pid, tid, cpu;
+	uint64_t cgroup;	/* cgroup v2 id, 0: not in the stream */
 	char comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	uint64_t count;		/* samples */
 	uint64_t nanos;		/* sum of their effective periods */
@@ -39,6 +40,14 @@ struct prof_sample {
 
 /* hdr is copied.  NULL on allocation failure. */
 struct profile *profile__new(const struct cprof_header *hdr);
+/*
+ * A profile of part of a stream (a window of it), whose MMAP and THROTTLE
+ * records go to maps, a profile of the whole stream: they are looked up
+ * there, and ignored by profile__add() on the window.  maps must outlive
+ * the window.  NULL on allocation failure.
+ */
+struct profile *profile__new_window(const struct cprof_header *hdr,
+				    const struct profile *maps);
 /* NULL-safe. */
 void profile__free(struct profile *p);
 

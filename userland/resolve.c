@@ -9,12 +9,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <hashtab.h>
 
+#include "cgroups.h"
 #include "elfsyms.h"
 #include "ksyms.h"
 #include "resolve.h"
@@ -60,6 +63,7 @@ struct resolver {
 	size_t alloc_maps, alloc_funcs, alloc_locs, alloc_lines;
 	size_t alloc_loc_ids, alloc_samples, alloc_comments;
 	uint64_t unmapped;		/* user addresses in no mapping */
+	struct cgroups *cgroups;	/* NULL: cgroup ids stay numbers */
 };
 
 static hashval_t ent_hash(const void *e)
@@ -485,6 +489,41 @@ static int resolver__user_locations(struct resolver *rs)
 	return 0;
 }
 
+/* The label of cgroup id (0: none) in *str. */
+static int resolver__cgroup(struct resolver *rs, uint64_t id, int64_t *str)
+{
+	const char *path = rs->cgroups ? cgroups__path(rs->cgroups, id) : NULL;
+	char buf[32];
+
+	*str = 0;
+	if (!id)
+		return 0;
+	if (!path) {
+		snprintf(buf, sizeof(buf), "id:%llu", (unsigned long long)id);
+		path = buf;
+	}
+	return resolver__string(rs, path, str);
+}
+
+/*
+ * Whether the profile was taken in this boot of this machine: its start on
+ * the wall clock less its start on the sample clock (CLOCK_MONOTONIC) is
+ * the boot time, within what clock adjustments since may have moved it.
+ */
+static bool same_boot(const struct cprof_header *h)
+{
+	struct timespec rt, mono;
+	int64_t boot, then;
+
+	if (clock_gettime(CLOCK_REALTIME, &rt) ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono))
+		return false;
+	boot = (rt.tv_sec - mono.tv_sec) * 1000000000LL +
+	       (rt.tv_nsec - mono.tv_nsec);
+	then = (int64_t)(h->start_realtime_ns - h->start_time_ns);
+	return llabs(boot - then) < 10 * 1000000000LL;
+}
+
 /* One sample per aggregation key: kernel frames, then user frames. */
 static int resolver__samples(struct resolver *rs)
 {
@@ -523,7 +562,8 @@ static int resolver__samples(struct resolver *rs)
 				return -1;
 		}
 		s.nr_locs = st.nr_kernel + st.nr_user;
-		if (resolver__string(rs, ps->comm, &s.comm) ||
+		if (resolver__cgroup(rs, ps->cgroup, &s.cgroup) ||
+		    resolver__string(rs, ps->comm, &s.comm) ||
 		    resolver__push_sample(rs, &s))
 			return -1;
 	}
@@ -764,6 +804,7 @@ struct resolved *resolved__new(const struct profile *p,
 			       const struct resolve_opts *opts)
 {
 	struct resolver rs = { .p = p, .symbolize = opts->symbolize };
+	const struct cprof_header *h = profile__header(p);
 	struct resolve_opts own = *opts;
 	struct ksyms_loader *loader = NULL;
 	int err = -1;
@@ -772,6 +813,8 @@ struct resolved *resolved__new(const struct profile *p,
 	    resolve_opts__start_ksyms(&own))
 		goto cleanup;
 	loader = own.ksyms_loader;
+	if (opts->cgroups && same_boot(h))
+		rs.cgroups = opts->cgroups;
 	rs.r = calloc(1, sizeof(*rs.r));
 	if (!rs.r)
 		goto cleanup;

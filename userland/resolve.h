@@ -56,6 +56,7 @@ struct res_sample {
 	uint64_t count, nanos;
 	int64_t pid, tid, cpu;		/* -1: no such label */
 	int64_t comm;			/* string; 0: no label */
+	int64_t cgroup;			/* string (path or "id:N"); 0: none */
 };
 
 struct resolved {
@@ -83,6 +84,7 @@ struct resolved {
 };
 
 struct ksyms_loader;
+struct cgroups;
 
 struct resolve_opts {
 	bool symbolize;
@@ -93,6 +95,11 @@ struct resolve_opts {
 	 * start here; resolved__new() always finishes it.
 	 */
 	struct ksyms_loader *ksyms_loader;
+	/*
+	 * Paths of the samples' cgroup ids, used when the profile is of this
+	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".
+	 */
+	struct cgroups *cgroups;
 };
 
 /*

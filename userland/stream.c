@@ -217,11 +217,14 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 			return fail("%s: sample record at byte %llu: nr_user %u exceeds %d",
 				    s->name, at, smp->nr_user, CPROF_MAX_DEPTH);
 		need = sizeof(*smp) +
-		       sizeof(smp->ips[0]) * (smp->nr_kernel + smp->nr_user);
+		       sizeof(smp->ips[0]) * (smp->nr_kernel + smp->nr_user +
+					      !!(r->flags & CPROF_SAMPLE_CGROUP));
 		if (r->size != need)
-			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames (%zu bytes)",
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
 				    s->name, at, r->size, smp->nr_kernel,
-				    smp->nr_user, need);
+				    smp->nr_user,
+				    r->flags & CPROF_SAMPLE_CGROUP ?
+				    " and a cgroup" : "", need);
 		cpu = smp->cpu;
 		break;
 	case CPROF_REC_MMAP:

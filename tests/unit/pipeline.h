@@ -46,8 +46,8 @@ static inline int pipeline_convert(int fd, FILE *sink)
 	if (ret < 0)
 		goto out;
 	r = resolved__new(p, &o);
-	if (!r || pprof__write(r, sink, "sink") || output__folded(r, sink, "sink") ||
-	    output__top(r, sink, "sink", 5))
+	if (!r || pprof__write(r, sink, "sink") || output__folded(r, sink, "sink", false) ||
+	    output__top(r, sink, "sink", 5, false) || output__text(r, sink, "sink"))
 		abort();
 	ret = 0;
 out:

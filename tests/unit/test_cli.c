@@ -85,6 +85,22 @@ static void test_options(void)
 		  err_is("use them with -d SECONDS"));
 	test_cond("-d with -i", run("%s -d 1 -i x", d) != 0 &&
 		  err_is("does not read -i"));
+	test_cond("--every with -i", run("%s --every 2 -i x", d) != 0 &&
+		  err_is("--every runs a profile: it does not read -i x"));
+	test_cond("--keep without --every", run("%s --keep 3 -d 1", d) != 0 &&
+		  err_is("--keep rotates the files of --every"));
+	test_cond("--every 0: out of range", run("%s --every 0", d) != 0 &&
+		  err_is("invalid window length: '0'"));
+	test_cond("--every to stdout", run("%s --every 5 -o -", d) != 0 &&
+		  err_is("--every writes files into a directory"));
+	test_cond("--http with -d", run("%s --http :6060 -d 5", d) != 0 &&
+		  err_is("--http serves profiles: it takes --proc-dir"));
+	test_cond("--http on a bad address",
+		  run("%s --http localhost:http", d) != 0 &&
+		  err_is("invalid --http address 'localhost:http'"));
+	test_cond("--http on an address not here",
+		  run("%s --http 192.0.2.1:6060", d) != 0 &&
+		  err_is("failed to listen on 192.0.2.1:6060: Cannot assign requested address"));
 	test_cond("missing input file",
 		  run("%s -i /nonexistent/raw -f folded", d) != 0 &&
 		  err_is("failed to open /nonexistent/raw: No such file or directory"));

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * windows - a continuous profile cut into back-to-back windows.  See
+ * windows.h.
+ *
+ * The whole stream's MMAP and THROTTLE records go to one profile (the
+ * maps), each window's samples and losses to a window profile that looks
+ * mappings and periods up there (profile__new_window()).  Open windows are
+ * a queue, oldest first; window numbers only grow.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroups.h"
+#include "outfile.h"
+#include "profile.h"
+#include "util.h"
+#include "windows.h"
+
+#define WINDOWS_OPEN_MAX	64
+
+struct window {
+	uint64_t k;			/* window number */
+	struct profile *p;
+};
+
+struct windows {
+	const struct windows_opts *o;
+	struct cprof_header hdr;	/* the stream's */
+	struct profile *maps;
+	struct window open[WINDOWS_OPEN_MAX];
+	size_t nr_open;
+	uint64_t next_k;		/* the next window to open */
+	uint64_t every_ns;
+	uint64_t written, samples, late;
+};
+
+static const char *extension(enum output_format f)
+{
+	switch (f) {
+	case FORMAT_PPROF:
+		return ".pb.gz";
+	case FORMAT_FOLDED:
+		return ".folded";
+	default:
+		return ".txt";
+	}
+}
+
+static int is_ours(const struct dirent *d, const char *ext)
+{
+	size_t n = strlen(d->d_name), e = strlen(ext);
+
+	/* cprof-YYYYMMDDTHHMMSSZ.ext */
+	return n == 6 + 16 + e && !strncmp(d->d_name, "cprof-", 6) &&
+	       d->d_name[6 + 15] == 'Z' && !strcmp(d->d_name + n - e, ext);
+}
+
+static const char *keep_ext;
+
+static int keep_filter(const struct dirent *d)
+{
+	return is_ours(d, keep_ext);
+}
+
+/* Remove the oldest of our files in dir beyond the newest keep. */
+static void rotate(const struct windows_opts *o)
+{
+	struct dirent **list;
+	char path[4096];
+	int n, i;
+
+	if (o->keep <= 0)
+		return;
+	keep_ext = extension(o->out.format);
+	n = scandir(o->dir, &list, keep_filter, alphasort);
+	if (n < 0) {
+		warning("failed to list %s to keep %ld files: %s", o->dir,
+			o->keep, strerror(errno));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (i < n - o->keep) {
+			snprintf(path, sizeof(path), "%s/%s", o->dir,
+				 list[i]->d_name);
+			if (unlink(path) && errno != ENOENT)
+				warning("failed to remove %s: %s", path,
+					strerror(errno));
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* Write the oldest open window; end: the END record if it is the last. */
+static int windows__write(struct windows *w, const struct cprof_end *end)
+{
+	struct window win = w->open[0];
+	const struct cprof_header *h = profile__header(win.p);
+	struct resolved *res = NULL;
+	struct outfile *out = NULL;
+	char name[64], path[4096];
+	struct tm tm;
+	time_t sec;
+	int err = -1;
+
+	memmove(w->open, w->open + 1, --w->nr_open * sizeof(w->open[0]));
+	if (end && profile__add(win.p, &end->rec))
+		goto out;
+	sec = h->start_realtime_ns / 1000000000;
+	if (!gmtime_r(&sec, &tm) ||
+	    !strftime(name, sizeof(name), "cprof-%Y%m%dT%H%M%SZ", &tm)) {
+		fail("failed to name the window starting at %llu ns",
+		     (unsigned long long)h->start_realtime_ns);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s%s", w->o->dir, name,
+		 extension(w->o->out.format));
+	res = resolved__new(win.p, w->o->ropts);
+	if (!res)
+		goto out;
+	out = outfile__open(path);
+	if (!out)
+		goto out;
+	if (output__write(res, &w->o->out, outfile__stream(out),
+			  outfile__name(out)))
+		goto out;
+	err = outfile__commit(out);
+	out = NULL;
+	if (err)
+		goto out;
+	w->written++;
+	w->samples += profile__nr_records(win.p);
+	fprintf(stderr, PROG_NAME ": wrote %s: window %llu, +%.3f s to +%.3f s, %llu samples\n",
+		path, (unsigned long long)win.k,
+		(h->start_time_ns - w->hdr.start_time_ns) / 1e9,
+		(h->start_time_ns - w->hdr.start_time_ns +
+		 (end ? end->duration_ns : h->duration_ns)) / 1e9,
+		(unsigned long long)profile__nr_records(win.p));
+	rotate(w->o);
+out:
+	outfile__abort(out);
+	resolved__free(res);
+	profile__free(win.p);
+	return err;
+}
+
+/* Open windows up to number k; the one holding k, or NULL. */
+static struct profile *windows__get(struct windows *w, uint64_t k)
+{
+	while (w->next_k <= k) {
+		struct cprof_header h = w->hdr;
+		struct window *win;
+
+		if (w->nr_open == WINDOWS_OPEN_MAX && windows__write(w, NULL))
+			return NULL;
+		h.start_time_ns += w->next_k * w->every_ns;
+		h.start_realtime_ns += w->next_k * w->every_ns;
+		h.duration_ns = w->every_ns;
+		win = &w->open[w->nr_open];
+		win->k = w->next_k;
+		win->p = profile__new_window(&h, w->maps);
+		if (!win->p) {
+			fail("failed to aggregate samples: %s", strerror(ENOMEM));
+			return NULL;
+		}
+		w->nr_open++;
+		w->next_k++;
+	}
+	if (k < w->open[0].k) {
+		w->late++;
+		return w->open[0].p;
+	}
+	return w->open[k - w->open[0].k].p;
+}
+
+/* Write the windows that ended WINDOWS_HOLD_NS or more before now. */
+static int windows__flush(struct windows *w)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	/* keep one open: late samples go there */
+	while (w->nr_open > 1) {
+		const struct cprof_header *h = profile__header(w->open[0].p);
+
+		if (h->start_time_ns + h->duration_ns + WINDOWS_HOLD_NS > now)
+			break;
+		if (windows__write(w, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* The stream ended: the last window ends with it, and all are written. */
+static int windows__finish(struct windows *w, const struct cprof_end *end)
+{
+	uint64_t stop = w->hdr.start_time_ns + end->duration_ns;
+	uint64_t last = end->duration_ns ? (end->duration_ns - 1) / w->every_ns
+					 : 0;
+
+	if (!windows__get(w, last))
+		return -1;
+	while (w->nr_open) {
+		const struct cprof_header *h = profile__header(w->open[0].p);
+		struct cprof_end e = *end;
+
+		if (w->nr_open > 1) {
+			if (windows__write(w, NULL))
+				return -1;
+			continue;
+		}
+		/* the last window: from its start to the profile's end */
+		e.duration_ns = stop > h->start_time_ns ?
+				stop - h->start_time_ns : 0;
+		e.samples = profile__nr_records(w->open[0].p);
+		if (windows__write(w, &e))
+			return -1;
+	}
+	fprintf(stderr, PROG_NAME ": %llu windows of %ld s, %llu samples (the module's END record counts %llu)%s\n",
+		(unsigned long long)w->written, w->o->every,
+		(unsigned long long)w->samples,
+		(unsigned long long)end->samples,
+		w->late ? "; some arrived after their window was written" : "");
+	if (w->late)
+		warning("%llu samples arrived after their window was written: they are in the next one",
+			(unsigned long long)w->late);
+	return 0;
+}
+
+int windows__run(struct stream *s, const struct windows_opts *o)
+{
+	struct windows w = { .o = o, .every_ns = o->every * 1000000000ull };
+	const struct cprof_header *h;
+	const struct cprof_rec *rec;
+	struct profile *win;
+	uint64_t t;
+	int ret, err = -1;
+
+	h = stream__read_header(s);
+	if (!h)
+		return -1;
+	w.hdr = *h;
+	w.maps = profile__new(h);
+	if (!w.maps) {
+		fail("failed to aggregate samples: %s", strerror(ENOMEM));
+		return -1;
+	}
+	while ((ret = stream__next(s, &rec)) > 0) {
+		switch (rec->type) {
+		case CPROF_REC_SAMPLE:
+		case CPROF_REC_LOST:
+			/* time_ns follows the record header in both */
+			t = ((const struct cprof_sample *)rec)->time_ns;
+			t = t > h->start_time_ns ? t - h->start_time_ns : 0;
+			win = windows__get(&w, t / w.every_ns);
+			if (!win || profile__add(win, rec))
+				goto out;
+			cgroups__note(o->ropts->cgroups, rec);
+			break;
+		case CPROF_REC_END:
+			if (profile__add(w.maps, rec) ||
+			    windows__finish(&w, (const struct cprof_end *)rec))
+				goto out;
+			break;
+		default:
+			if (profile__add(w.maps, rec))
+				goto out;
+			if (rec->type == CPROF_REC_MMAP)
+				unwload__note(o->unw,
+					      (const struct cprof_mmap *)rec);
+		}
+		if (w.nr_open > 1 && windows__flush(&w))
+			goto out;
+	}
+	err = ret;
+out:
+	while (w.nr_open)
+		profile__free(w.open[--w.nr_open].p);
+	profile__free(w.maps);
+	return err;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * windows - a continuous profile cut into back-to-back windows
+ * (cprof-dump --every SECONDS), each written as a complete file named by
+ * its start, DIR/cprof-YYYYMMDDTHHMMSSZ.pb.gz (.folded, .txt).
+ *
+ * Window k holds the samples whose time is in [start + k * every,
+ * start + (k + 1) * every), start being the profile's: no sample is in two
+ * windows or in none, and a window's pprof time and duration are exactly
+ * its bounds (the last one ends when the profile does).  The module's
+ * rings are drained every 250 ms and not in time order across CPUs, so a
+ * window is written once the sample clock (CLOCK_MONOTONIC) is
+ * WINDOWS_HOLD_NS past its end and a record has arrived since, or when
+ * the stream ends.  A sample that comes later still (a reader stalled for
+ * longer) goes into the oldest window not yet written, and is counted.
+ */
+#ifndef CPROF_WINDOWS_H
+#define CPROF_WINDOWS_H
+
+#include "output.h"
+#include "resolve.h"
+#include "stream.h"
+#include "unwload.h"
+
+#define WINDOWS_HOLD_NS		1000000000ull
+
+struct windows_opts {
+	const char *dir;
+	long every;			/* seconds */
+	long keep;			/* files to keep, 0: all */
+	struct output_opts out;
+	const struct resolve_opts *ropts;
+	struct unwload *unw;		/* NULL-safe */
+};
+
+/*
+ * Read s to its end, writing each window as it completes.  0 ok, -1 after
+ * printing why (a window that could not be written, a bad stream).
+ */
+int windows__run(struct stream *s, const struct windows_opts *o);
+
+#endif /* CPROF_WINDOWS_H */
