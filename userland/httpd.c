@@ -363,6 +363,36 @@ out:
 	return ret;
 }
 
+/*
+ * pprof asks /debug/pprof/symbol for the names of addresses in mappings the
+ * profile has none for.  Those are user addresses of files without
+ * symbols, or of a nosymbol=1 profile: the names are with the client's
+ * copies of the files, not here.  So the answer is none (Go's handler
+ * says "num_symbols: 1" to a GET when it has some).
+ */
+static enum MHD_Result serve_symbol(struct MHD_Connection *c,
+				    const char *method,
+				    size_t *upload_data_size, void **req_cls)
+{
+	static int seen;
+	char *body;
+
+	if (strcmp(method, "POST")) {
+		body = strdup("num_symbols: 0\n");
+		return body ? respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8",
+				      body, strlen(body), false) : MHD_NO;
+	}
+	/* the addresses arrive over several calls; answer after the last */
+	if (!*req_cls || *upload_data_size) {
+		*req_cls = &seen;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	body = strdup("");
+	return body ? respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8",
+			      body, 0, false) : MHD_NO;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -374,7 +404,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload_data;
-	(void)req_cls;
+	if (!strcmp(url, "/debug/pprof/symbol"))
+		return serve_symbol(c, method, upload_data_size, req_cls);
 	if (*upload_data_size)
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, "no body expected");
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

@@ -9,6 +9,8 @@
  *                          headers; nosymbol=1: addresses, mappings and
  *                          build IDs only; debug=1: Go's legacy text form;
  *                          freq=HZ, pid=PID: cprof's own settings
+ *   /debug/pprof/symbol    pprof's remote symbolizer: knows no names (they
+ *                          are in the client's copies of the files)
  *
  * One profile at a time: a request while one runs gets 409 and one line.
  * A client that goes away mid-profile stops it (the module is free at

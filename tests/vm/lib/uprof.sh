@@ -29,3 +29,15 @@ traces_tsv() {
 	n && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f); st = st ";" f }
 	END { flush() }' "$1"
 }
+
+# leaves FILE: "leaf1 leaf2 leaf3 b a main" cum sample counts from -top.
+leaves() {
+	awk '{ c[$6] = $4 } END { print c["leaf1"] + 0, c["leaf2"] + 0, c["leaf3"] + 0, c["b"] + 0, c["a"] + 0, c["main"] + 0 }' "$1"
+}
+split_ok() { # l1 l2 l3: within 5 points of 1:2:4
+	awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN {
+		t = a + b + c; if (!t) exit 1
+		d1 = 100 * a / t - 100 / 7; d2 = 100 * b / t - 200 / 7; d3 = 100 * c / t - 400 / 7
+		exit !(d1 * d1 < 25 && d2 * d2 < 25 && d3 * d3 < 25)
+	}'
+}

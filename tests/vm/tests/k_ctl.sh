@@ -18,7 +18,7 @@ write() {
 		print defined $r ? "ok $r\n" : "$!\n";' -- "$1" "${2:-0}"
 }
 
-for bad in freq=0 freq=100001 depth=0 depth=128 seconds=0 budget=0 buffer_kb=100 buffer_kb=32; do
+for bad in freq=0 freq=100001 depth=0 depth=128 seconds=86401 budget=0 buffer_kb=100 buffer_kb=32; do
 	if insmod "$CPROF_KO" "$bad" 2>/dev/null; then
 		rmmod cprof
 		fail "insmod with $bad succeeded"
@@ -33,7 +33,7 @@ big=$(printf 'idle=1\n%.0s' $(seq 1 700))
 bad_writes=(
 	"" $'\n' "freq=-1" "freq=0" "freq=100001" "freq=99999999999999999999"
 	"freq=abc" "freq=12abc" "freq= 5" "freq=" "=5" "freq" "bogus=1" "FREQ=5"
-	"depth=128" "depth=0" "seconds=0" "seconds=86401" "mode=fast" "mode="
+	"depth=128" "depth=0" "seconds=-1" "seconds=86401" "mode=fast" "mode="
 	"idle=2" "idle=yes" "cpus=" "cpus=9999" "cpus=0-" "cpus=a" "pid=-5"
 	"pid=4194305" "budget=101" "unwind_mb=4097" "unwind_mb=-1" "$long" $'freq=50\nbogus=1' $'freq=50\n\nseconds=5'
 	$'freq=50\nfreq=0' "$big" "stop=0" "stop=yes" $'stop=1\nfreq=50'

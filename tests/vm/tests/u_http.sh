@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_http: `cprof-dump --http` serves Go's /debug/pprof endpoints:
+#   - the index page lists the profile endpoint;
+#   - `go tool pprof` on /debug/pprof/profile?seconds=3 while cpuburn runs
+#     gets a symbolized profile with cpuburn's 1:2:4 leaf split (each within
+#     5 points), and -raw reads it; the answer has Go's headers;
+#   - nosymbol=1: no cpuburn function names, and `go tool pprof
+#     -symbolize=local` names the leaves from the binary;
+#   - debug=1: Go's legacy text form, naming the leaves;
+#   - a second request while one runs gets 409 and one line, and the first
+#     completes with a whole profile;
+#   - a client killed mid-profile stops it: the module is free at once and
+#     the next request works;
+#   - 10 bad queries: each 400, its line naming the parameter;
+#   - short profiles in a loop (100 on 6.1, 10 elsewhere: the server is
+#     userland, the same on every kernel): the server's open files and RSS
+#     do not grow;
+#   - SIGTERM ends the server with status 0.
+# vm-timeout: 600
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+ip link set lo up
+URL=http://127.0.0.1:6060/debug/pprof
+kload
+"$CPROF_DUMP" --http 127.0.0.1:6060 2>"$OUT/server.err" &
+server=$!
+for _ in $(seq 1 100); do
+	curl -sf "$URL/" >"$OUT/index.html" 2>/dev/null && break
+	sleep 0.2
+done
+grep -q "href='profile?debug=1'" "$OUT/index.html" || fail "no index page: $(cat "$OUT/server.err")"
+echo "index: $(grep -c . "$OUT/index.html") lines, lists profile"
+
+# get NAME QUERY: the answer's body in $OUT/NAME, headers in $OUT/NAME.h;
+# prints the status.
+get() {
+	curl -s -D "$OUT/$1.h" -o "$OUT/$1" -w '%{http_code}' "$URL/profile$2"
+}
+
+spawn "$WORKLOADS/cpuburn" 6000
+# go tool pprof fetches the profile itself.
+pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$URL/profile?seconds=3&freq=999" >"$OUT/top.txt" ||
+	fail "go tool pprof on the URL failed: $(tail -n 3 "$OUT/pprof.err")"
+read -r l1 l2 l3 b a m < <(leaves "$OUT/top.txt")
+echo "go tool pprof $URL/profile?seconds=3&freq=999: leaf1 $l1, leaf2 $l2, leaf3 $l3, b $b, a $a, main $m"
+split_ok "$l1" "$l2" "$l3" || fail "split $l1:$l2:$l3 is not 1:2:4"
+((m >= (l1 + l2 + l3) * 9 / 10)) || fail "main is in $m of $((l1 + l2 + l3)) stacks"
+code=$(get p.pb.gz '?seconds=2')
+[[ $code == 200 ]] || fail "seconds=2: status $code: $(cat "$OUT/p.pb.gz")"
+grep -qi '^Content-Type: application/octet-stream' "$OUT/p.pb.gz.h" || fail "no Go Content-Type: $(cat "$OUT/p.pb.gz.h")"
+grep -qi '^Content-Disposition: attachment; filename="profile"' "$OUT/p.pb.gz.h" || fail "no Go Content-Disposition"
+pp -raw "$OUT/p.pb.gz" >"$OUT/p.raw.txt" || fail "go tool pprof -raw failed: $(tail -n 3 "$OUT/pprof.err")"
+grep -q '^PeriodType: cpu nanoseconds' "$OUT/p.raw.txt" || fail "-raw: no cpu period type"
+
+# nosymbol=1: names come from the client's copy of the binary.
+code=$(get ns.pb.gz '?seconds=3&freq=999&nosymbol=1')
+[[ $code == 200 ]] || fail "nosymbol=1: status $code"
+pp -raw -symbolize=none "$OUT/ns.pb.gz" >"$OUT/ns.raw.txt" || fail "-raw of the nosymbol profile failed"
+if grep -Eq '(^| )(leaf[123]|main) ' "$OUT/ns.raw.txt"; then
+	fail "nosymbol=1 profile names cpuburn functions"
+fi
+pp -top -symbolize=local -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/ns.pb.gz" >"$OUT/ns.top.txt" ||
+	fail "go tool pprof -symbolize=local failed"
+read -r l1 l2 l3 _ < <(leaves "$OUT/ns.top.txt")
+echo "nosymbol=1, symbolized by go tool pprof: leaf1 $l1, leaf2 $l2, leaf3 $l3"
+split_ok "$l1" "$l2" "$l3" || fail "nosymbol split $l1:$l2:$l3 is not 1:2:4"
+
+# debug=1: text.
+code=$(get d.txt '?seconds=1&debug=1')
+[[ $code == 200 ]] || fail "debug=1: status $code"
+head -n 1 "$OUT/d.txt" | grep -Eq '^cpu profile: [0-9]+ samples' || fail "debug=1 header: $(head -n 1 "$OUT/d.txt")"
+grep -Pq '^#\t0x[0-9a-f]+\tleaf3' "$OUT/d.txt" || fail "debug=1 does not name leaf3"
+grep -Eq '^[0-9]+ [0-9]+ @( 0x[0-9a-f]+)+$' "$OUT/d.txt" || fail "debug=1 has no stack lines"
+echo "debug=1: $(head -n 1 "$OUT/d.txt")"
+
+# One at a time.
+get first.pb.gz '?seconds=4' >"$OUT/first.code" &
+first=$!
+sleep 1.5
+code=$(get second.txt '?seconds=1')
+wait "$first"
+echo "while one runs: $code $(cat "$OUT/second.txt"); the first: $(cat "$OUT/first.code")"
+[[ $code == 409 ]] || fail "a second request got $code"
+[[ $(wc -l <"$OUT/second.txt") == 1 ]] || fail "the refusal is not one line"
+[[ $(cat "$OUT/first.code") == 200 ]] || fail "the first request got $(cat "$OUT/first.code")"
+pp -top "$OUT/first.pb.gz" >/dev/null || fail "the first profile is not whole"
+
+# A client that goes away.
+curl -s -o /dev/null "$URL/profile?seconds=60" &
+client=$!
+wait_profiling
+t0=$(date +%s%N)
+kill -9 "$client"
+wait "$client" 2>/dev/null || true
+for _ in $(seq 1 100); do
+	grep -q 'went away' "$OUT/server.err" && break
+	sleep 0.1
+done
+grep -q 'went away' "$OUT/server.err" || fail "the server did not notice the client leaving"
+code=$(get after.pb.gz '?seconds=1')
+echo "client killed: profile stopped in $((($(date +%s%N) - t0) / 1000000)) ms; the next request: $code"
+[[ $code == 200 ]] || fail "the request after a killed client got $code: $(cat "$OUT/after.pb.gz")"
+
+# Bad queries.
+bad=("seconds=0" "seconds=abc" "seconds=99999" "freq=0" "freq=x" "pid=-1"
+	"debug=2" "nosymbol=yes" "bogus=1" "seconds=")
+for q in "${bad[@]}"; do
+	code=$(get bad.txt "?$q")
+	key=${q%%=*}
+	[[ $code == 400 ]] || fail "?$q got $code"
+	grep -q "$key" "$OUT/bad.txt" || fail "?$q: the answer does not name $key: $(cat "$OUT/bad.txt")"
+	echo "?$q: $code $(cat "$OUT/bad.txt")"
+done
+
+# Short profiles in a loop: no leak.
+n=10
+[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] && n=100
+usage() { echo "$(ls /proc/"$server"/fd | wc -l) $(awk '/^VmRSS/ { print $2 }' /proc/"$server"/status)"; }
+for i in $(seq 1 "$n"); do
+	code=$(get loop.pb.gz '?seconds=1&nosymbol=1')
+	[[ $code == 200 ]] || fail "loop request $i got $code"
+	((i == 5)) && read -r fd5 rss5 < <(usage)
+done
+read -r fdn rssn < <(usage)
+echo "after 5 profiles: $fd5 fds, $rss5 kB; after $n: $fdn fds, $rssn kB"
+((fdn == fd5)) || fail "open files grew from $fd5 to $fdn"
+((rssn - rss5 < 4096)) || fail "RSS grew from $rss5 to $rssn kB"
+
+stop
+kill -TERM "$server"
+wait "$server" || fail "the server exited with $? on SIGTERM"
+sed -n '1,20s/^/  server: /p' "$OUT/server.err"
+echo "u_http: ok"

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_windows: continuous profiles and cgroup labels.
+#   - `cprof-dump --every 2 -d 20` writes 10 pprof files, one per 2 s
+#     window: each starts exactly 2 s after the one before (pprof's
+#     time_nanos, to the nanosecond), so there is no gap or overlap, and
+#     their samples add up to what the module's END record counts for the
+#     profile;
+#   - cpuburn runs in its own cgroup (/sys/fs/cgroup/work): its samples carry
+#     the pprof label cgroup=/work, and `-f folded --cgroup` roots its stacks
+#     at cgroup:/work;
+#   - open-ended (`--every 2 --keep 2`), SIGINT finishes the window being
+#     collected: the files written are whole, only the newest 2 remain.
+# vm-timeout: 300
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+cg=/sys/fs/cgroup
+[[ -e $cg/cgroup.procs ]] || mount -t cgroup2 none "$cg" || fail "cannot mount cgroup2"
+mkdir -p "$cg/work"
+kload
+spawn "$WORKLOADS/cpuburn" 6000
+echo "${bg[0]}" >"$cg/work/cgroup.procs" || fail "cannot move cpuburn into $cg/work"
+
+mkdir "$OUT/win"
+"$CPROF_DUMP" --every 2 -d 20 -F 499 -o "$OUT/win" 2>"$OUT/win.err" ||
+	fail "cprof-dump --every failed: $(tail -n 3 "$OUT/win.err")"
+sed 's/^/  /' "$OUT/win.err"
+mapfile -t files < <(ls "$OUT"/win/cprof-*Z.pb.gz)
+((${#files[@]} == 10)) || fail "${#files[@]} windows written, not 10"
+prev=
+total=0
+for f in "${files[@]}"; do
+	pp -raw "$f" >"$f.raw" || fail "go tool pprof -raw $f failed: $(tail -n 3 "$OUT/pprof.err")"
+	# "Time: 2026-11-23 20:00:00.123456789 +0000 UTC": ns since the epoch
+	t=$(sed -n 's/^Time: //p' "$f.raw")
+	ns=$(date -d "${t% *}" +%s%N)
+	n=$(awk '/^Samples:/ { on = 1; getline; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' "$f.raw")
+	total=$((total + n))
+	if [[ -n $prev ]]; then
+		((ns - prev == 2000000000)) || fail "$f starts $((ns - prev)) ns after the window before, not 2 s"
+	fi
+	prev=$ns
+done
+end=$(sed -n "s/.*the module's END record counts \([0-9]*\).*/\1/p" "$OUT/win.err")
+echo "10 windows, each 2 s after the last; their samples: $total; the END record: $end"
+[[ -n $end ]] && ((total == end)) || fail "the windows hold $total samples, the module counted $end"
+((total > 0)) || fail "no samples"
+
+# The cgroup label.
+pp -tags "${files[5]}" >"$OUT/tags.txt" || fail "go tool pprof -tags failed"
+grep -q '/work' "$OUT/tags.txt" || fail "no cgroup /work label: $(cat "$OUT/tags.txt")"
+echo "labels: $(grep -A3 'cgroup' "$OUT/tags.txt" | tr -s ' \n' ' ')"
+"$CPROF_DUMP" -d 2 -F 499 -f folded --cgroup -o "$OUT/cg.folded" 2>"$OUT/cg.err" || fail "cprof-dump -f folded --cgroup failed: $(cat "$OUT/cg.err")"
+work=$(awk '/^cgroup:\/work;cpuburn;/ { s += $NF } END { print s + 0 }' "$OUT/cg.folded")
+all=$(awk '{ s += $NF } END { print s + 0 }' "$OUT/cg.folded")
+echo "folded --cgroup: $work of $all samples under cgroup:/work;cpuburn"
+((work * 2 > all)) || fail "cpuburn's samples are not under cgroup:/work: $(head -n 3 "$OUT/cg.folded")"
+
+# Open-ended, SIGINT, --keep 2.
+mkdir "$OUT/keep"
+"$CPROF_DUMP" --every 2 --keep 2 -F 499 -o "$OUT/keep" 2>"$OUT/keep.err" &
+pid=$!
+for _ in $(seq 1 300); do
+	(($(grep -c '^cprof-dump: wrote' "$OUT/keep.err") >= 3)) && break
+	sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid" || fail "cprof-dump --every exited with $? on SIGINT: $(tail -n 3 "$OUT/keep.err")"
+written=$(grep -c '^cprof-dump: wrote' "$OUT/keep.err")
+mapfile -t kept < <(ls "$OUT"/keep/)
+echo "open-ended: $written windows written, kept: ${kept[*]}"
+((written >= 4)) || fail "SIGINT did not finish the window being collected ($written written)"
+((${#kept[@]} == 2)) || fail "--keep 2 left ${#kept[@]} files"
+for f in "${kept[@]}"; do
+	pp -raw "$OUT/keep/$f" >/dev/null || fail "$f is not a whole profile"
+done
+stop
+echo "u_windows: ok"
