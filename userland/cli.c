@@ -63,7 +63,7 @@ enum {
 	OPT_LOAD_TABLES,
 };
 
-const char *argp_program_version = "cprof-dump 0.1";
+const char *argp_program_version = "cprof-dump " CPROF_RELEASE;
 static const char argp_program_doc[] =
 "Convert a cprof CPU profile stream into pprof, folded stacks or a top table.\n"
 "\n"
