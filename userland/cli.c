@@ -392,6 +392,8 @@ int main(int argc, char **argv)
 	const char *in_name = NULL;
 	int fd = -1, err = 1;
 
+	/* an unknown option is a usage error too: exit 2, not EX_USAGE */
+	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	if (env.duration && env.input) {
