@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/check.sh (make check): install what is missing, run the host unit
-# tests (make -C userland test), 30 s of the fuzzers (tests/fuzz/run.sh)
+# tests (make -C userland test), the host checks of the man pages and
+# documentation (tests/host/run.sh), 30 s of the fuzzers (tests/fuzz/run.sh)
 # and the VM tests on every kernel
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
@@ -70,6 +71,11 @@ if [[ -f userland/Makefile ]]; then
 else
 	echo "check: userland/Makefile missing: no host unit tests to run"
 fi
+
+section "host checks: man pages, documentation against the code, version (tests/host/run.sh)"
+rc=0
+tests/host/run.sh 2>&1 | tee "$logs/host.log" || rc=$?
+tally "tests/host/run.sh" "$rc" "$logs/host.log"
 
 section "fuzzing the stream decoder and the CFI compiler for 30 s (tests/fuzz/run.sh)"
 rc=0
