@@ -3,8 +3,9 @@
 #
 # tests/check.sh (make check): install what is missing, run the host unit
 # tests (make -C userland test), the host checks of the man pages and
-# documentation (tests/host/run.sh), 30 s of the fuzzers (tests/fuzz/run.sh)
-# and the VM tests on every kernel
+# documentation (tests/host/run.sh), 30 s of the fuzzers (tests/fuzz/run.sh),
+# the Debian packages (tests/deb/check.sh: built, checked and installed, so
+# that the VM test i_dkms finds DKMS's module) and the VM tests on every kernel
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
@@ -81,6 +82,11 @@ section "fuzzing the stream decoder and the CFI compiler for 30 s (tests/fuzz/ru
 rc=0
 tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log" || rc=$?
 tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"
+
+section "Debian packages: make deb, lintian, installed with dpkg -i, DKMS (tests/deb/check.sh)"
+rc=0
+tests/deb/check.sh 2>&1 | tee "$logs/deb.log" || rc=$?
+tally "tests/deb/check.sh" "$rc" "$logs/deb.log"
 
 section "VM tests (tests/vm/run.sh)"
 rc=0

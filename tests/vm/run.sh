@@ -67,7 +67,8 @@
 #     is booted again, up to three boots.  CPROF_VM_APPEND_FIRST adds
 #     kernel parameters to the first boot only: a way to see that
 #     (e.g. "rdinit=/bin/busybox -- sleep 100000" never reaches init).
-#   - name prefixes: h_ harness, k_ kernel module, u_ userland end to end,
+#   - name prefixes: h_ harness, i_ the installed packages (DKMS's module),
+#     k_ kernel module, u_ userland end to end,
 #     b_ benchmarks (run only when named, by make bench), d_ stress tests
 #     for a debug kernel (run only when named, by make check-debug).
 #
