@@ -6,13 +6,24 @@
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
 #   make fuzz            fuzz the stream decoder and the CFI compiler for FUZZ_SECONDS (default 600)
-#   make install         install cprof-dump and cprof.ko
+#   make install         install cprof-dump, its man pages and cprof.ko (for
+#                        the running kernel, if KDIR builds for it)
+#   make install-dkms    install the module's source for DKMS to
+#                        $(DESTDIR)/usr/src/cprof-VERSION
+#   make deb             Debian packages cprof-dkms and cprof-dump in build/deb/
 #   make workloads       build the sample workloads into build/workloads
 
 # Default kernel: the running kernel's build dir, else the newest Debian headers.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+# The release, written in VERSION only (dkms.conf and debian/changelog are
+# checked against it by make check).
+VERSION := $(shell cat VERSION)
+# What DKMS builds the module from: dkms.conf, VERSION, Kbuild and kmod/.
+DKMS_SRC := dkms.conf VERSION Kbuild kmod/Kbuild \
+	$(sort $(filter-out %.mod.c,$(wildcard kmod/*.[ch])))
 # The release KDIR builds for: cprof.ko is installed only if it is the running one.
 KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 # make bench runs these VM tests (tests/vm/run.sh patterns) on BENCH_KERNELS.
@@ -21,7 +32,8 @@ BENCH_KERNELS ?= 6.1 6.12
 # b_unwind also times the module as it was before unwind tables.
 BENCH_BASELINE ?= dda7f02
 
-.PHONY: all module userland clean install check check-debug demo bench workloads fuzz
+.PHONY: all module userland clean install install-userland install-module install-dkms deb \
+	check check-debug demo bench workloads fuzz
 
 all: module userland
 
@@ -67,8 +79,14 @@ bench: workloads
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
 	tests/bench/report.sh build/vm-results/*/b_perf/results
 
-install: userland
+install: install-userland install-module
+
+install-userland: userland
 	install -D -m 0755 userland/cprof-dump $(DESTDIR)$(PREFIX)/bin/cprof-dump
+	install -D -m 0644 man/cprof-dump.1 $(DESTDIR)$(MANDIR)/man1/cprof-dump.1
+	install -D -m 0644 man/cprof.4 $(DESTDIR)$(MANDIR)/man4/cprof.4
+
+install-module:
 	@if [ -n "$(KREL)" ] && [ "$(KREL)" = "$$(uname -r)" ]; then \
 		$(MAKE) module && \
 		echo "install -D -m 0644 kmod/cprof.ko $(DESTDIR)/lib/modules/$(KREL)/extra/cprof.ko" && \
@@ -77,3 +95,27 @@ install: userland
 	else \
 		echo "cprof.ko not installed: KDIR=$(KDIR) builds for '$(KREL)', the running kernel is $$(uname -r)"; \
 	fi
+
+# Then: dkms install cprof/$(VERSION) (builds, installs, and rebuilds for
+# each new kernel).
+install-dkms:
+	@for f in $(DKMS_SRC); do \
+		echo "install -D -m 0644 $$f $(DESTDIR)/usr/src/cprof-$(VERSION)/$$f"; \
+		install -D -m 0644 $$f $(DESTDIR)/usr/src/cprof-$(VERSION)/$$f || exit 1; \
+	done
+
+# The packages (and the native source package) are built by
+# dpkg-buildpackage in a copy of the sources (what git tracks, and untracked
+# files it does not ignore) in build/deb/src, so the working tree stays
+# clean; then lintian checks them, pedantic and experimental tags included
+# (the ones overridden, and why: debian/source/lintian-overrides).
+deb:
+	rm -rf build/deb
+	mkdir -p build/deb/src
+	git ls-files -co --exclude-standard | while IFS= read -r f; do \
+		[ ! -e "$$f" ] || cp -P --parents "$$f" build/deb/src || exit 1; \
+	done
+	cd build/deb/src && dpkg-buildpackage -us -uc
+	lintian -I -E --pedantic build/deb/*.changes
+	@ls build/deb/*.deb
+

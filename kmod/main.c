@@ -83,3 +83,4 @@ module_exit(cprof_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("per-CPU hrtimer CPU profiler streaming kernel and user stacks");
+MODULE_VERSION(CPROF_RELEASE);

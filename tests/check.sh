@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/check.sh (make check): install what is missing, run the host unit
-# tests (make -C userland test), 30 s of the fuzzers (tests/fuzz/run.sh)
-# and the VM tests on every kernel
+# tests (make -C userland test), the host checks of the man pages and
+# documentation (tests/host/run.sh), 30 s of the fuzzers (tests/fuzz/run.sh),
+# the Debian packages (tests/deb/check.sh: built, checked and installed, so
+# that the VM test i_dkms finds DKMS's module) and the VM tests on every kernel
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
@@ -71,10 +73,20 @@ else
 	echo "check: userland/Makefile missing: no host unit tests to run"
 fi
 
+section "host checks: man pages, documentation against the code, version (tests/host/run.sh)"
+rc=0
+tests/host/run.sh 2>&1 | tee "$logs/host.log" || rc=$?
+tally "tests/host/run.sh" "$rc" "$logs/host.log"
+
 section "fuzzing the stream decoder and the CFI compiler for 30 s (tests/fuzz/run.sh)"
 rc=0
 tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log" || rc=$?
 tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"
+
+section "Debian packages: make deb, lintian, installed with dpkg -i, DKMS (tests/deb/check.sh)"
+rc=0
+tests/deb/check.sh 2>&1 | tee "$logs/deb.log" || rc=$?
+tally "tests/deb/check.sh" "$rc" "$logs/deb.log"
 
 section "VM tests (tests/vm/run.sh)"
 rc=0

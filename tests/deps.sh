@@ -26,6 +26,8 @@ packages=(
 	linux-perf perl sparse shellcheck
 	clang libclang-rt-14-dev
 	libcap2-bin strace
+	# packaging: make deb, DKMS, and the man pages' checks
+	debhelper dh-dkms dkms dpkg-dev fakeroot lintian groff man-db
 )
 
 # tests/deps.sh --debug: also what make check-debug needs to build its

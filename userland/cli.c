@@ -64,7 +64,7 @@ static struct env {
 	.unwind_tables = true,
 };
 
-const char *argp_program_version = "cprof-dump 0.1";
+const char *argp_program_version = "cprof-dump " CPROF_RELEASE;
 static const char argp_program_doc[] =
 "Convert a cprof CPU profile stream into pprof, folded stacks or a top table.\n"
 "\n"
@@ -482,6 +482,8 @@ int main(int argc, char **argv)
 	bool stopped;
 	int fd = -1, err = 1;
 
+	/* an unknown option is a usage error too: exit 2, not EX_USAGE */
+	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	err = check_options();

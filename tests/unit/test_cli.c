@@ -106,6 +106,12 @@ static void test_options(void)
 		  err_is("failed to open /nonexistent/raw: No such file or directory"));
 	test_cond("a stray argument", run("%s raw.bin", d) != 0 &&
 		  err_is("unexpected argument: 'raw.bin'"));
+	test_cond("usage errors exit 2: a bad number",
+		  run("%s -d 0", d) == 2);
+	test_cond("usage errors exit 2: an unknown option",
+		  run("%s --no-such-option", d) == 2);
+	test_cond("usage errors exit 2: a missing argument",
+		  run("%s -d", d) == 2);
 	text = NULL;
 	test_cond("--help shows usage and examples",
 		  run("%s --help", d) == 0 &&

@@ -106,8 +106,11 @@ int main(void)
 
 		memcpy(buf, b.buf, b.len);
 		len = mutate(buf, b.len, &b);
-		ftruncate(errfd, 0);
-		lseek(errfd, 0, SEEK_SET);
+		if (ftruncate(errfd, 0) || lseek(errfd, 0, SEEK_SET)) {
+			dup2(save, 2);
+			test_cond("the captured stderr can be emptied", false);
+			break;
+		}
 		if (convert(buf, len, sink)) {
 			rejected++;
 			fflush(stderr);

@@ -67,7 +67,8 @@
 #     is booted again, up to three boots.  CPROF_VM_APPEND_FIRST adds
 #     kernel parameters to the first boot only: a way to see that
 #     (e.g. "rdinit=/bin/busybox -- sleep 100000" never reaches init).
-#   - name prefixes: h_ harness, k_ kernel module, u_ userland end to end,
+#   - name prefixes: h_ harness, i_ the installed packages (DKMS's module),
+#     k_ kernel module, u_ userland end to end,
 #     b_ benchmarks (run only when named, by make bench), d_ stress tests
 #     for a debug kernel (run only when named, by make check-debug).
 #
@@ -275,15 +276,15 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-# sync_sources DEST: copy the module's sources (top Makefile, Kbuild, kmod/)
+# sync_sources DEST: copy the module's sources (top Makefile, Kbuild, VERSION, kmod/)
 # into DEST, touching only what changed so kbuild rebuilds incrementally.
 sync_sources() {
 	local dest=$1 f
 	local -a files
 	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
-		mapfile -t files < <(git -C "$REPO" ls-files -co --exclude-standard -- Makefile Kbuild kmod)
+		mapfile -t files < <(git -C "$REPO" ls-files -co --exclude-standard -- Makefile Kbuild VERSION kmod)
 	else
-		mapfile -t files < <(cd "$REPO" && find Makefile Kbuild kmod -type f \
+		mapfile -t files < <(cd "$REPO" && find Makefile Kbuild VERSION kmod -type f \
 			! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' ! -name '.*.cmd' \
 			! -name modules.order ! -name Module.symvers ! -name '*.a')
 	fi
