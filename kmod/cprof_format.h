@@ -23,7 +23,13 @@
 
 #define CPROF_MAGIC		"CPROFSTM"	/* 8 bytes, no NUL */
 #define CPROF_MAGIC_LEN		8
-#define CPROF_VERSION		1
+/*
+ * 2: samples carry a cgroup id after their frames (CPROF_SAMPLE_CGROUP),
+ * which version 1 readers took for a size mismatch.  A version 2 reader
+ * reads version 1 streams too.
+ */
+#define CPROF_VERSION		2
+#define CPROF_VERSION_MIN	1	/* oldest version readers accept */
 
 #define CPROF_MAX_DEPTH		127	/* frames per stack (kernel, user) */
 #define CPROF_COMM_LEN		16
@@ -53,7 +59,7 @@ struct cprof_header {
 	__u64	period_ns;		/* 1e9 / freq */
 	__u64	start_realtime_ns;	/* CLOCK_REALTIME at start */
 	__u64	start_time_ns;		/* same instant on the sample clock */
-	__u64	duration_ns;		/* requested duration */
+	__u64	duration_ns;		/* requested duration, 0: none (seconds=0) */
 	__u32	mode;			/* enum cprof_mode */
 	__u32	pid;			/* tgid filter, 0 = all */
 	__u32	flags;			/* CPROF_HDR_* */
@@ -156,7 +162,9 @@ struct cprof_throttle {
 };
 
 enum cprof_end_reason {
-	CPROF_END_COMPLETE	= 0,	/* requested duration elapsed */
+	CPROF_END_COMPLETE	= 0,	/* requested duration elapsed (never
+					 * when it was 0: such a profile ends
+					 * by one of the others) */
 	CPROF_END_SIGNAL	= 1,	/* reader interrupted by a signal */
 	CPROF_END_UNLOAD	= 2,	/* module unloading */
 	CPROF_END_STOP		= 3,	/* "stop=1" written to ctl */

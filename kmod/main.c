@@ -19,7 +19,7 @@ MODULE_PARM_DESC(freq, "samples per second per CPU (1-100000, default 99)");
 
 static uint seconds = 30;
 module_param(seconds, uint, 0400);
-MODULE_PARM_DESC(seconds, "profile duration (0-86400, 0: until stopped, default 30)");
+MODULE_PARM_DESC(seconds, "profile duration, 0: until stopped (0-86400, default 30)");
 
 static uint depth = CPROF_MAX_DEPTH;
 module_param(depth, uint, 0400);

@@ -352,7 +352,9 @@ static void cprof_rings_free(void)
  * cprof_sample_start() - give the selected online CPUs a ring, arm their ticks
  * @set: the profile's settings, read by the ticks until cprof_sample_stop()
  * @period_ns: the requested period
- * @deadline_ns: the ticks end by themselves then, even if nobody reads
+ * @deadline_ns: the ticks end by themselves then, even if nobody reads;
+ * CPROF_NO_DEADLINE (seconds=0): only cprof_sample_stop() ends them (stop=1,
+ * the reader's close or death, rmmod)
  *
  * Context: process, no profile running.
  * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory).

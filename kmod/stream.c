@@ -74,8 +74,8 @@ static void cprof_put_header(struct cprof_reader *rd)
 	h->period_ns = cprof_session_period(rd->s);
 	h->start_time_ns = start;
 	h->start_realtime_ns = ktime_get_real_ns() - (ktime_get_ns() - start);
-	h->duration_ns = set->seconds ? cprof_session_deadline(rd->s) - start
-				      : 0;
+	h->duration_ns = cprof_session_deadline(rd->s) == CPROF_NO_DEADLINE ?
+			 0 : cprof_session_deadline(rd->s) - start;
 	h->mode = set->mode;
 	h->pid = set->pid;
 	h->flags = set->idle ? CPROF_HDR_IDLE : 0;

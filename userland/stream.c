@@ -159,10 +159,11 @@ const struct cprof_header *stream__read_header(struct stream *s)
 		return NULL;
 	}
 	h = (const struct cprof_header *)(s->buf + s->pos);
-	if (h->version != CPROF_VERSION) {
-		fail("%s: unsupported stream version %u at byte %zu (this cprof-dump reads version %u)",
+	if (h->version < CPROF_VERSION_MIN || h->version > CPROF_VERSION) {
+		fail("%s: unsupported stream version %u at byte %zu (this cprof-dump reads versions %u to %u)",
 		     s->name, h->version,
-		     offsetof(struct cprof_header, version), CPROF_VERSION);
+		     offsetof(struct cprof_header, version), CPROF_VERSION_MIN,
+		     CPROF_VERSION);
 		return NULL;
 	}
 	if (h->size < min || h->size > STREAM_HDR_MAX || h->size % 8) {

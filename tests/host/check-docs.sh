@@ -50,11 +50,13 @@ resolve() {
 	awk 'NR == FNR { v[$1] = $2; next } { for (i = 1; i <= NF; i++) if ($i in v) $i = v[$i]; print }' "$1" -
 }
 
-# ranges_from_cli CLI_C: "SHORT MIN MAX" of each option parse_long() checks.
+# ranges_from_cli CLI_C: "SHORT MIN MAX" of each short option parse_long()
+# checks (defines from cli.c and the userland headers).
 ranges_from_cli() {
-	defines "$1" >"$tmp/cli.defs"
+	defines "$1" "$(dirname "$1")"/*.h >"$tmp/cli.defs"
 	awk 'match($0, /case \x27.\x27:/) { opt = substr($0, RSTART + 6, 1) }
-		/parse_long\(/ { s = $0; sub(/.*parse_long\("[^"]*", *arg, */, "", s); split(s, a, / *, */); print opt, a[1], a[2] }' "$1" |
+		/case OPT_[A-Z_]+:/ { opt = "" }
+		/parse_long\(/ { s = $0; sub(/.*parse_long\("[^"]*", *arg, */, "", s); split(s, a, / *, */); if (opt != "") print opt, a[1], a[2] }' "$1" |
 		resolve "$tmp/cli.defs"
 }
 

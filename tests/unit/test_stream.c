@@ -175,7 +175,8 @@ static void *rec(struct sb *b, size_t i)
 }
 
 static void c_magic(struct sb *b) { hdr(b)->magic[3] = 'X'; }
-static void c_version(struct sb *b) { hdr(b)->version = 2; }
+static void c_version(struct sb *b) { hdr(b)->version = CPROF_VERSION + 1; }
+static void c_version0(struct sb *b) { hdr(b)->version = CPROF_VERSION_MIN - 1; }
 static void c_hsize(struct sb *b) { hdr(b)->size = 164; }
 static void c_ncpu(struct sb *b) { hdr(b)->nr_cpu_ids = 0; }
 static void c_size0(struct sb *b) { ((struct cprof_rec *)rec(b, 1))->size = 0; }
@@ -208,7 +209,8 @@ static void test_corrupt(void)
 		const char *says;
 	} cases[] = {
 		{ "bad magic", c_magic, -1, 0, "bad magic" },
-		{ "wrong version", c_version, -1, 8, "unsupported stream version 2" },
+		{ "newer version", c_version, -1, 8, "unsupported stream version 3 at byte 8 (this cprof-dump reads versions 1 to 2)" },
+		{ "older version", c_version0, -1, 8, "unsupported stream version 0" },
 		{ "header size not a multiple of 8", c_hsize, -1, 12, "bad header size 164" },
 		{ "nr_cpu_ids 0", c_ncpu, -1, 16, "bad nr_cpu_ids 0" },
 		{ "record size 0", c_size0, 1, 0, "bad size 0 in sample record" },
