@@ -162,9 +162,8 @@ struct cprof_throttle {
 };
 
 enum cprof_end_reason {
-	CPROF_END_COMPLETE	= 0,	/* requested duration elapsed (never
-					 * when it was 0: such a profile ends
-					 * by one of the others) */
+	/* requested duration elapsed; never with seconds=0 (no duration) */
+	CPROF_END_COMPLETE	= 0,
 	CPROF_END_SIGNAL	= 1,	/* reader interrupted by a signal */
 	CPROF_END_UNLOAD	= 2,	/* module unloading */
 	CPROF_END_STOP		= 3,	/* "stop=1" written to ctl */
