@@ -24,6 +24,8 @@ packages=(
 	libiberty-dev libmicrohttpd-dev golang-go golang-github-google-pprof-dev
 	# tests and checks
 	linux-perf perl sparse shellcheck
+	# what a person sees: u_browser renders pages in it
+	chromium
 	clang libclang-rt-14-dev
 	libcap2-bin strace
 	# packaging: make deb, DKMS, and the man pages' checks
