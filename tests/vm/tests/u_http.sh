@@ -6,7 +6,7 @@
 #   - `go tool pprof` on /debug/pprof/profile?seconds=3 while cpuburn runs
 #     gets a symbolized profile with cpuburn's 1:2:4 leaf split (each within
 #     5 points), and -raw reads it; the answer has Go's headers;
-#   - nosymbol=1: no cpuburn function names, and `go tool pprof
+#   - nosymbol=1: no cpuburn function names, and `PPROF_BINARY_PATH=DIR go tool pprof
 #     -symbolize=local` names the leaves from the binary;
 #   - debug=1: Go's legacy text form, naming the leaves;
 #   - a second request while one runs gets 409 and one line, and the first
@@ -66,7 +66,7 @@ pp -raw -symbolize=none "$OUT/ns.pb.gz" >"$OUT/ns.raw.txt" || fail "-raw of the 
 if grep -Eq '(^| )(leaf[123]|main) ' "$OUT/ns.raw.txt"; then
 	fail "nosymbol=1 profile names cpuburn functions"
 fi
-pp -top -symbolize=local -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/ns.pb.gz" >"$OUT/ns.top.txt" ||
+PPROF_BINARY_PATH=$WORKLOADS pp -top -symbolize=local -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/ns.pb.gz" >"$OUT/ns.top.txt" ||
 	fail "go tool pprof -symbolize=local failed"
 read -r l1 l2 l3 _ < <(leaves "$OUT/ns.top.txt")
 echo "nosymbol=1, symbolized by go tool pprof: leaf1 $l1, leaf2 $l2, leaf3 $l3"
