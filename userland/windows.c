@@ -230,7 +230,7 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 		(unsigned long long)end->samples,
 		w->late ? "; some arrived after their window was written" : "");
 	if (w->late)
-		warning("%llu samples arrived after their window was written: they are in the next one",
+		warning("%llu samples arrived after their window was written: they are in the oldest window still open",
 			(unsigned long long)w->late);
 	return 0;
 }

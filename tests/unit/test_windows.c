@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Continuous windows (windows.c): which window each sample goes to, the
+ * files' names and bounds, late samples, --keep.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "stream.h"
+#include "streambuild.h"
+#include "test.h"
+#include "windows.h"
+
+#define S	1000000000ull
+#define T0	5000000000ull	/* the stream's start on the sample clock */
+
+static char dir[] = "/tmp/test_windows.XXXXXX";
+
+/* The path of window k's file in d: named by its start in UTC. */
+static void window_path(char *buf, size_t size, const char *d, unsigned int k)
+{
+	time_t sec = 1700000000 + k;
+	struct tm tm;
+	char name[64];
+
+	gmtime_r(&sec, &tm);
+	strftime(name, sizeof(name), "cprof-%Y%m%dT%H%M%SZ.folded", &tm);
+	snprintf(buf, size, "%s/%s", d, name);
+}
+
+/* The sum of the counts of a folded file, -1 if it cannot be read. */
+static long folded_total(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	long total = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strrchr(line, ' ');
+
+		total += sp ? atol(sp + 1) : 0;
+	}
+	fclose(f);
+	return total;
+}
+
+static int run(const struct sb *b, const char *out, long keep)
+{
+	struct resolve_opts ropts = { .symbolize = false };
+	struct windows_opts wo = {
+		.dir = out, .every = 1, .keep = keep,
+		.out = { .format = FORMAT_FOLDED },
+		.ropts = &ropts,
+	};
+	char path[4096];
+	struct stream *s;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/stream", dir);
+	if (sb_write(b, path, b->len))
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	s = stream__new(fd, path);
+	err = windows__run(s, &wo);
+	stream__free(s);
+	close(fd);
+	return err;
+}
+
+static void test_windows(void)
+{
+	static const uint64_t at[] = {	/* seconds after the start, x 10 */
+		1, 5, 12, 29, 30, 35,
+		7,	/* late: window 0 is written by then */
+	};
+	static const long want[] = { 2, 1, 1, 3 };
+	struct cprof_header h = sb_default_header();
+	uint64_t ip = 0x400100;
+	char out[256], path[512];
+	unsigned int i;
+	struct sb b;
+
+	h.start_time_ns = T0;
+	h.duration_ns = 0;			/* open-ended */
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, T0, 42, 0x400000, 0x401000, 0, "/bin/app", NULL, 0);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		sb_sample(&b, T0 + at[i] * S / 10, 42, 42, 0, "app",
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	sb_end(&b, 37 * S / 10, CPROF_END_STOP, 0);
+
+	snprintf(out, sizeof(out), "%s/all", dir);
+	mkdir(out, 0700);
+	test_cond("a stream of 3.7 s in windows of 1 s", run(&b, out, 0) == 0);
+	for (i = 0; i < 4; i++) {
+		window_path(path, sizeof(path), out, i);
+		test_condf(folded_total(path) == want[i],
+			   "window %u holds %ld samples (%ld)", i, want[i],
+			   folded_total(path));
+	}
+	window_path(path, sizeof(path), out, 4);
+	test_cond("no window past the end", access(path, F_OK) != 0);
+
+	snprintf(out, sizeof(out), "%s/keep", dir);
+	mkdir(out, 0700);
+	test_cond("--keep 2", run(&b, out, 2) == 0);
+	for (i = 0; i < 4; i++) {
+		window_path(path, sizeof(path), out, i);
+		test_condf((access(path, F_OK) == 0) == (i >= 2),
+			   "--keep 2: window %u %s", i,
+			   i >= 2 ? "kept" : "removed");
+	}
+	sb_free(&b);
+}
+
+/* A stream with no END: an error, and no window file for it. */
+static void test_truncated(void)
+{
+	struct cprof_header h = sb_default_header();
+	uint64_t ip = 0x400100;
+	char out[256], path[512];
+	struct sb b;
+
+	h.start_time_ns = T0;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_sample(&b, T0 + S / 2, 42, 42, 0, "app", CPROF_SAMPLE_USER_MODE, 0,
+		  NULL, 1, &ip);
+	snprintf(out, sizeof(out), "%s/trunc", dir);
+	mkdir(out, 0700);
+	test_cond("a stream without END fails", run(&b, out, 0) != 0);
+	window_path(path, sizeof(path), out, 0);
+	test_cond("... and writes no half window", access(path, F_OK) != 0);
+	sb_free(&b);
+}
+
+int main(void)
+{
+	char cmd[4200];
+
+	if (!mkdtemp(dir))
+		test_skip("no temporary directory");
+	test_windows();
+	test_truncated();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		printf("# failed to remove %s\n", dir);
+	return test_report();
+}
