@@ -269,11 +269,24 @@ static int start_profile(void)
 		.freq = env.freq,
 		.pid = env.pid,
 	};
+	sigset_t block, old;
 	char msg[1024];
-	int err;
+	int err, ret;
 
-	if (live__start(&live, &set, &err, msg, sizeof(msg)))
+	/*
+	 * A stop request before the profile exists would be lost (or refused
+	 * by ctl): the signals wait until it does, then stop it.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	ret = live__start(&live, &set, &err, msg, sizeof(msg));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret)
 		return fail("%s", msg);
+	if (interrupted)
+		live__stop(&live);
 	return live.fd;
 }
 

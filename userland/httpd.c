@@ -37,7 +37,6 @@
 
 struct server {
 	const struct httpd_opts *o;
-	struct cgroups *cgroups;
 	pthread_mutex_t lock;		/* busy, cur */
 	bool busy;			/* a profile is being served */
 	struct live *cur;		/* its files, for a stop on SIGTERM */
@@ -141,9 +140,24 @@ static bool parse_param(const char *key, const char *val, long min, long max,
 	return true;
 }
 
-static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
-				 const char *key, const char *val)
+/* A copy of s (at most 64 bytes) fit for a log line: no control bytes. */
+static const char *printable(char *buf, size_t size, const char *s)
 {
+	size_t i;
+
+	snprintf(buf, size, "%.64s", s ? s : "");
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	return buf;
+}
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
+				 const char *rkey, const char *rval)
+{
+	char kbuf[72], vbuf[72];
+	const char *key = printable(kbuf, sizeof(kbuf), rkey);
+	const char *val = rval ? printable(vbuf, sizeof(vbuf), rval) : NULL;
 	struct query *q = cls;
 	long flag;
 
@@ -210,7 +224,8 @@ static void *watch_main(void *arg)
 /* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
 static unsigned int run_profile(struct server *srv, struct MHD_Connection *c,
 				const struct query *q, struct profile **prof,
-				bool *gone, char *msg, size_t size)
+				struct cgroups *cg, bool *gone, char *msg,
+				size_t size)
 {
 	const union MHD_ConnectionInfo *ci;
 	struct live_settings set = {
@@ -263,7 +278,7 @@ static unsigned int run_profile(struct server *srv, struct MHD_Connection *c,
 			break;
 		if (unw && rec->type == CPROF_REC_MMAP)
 			unwload__note(unw, (const struct cprof_mmap *)rec);
-		cgroups__note(srv->cgroups, rec);
+		cgroups__note(cg, rec);
 	}
 	if (!ret)
 		status = 0;
@@ -295,14 +310,14 @@ static enum MHD_Result serve_profile(struct server *srv,
 {
 	struct query q = { .seconds = 30, .pid = -1 };
 	struct output_opts oo = { .format = FORMAT_PPROF };
-	struct resolve_opts ropts = { .cgroups = srv->cgroups };
+	struct resolve_opts ropts = { 0 };
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
 	char msg[512], *body = NULL;
 	unsigned int status;
 	size_t len = 0;
 	double t0 = now();
-	bool gone = false;
+	bool gone = false, bad;
 	enum MHD_Result ret;
 	FILE *f;
 
@@ -321,7 +336,15 @@ static enum MHD_Result serve_profile(struct server *srv,
 		return respond_error(c, status, msg);
 	}
 
-	status = run_profile(srv, c, &q, &prof, &gone, msg, sizeof(msg));
+	/* per request: the paths of the cgroups that ran meanwhile only */
+	ropts.cgroups = cgroups__new(NULL);
+	if (!ropts.cgroups) {
+		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				    "out of memory");
+		goto out;
+	}
+	status = run_profile(srv, c, &q, &prof, ropts.cgroups, &gone, msg,
+			     sizeof(msg));
 	if (gone) {
 		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s: profile stopped\n",
 			who, now() - t0);
@@ -337,9 +360,10 @@ static enum MHD_Result serve_profile(struct server *srv,
 	oo.format = q.debug ? FORMAT_TEXT : FORMAT_PPROF;
 	res = resolved__new(prof, &ropts);
 	f = res ? open_memstream(&body, &len) : NULL;
-	if (!f || output__write(res, &oo, f, "the response") || fclose(f)) {
-		if (f)
-			fclose(f);
+	bad = !f || output__write(res, &oo, f, "the response");
+	if (f && fclose(f))
+		bad = true;
+	if (bad) {
 		free(body);
 		snprintf(msg, sizeof(msg), "failed to build the profile: %s",
 			 strerror(ENOMEM));
@@ -357,6 +381,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 out:
 	resolved__free(res);
 	profile__free(prof);
+	cgroups__free(ropts.cgroups);
 	pthread_mutex_lock(&srv->lock);
 	srv->busy = false;
 	pthread_mutex_unlock(&srv->lock);
@@ -430,6 +455,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			     "404 page not found: cprof serves /debug/pprof/ and /debug/pprof/profile");
 }
 
+#define STOP_DRAIN_S	10
+
+/* Wait until no profile is served and no connection is open, or a while. */
+static void drain(struct server *srv, struct MHD_Daemon *d)
+{
+	double until = now() + STOP_DRAIN_S;
+	const union MHD_DaemonInfo *di;
+	bool busy;
+
+	do {
+		pthread_mutex_lock(&srv->lock);
+		busy = srv->busy;
+		pthread_mutex_unlock(&srv->lock);
+		di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!busy && (!di || !di->num_connections))
+			return;
+		usleep(50 * 1000);
+	} while (now() < until);
+}
+
 /* A listening socket for addr, or -1 after printing why. */
 static int listen_on(const char *addr)
 {
@@ -496,12 +541,6 @@ int httpd__run(const struct httpd_opts *o)
 	fd = listen_on(o->addr);
 	if (fd < 0)
 		return 1;
-	srv.cgroups = cgroups__new(NULL);
-	if (!srv.cgroups) {
-		close(fd);
-		fail("failed to serve: %s", strerror(ENOMEM));
-		return 1;
-	}
 	pthread_mutex_init(&srv.lock, NULL);
 	/* the signals come to sigwait() below, not to the server's threads */
 	sigemptyset(&set);
@@ -519,7 +558,6 @@ int httpd__run(const struct httpd_opts *o)
 			     MHD_OPTION_END);
 	if (!d) {
 		close(fd);
-		cgroups__free(srv.cgroups);
 		fail("failed to start the HTTP server on %s", o->addr);
 		return 1;
 	}
@@ -531,9 +569,13 @@ int httpd__run(const struct httpd_opts *o)
 	if (srv.cur)
 		live__stop(srv.cur);
 	pthread_mutex_unlock(&srv.lock);
-	MHD_stop_daemon(d);
-	close(fd);
-	cgroups__free(srv.cgroups);
+	/*
+	 * The profile being served ends now: let its client have it (and
+	 * other answers in flight leave) before the connections are shut,
+	 * for at most STOP_DRAIN_S.
+	 */
+	drain(&srv, d);
+	MHD_stop_daemon(d);	/* closes the listening socket too */
 	pthread_mutex_destroy(&srv.lock);
 	fprintf(stderr, PROG_NAME ": stopped serving (signal %d)\n", sig);
 	return 0;

@@ -38,6 +38,7 @@ struct windows {
 	uint64_t next_k;		/* the next window to open */
 	uint64_t every_ns;
 	uint64_t written, samples, late;
+	uint64_t last_t;		/* the latest sample, from the start */
 };
 
 static const char *extension(enum output_format f)
@@ -58,6 +59,9 @@ static int is_ours(const struct dirent *d, const char *ext)
 
 	/* cprof-YYYYMMDDTHHMMSSZ.ext */
 	return n == 6 + 16 + e && !strncmp(d->d_name, "cprof-", 6) &&
+	       strspn(d->d_name + 6, "0123456789") == 8 &&
+	       d->d_name[6 + 8] == 'T' &&
+	       strspn(d->d_name + 6 + 9, "0123456789") == 6 &&
 	       d->d_name[6 + 15] == 'Z' && !strcmp(d->d_name + n - e, ext);
 }
 
@@ -202,15 +206,18 @@ static int windows__flush(struct windows *w)
 /* The stream ended: the last window ends with it, and all are written. */
 static int windows__finish(struct windows *w, const struct cprof_end *end)
 {
-	uint64_t stop = w->hdr.start_time_ns + end->duration_ns;
-	uint64_t last = end->duration_ns ? (end->duration_ns - 1) / w->every_ns
-					 : 0;
+	/* the ticks may outlive the stop request by a little */
+	uint64_t dur = end->duration_ns > w->last_t ? end->duration_ns :
+						       w->last_t + 1;
+	uint64_t stop = w->hdr.start_time_ns + dur;
+	uint64_t last = (dur - 1) / w->every_ns;
 
-	if (!windows__get(w, last))
+	if (last >= w->next_k && !windows__get(w, last))
 		return -1;
 	while (w->nr_open) {
 		const struct cprof_header *h = profile__header(w->open[0].p);
 		struct cprof_end e = *end;
+		uint64_t other;
 
 		if (w->nr_open > 1) {
 			if (windows__write(w, NULL))
@@ -221,6 +228,7 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 		e.duration_ns = stop > h->start_time_ns ?
 				stop - h->start_time_ns : 0;
 		e.samples = profile__nr_records(w->open[0].p);
+		e.lost = profile__lost_total(w->open[0].p, &other);
 		if (windows__write(w, &e))
 			return -1;
 	}
@@ -260,6 +268,8 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 			/* time_ns follows the record header in both */
 			t = ((const struct cprof_sample *)rec)->time_ns;
 			t = t > h->start_time_ns ? t - h->start_time_ns : 0;
+			if (rec->type == CPROF_REC_SAMPLE && t > w.last_t)
+				w.last_t = t;
 			win = windows__get(&w, t / w.every_ns);
 			if (!win || profile__add(win, rec))
 				goto out;

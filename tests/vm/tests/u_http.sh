@@ -17,7 +17,8 @@
 #   - short profiles in a loop (100 on 6.1, 10 elsewhere: the server is
 #     userland, the same on every kernel): the server's open files and RSS
 #     do not grow;
-#   - SIGTERM ends the server with status 0.
+#   - SIGTERM during a profile: its client gets what was collected, whole
+#     and saying it stopped early; the server exits with status 0.
 # vm-timeout: 600
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -133,8 +134,18 @@ echo "after 5 profiles: $fd5 fds, $rss5 kB; after $n: $fdn fds, $rssn kB"
 ((fdn == fd5)) || fail "open files grew from $fd5 to $fdn"
 ((rssn - rss5 < 4096)) || fail "RSS grew from $rss5 to $rssn kB"
 
-stop
+# SIGTERM while a profile is served: its client gets what was collected.
+get last.pb.gz '?seconds=60' >"$OUT/last.code" &
+client=$!
+wait_profiling || fail "no profile runs for the last request"
+sleep 1
 kill -TERM "$server"
+wait "$client"
 wait "$server" || fail "the server exited with $? on SIGTERM"
+echo "SIGTERM during a profile: the client got $(cat "$OUT/last.code"), $(stat -c %s "$OUT/last.pb.gz") bytes"
+[[ $(cat "$OUT/last.code") == 200 ]] || fail "the profile being served at SIGTERM got $(cat "$OUT/last.code")"
+pp -top "$OUT/last.pb.gz" >"$OUT/last.top" || fail "the profile being served at SIGTERM is not whole"
+grep -q 'stopped early' "$OUT/last.top" || fail "the profile cut by SIGTERM does not say it stopped early"
+stop
 sed -n '1,20s/^/  server: /p' "$OUT/server.err"
 echo "u_http: ok"
