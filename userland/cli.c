@@ -455,6 +455,8 @@ static int run_windows(struct resolve_opts *ropts)
 		.keep = env.keep,
 		.out = env.out,
 		.ropts = ropts,
+		.tmp_path = tmp_path,
+		.tmp_path_size = sizeof(tmp_path),
 	};
 	struct stream *s = NULL;
 	bool stopped;

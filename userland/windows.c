@@ -131,6 +131,9 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	out = outfile__open(path);
 	if (!out)
 		goto out;
+	if (w->o->tmp_path && outfile__tmp_path(out))
+		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
+			 outfile__tmp_path(out));
 	if (output__write(res, &w->o->out, outfile__stream(out),
 			  outfile__name(out)))
 		goto out;
@@ -149,6 +152,8 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	rotate(w->o);
 out:
 	outfile__abort(out);
+	if (w->o->tmp_path)
+		w->o->tmp_path[0] = '\0';
 	resolved__free(res);
 	profile__free(win.p);
 	return err;

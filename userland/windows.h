@@ -31,6 +31,12 @@ struct windows_opts {
 	struct output_opts out;
 	const struct resolve_opts *ropts;
 	struct unwload *unw;		/* NULL-safe */
+	/*
+	 * While a window's file is written, its temporary file's path is
+	 * here (else ""), for a signal handler to remove; NULL: not kept.
+	 */
+	char *tmp_path;
+	size_t tmp_path_size;
 };
 
 /*
