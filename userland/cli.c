@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -308,18 +307,10 @@ static int open_input(const char **name)
 	return fd;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* "profiling: 3/10 s, 1234 samples" on a terminal, at most once a second. */
 static void progress(double start, double *last, uint64_t samples, bool done)
 {
-	double t = now();
+	double t = monotonic_seconds();
 
 	if (!done && t - *last < 1.0)
 		return;
@@ -338,7 +329,7 @@ static int read_stream(struct stream *s, struct profile **p,
 		       struct unwload *unw, struct cgroups *cg)
 {
 	bool show = env.duration && isatty(STDERR_FILENO);
-	double start = now(), last = 0;
+	double start = monotonic_seconds(), last = 0;
 	const struct cprof_header *h;
 	const struct cprof_rec *rec;
 	int ret;

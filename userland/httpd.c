@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -68,14 +67,6 @@ static const char index_page[] =
 "pprof command to investigate the profile.</li>\n"
 "</ul>\n</p>\n</body>\n</html>\n";
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Queue a response of len bytes of body (taken over: freed by MHD). */
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 			       const char *type, char *body, size_t len,
@@ -117,27 +108,22 @@ static enum MHD_Result respond_error(struct MHD_Connection *c,
 static bool parse_param(const char *key, const char *val, long min, long max,
 			long *out, char *err, size_t size)
 {
-	char *end;
-	long v;
-
 	if (!val || !*val) {
 		snprintf(err, size, "bad parameter %s: no value", key);
 		return false;
 	}
-	errno = 0;
-	v = strtol(val, &end, 10);
-	if (*end || errno) {
+	switch (parse_long_quiet(val, min, max, out)) {
+	case PARSE_NOT_NUMBER:
 		snprintf(err, size, "bad parameter %s=%.64s: not a number", key,
 			 val);
 		return false;
-	}
-	if (v < min || v > max) {
+	case PARSE_RANGE:
 		snprintf(err, size, "bad parameter %s=%.64s: out of range (%ld to %ld)",
 			 key, val, min, max);
 		return false;
+	default:
+		return true;
 	}
-	*out = v;
-	return true;
 }
 
 /* A copy of s (at most 64 bytes) fit for a log line: no control bytes. */
@@ -316,7 +302,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 	char msg[512], *body = NULL;
 	unsigned int status;
 	size_t len = 0;
-	double t0 = now();
+	double t0 = monotonic_seconds();
 	bool gone = false, bad;
 	enum MHD_Result ret;
 	FILE *f;
@@ -347,7 +333,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 			     sizeof(msg));
 	if (gone) {
 		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s: profile stopped\n",
-			who, now() - t0);
+			who, monotonic_seconds() - t0);
 		ret = MHD_NO;
 		goto out;
 	}
@@ -372,8 +358,8 @@ static enum MHD_Result serve_profile(struct server *srv,
 		goto out;
 	}
 	fprintf(stderr, PROG_NAME ": %s: 200: %llu samples in %.1f s, %zu bytes\n",
-		who, (unsigned long long)profile__nr_records(prof), now() - t0,
-		len);
+		who, (unsigned long long)profile__nr_records(prof),
+		monotonic_seconds() - t0, len);
 	ret = respond(c, MHD_HTTP_OK,
 		      q.debug ? "text/plain; charset=utf-8" :
 				"application/octet-stream",
@@ -460,7 +446,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 /* Wait until no profile is served and no connection is open, or a while. */
 static void drain(struct server *srv, struct MHD_Daemon *d)
 {
-	double until = now() + STOP_DRAIN_S;
+	double until = monotonic_seconds() + STOP_DRAIN_S;
 	const union MHD_DaemonInfo *di;
 	bool busy;
 
@@ -472,7 +458,7 @@ static void drain(struct server *srv, struct MHD_Daemon *d)
 		if (!busy && (!di || !di->num_connections))
 			return;
 		usleep(50 * 1000);
-	} while (now() < until);
+	} while (monotonic_seconds() < until);
 }
 
 /* A listening socket for addr, or -1 after printing why. */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -29,7 +30,8 @@ void warning(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int parse_long(const char *what, const char *s, long min, long max, long *out)
+enum parse_result parse_long_quiet(const char *s, long min, long max,
+				   long *out)
 {
 	char *end;
 	long v;
@@ -37,12 +39,32 @@ int parse_long(const char *what, const char *s, long min, long max, long *out)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno == ERANGE || (errno == 0 && *s && !*end && (v < min || v > max)))
+		return PARSE_RANGE;
+	if (errno || !*s || *end)
+		return PARSE_NOT_NUMBER;
+	*out = v;
+	return PARSE_OK;
+}
+
+int parse_long(const char *what, const char *s, long min, long max, long *out)
+{
+	switch (parse_long_quiet(s, min, max, out)) {
+	case PARSE_RANGE:
 		return fail("invalid %s: '%s' (must be %ld..%ld)", what, s, min,
 			    max);
-	if (errno || !*s || *end)
+	case PARSE_NOT_NUMBER:
 		return fail("invalid %s: '%s' (not a number)", what, s);
-	*out = v;
-	return 0;
+	default:
+		return 0;
+	}
+}
+
+double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void hex_encode(char *out, const uint8_t *bytes, size_t n)

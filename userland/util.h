@@ -21,6 +21,14 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int parse_long(const char *what, const char *s, long min, long max, long *out);
 
+enum parse_result { PARSE_OK, PARSE_NOT_NUMBER, PARSE_RANGE };
+/* The same without a message: which problem s has, if any. */
+enum parse_result parse_long_quiet(const char *s, long min, long max,
+				   long *out);
+
+/* CLOCK_MONOTONIC in seconds. */
+double monotonic_seconds(void);
+
 /*
  * Grow the array whose pointer is at vec (elements of elem bytes, capacity
  * *cap) to hold at least need elements, doubling.  0 ok, -1 out of memory
