@@ -16,18 +16,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
-passed=0
-failed=0
-
-ok() {
-	echo "ok   $*"
-	passed=$((passed + 1))
-}
-
-not_ok() {
-	echo "FAIL $*"
-	failed=$((failed + 1))
-}
+# ok, not_ok and their counts, as the host checks have them
+# shellcheck source=tests/host/lib.sh
+. tests/host/lib.sh
 
 finish() {
 	echo "deb: $passed passed, $failed failed"

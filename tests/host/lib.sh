@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for the host checks (tests/host/check-*.sh), sourced by them.  A
+# Helpers for the host checks (tests/host/check-*.sh, and
+# tests/deb/check.sh), sourced by them.  A
 # check prints "ok   WHAT" or "FAIL WHAT" (and what is wrong, indented), and
 # report() ends it with "NAME: N passed, N failed", which
 # tests/unit/run-tests.sh adds up.
