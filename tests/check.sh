@@ -20,6 +20,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
+rm -f "$logs"/{unit,host,fuzz,deb,vm,tally}.log
 start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
@@ -48,7 +49,7 @@ counts() {
 tally() {
 	local name=$1 rc=$2 log=$3 p f s
 	if ! read -r p f s < <(counts "$log"); then
-		echo "check: $name printed no counts (exit status $rc): 1 failure"
+		echo "check: $name printed no counts (exit status $rc): 1 failure" | tee -a "$logs/tally.log"
 		failed=$((failed + 1))
 		return 0
 	fi
@@ -56,7 +57,7 @@ tally() {
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 	if [[ $rc -ne 0 && $f -eq 0 ]]; then
-		echo "check: $name exited with $rc but counted no failure: 1 failure"
+		echo "check: $name exited with $rc but counted no failure: 1 failure" | tee -a "$logs/tally.log"
 		failed=$((failed + 1))
 	fi
 }
@@ -94,6 +95,17 @@ tests/vm/run.sh 2>&1 | tee "$logs/vm.log" || rc=$?
 tally "tests/vm/run.sh" "$rc" "$logs/vm.log"
 
 section "summary"
+# What failed, again, so that the end of a long log (all a CI page may keep)
+# says which check it was: each runner's FAIL lines, a unit test binary's
+# "---- ... failed" heading, a fuzz target's failure line.
+if ((failed)); then
+	for log in unit host fuzz deb vm; do
+		[[ -f $logs/$log.log ]] || continue
+		grep -E '^(FAIL|---- \[.*\] .* failed|fuzz: .*(failed:|stopped with))' "$logs/$log.log" |
+			head -n 20 | sed "s/^/check: $log: /" || true
+	done
+	[[ ! -f $logs/tally.log ]] || cat "$logs/tally.log"
+fi
 elapsed=$(($(date +%s) - start))
 echo "check: took $((elapsed / 60)) min $((elapsed % 60)) s; logs in build/check/, VM test output in build/vm-results/"
 echo "$skipped skipped"
