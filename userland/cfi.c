@@ -41,7 +41,13 @@
  * libdw re-executes an FDE from its start for every row, so an FDE of n
  * bytes and r rows costs about n * r.  Budgets on that product bound the
  * time a hostile file can take: past one for an FDE, the rest of the FDE
- * is STOP; past one for the file, the file is refused.
+ * is STOP; past one for the file, the file is refused.  libdw also sizes
+ * its rule sets by the largest register number an instruction names, and
+ * copies one for each remember_state: a register number of 2^28 costs it
+ * gigabytes.  So before libdw runs an FDE, its CIE's and its own
+ * instructions are decoded here; one naming a register past CFI_REG_MAX,
+ * nesting remember_state past CFI_STATE_MAX, or not decoding makes the
+ * whole FDE STOP.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -64,6 +70,9 @@
 #define WORK_MAX	(1ULL << 32)	/* the file: refused */
 #define ROW_WORK	64		/* per row: lookup, CIE instructions */
 #define RAW_ROWS_MAX	((size_t)CPROF_UTABLE_ROWS_MAX + 2 * MAX_SEGS)
+/* x86-64's DWARF registers end at 130 (the psABI); 255 leaves room */
+#define CFI_REG_MAX	255
+#define CFI_STATE_MAX	64		/* remember_state nesting */
 
 #ifndef SHT_X86_64_UNWIND
 #define SHT_X86_64_UNWIND	0x70000001
@@ -82,6 +91,7 @@ struct fde {
 	uint64_t lo, hi;		/* clipped to the segment of lo */
 	uint64_t cost;			/* bytes libdw executes per row */
 	int src;
+	bool stop;			/* instructions libdw must not run */
 };
 
 struct vrow {
@@ -120,6 +130,8 @@ struct cie_info {
 	bool usable;
 	uint8_t enc;			/* DW_EH_PE_* */
 	uint8_t size;			/* bytes of an absptr */
+	bool sized_aug;			/* 'z': FDEs have augmentation data */
+	bool safe;			/* its instructions pass program_safe() */
 };
 
 static const struct cprof_urow none_row = { .cfa_base = CPROF_CFA_NONE };
@@ -356,6 +368,131 @@ static int skip_leb128(const uint8_t **p, const uint8_t *end)
 	return -1;
 }
 
+/* A ULEB128 number; -1 if it runs past end or does not fit 64 bits. */
+static int read_uleb128(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A register operand: a ULEB128 number no larger than CFI_REG_MAX. */
+static bool reg_ok(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t reg;
+
+	return !read_uleb128(p, end, &reg) && reg <= CFI_REG_MAX;
+}
+
+/* A DW_FORM_block operand (a ULEB128 length, then that many bytes). */
+static bool block_ok(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t len;
+
+	if (read_uleb128(p, end, &len) || len > (uint64_t)(end - *p))
+		return false;
+	*p += len;
+	return true;
+}
+
+/*
+ * Whether libdw may execute the CFA instructions [p, end): each decodes,
+ * names no register past CFI_REG_MAX, and remember_state nests at most
+ * CFI_STATE_MAX deep.  enc and size read DW_CFA_set_loc's address.
+ */
+static bool program_safe(const uint8_t *p, const uint8_t *end, uint8_t enc,
+			 int size)
+{
+	unsigned int depth = 0;
+	uint64_t v;
+
+	while (p < end) {
+		uint8_t op = *p++;
+		bool ok = true;
+
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			continue;
+		case DW_CFA_offset:	/* register in the low 6 bits */
+			ok = !read_uleb128(&p, end, &v);
+			break;
+		case DW_CFA_restore:
+			continue;
+		default:
+			switch (op) {
+			case DW_CFA_nop:
+			case DW_CFA_GNU_window_save:
+				break;
+			case DW_CFA_set_loc:
+				ok = !read_encoded(&p, end, enc, size, 0, &v);
+				break;
+			case DW_CFA_advance_loc1:
+			case DW_CFA_advance_loc2:
+			case DW_CFA_advance_loc4:
+				v = op == DW_CFA_advance_loc1 ? 1 :
+				    op == DW_CFA_advance_loc2 ? 2 : 4;
+				ok = v <= (uint64_t)(end - p);
+				p += ok ? v : 0;
+				break;
+			case DW_CFA_remember_state:
+				ok = ++depth <= CFI_STATE_MAX;
+				break;
+			case DW_CFA_restore_state:
+				depth -= depth > 0;
+				break;
+			case DW_CFA_def_cfa_offset:
+			case DW_CFA_def_cfa_offset_sf:
+			case DW_CFA_GNU_args_size:
+				ok = !skip_leb128(&p, end);
+				break;
+			case DW_CFA_def_cfa_expression:
+				ok = block_ok(&p, end);
+				break;
+			case DW_CFA_restore_extended:
+			case DW_CFA_undefined:
+			case DW_CFA_same_value:
+			case DW_CFA_def_cfa_register:
+				ok = reg_ok(&p, end);
+				break;
+			case DW_CFA_register:
+				ok = reg_ok(&p, end) && reg_ok(&p, end);
+				break;
+			case DW_CFA_offset_extended:
+			case DW_CFA_offset_extended_sf:
+			case DW_CFA_def_cfa:
+			case DW_CFA_def_cfa_sf:
+			case DW_CFA_val_offset:
+			case DW_CFA_val_offset_sf:
+			case DW_CFA_GNU_negative_offset_extended:
+				ok = reg_ok(&p, end) && !skip_leb128(&p, end);
+				break;
+			case DW_CFA_expression:
+			case DW_CFA_val_expression:
+				ok = reg_ok(&p, end) && block_ok(&p, end);
+				break;
+			default:	/* libdw would not run it either */
+				ok = false;
+			}
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* The 'R' encoding from a .eh_frame CIE's augmentation; -1 if not known. */
 static int eh_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 {
@@ -471,12 +608,16 @@ static int cie_info(struct ctx *c, const Elf_Data *d, bool eh, Dwarf_Off off,
 	if (eh ? eh_fde_encoding(&e.cie, &ci->enc) :
 		 debug_addr_size(d, off, &ci->size))
 		return -1;
+	ci->sized_aug = e.cie.augmentation && e.cie.augmentation[0] == 'z';
+	ci->safe = program_safe(e.cie.initial_instructions,
+				e.cie.initial_instructions_end, ci->enc,
+				ci->size);
 	ci->usable = true;
 	return 0;
 }
 
 static int add_fde(struct ctx *c, uint64_t lo, uint64_t len, uint64_t cost,
-		   int src)
+		   int src, bool stop)
 {
 	const struct seg *s;
 	struct fde *f;
@@ -500,6 +641,7 @@ static int add_fde(struct ctx *c, uint64_t lo, uint64_t len, uint64_t cost,
 	f->hi = lo + len < s->end ? lo + len : s->end;
 	f->cost = cost;
 	f->src = src;
+	f->stop = stop;
 	return 0;
 }
 
@@ -529,6 +671,7 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 		const uint8_t *p, *end;
 		Dwarf_CFI_Entry e;
 		uint64_t lo, len;
+		bool safe;
 		int r;
 
 		r = dwarf_next_cfi(c->ident, d, eh, off, &next, &e);
@@ -554,9 +697,12 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 				 &lo) ||
 		    read_encoded(&p, end, ci.enc & 0x0f, ci.size, 0, &len))
 			continue;
+		/* p is past the address range: the instructions follow */
+		safe = ci.safe && (!ci.sized_aug || block_ok(&p, end)) &&
+		       program_safe(p, end, ci.enc, ci.size);
 		(*found)++;
 		if (add_fde(c, lo, len, (uint64_t)(e.fde.end - e.fde.start),
-			    src))
+			    src, !safe))
 			return -1;
 	}
 	return 0;
@@ -769,6 +915,11 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 	uint64_t work = 0, lo = pc;
 	int ret = 0;
 
+	if (f->stop) {		/* see program_safe() */
+		kind.other = true;
+		ret = push_row(c, &c->rows, pc, &stop_row);
+		goto out;
+	}
 	while (pc < f->hi) {
 		Dwarf_Addr start, end;
 		Dwarf_Frame *fr = NULL;
@@ -809,6 +960,7 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 		fde_kind_add(&kind, &r);
 		pc = end;
 	}
+out:
 	if (!kind.frame && !c->not_fp &&
 	    (kind.other || may_call(c, lo, f->hi)))
 		c->not_fp = true;

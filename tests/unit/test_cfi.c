@@ -154,6 +154,29 @@ static const char asm_src[] =
 	"	popq	%rbx\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
+	"asm_hugereg:\n"
+	"	.cfi_startproc\n"
+	"	nop\n"
+	/* DW_CFA_undefined r268435440: libdw would size its rules by it */
+	"	.cfi_escape 0x07, 0xf0, 0xff, 0xff, 0x7f\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"asm_deep:\n"
+	"	.cfi_startproc\n"
+	"	nop\n"
+	"	.rept 65\n"
+	"	.cfi_remember_state\n"
+	"	.endr\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"asm_reg255:\n"
+	"	.cfi_startproc\n"
+	"	nop\n"
+	"asm_reg255_in:\n"
+	/* DW_CFA_undefined r255: the largest register number accepted */
+	"	.cfi_escape 0x07, 0xff, 0x01\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
 	"	.section .note.GNU-stack,\"\",%progbits\n";
 
 static const char go_src[] =
@@ -511,6 +534,18 @@ static void check_asm(struct elfinfo *e, const struct cfi_table *t,
 		   CPROF_FP_SAME, 0);
 	check_rule(t, label, "asm: restore_state: pushed again",
 		   sym_off(e, "asm_state_restored", 0), CPROF_CFA_SP, 16,
+		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: register 268435440: the whole FDE stops",
+		   sym_off(e, "asm_hugereg", 0), CPROF_CFA_STOP, 0,
+		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: remember_state 65 deep: the FDE stops",
+		   sym_off(e, "asm_deep", 0), CPROF_CFA_STOP, 0,
+		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: register 255: run by libdw, sp+8",
+		   sym_off(e, "asm_reg255", 0), CPROF_CFA_SP, 8,
+		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: register 255: sp+8 after it too",
+		   sym_off(e, "asm_reg255_in", 0), CPROF_CFA_SP, 8,
 		   CPROF_FP_SAME, 0);
 }
 
