@@ -44,10 +44,12 @@
  * is STOP; past one for the file, the file is refused.  libdw also sizes
  * its rule sets by the largest register number an instruction names, and
  * copies one for each remember_state: a register number of 2^28 costs it
- * gigabytes.  So before libdw runs an FDE, its CIE's and its own
- * instructions are decoded here; one naming a register past CFI_REG_MAX,
- * nesting remember_state past CFI_STATE_MAX, or not decoding makes the
- * whole FDE STOP.
+ * gigabytes.  libdw finds the FDE for an address itself, so a check of
+ * the FDE asked about is not enough: every CIE and FDE of the section is
+ * decoded here first, and one that does not decode, names a register past
+ * CFI_REG_MAX, nests remember_state past CFI_STATE_MAX or holds a number
+ * longer than CFI_LEB_MAX bytes refuses the file.  Compilers emit none of
+ * these.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -73,6 +75,8 @@
 /* x86-64's DWARF registers end at 130 (the psABI); 255 leaves room */
 #define CFI_REG_MAX	255
 #define CFI_STATE_MAX	64		/* remember_state nesting */
+/* LEB128 numbers past 9 bytes are read differently by libdw: refused */
+#define CFI_LEB_MAX	9
 
 #ifndef SHT_X86_64_UNWIND
 #define SHT_X86_64_UNWIND	0x70000001
@@ -91,7 +95,6 @@ struct fde {
 	uint64_t lo, hi;		/* clipped to the segment of lo */
 	uint64_t cost;			/* bytes libdw executes per row */
 	int src;
-	bool stop;			/* instructions libdw must not run */
 };
 
 struct vrow {
@@ -359,16 +362,20 @@ static int read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
 	return 0;
 }
 
-/* Skips a LEB128 number; -1 if it runs past end. */
+/* Skips a LEB128 number; -1 if it runs past end or CFI_LEB_MAX bytes. */
 static int skip_leb128(const uint8_t **p, const uint8_t *end)
 {
-	while (*p < end)
-		if (!(*(*p)++ & 0x80))
+	const uint8_t *q = *p;
+
+	while (q < end && q - *p < CFI_LEB_MAX)
+		if (!(*q++ & 0x80)) {
+			*p = q;
 			return 0;
+		}
 	return -1;
 }
 
-/* A ULEB128 number; -1 if it runs past end or does not fit 64 bits. */
+/* A ULEB128 number; -1 if it runs past end or CFI_LEB_MAX bytes. */
 static int read_uleb128(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -377,7 +384,7 @@ static int read_uleb128(const uint8_t **p, const uint8_t *end, uint64_t *out)
 	while (*p < end) {
 		uint8_t b = *(*p)++;
 
-		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+		if (shift >= 7 * CFI_LEB_MAX)
 			return -1;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
@@ -446,6 +453,10 @@ static bool program_safe(const uint8_t *p, const uint8_t *end, uint8_t enc,
 				    op == DW_CFA_advance_loc2 ? 2 : 4;
 				ok = v <= (uint64_t)(end - p);
 				p += ok ? v : 0;
+				break;
+			case DW_CFA_MIPS_advance_loc8:
+				ok = 8 <= end - p;
+				p += ok ? 8 : 0;
 				break;
 			case DW_CFA_remember_state:
 				ok = ++depth <= CFI_STATE_MAX;
@@ -520,14 +531,9 @@ static int eh_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 			if (p >= end)
 				return -1;
 			penc = *p++;
-			if ((penc & 0x0f) == DW_EH_PE_uleb128 ||
-			    (penc & 0x0f) == DW_EH_PE_sleb128) {
-				if (skip_leb128(&p, end))
-					return -1;
-			} else if (read_encoded(&p, end, penc & 0x0f, 8, 0,
-						&dummy)) {
+			/* libdw sizes a LEB128 personality differently */
+			if (read_encoded(&p, end, penc & 0x0f, 8, 0, &dummy))
 				return -1;
-			}
 			break;
 		case 'R':
 			if (p >= end)
@@ -605,8 +611,9 @@ static int cie_info(struct ctx *c, const Elf_Data *d, bool eh, Dwarf_Off off,
 	if (dwarf_next_cfi(c->ident, (Elf_Data *)d, eh, off, &next, &e) != 0 ||
 	    !dwarf_cfi_cie_p(&e))
 		return -1;
-	if (eh ? eh_fde_encoding(&e.cie, &ci->enc) :
-		 debug_addr_size(d, off, &ci->size))
+	/* libdw takes 'R' from a .debug_frame CIE too */
+	if (eh_fde_encoding(&e.cie, &ci->enc) ||
+	    (!eh && debug_addr_size(d, off, &ci->size)))
 		return -1;
 	ci->sized_aug = e.cie.augmentation && e.cie.augmentation[0] == 'z';
 	ci->safe = program_safe(e.cie.initial_instructions,
@@ -617,7 +624,7 @@ static int cie_info(struct ctx *c, const Elf_Data *d, bool eh, Dwarf_Off off,
 }
 
 static int add_fde(struct ctx *c, uint64_t lo, uint64_t len, uint64_t cost,
-		   int src, bool stop)
+		   int src)
 {
 	const struct seg *s;
 	struct fde *f;
@@ -641,8 +648,15 @@ static int add_fde(struct ctx *c, uint64_t lo, uint64_t len, uint64_t cost,
 	f->hi = lo + len < s->end ? lo + len : s->end;
 	f->cost = cost;
 	f->src = src;
-	f->stop = stop;
 	return 0;
+}
+
+static int unsafe_entry(struct ctx *c, int src, const char *what,
+			Dwarf_Off off)
+{
+	return cfi_fail(c, "%s: the %s at offset %#llx cannot be decoded, or names a register past %d or nests remember_state past %d",
+			src_name[src], what, (unsigned long long)off,
+			CFI_REG_MAX, CFI_STATE_MAX);
 }
 
 /* Lists the FDEs of one section; how many were found in *found. */
@@ -668,10 +682,10 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 	if (!d->d_buf)
 		return 0;
 	while (off < d->d_size) {
+		Dwarf_Off at = off;
 		const uint8_t *p, *end;
-		Dwarf_CFI_Entry e;
 		uint64_t lo, len;
-		bool safe;
+		Dwarf_CFI_Entry e;
 		int r;
 
 		r = dwarf_next_cfi(c->ident, d, eh, off, &next, &e);
@@ -685,24 +699,27 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 			return cfi_fail(c, "malformed %s at offset %#llx",
 					src_name[src], (unsigned long long)off);
 		off = next;
-		if (dwarf_cfi_cie_p(&e))
+		/* libdw picks entries itself: each one must pass */
+		if (dwarf_cfi_cie_p(&e)) {
+			if (cie_info(c, d, eh, at, &ci) || !ci.safe)
+				return unsafe_entry(c, src, "CIE", at);
 			continue;
+		}
 		p = e.fde.start;
 		end = e.fde.end;
-		if (cie_info(c, d, eh, e.fde.CIE_pointer, &ci) ||
-		    p < (const uint8_t *)d->d_buf || end < p)
-			continue;
-		if (read_encoded(&p, end, ci.enc, ci.size,
+		if (cie_info(c, d, eh, e.fde.CIE_pointer, &ci) || !ci.safe ||
+		    p < (const uint8_t *)d->d_buf || end < p ||
+		    read_encoded(&p, end, ci.enc, ci.size,
 				 sh.sh_addr + (p - (const uint8_t *)d->d_buf),
 				 &lo) ||
-		    read_encoded(&p, end, ci.enc & 0x0f, ci.size, 0, &len))
-			continue;
-		/* p is past the address range: the instructions follow */
-		safe = ci.safe && (!ci.sized_aug || block_ok(&p, end)) &&
-		       program_safe(p, end, ci.enc, ci.size);
+		    read_encoded(&p, end, ci.enc & 0x0f, ci.size, 0, &len) ||
+		    /* p is past the address range: the instructions follow */
+		    (ci.sized_aug && !block_ok(&p, end)) ||
+		    !program_safe(p, end, ci.enc, ci.size))
+			return unsafe_entry(c, src, "FDE", at);
 		(*found)++;
 		if (add_fde(c, lo, len, (uint64_t)(e.fde.end - e.fde.start),
-			    src, !safe))
+			    src))
 			return -1;
 	}
 	return 0;
@@ -915,11 +932,6 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 	uint64_t work = 0, lo = pc;
 	int ret = 0;
 
-	if (f->stop) {		/* see program_safe() */
-		kind.other = true;
-		ret = push_row(c, &c->rows, pc, &stop_row);
-		goto out;
-	}
 	while (pc < f->hi) {
 		Dwarf_Addr start, end;
 		Dwarf_Frame *fr = NULL;
@@ -960,7 +972,6 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 		fde_kind_add(&kind, &r);
 		pc = end;
 	}
-out:
 	if (!kind.frame && !c->not_fp &&
 	    (kind.other || may_call(c, lo, f->hi)))
 		c->not_fp = true;
