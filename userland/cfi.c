@@ -48,8 +48,9 @@
  * the FDE asked about is not enough: every CIE and FDE of the section is
  * decoded here first, and one that does not decode, names a register past
  * CFI_REG_MAX, nests remember_state past CFI_STATE_MAX or holds a number
- * longer than CFI_LEB_MAX bytes refuses the file.  Compilers emit none of
- * these.
+ * longer than CFI_LEB_MAX bytes refuses the file, and so does an
+ * .eh_frame_hdr table entry (libdw's index) naming anything but a checked
+ * FDE.  Compilers and linkers emit none of these.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -116,6 +117,9 @@ struct ctx {
 	int nseg;
 	struct fde *fde;
 	size_t nfde, fde_cap;
+	uint64_t *eh_off;		/* .eh_frame's FDE offsets, ascending */
+	size_t neh_off, eh_off_cap;
+	Elf_Scn *eh_hdr;		/* .eh_frame_hdr, NULL if none */
 	struct rows rows;		/* by address */
 	uint64_t fsize;			/* the file's size */
 	bool not_fp;			/* a function may call without a frame */
@@ -297,6 +301,8 @@ static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
 		for (s = 0; s < NR_SRC; s++)
 			if (!scn_of[s] && !strcmp(name, src_name[s]))
 				scn_of[s] = scn;
+		if (!c->eh_hdr && !strcmp(name, ".eh_frame_hdr"))
+			c->eh_hdr = scn;
 	}
 	return 0;
 }
@@ -659,6 +665,57 @@ static int unsafe_entry(struct ctx *c, int src, const char *what,
 			CFI_REG_MAX, CFI_STATE_MAX);
 }
 
+static int off_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * libdw looks FDEs up through .eh_frame_hdr's table when there is one: each
+ * entry must name an FDE collect_fdes() checked, or the file is refused.
+ * The table as linkers write it: version 1, a pc-relative eh_frame_ptr,
+ * a udata4 count, entries of two datarel sdata4 (omit: no table).
+ */
+static int check_eh_hdr(struct ctx *c, Elf_Scn *eh)
+{
+	GElf_Shdr hs, es;
+	const uint8_t *p;
+	Elf_Data *d;
+	uint64_t n, i;
+
+	if (!c->eh_hdr)
+		return 0;
+	if (!gelf_getshdr(c->eh_hdr, &hs) || !gelf_getshdr(eh, &es) ||
+	    !(d = elf_getdata(c->eh_hdr, NULL)) || !d->d_buf)
+		return cfi_fail(c, "cannot read .eh_frame_hdr: %s",
+				elf_errmsg(-1));
+	p = d->d_buf;
+	if (d->d_size >= 4 && p[0] == 1 && p[3] == DW_EH_PE_omit)
+		return 0;
+	if (d->d_size < 12 || p[0] != 1 ||
+	    p[1] != (DW_EH_PE_pcrel | DW_EH_PE_sdata4) ||
+	    p[2] != DW_EH_PE_udata4 ||
+	    p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return cfi_fail(c, ".eh_frame_hdr: an encoding linkers do not write");
+	n = read_le(p + 8, 4);
+	if (n > (d->d_size - 12) / 8)
+		return cfi_fail(c, ".eh_frame_hdr: %llu entries do not fit",
+				(unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		int32_t rel = (int32_t)read_le(p + 12 + 8 * i + 4, 4);
+		uint64_t off = hs.sh_addr + (int64_t)rel - es.sh_addr;
+
+		if (!c->neh_off ||
+		    !bsearch(&off, c->eh_off, c->neh_off, sizeof(*c->eh_off),
+			     off_cmp))
+			return cfi_fail(c, ".eh_frame_hdr: entry %llu names no FDE of .eh_frame",
+					(unsigned long long)i);
+	}
+	return 0;
+}
+
 /* Lists the FDEs of one section; how many were found in *found. */
 static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 {
@@ -718,6 +775,17 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 		    !program_safe(p, end, ci.enc, ci.size))
 			return unsafe_entry(c, src, "FDE", at);
 		(*found)++;
+		if (eh && c->neh_off == c->eh_off_cap) {
+			size_t cap = c->eh_off_cap ? c->eh_off_cap * 2 : 256;
+			uint64_t *v = reallocarray(c->eh_off, cap, sizeof(*v));
+
+			if (!v)
+				return cfi_fail(c, "out of memory");
+			c->eh_off = v;
+			c->eh_off_cap = cap;
+		}
+		if (eh)
+			c->eh_off[c->neh_off++] = at;
 		if (add_fde(c, lo, len, (uint64_t)(e.fde.end - e.fde.start),
 			    src))
 			return -1;
@@ -1142,6 +1210,8 @@ static int compile(struct ctx *c, int fd, struct cfi_table *t)
 		if (collect_fdes(c, scn[SRC_EH], SRC_EH, &found[SRC_EH]))
 			return -1;
 		if (found[SRC_EH]) {
+			if (check_eh_hdr(c, scn[SRC_EH]))
+				return -1;
 			c->cfi[SRC_EH] = dwarf_getcfi_elf(c->elf);
 			if (!c->cfi[SRC_EH])
 				return cfi_fail(c, "libdw cannot read .eh_frame: %s",
@@ -1196,6 +1266,7 @@ int cfi_compile(int fd, struct cfi_table *t, char *err, size_t errlen)
 	if (c.elf)
 		elf_end(c.elf);
 	free(c.fde);
+	free(c.eh_off);
 	free(c.rows.v);
 	return ret;
 }

@@ -1184,6 +1184,78 @@ static void test_unsafe(void)
 	}
 }
 
+/* The file offset of section name in path, 0 if none. */
+static off_t section_offset(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	off_t off = 0;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (gelf_getshdr(scn, &sh) &&
+			    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    !strcmp(n, name))
+				off = sh.sh_offset;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return off;
+}
+
+/*
+ * libdw looks FDEs up through .eh_frame_hdr: an entry pointing one byte
+ * into an FDE (where a crafted file could hide one cfi.c never checked)
+ * refuses the file.
+ */
+static void test_eh_hdr(void)
+{
+	const char *src = tmp_path("hdr.s"), *so = tmp_path("hdr.so");
+	struct cfi_table t;
+	char err[256];
+	int32_t rel;
+	off_t hdr;
+	int fd, r;
+
+	write_file("hdr.s", "\t.text\nf:\n\t.cfi_startproc\n\tnop\n\tret\n\t.cfi_endproc\n"
+		   "\t.section .note.GNU-stack,\"\",%progbits\n");
+	if (run("%s -shared -nostdlib -Wl,--eh-frame-hdr -o '%s' '%s'", cc, so,
+		src) || !(hdr = section_offset(so, ".eh_frame_hdr"))) {
+		test_cond("eh_frame_hdr: build the fixture", 0);
+		return;
+	}
+	r = compile_path(so, &t, err, sizeof(err));
+	test_condf(r == 0, "eh_frame_hdr: the table as ld wrote it (%s)",
+		   r ? err : "ok");
+	cfi_table_free(&t);
+	fd = open(so, O_RDWR);
+	if (fd < 0 || pread(fd, &rel, 4, hdr + 16) != 4) {
+		test_cond("eh_frame_hdr: read entry 0", 0);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rel++;
+	test_cond("eh_frame_hdr: entry 0 moved one byte into its FDE",
+		  pwrite(fd, &rel, 4, hdr + 16) == 4);
+	close(fd);
+	r = compile_path(so, &t, err, sizeof(err));
+	test_condf(r != 0 && strstr(err, ".eh_frame_hdr: entry 0 names no FDE"),
+		   "eh_frame_hdr: the file is refused (%s)",
+		   r ? err : "compiled");
+	cfi_table_free(&t);
+}
+
 int main(void)
 {
 	cc = getenv("CC");
@@ -1206,5 +1278,6 @@ int main(void)
 	test_system();
 	test_broken();
 	test_unsafe();
+	test_eh_hdr();
 	return test_report();
 }
