@@ -368,19 +368,6 @@ static int read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
 	return 0;
 }
 
-/* Skips a LEB128 number; -1 if it runs past end or CFI_LEB_MAX bytes. */
-static int skip_leb128(const uint8_t **p, const uint8_t *end)
-{
-	const uint8_t *q = *p;
-
-	while (q < end && q - *p < CFI_LEB_MAX)
-		if (!(*q++ & 0x80)) {
-			*p = q;
-			return 0;
-		}
-	return -1;
-}
-
 /* A ULEB128 number; -1 if it runs past end or CFI_LEB_MAX bytes. */
 static int read_uleb128(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
@@ -400,6 +387,14 @@ static int read_uleb128(const uint8_t **p, const uint8_t *end, uint64_t *out)
 		}
 	}
 	return -1;
+}
+
+/* Skips a LEB128 number (signed or not); -1 as read_uleb128(). */
+static int skip_leb128(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v;
+
+	return read_uleb128(p, end, &v);
 }
 
 /* A register operand: a ULEB128 number no larger than CFI_REG_MAX. */
@@ -665,6 +660,22 @@ static int unsafe_entry(struct ctx *c, int src, const char *what,
 			CFI_REG_MAX, CFI_STATE_MAX);
 }
 
+/* Adds off to .eh_frame's FDE offsets, for check_eh_hdr(). */
+static int record_eh_off(struct ctx *c, uint64_t off)
+{
+	if (c->neh_off == c->eh_off_cap) {
+		size_t cap = c->eh_off_cap ? c->eh_off_cap * 2 : 256;
+		uint64_t *v = reallocarray(c->eh_off, cap, sizeof(*v));
+
+		if (!v)
+			return cfi_fail(c, "out of memory");
+		c->eh_off = v;
+		c->eh_off_cap = cap;
+	}
+	c->eh_off[c->neh_off++] = off;
+	return 0;
+}
+
 static int off_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -775,17 +786,8 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 		    !program_safe(p, end, ci.enc, ci.size))
 			return unsafe_entry(c, src, "FDE", at);
 		(*found)++;
-		if (eh && c->neh_off == c->eh_off_cap) {
-			size_t cap = c->eh_off_cap ? c->eh_off_cap * 2 : 256;
-			uint64_t *v = reallocarray(c->eh_off, cap, sizeof(*v));
-
-			if (!v)
-				return cfi_fail(c, "out of memory");
-			c->eh_off = v;
-			c->eh_off_cap = cap;
-		}
-		if (eh)
-			c->eh_off[c->neh_off++] = at;
+		if (eh && record_eh_off(c, at))
+			return -1;
 		if (add_fde(c, lo, len, (uint64_t)(e.fde.end - e.fde.start),
 			    src))
 			return -1;
