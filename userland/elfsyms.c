@@ -29,7 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "busguard.h"
 #include "elfsyms.h"
+#include "safeopen.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -403,6 +405,21 @@ static int has_line_info(Dwfl_Module *mod)
 }
 
 /* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
+/*
+ * SIGBUS while libdwfl read b's mapped file: it shrank.  What libdwfl
+ * built of it may be half made: it is left, not freed, and b resolves
+ * nothing from here on.
+ */
+static void binary_shrank(struct binary *b)
+{
+	b->error = "the file shrank while it was read";
+	b->dwfl = NULL;
+	b->mod = NULL;
+	b->cus = NULL;
+	b->has_debuginfo = 0;
+	b->nr_loads = 0;
+}
+
 static int binary_open(struct binary *b, const char *path)
 {
 	struct syms_cache *c = b->cache;
@@ -410,31 +427,35 @@ static int binary_open(struct binary *b, const char *path)
 	GElf_Addr id_vaddr;
 	struct stat st;
 	char hex[2 * 256 + 1];
-	int id_len;
+	int id_len, fd;
 	Elf *elf;
 
 	if (is_pseudo_path(path)) {
 		b->error = "not a file";
 		return 0;
 	}
-	if (stat(path, &st)) {
+	/* a FIFO or a device is never opened (safeopen.h) */
+	fd = safe_open(-1, path, &st);
+	if (fd < 0) {
 		b->error = errno == ENOENT || errno == ENOTDIR ? "not found" :
-			   intern(c, strerror(errno));
+			   intern(c, safe_strerror(errno));
 		return b->error ? 0 : -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		b->error = "not a regular file";
-		return 0;
 	}
 
 	b->dwfl = dwfl_begin(&offline_callbacks);
-	if (!b->dwfl)
+	if (!b->dwfl) {
+		close(fd);
 		return -1;
+	}
 	dwfl_report_begin(b->dwfl);
-	/* base 0 + p_vaddr: module addresses are the file's own addresses */
-	b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, true);
+	/*
+	 * base 0 + p_vaddr: module addresses are the file's own addresses.
+	 * The module owns fd from here if it is made.
+	 */
+	b->mod = dwfl_report_elf(b->dwfl, path, path, fd, 0, true);
 	dwfl_report_end(b->dwfl, NULL, NULL);
 	if (!b->mod) {
+		close(fd);
 		b->error = intern(c, dwfl_errmsg(-1));
 		return b->error ? 0 : -1;
 	}
@@ -463,6 +484,22 @@ static int binary_open(struct binary *b, const char *path)
 	if (!b->has_debuginfo && !b->nr_syms)
 		b->error = "no symbols";
 	return 0;
+}
+
+/* binary_open(), surviving SIGBUS (busguard.h) */
+static int binary_open_guarded(struct binary *b, const char *path)
+{
+	struct busguard guard;
+	int ret;
+
+	busguard__enter(&guard);
+	if (sigsetjmp(guard.jb, 1)) {
+		binary_shrank(b);
+		return 0;
+	}
+	ret = binary_open(b, path);
+	busguard__leave(&guard);
+	return ret;
 }
 
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
@@ -511,7 +548,7 @@ struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			goto oom;
 		open_path = real;
 	}
-	if (binary_open(b, open_path))
+	if (binary_open_guarded(b, open_path))
 		goto oom;
 	free(real);
 	*slot = b;
@@ -827,6 +864,23 @@ static int resolve_uncached(struct binary *b, uint64_t file_offset,
 	return 1;
 }
 
+/* resolve_uncached(), surviving SIGBUS (busguard.h): 0 frames then */
+static int resolve_guarded(struct binary *b, uint64_t file_offset,
+			   struct sym_frame *frames, int max)
+{
+	struct busguard guard;
+	int n;
+
+	busguard__enter(&guard);
+	if (sigsetjmp(guard.jb, 1)) {
+		binary_shrank(b);
+		return 0;
+	}
+	n = resolve_uncached(b, file_offset, frames, max);
+	busguard__leave(&guard);
+	return n;
+}
+
 int binary__resolve(struct binary *b, uint64_t file_offset,
 		    struct sym_frame *frames, int max)
 {
@@ -847,7 +901,7 @@ int binary__resolve(struct binary *b, uint64_t file_offset,
 	}
 
 	/* nothing below inserts into b->tab: slot stays valid */
-	n = resolve_uncached(b, file_offset, tmp, MAX_FRAMES);
+	n = resolve_guarded(b, file_offset, tmp, MAX_FRAMES);
 	if (n < 0)
 		return 0;
 	/* on OOM, returned but not kept */

@@ -21,7 +21,6 @@ struct outfile *outfile__open(const char *path)
 	struct outfile *o = calloc(1, sizeof(*o));
 	char *dir = NULL, *base = NULL;
 	struct stat st;
-	mode_t mask;
 	int fd = -1;
 
 	if (!o)
@@ -60,10 +59,12 @@ struct outfile *outfile__open(const char *path)
 		o->tmp = NULL;
 		goto err;
 	}
-	/* the mode a plain open(O_CREAT, 0666) would give */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+	/*
+	 * Owner only (mkstemp's 0600, kept): a profile holds kernel
+	 * addresses and every process's stacks, which the module shows
+	 * only to CAP_PERFMON.
+	 */
+	if (!(o->f = fdopen(fd, "w"))) {
 		fail("failed to create %s: %s", path, strerror(errno));
 		close(fd);
 		goto err;

@@ -5,7 +5,9 @@
  * A named output is written to a temporary file in the same directory and
  * renamed over the name only by outfile__commit(); outfile__abort() removes
  * it.  "-" (or NULL) is stdout, and an existing name that is not a regular
- * file (/dev/null, a FIFO) is that file: both are written directly.
+ * file (/dev/null, a FIFO) is that file: both are written directly.  A
+ * file made here is its owner's only (0600): profiles show kernel
+ * addresses and every process's stacks.
  */
 #ifndef CPROF_OUTFILE_H
 #define CPROF_OUTFILE_H

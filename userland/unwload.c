@@ -16,9 +16,10 @@
  *
  * A mapping's file is opened through /proc/PID/map_files (the very file
  * mapped, even if its path was replaced; this needs CAP_SYS_ADMIN), else
- * by its path in the process's root, else by its path: the table is keyed
- * by the file it was made from, so if that is not the mapped one, it is
- * not used.  Each file is compiled once: the set of files seen starts with
+ * by its path resolved inside the process's root, else (the process is
+ * gone) by its path, and only ever if it is a regular file (safeopen.h):
+ * the table is keyed by the file it was made from, so if that is not the
+ * mapped one, it is not used.  Each file is compiled once: the set of files seen starts with
  * the tables the module holds.
  */
 #include <dirent.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "safeopen.h"
 #include "unwload.h"
 #include "util.h"
 
@@ -158,49 +160,65 @@ static void write_table(struct unwload *l, const struct stat *st,
 	}
 }
 
-/* The mapping's file: the one mapped if that can be had. */
-static int open_mapped(const struct unwload_item *it)
+/*
+ * The mapping's file: the one mapped if that can be had.  Regular files
+ * only, the path resolved inside the process's root (safeopen.h): a user
+ * who replaces a program by a FIFO or a symlink to a device after it
+ * started gets nothing opened.
+ */
+static int open_mapped(const struct unwload_item *it, struct stat *st)
 {
-	char path[4200];
-	int fd;
+	char path[80];
+	int fd, root;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)it->pid, it->start, it->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)it->pid,
-			 it->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open(-1, path, st);
+	if (fd >= 0 || errno == SAFEOPEN_NOT_REGULAR)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)it->pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root >= 0) {
+		fd = safe_open(root, it->path, st);
+		close(root);
+		return fd;
 	}
-	if (fd < 0)
-		fd = open(it->path, O_RDONLY | O_CLOEXEC);
-	return fd;
+	/* the process is gone: its path here may still be the same file */
+	return safe_open(-1, it->path, st);
 }
 
 /* Compile and load the table of one mapping's file, unless known. */
 static void load_one(struct unwload *l, const struct unwload_item *it)
 {
 	struct cfi_table t = { 0 };
-	char key[96], err[256];
+	char key[96], after[96] = "", err[256];
 	struct stat st;
-	int fd = open_mapped(it);
+	int fd = open_mapped(it, &st);
 
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return;
-	}
 	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size,
 		 mtime_ns(&st));
 	if (seen_before(l, key)) {
 		close(fd);
 		return;
 	}
-	if (cfi_compile(fd, &t, err, sizeof(err)) == 0)
-		write_table(l, &st, &t);
-	else
+	if (cfi_compile(fd, &t, err, sizeof(err)) == 0) {
+		/*
+		 * The key names the file as it was compiled: one written to
+		 * meanwhile (a new size or mtime) gets no table, for its
+		 * next key is a new file to the module anyway.
+		 */
+		if (!fstat(fd, &st))
+			file_key(after, sizeof(after), st.st_dev, st.st_ino,
+				 st.st_size, mtime_ns(&st));
+		if (!strcmp(key, after))
+			write_table(l, &st, &t);
+		else
+			l->stats.changed++;
+	} else {
 		l->stats.no_cfi++;
+	}
 	cfi_table_free(&t);
 	close(fd);
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * safeopen - open a file named by someone else the way an unprivileged
+ * reader would meet it: cprof-dump runs as root, and the paths it reads
+ * (a mapping's file, a binary's debug file, a path inside a container) are
+ * chosen by the users whose programs run.
+ *
+ * Only a regular file is ever opened: the path is first opened with
+ * O_PATH (which runs no driver's open and blocks on no FIFO), checked with
+ * fstat(), and only then reopened for reading through /proc/self/fd.  A
+ * FIFO, device, socket or directory is refused before anything reads it.
+ * With a root directory the path is resolved inside it (openat2's
+ * RESOLVE_IN_ROOT): "..", absolute symlinks and magic links cannot leave it.
+ */
+#ifndef CPROF_SAFEOPEN_H
+#define CPROF_SAFEOPEN_H
+
+#include <errno.h>
+#include <sys/stat.h>
+
+/* errno of a path that is there but is not a regular file */
+#define SAFEOPEN_NOT_REGULAR	EMEDIUMTYPE
+
+/*
+ * Open path for reading (O_RDONLY | O_CLOEXEC), relative to and inside
+ * rootfd if rootfd >= 0 (an O_PATH or O_DIRECTORY descriptor of the root),
+ * else as the path says.  Fills *st.  -1 with errno set: ENOENT and the
+ * like, or SAFEOPEN_NOT_REGULAR.
+ */
+int safe_open(int rootfd, const char *path, struct stat *st);
+
+/* strerror() that names SAFEOPEN_NOT_REGULAR "not a regular file". */
+const char *safe_strerror(int err);
+
+#endif /* CPROF_SAFEOPEN_H */
