@@ -21,7 +21,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
 	# userland: cprof-dump and its tests
 	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
-	libiberty-dev libmicrohttpd-dev golang-go golang-github-google-pprof-dev
+	libiberty-dev libmicrohttpd-dev libgnutls28-dev golang-go golang-github-google-pprof-dev
 	# tests and checks
 	linux-perf perl sparse shellcheck
 	# what a person sees: u_browser renders pages in it

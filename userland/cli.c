@@ -34,6 +34,14 @@ enum {
 	OPT_NO_TABLES,
 	OPT_LOAD_TABLES,
 	OPT_HTTP,
+	OPT_HTTP_TOKEN,
+	OPT_HTTP_CERT,
+	OPT_HTTP_KEY,
+	OPT_HTTP_CA,
+	OPT_HTTP_GROUP,
+	OPT_HTTP_INSECURE,
+	OPT_HTTP_MAX_SECONDS,
+	OPT_HTTP_MAX_FREQ,
 	OPT_EVERY,
 	OPT_KEEP,
 	OPT_CGROUP,
@@ -52,7 +60,8 @@ static struct env {
 	const char *proc_dir;
 	bool unwind_tables;	/* with -d: load unwind tables */
 	bool load_tables;	/* only load them, for a later profile */
-	const char *http;	/* --http ADDR */
+	struct httpd_opts http;	/* --http ADDR and the --http-* options */
+	bool http_opts;		/* an --http-* option was given */
 	long every;		/* --every SECONDS: continuous windows */
 	long keep;
 } env = {
@@ -61,6 +70,10 @@ static struct env {
 	.pid = -1,
 	.proc_dir = LIVE_PROC_DIR,
 	.unwind_tables = true,
+	.http = {
+		.max_seconds = HTTPD_SECONDS_MAX,
+		.max_freq = HTTPD_FREQ_MAX,
+	},
 };
 
 const char *argp_program_version = "cprof-dump " CPROF_RELEASE;
@@ -70,7 +83,8 @@ static const char argp_program_doc[] =
 "USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top|text] [--no-symbolize]\n"
 "                  [-d SECONDS [-F FREQ] [-p PID] [--no-unwind-tables]] [-n NODES]\n"
 "       cprof-dump --every SECONDS [--keep N] [-o DIR] [-d SECONDS] [-F FREQ] [-p PID]\n"
-"       cprof-dump --http ADDR\n"
+"       cprof-dump --http ADDR [--http-token-file FILE] [--http-tls-cert FILE\n"
+"                  --http-tls-key FILE [--http-client-ca FILE]] [--http-group GROUP]\n"
 "       cprof-dump --load-unwind-tables [-p PID]\n"
 "\n"
 "The stream is what /proc/cprof/profile gives (cprof.ko); with -d, cprof-dump\n"
@@ -89,7 +103,9 @@ static const char argp_program_doc[] =
 "    cprof-dump -i raw -f folded | flamegraph.pl > fg.svg\n"
 "    cprof-dump -i raw --no-symbolize -o raw.pb.gz  # let pprof symbolize later\n"
 "    cprof-dump --every 60 --keep 1440 -o /var/lib/cprof  # a day of minutes\n"
-"    cprof-dump --http :6060 &  go tool pprof http://localhost:6060/debug/pprof/profile?seconds=30\n"
+"    cprof-dump --http unix:/run/cprof.sock &  # for root, or ssh -L 6060:/run/cprof.sock\n"
+"    cprof-dump --http :6060 --http-token-file /etc/cprof/token &\n"
+"    go tool pprof http://localhost:6060/debug/pprof/profile?seconds=30  # with the token's header\n"
 "    go tool pprof -top cpu.pb.gz\n"
 "\n"
 "OPTIONS:";
@@ -117,7 +133,23 @@ static const struct argp_option opts[] = {
 	{ "keep", OPT_KEEP, "N", 0,
 	  "With --every: keep the newest N files in DIR, removing older ones (default: all)", 0 },
 	{ "http", OPT_HTTP, "ADDR", 0,
-	  "Serve /debug/pprof/ and /debug/pprof/profile?seconds=N on ADDR (HOST:PORT, or :PORT on loopback)", 0 },
+	  "Serve /debug/pprof/ and /debug/pprof/profile?seconds=N on ADDR: unix:PATH (a socket only its owner may use), or HOST:PORT, :PORT or PORT (TCP, on loopback without HOST) with a token or client certificates", 0 },
+	{ "http-token-file", OPT_HTTP_TOKEN, "FILE", 0,
+	  "--http: clients must send Authorization: Bearer with the token in FILE", 0 },
+	{ "http-tls-cert", OPT_HTTP_CERT, "FILE", 0,
+	  "--http: serve HTTPS with this PEM certificate (chain)", 0 },
+	{ "http-tls-key", OPT_HTTP_KEY, "FILE", 0,
+	  "--http: ... and its PEM private key", 0 },
+	{ "http-client-ca", OPT_HTTP_CA, "FILE", 0,
+	  "--http: clients must show a certificate signed by a CA in FILE (PEM)", 0 },
+	{ "http-group", OPT_HTTP_GROUP, "GROUP", 0,
+	  "--http unix:PATH: the socket is 0660 and GROUP's, not 0600", 0 },
+	{ "http-insecure-no-auth", OPT_HTTP_INSECURE, NULL, 0,
+	  "--http on TCP without a token or certificates: every process that reaches the port reads every process's stacks", 0 },
+	{ "http-max-seconds", OPT_HTTP_MAX_SECONDS, "N", 0,
+	  "--http: the most seconds= a client may ask (default 3600)", 0 },
+	{ "http-max-freq", OPT_HTTP_MAX_FREQ, "HZ", 0,
+	  "--http: the most freq= a client may ask (default 4000)", 0 },
 	{ "load-unwind-tables", OPT_LOAD_TABLES, NULL, 0,
 	  "Load the unwind tables of the running programs (-p: of one) into the module and exit, for a profile read with cat", 0 },
 	{ "kallsyms", OPT_KALLSYMS, "FILE", 0,
@@ -195,7 +227,43 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.load_tables = true;
 		break;
 	case OPT_HTTP:
-		env.http = arg;
+		env.http.addr = arg;
+		break;
+	case OPT_HTTP_TOKEN:
+		env.http.auth.token_file = arg;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_CERT:
+		env.http.auth.tls_cert = arg;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_KEY:
+		env.http.auth.tls_key = arg;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_CA:
+		env.http.auth.client_ca = arg;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_GROUP:
+		env.http.group = arg;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_INSECURE:
+		env.http.auth.insecure = true;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_MAX_SECONDS:
+		if (parse_long("--http-max-seconds", arg, 1, LIVE_SECONDS_MAX,
+			       &env.http.max_seconds))
+			return EINVAL;
+		env.http_opts = true;
+		break;
+	case OPT_HTTP_MAX_FREQ:
+		if (parse_long("--http-max-freq", arg, 1, LIVE_FREQ_MAX,
+			       &env.http.max_freq))
+			return EINVAL;
+		env.http_opts = true;
 		break;
 	case OPT_EVERY:
 		if (parse_long("window length", arg, 1, LIVE_SECONDS_MAX,
@@ -367,7 +435,7 @@ static int load_tables_only(void)
 	if (!l)
 		return 1;
 	unwload__scan(l, env.pid > 0 ? env.pid : 0);
-	unwload__wait(l, &interrupted);
+	unwload__wait(l, &interrupted, -1);
 	unwload__stop(l, &st);
 	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
@@ -380,10 +448,14 @@ static int check_options(void)
 {
 	bool live_run = env.duration || env.every;
 
-	if (env.http && (env.duration || env.every || env.input ||
-			 env.output || env.freq || env.pid >= 0 ||
-			 env.load_tables)) {
-		fail("--http serves profiles: it takes --proc-dir and --no-unwind-tables alone (the URL sets the rest)");
+	if (env.http.addr && (env.duration || env.every || env.input ||
+			      env.output || env.freq || env.pid >= 0 ||
+			      env.load_tables)) {
+		fail("--http serves profiles: it takes the --http-* options, --proc-dir and --no-unwind-tables alone (the URL sets the rest)");
+		return 2;
+	}
+	if (env.http_opts && !env.http.addr) {
+		fail("the --http-* options go with --http ADDR");
 		return 2;
 	}
 	if (env.load_tables && (env.duration || env.input || env.freq ||
@@ -396,7 +468,7 @@ static int check_options(void)
 		     env.every ? "--every" : "-d", env.input);
 		return 2;
 	}
-	if (!live_run && !env.http && !env.load_tables &&
+	if (!live_run && !env.http.addr && !env.load_tables &&
 	    (env.freq || env.pid >= 0)) {
 		fail("-F and -p set up a profile: use them with -d SECONDS or --every");
 		return 2;
@@ -411,7 +483,7 @@ static int check_options(void)
 	}
 	if (!env.every && env.out.format == FORMAT_PPROF &&
 	    (!env.output || !strcmp(env.output, "-")) &&
-	    isatty(STDOUT_FILENO) && !env.http && !env.load_tables) {
+	    isatty(STDOUT_FILENO) && !env.http.addr && !env.load_tables) {
 		fail("not writing a binary pprof profile to a terminal: use -o FILE");
 		return 2;
 	}
@@ -429,7 +501,7 @@ static struct unwload *load_tables_first(bool *stopped)
 	/* before the profile: the work is not in it */
 	unw = unwload__start(env.proc_dir);
 	unwload__scan(unw, env.pid > 0 ? env.pid : 0);
-	unwload__wait(unw, &interrupted);
+	unwload__wait(unw, &interrupted, -1);
 	if (interrupted) {
 		fail("interrupted before the profile started");
 		*stopped = true;
@@ -498,14 +570,10 @@ int main(int argc, char **argv)
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();
-	if (env.http) {
-		struct httpd_opts ho = {
-			.addr = env.http,
-			.proc_dir = env.proc_dir,
-			.unwind_tables = env.unwind_tables,
-		};
-
-		return httpd__run(&ho);
+	if (env.http.addr) {
+		env.http.proc_dir = env.proc_dir;
+		env.http.unwind_tables = env.unwind_tables;
+		return httpd__run(&env.http);
 	}
 	ropts.symbolize = env.symbolize;
 	ropts.kallsyms = env.kallsyms;

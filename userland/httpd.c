@@ -3,21 +3,28 @@
  * httpd - Go's /debug/pprof endpoints on libmicrohttpd.  See httpd.h.
  *
  * libmicrohttpd runs each connection in its own thread, so a profile
- * request simply runs the profile in its handler: it starts the profile
- * (live.c), reads the stream to its END record, then symbolizes and
- * answers.  Meanwhile a watcher thread polls the connection for the
- * client's hang-up and, if it comes, asks the module to stop: the stream
- * ends at once and nothing is sent.  The listening socket is made here, so
- * that a busy port is reported as such.
+ * request simply runs the profile in its handler: it gives the module the
+ * tables of programs started since the last request (for at most
+ * TABLES_WAIT_S), starts the profile (live.c), reads the stream to its END
+ * record, then symbolizes and answers.  From the first of these steps to
+ * the last a watcher thread polls the connection for the client's hang-up
+ * and, if it comes, stops whichever step runs: the module's profile ends
+ * at once, table loading and symbolization are left, nothing is sent.
+ *
+ * Who may ask is httpauth.c's business, where the socket is listen.c's.
+ * The unwind-table loader lives as long as the server, so a file is
+ * compiled once, not once per request.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,7 +32,9 @@
 #include <microhttpd.h>
 
 #include "cgroups.h"
+#include "httpauth.h"
 #include "httpd.h"
+#include "listen.h"
 #include "live.h"
 #include "output.h"
 #include "profile.h"
@@ -34,16 +43,26 @@
 #include "unwload.h"
 #include "util.h"
 
+/* How long a request waits for new programs' unwind tables. */
+#define TABLES_WAIT_S		2.0
+/* An idle connection (a request sent slowly, or not at all) is closed. */
+#define IDLE_TIMEOUT_S		10
+#define CONNECTIONS_MAX		64
+#define CONNECTIONS_PER_ADDR	8
+
 struct server {
 	const struct httpd_opts *o;
-	pthread_mutex_t lock;		/* busy, cur */
+	struct httpauth *auth;
+	struct unwload *unw;		/* NULL: none (yet) */
+	pthread_mutex_t lock;		/* busy, cur, stopping */
 	bool busy;			/* a profile is being served */
 	struct live *cur;		/* its files, for a stop on SIGTERM */
-	bool stopping;
+	volatile bool stopping;
 };
 
 /* A profile request's parameters. */
 struct query {
+	const struct httpd_opts *o;
 	long seconds, freq, pid;
 	bool nosymbol, debug;
 	char err[256];			/* the first bad parameter */
@@ -85,6 +104,9 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	if (attachment)
 		MHD_add_response_header(r, "Content-Disposition",
 					"attachment; filename=\"profile\"");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"cprof\"");
 	if (status != MHD_HTTP_OK)
 		/* google/pprof shows the body of such an error */
 		MHD_add_response_header(r, "X-Go-Pprof", "1");
@@ -138,6 +160,7 @@ static const char *printable(char *buf, size_t size, const char *s)
 	return buf;
 }
 
+/* Go's handler ignores parameters it does not know: so does this one. */
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 				 const char *rkey, const char *rval)
 {
@@ -151,10 +174,10 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 	if (q->err[0])
 		return MHD_NO;
 	if (!strcmp(key, "seconds"))
-		parse_param(key, val, 1, HTTPD_SECONDS_MAX, &q->seconds,
+		parse_param(key, val, 1, q->o->max_seconds, &q->seconds,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "freq"))
-		parse_param(key, val, 1, LIVE_FREQ_MAX, &q->freq, q->err,
+		parse_param(key, val, 1, q->o->max_freq, &q->freq, q->err,
 			    sizeof(q->err));
 	else if (!strcmp(key, "pid"))
 		parse_param(key, val, 0, LIVE_PID_MAX, &q->pid, q->err,
@@ -165,21 +188,22 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 	} else if (!strcmp(key, "debug")) {
 		if (parse_param(key, val, 0, 1, &flag, q->err, sizeof(q->err)))
 			q->debug = flag;
-	} else {
-		snprintf(q->err, sizeof(q->err),
-			 "unknown parameter %.64s (seconds, nosymbol, debug, freq, pid)",
-			 key);
 	}
 	return q->err[0] ? MHD_NO : MHD_YES;
 }
 
-/* Watches a connection for the client's hang-up while a profile runs. */
+/*
+ * Watches a connection for the client's hang-up while a request is worked
+ * on: stop is set (and the profile, if one runs, stopped) when it comes.
+ */
 struct watch {
 	int conn_fd;
-	int wake[2];			/* written when the profile ends */
-	const struct live *live;
-	volatile bool gone;
+	int wake[2];			/* written when the work ends */
+	pthread_mutex_t lock;		/* live */
+	const struct live *live;	/* the profile running, or NULL */
+	volatile sig_atomic_t stop;
 	pthread_t thread;
+	bool running;
 };
 
 static void *watch_main(void *arg)
@@ -199,42 +223,92 @@ static void *watch_main(void *arg)
 		if (p[1].revents)
 			break;
 		if (p[0].revents) {
-			w->gone = true;
-			live__stop(w->live);
+			pthread_mutex_lock(&w->lock);
+			w->stop = 1;
+			if (w->live)
+				live__stop(w->live);
+			pthread_mutex_unlock(&w->lock);
 			break;
 		}
 	}
 	return NULL;
 }
 
-/* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
-static unsigned int run_profile(struct server *srv, struct MHD_Connection *c,
-				const struct query *q, struct profile **prof,
-				struct cgroups *cg, bool *gone, char *msg,
-				size_t size)
+static void watch_start(struct watch *w, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci;
+
+	w->wake[0] = w->wake[1] = -1;
+	w->stop = 0;
+	w->live = NULL;
+	w->running = false;
+	pthread_mutex_init(&w->lock, NULL);
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci || pipe2(w->wake, O_CLOEXEC))
+		return;
+	w->conn_fd = ci->connect_fd;
+	w->running = !pthread_create(&w->thread, NULL, watch_main, w);
+}
+
+static void watch_set_live(struct watch *w, const struct live *live)
+{
+	pthread_mutex_lock(&w->lock);
+	w->live = live;
+	if (live && w->stop)
+		live__stop(live);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void watch_end(struct watch *w)
+{
+	if (w->running) {
+		ssize_t unreported = write(w->wake[1], "", 1);
+
+		(void)unreported;
+		pthread_join(w->thread, NULL);
+	}
+	if (w->wake[0] >= 0) {
+		close(w->wake[0]);
+		close(w->wake[1]);
+	}
+	pthread_mutex_destroy(&w->lock);
+}
+
+/*
+ * Give the module the tables of what runs now (the server's loader keeps
+ * what it did before), for at most TABLES_WAIT_S: what is not loaded by
+ * then goes on loading while the profile runs.
+ */
+static void load_tables(struct server *srv, const struct query *q,
+			struct watch *w)
+{
+	if (!srv->o->unwind_tables)
+		return;
+	if (!srv->unw)
+		srv->unw = unwload__start(srv->o->proc_dir);
+	unwload__scan(srv->unw, q->pid > 0 ? q->pid : 0);
+	unwload__wait(srv->unw, &w->stop, TABLES_WAIT_S);
+}
+
+/* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
+static unsigned int run_profile(struct server *srv, const struct query *q,
+				struct watch *w, struct profile **prof,
+				struct cgroups *cg, char *msg, size_t size)
+{
 	struct live_settings set = {
 		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
 		.freq = q->freq, .pid = q->pid,
 	};
 	struct live live = { .fd = -1, .ctl_fd = -1 };
-	struct watch w = { .wake = { -1, -1 }, .live = &live };
 	const struct cprof_header *h;
 	const struct cprof_rec *rec;
-	struct unwload *unw = NULL;
 	struct stream *s = NULL;
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-	bool watching = false;
 	int err, ret;
 
-	if (srv->o->unwind_tables) {
-		static const volatile sig_atomic_t never;
-
-		unw = unwload__start(srv->o->proc_dir);
-		unwload__scan(unw, q->pid > 0 ? q->pid : 0);
-		unwload__wait(unw, &never);
-	}
+	load_tables(srv, q, w);
+	if (w->stop)
+		return 0;
 	if (live__start(&live, &set, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
 			 err == EACCES || err == EPERM ? MHD_HTTP_FORBIDDEN :
@@ -247,12 +321,8 @@ static unsigned int run_profile(struct server *srv, struct MHD_Connection *c,
 	if (srv->stopping)
 		live__stop(&live);
 	pthread_mutex_unlock(&srv->lock);
+	watch_set_live(w, &live);
 
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (ci && !pipe2(w.wake, O_CLOEXEC)) {
-		w.conn_fd = ci->connect_fd;
-		watching = !pthread_create(&w.thread, NULL, watch_main, &w);
-	}
 	snprintf(msg, size, "failed to read the profile");
 	s = stream__new(live.fd, live.path);
 	h = s ? stream__read_header(s) : NULL;
@@ -262,55 +332,76 @@ static unsigned int run_profile(struct server *srv, struct MHD_Connection *c,
 	while ((ret = stream__next(s, &rec)) > 0) {
 		if (profile__add(*prof, rec))
 			break;
-		if (unw && rec->type == CPROF_REC_MMAP)
-			unwload__note(unw, (const struct cprof_mmap *)rec);
+		if (rec->type == CPROF_REC_MMAP)
+			unwload__note(srv->unw, (const struct cprof_mmap *)rec);
 		cgroups__note(cg, rec);
 	}
 	if (!ret)
 		status = 0;
 stop:
-	if (watching) {
-		ssize_t unreported = write(w.wake[1], "", 1);
-
-		(void)unreported;
-		pthread_join(w.thread, NULL);
-		*gone = w.gone;
-	}
+	watch_set_live(w, NULL);
 	pthread_mutex_lock(&srv->lock);
 	srv->cur = NULL;
 	pthread_mutex_unlock(&srv->lock);
 out:
-	if (w.wake[0] >= 0) {
-		close(w.wake[0]);
-		close(w.wake[1]);
-	}
 	stream__free(s);
 	live__close(&live);
-	unwload__stop(unw, NULL);
 	return status;
+}
+
+/* Build the answer: *body of *len bytes.  0, or -1 (stopped, or no memory). */
+static int build_answer(const struct profile *prof, const struct query *q,
+			struct resolve_opts *ropts, char **body, size_t *len)
+{
+	struct output_opts oo = {
+		.format = q->debug ? FORMAT_TEXT : FORMAT_PPROF,
+	};
+	struct resolved *res;
+	bool bad;
+	FILE *f;
+
+	ropts->symbolize = !q->nosymbol;
+	res = resolved__new(prof, ropts);
+	if (!res)
+		return -1;
+	f = open_memstream(body, len);
+	bad = !f || output__write(res, &oo, f, "the response");
+	if (f && fclose(f))
+		bad = true;
+	resolved__free(res);
+	if (bad) {
+		free(*body);
+		*body = NULL;
+	}
+	return bad ? -1 : 0;
 }
 
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
-				     const char *who)
+				     const char *who, bool head)
 {
-	struct query q = { .seconds = 30, .pid = -1 };
-	struct output_opts oo = { .format = FORMAT_PPROF };
+	struct query q = { .o = srv->o, .seconds = 30, .pid = -1 };
 	struct resolve_opts ropts = { 0 };
 	struct profile *prof = NULL;
-	struct resolved *res = NULL;
+	struct watch w;
 	char msg[512], *body = NULL;
 	unsigned int status;
 	size_t len = 0;
 	double t0 = monotonic_seconds();
-	bool gone = false, bad;
 	enum MHD_Result ret;
-	FILE *f;
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
+	}
+	if (head) {
+		/* what the answer would be, at no cost: no profile runs */
+		body = strdup("");
+		return body ? respond(c, MHD_HTTP_OK,
+				      q.debug ? "text/plain; charset=utf-8" :
+						"application/octet-stream",
+				      body, 0, !q.debug) : MHD_NO;
 	}
 	pthread_mutex_lock(&srv->lock);
 	status = srv->busy ? MHD_HTTP_CONFLICT : 0;
@@ -322,39 +413,33 @@ static enum MHD_Result serve_profile(struct server *srv,
 		return respond_error(c, status, msg);
 	}
 
+	watch_start(&w, c);
 	/* per request: the paths of the cgroups that ran meanwhile only */
 	ropts.cgroups = cgroups__new(NULL);
+	ropts.stop = &w.stop;
 	if (!ropts.cgroups) {
 		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "out of memory");
 		goto out;
 	}
-	status = run_profile(srv, c, &q, &prof, ropts.cgroups, &gone, msg,
+	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, msg,
 			     sizeof(msg));
-	if (gone) {
-		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s: profile stopped\n",
+	if (!w.stop && !status &&
+	    build_answer(prof, &q, &ropts, &body, &len) && !w.stop) {
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		snprintf(msg, sizeof(msg), "failed to build the profile: %s",
+			 strerror(ENOMEM));
+	}
+	if (w.stop) {
+		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s: request abandoned\n",
 			who, monotonic_seconds() - t0);
+		free(body);
 		ret = MHD_NO;
 		goto out;
 	}
 	if (status) {
 		fprintf(stderr, PROG_NAME ": %s: %u: %s\n", who, status, msg);
 		ret = respond_error(c, status, msg);
-		goto out;
-	}
-	ropts.symbolize = !q.nosymbol;
-	oo.format = q.debug ? FORMAT_TEXT : FORMAT_PPROF;
-	res = resolved__new(prof, &ropts);
-	f = res ? open_memstream(&body, &len) : NULL;
-	bad = !f || output__write(res, &oo, f, "the response");
-	if (f && fclose(f))
-		bad = true;
-	if (bad) {
-		free(body);
-		snprintf(msg, sizeof(msg), "failed to build the profile: %s",
-			 strerror(ENOMEM));
-		fprintf(stderr, PROG_NAME ": %s: 500: %s\n", who, msg);
-		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 		goto out;
 	}
 	fprintf(stderr, PROG_NAME ": %s: 200: %llu samples in %.1f s, %zu bytes\n",
@@ -365,7 +450,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 				"application/octet-stream",
 		      body, len, !q.debug);
 out:
-	resolved__free(res);
+	watch_end(&w);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
 	pthread_mutex_lock(&srv->lock);
@@ -404,31 +489,57 @@ static enum MHD_Result serve_symbol(struct MHD_Connection *c,
 			      body, 0, false) : MHD_NO;
 }
 
+/* "ADDR METHOD URL" for the log: the client as it connected. */
+static void describe(struct MHD_Connection *c, const char *method,
+		     const char *url, char *who, size_t size)
+{
+	const union MHD_ConnectionInfo *ci;
+	char host[64] = "unix", mbuf[72], ubuf[72];
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr && ci->client_addr->sa_family != AF_UNIX &&
+	    getnameinfo(ci->client_addr, sizeof(struct sockaddr_storage),
+			host, sizeof(host), NULL, 0, NI_NUMERICHOST))
+		snprintf(host, sizeof(host), "?");
+	snprintf(who, size, "%s %s %s", host,
+		 printable(mbuf, sizeof(mbuf), method),
+		 printable(ubuf, sizeof(ubuf), url));
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
 	struct server *srv = cls;
-	const union MHD_ConnectionInfo *ci;
-	char who[128], host[64] = "?";
+	char who[256], why[256];
+	unsigned int status;
+	bool head = !strcmp(method, "HEAD");
 
 	(void)version;
 	(void)upload_data;
+	describe(c, method, url, who, sizeof(who));
+	if (srv->stopping)
+		return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				     "the server is stopping");
+	status = httpauth__check(srv->auth, c, why, sizeof(why));
+	if (status) {
+		/* once per request, not per chunk of an upload */
+		if (!*req_cls)
+			fprintf(stderr, PROG_NAME ": %s: %u: %s\n", who, status,
+				why);
+		*upload_data_size = 0;
+		return respond_error(c, status, why);
+	}
 	if (!strcmp(url, "/debug/pprof/symbol"))
 		return serve_symbol(c, method, upload_data_size, req_cls);
 	if (*upload_data_size)
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, "no body expected");
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci && ci->client_addr)
-		getnameinfo(ci->client_addr, sizeof(struct sockaddr_storage),
-			    host, sizeof(host), NULL, 0, NI_NUMERICHOST);
-	snprintf(who, sizeof(who), "%s %s %.64s", host, method, url);
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+	if (strcmp(method, "GET") && !head)
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who);
+		return serve_profile(srv, c, who, head);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 
@@ -461,72 +572,76 @@ static void drain(struct server *srv, struct MHD_Daemon *d)
 	} while (monotonic_seconds() < until);
 }
 
-/* A listening socket for addr, or -1 after printing why. */
-static int listen_on(const char *addr)
+static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	const char *cert = httpauth__tls_cert(srv->auth);
+	const char *ca = httpauth__client_ca(srv->auth);
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION |
+			     MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0,
+		  (void *)httpauth__tls_key(srv->auth) },
+		/* client certificates are asked for, and checked per request */
+		{ ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+		  (void *)ca },
+		{ MHD_OPTION_END, 0, NULL },
 	};
-	struct addrinfo *ai = NULL, *a;
-	char host[256], *colon;
-	const char *port;
-	int fd = -1, one = 1, rc, err = 0;
 
-	snprintf(host, sizeof(host), "%s", addr);
-	colon = strrchr(host, ':');
-	if (colon) {
-		*colon = '\0';
-		port = colon + 1;
-	} else {
-		port = host;
-	}
-	if (!colon || !host[0]) {
-		/* nothing listens beyond this machine unless asked */
-		memmove(host, "127.0.0.1", sizeof("127.0.0.1"));
-		if (!colon)
-			port = addr;
-	} else if (host[0] == '[' && colon[-1] == ']') {
-		colon[-1] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
-	if (!*port || strspn(port, "0123456789") != strlen(port))
-		return fail("invalid --http address '%s': want HOST:PORT, :PORT or PORT",
-			    addr);
-	rc = getaddrinfo(host, port, &hints, &ai);
-	if (rc)
-		return fail("invalid --http address '%s': %s", addr,
-			    gai_strerror(rc));
-	for (a = ai; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-			    a->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 16))
-			break;
-		err = errno;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	if (fd < 0)
-		return fail("failed to listen on %s: %s", addr, strerror(err));
-	return fd;
+	if (cert)
+		flags |= MHD_USE_TLS;
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, srv,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS_MAX,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				CONNECTIONS_PER_ADDR,
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)IDLE_TIMEOUT_S,
+				MHD_OPTION_ARRAY, cert ? tls : tls + 3,
+				MHD_OPTION_END);
+}
+
+/* A group name or number: its gid, or (gid_t)-1 after printing why. */
+static gid_t group_id(const char *name)
+{
+	struct group *g;
+	long n;
+
+	if (!name)
+		return (gid_t)-1;
+	g = getgrnam(name);
+	if (g)
+		return g->gr_gid;
+	if (parse_long_quiet(name, 0, INT32_MAX, &n) == PARSE_OK)
+		return (gid_t)n;
+	fail("--http-group %s: no such group", name);
+	return (gid_t)-1;
 }
 
 int httpd__run(const struct httpd_opts *o)
 {
 	struct server srv = { .o = o };
+	struct listen_addr la;
 	struct MHD_Daemon *d;
 	sigset_t set;
+	gid_t gid = (gid_t)-1;
 	int fd, sig = 0;
 
-	fd = listen_on(o->addr);
-	if (fd < 0)
+	if (listen__parse(o->addr, &la))
 		return 1;
+	if (o->group && !la.unix_socket)
+		return !!fail("--http-group is for a Unix socket: TCP clients authenticate");
+	if (o->group && (gid = group_id(o->group)) == (gid_t)-1)
+		return 1;
+	srv.auth = httpauth__new(&o->auth, &la);
+	if (!srv.auth)
+		return 1;
+	fd = listen__open(&la, gid);
+	if (fd < 0) {
+		httpauth__free(srv.auth);
+		return 1;
+	}
 	pthread_mutex_init(&srv.lock, NULL);
 	/* the signals come to sigwait() below, not to the server's threads */
 	sigemptyset(&set);
@@ -535,33 +650,48 @@ int httpd__run(const struct httpd_opts *o)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-			     MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, handle, &srv,
-			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_LIMIT, 64,
-			     MHD_OPTION_END);
+	d = start_daemon(&srv, fd);
 	if (!d) {
-		close(fd);
-		fail("failed to start the HTTP server on %s", o->addr);
+		listen__close(&la, fd);
+		httpauth__free(srv.auth);
+		fail("failed to start the HTTP server on %s", la.shown);
 		return 1;
 	}
-	fprintf(stderr, PROG_NAME ": serving http://%s/debug/pprof/\n", o->addr);
+	if (o->auth.insecure)
+		warning("--http-insecure-no-auth: every process that can reach %s reads every process's stacks and the kernel's addresses%s",
+			la.shown, listen__loopback(&la) ? "" :
+			", and it listens beyond this machine");
+	/* the tables of what runs now load while no one asks yet */
+	if (o->unwind_tables) {
+		srv.unw = unwload__start(o->proc_dir);
+		unwload__scan(srv.unw, 0);
+	}
+	if (la.unix_socket)
+		fprintf(stderr, PROG_NAME ": serving /debug/pprof/ on %s (curl --unix-socket %s http://localhost/debug/pprof/profile)\n",
+			la.shown, la.path);
+	else
+		fprintf(stderr, PROG_NAME ": serving %s://%s/debug/pprof/\n",
+			httpauth__tls_cert(srv.auth) ? "https" : "http",
+			la.shown);
 	while (sigwait(&set, &sig) || (sig != SIGINT && sig != SIGTERM))
 		;
+	/*
+	 * New connections are refused from now on (the listening socket is
+	 * closed), requests on open ones get 503, and the profile being
+	 * served ends now: its client still gets what was collected.  Then
+	 * the answers in flight leave, for at most STOP_DRAIN_S.
+	 */
 	pthread_mutex_lock(&srv.lock);
 	srv.stopping = true;
 	if (srv.cur)
 		live__stop(srv.cur);
 	pthread_mutex_unlock(&srv.lock);
-	/*
-	 * The profile being served ends now: let its client have it (and
-	 * other answers in flight leave) before the connections are shut,
-	 * for at most STOP_DRAIN_S.
-	 */
+	fd = MHD_quiesce_daemon(d);
+	listen__close(&la, fd);
 	drain(&srv, d);
-	MHD_stop_daemon(d);	/* closes the listening socket too */
+	MHD_stop_daemon(d);
+	unwload__stop(srv.unw, NULL);
+	httpauth__free(srv.auth);
 	pthread_mutex_destroy(&srv.lock);
 	fprintf(stderr, PROG_NAME ": stopped serving (signal %d)\n", sig);
 	return 0;

@@ -5,35 +5,44 @@
  *
  *   /debug/pprof/          an index page, as Go's
  *   /debug/pprof/profile   a CPU profile of ?seconds=N (default 30, at most
- *                          HTTPD_SECONDS_MAX), gzipped pprof with Go's
- *                          headers; nosymbol=1: addresses, mappings and
- *                          build IDs only; debug=1: Go's legacy text form;
- *                          freq=HZ, pid=PID: cprof's own settings
+ *                          max_seconds), gzipped pprof with Go's headers;
+ *                          nosymbol=1: addresses, mappings and build IDs
+ *                          only; debug=1: Go's legacy text form; freq=HZ
+ *                          (at most max_freq), pid=PID: cprof's own
+ *                          settings.  Other parameters are ignored, as
+ *                          Go's handler does; HEAD runs no profile.
  *   /debug/pprof/symbol    pprof's remote symbolizer: knows no names (they
  *                          are in the client's copies of the files)
  *
- * One profile at a time: a request while one runs gets 409 and one line.
- * A client that goes away mid-profile stops it (the module is free at
- * once).  A bad query gets 400 and a line naming the parameter.  One line
- * per request goes to stderr.
+ * Who may ask: httpauth.h; where it listens: listen.h.  One profile at a
+ * time: a request while one runs gets 409 and one line.  A client that
+ * goes away stops its request in whatever step it is.  A bad value of a
+ * known parameter gets 400 and a line naming it.  Idle connections close
+ * after 10 s; 64 connections at most, 8 from one address.  One line per
+ * request goes to stderr.
  */
 #ifndef CPROF_HTTPD_H
 #define CPROF_HTTPD_H
 
-#include <signal.h>
 #include <stdbool.h>
 
-#define HTTPD_SECONDS_MAX	3600
+#include "httpauth.h"
+
+#define HTTPD_SECONDS_MAX	3600	/* the default ceiling of seconds= */
+#define HTTPD_FREQ_MAX		4000	/* ... and of freq= (perf's -F) */
 
 struct httpd_opts {
-	const char *addr;	/* "HOST:PORT", ":PORT" (loopback) or "PORT" */
+	const char *addr;	/* listen.h's forms */
+	const char *group;	/* a Unix socket's group (0660), or NULL */
+	struct httpauth_opts auth;
+	long max_seconds, max_freq;
 	const char *proc_dir;
-	bool unwind_tables;	/* load them before each profile */
+	bool unwind_tables;	/* give the module the programs' tables */
 };
 
 /*
  * Serve until SIGINT or SIGTERM (which also end a profile being served).
- * Returns the exit status: 0, or 1 after printing why it could not listen.
+ * Returns the exit status: 0, or 1 after printing why it could not serve.
  */
 int httpd__run(const struct httpd_opts *o);
 

@@ -64,7 +64,10 @@ struct resolver {
 	size_t alloc_loc_ids, alloc_samples, alloc_comments;
 	uint64_t unmapped;		/* user addresses in no mapping */
 	struct cgroups *cgroups;	/* NULL: cgroup ids stay numbers */
+	const volatile sig_atomic_t *stop;	/* NULL: never */
 };
+
+#define CANCELLED	(-2)
 
 static hashval_t ent_hash(const void *e)
 {
@@ -476,6 +479,8 @@ static int resolver__user_locations(struct resolver *rs)
 		unsigned int k;
 		uint32_t id;
 
+		if (rs->stop && *rs->stop)
+			return CANCELLED;
 		profile__stack(p, ps->stack, &st);
 		for (k = 0; k < st.nr_user; k++) {
 			uint64_t addr = st.ips[st.nr_kernel + k] -
@@ -803,7 +808,9 @@ static int resolver__header(struct resolver *rs)
 struct resolved *resolved__new(const struct profile *p,
 			       const struct resolve_opts *opts)
 {
-	struct resolver rs = { .p = p, .symbolize = opts->symbolize };
+	struct resolver rs = {
+		.p = p, .symbolize = opts->symbolize, .stop = opts->stop,
+	};
 	const struct cprof_header *h = profile__header(p);
 	struct resolve_opts own = *opts;
 	struct ksyms_loader *loader = NULL;
@@ -824,8 +831,12 @@ struct resolved *resolved__new(const struct profile *p,
 		goto cleanup;
 	if (rs.symbolize) {
 		rs.syms = syms_cache__new();
-		if (!rs.syms || resolver__user_locations(&rs))
+		if (!rs.syms)
 			goto cleanup;
+		err = resolver__user_locations(&rs);
+		if (err)
+			goto cleanup;
+		err = -1;
 		resolver__load_ksyms(&rs, opts, loader);
 		loader = NULL;
 	}
@@ -836,7 +847,9 @@ struct resolved *resolved__new(const struct profile *p,
 	err = resolver__summary(&rs);
 cleanup:
 	if (err) {
-		fail("failed to build the profile: %s", strerror(ENOMEM));
+		if (err != CANCELLED)
+			fail("failed to build the profile: %s",
+			     strerror(ENOMEM));
 		resolved__free(rs.r);
 		rs.r = NULL;
 	}

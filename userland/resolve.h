@@ -15,6 +15,7 @@
 #ifndef CPROF_RESOLVE_H
 #define CPROF_RESOLVE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,6 +101,11 @@ struct resolve_opts {
 	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".
 	 */
 	struct cgroups *cgroups;
+	/*
+	 * Looked at as user frames are symbolized (NULL: never): once set,
+	 * resolved__new() stops and returns NULL without a message.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /*
@@ -110,8 +116,8 @@ int resolve_opts__start_ksyms(struct resolve_opts *opts);
 
 /*
  * Build the model of p.  Problems that only cost symbols (no kallsyms, a
- * missing binary) are warnings, summed up in one line at the end; NULL only
- * when out of memory (after printing why).
+ * missing binary) are warnings, summed up in one line at the end; NULL
+ * when out of memory (after printing why) or stopped by opts->stop.
  */
 struct resolved *resolved__new(const struct profile *p,
 			       const struct resolve_opts *opts);

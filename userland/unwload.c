@@ -362,14 +362,18 @@ void unwload__note(struct unwload *l, const struct cprof_mmap *m)
 	enqueue(l, m->pid, m->start, m->end, m->path);
 }
 
-void unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop)
+bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
+		   double timeout)
 {
+	double until = monotonic_seconds() + timeout;
 	struct timespec ts;
+	bool done;
 
 	if (!l)
-		return;
+		return true;
 	pthread_mutex_lock(&l->lock);
-	while ((l->head || l->busy) && !*stop) {
+	while ((l->head || l->busy) && !*stop &&
+	       (timeout < 0 || monotonic_seconds() < until)) {
 		/* a signal does not end a condition wait: look every 50 ms */
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 50000000;
@@ -379,7 +383,9 @@ void unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop)
 		}
 		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
 	}
+	done = !l->head && !l->busy;
 	pthread_mutex_unlock(&l->lock);
+	return done;
 }
 
 void unwload__stop(struct unwload *l, struct unwload_stats *stats)

@@ -6,6 +6,7 @@
 #define CPROF_UNWLOAD_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,10 +39,12 @@ void unwload__scan(struct unwload *l, pid_t pid);
 void unwload__note(struct unwload *l, const struct cprof_mmap *m);
 
 /*
- * Wait until everything queued so far is loaded (or failed), or until
- * *stop is set (by a signal handler).
+ * Wait until everything queued so far is loaded (or failed), until *stop
+ * is set (by a signal handler, another thread), or for timeout seconds
+ * (< 0: no limit).  Whether all was loaded; what is not goes on loading.
  */
-void unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop);
+bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
+		   double timeout);
 
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
 void unwload__stop(struct unwload *l, struct unwload_stats *stats);

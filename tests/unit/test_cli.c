@@ -94,13 +94,53 @@ static void test_options(void)
 	test_cond("--every to stdout", run("%s --every 5 -o -", d) != 0 &&
 		  err_is("--every writes files into a directory"));
 	test_cond("--http with -d", run("%s --http :6060 -d 5", d) != 0 &&
-		  err_is("--http serves profiles: it takes --proc-dir"));
+		  err_is("--http serves profiles: it takes the --http-* options"));
 	test_cond("--http on a bad address",
 		  run("%s --http localhost:http", d) != 0 &&
 		  err_is("invalid --http address 'localhost:http'"));
+	test_cond("--http on a port out of range",
+		  run("%s --http :65536", d) != 0 &&
+		  err_is("invalid --http address ':65536': the port must be a number from 1 to 65535"));
+	test_cond("--http on an IPv6 address without brackets",
+		  run("%s --http ::1:6060", d) != 0 &&
+		  err_is("invalid --http address '::1:6060': an IPv6 address goes in brackets"));
+	test_cond("--http on a relative socket path",
+		  run("%s --http unix:p.sock", d) != 0 &&
+		  err_is("invalid --http address 'unix:p.sock': a Unix socket's path must be absolute"));
+	test_cond("--http on TCP without authentication is refused",
+		  run("%s --http :6060", d) != 0 &&
+		  err_is("--http 127.0.0.1:6060: TCP needs an authenticated client"));
 	test_cond("--http on an address not here",
-		  run("%s --http 192.0.2.1:6060", d) != 0 &&
+		  run("%s --http 192.0.2.1:6060 --http-insecure-no-auth", d) != 0 &&
 		  err_is("failed to listen on 192.0.2.1:6060: Cannot assign requested address"));
+	test_cond("--http-token-file without --http",
+		  run("%s --http-token-file t -d 1", d) != 0 &&
+		  err_is("the --http-* options go with --http ADDR"));
+	test_cond("--http-client-ca without TLS",
+		  run("%s --http :6060 --http-client-ca ca.pem", d) != 0 &&
+		  err_is("--http-client-ca needs TLS"));
+	test_cond("--http-insecure-no-auth on a Unix socket",
+		  run("%s --http unix:/tmp/x.sock --http-insecure-no-auth", d) != 0 &&
+		  err_is("--http-insecure-no-auth is for TCP"));
+	test_cond("--http-group on TCP",
+		  run("%s --http :6060 --http-group root --http-insecure-no-auth", d) != 0 &&
+		  err_is("--http-group is for a Unix socket"));
+	/* (the other tests count the files in TEST_TMPDIR: /dev/shm) */
+	test_cond("a token file that is a FIFO is refused, not waited on",
+		  run("rm -f /dev/shm/cprof-test-tok.fifo && mkfifo -m 600 /dev/shm/cprof-test-tok.fifo") == 0 &&
+		  run("timeout 10 %s --http :6060 --http-token-file /dev/shm/cprof-test-tok.fifo",
+		      d) == 1 &&
+		  err_is("--http-token-file /dev/shm/cprof-test-tok.fifo: not a regular file"));
+	run("rm -f /dev/shm/cprof-test-tok.fifo");
+	test_cond("a token file on a pipe is refused",
+		  run("printf 'abcdefghijklmnopqrstuvwxyz\\n' | %s --http :6060 --http-token-file /dev/stdin",
+		      d) != 0 &&
+		  err_is("--http-token-file /dev/stdin: not a regular file"));
+	test_cond("a short token is refused",
+		  run("printf 'short\\n' > /dev/shm/cprof-test-tok && %s --http :6060 --http-token-file /dev/shm/cprof-test-tok",
+		      d) != 0 &&
+		  err_is("the token has 5 characters; at least 16 are needed"));
+	run("rm -f /dev/shm/cprof-test-tok");
 	test_cond("missing input file",
 		  run("%s -i /nonexistent/raw -f folded", d) != 0 &&
 		  err_is("failed to open /nonexistent/raw: No such file or directory"));

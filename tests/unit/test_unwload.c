@@ -93,7 +93,7 @@ int main(void)
 	l = unwload__start(dir);
 	test_cond("a loader on the unwind file", l != NULL);
 	unwload__scan(l, getpid());
-	unwload__wait(l, &never);
+	unwload__wait(l, &never, -1);
 	unwload__stop(l, &st);
 	parse(unwind, &w);
 	test_condf(w.tables >= 2 && w.tables == (int)st.loaded,
@@ -115,7 +115,7 @@ int main(void)
 	l = unwload__start(dir);
 	unwload__scan(l, getpid());
 	unwload__scan(l, getpid());
-	unwload__wait(l, &never);
+	unwload__wait(l, &never, -1);
 	unwload__stop(l, &st);
 	parse(unwind, &w);
 	/* the listing line is not a table: parse() stops at it */

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-http.sh: every `cprof-dump --http ...` command that README.md,
+# docs/serving.md and cprof-dump --help show starts a server as written
+# (files under /etc/cprof and /run are made in a temporary directory
+# instead, and the group cprof is root's), announces the address it listens on, and lets through the
+# client the documentation pairs with it (a token, client certificates, a
+# Unix socket) while refusing one without them.  No module runs here: an
+# authorized profile request gets 503 "is cprof.ko loaded?", which shows it
+# got past authentication; tests/vm/tests/u_http.sh fetches real profiles.
+# Run by tests/host/run.sh (CPROF_DUMP: the cprof-dump to run).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+# shellcheck source=lib.sh
+. tests/host/lib.sh
+dump=$(realpath "${CPROF_DUMP:-userland/cprof-dump}")
+tmp=$(realpath "${TEST_TMPDIR:-$(mktemp -d)}")
+root=$tmp/root
+mkdir -p "$root/etc/cprof" "$root/run/cprof" "$tmp/noproc"
+
+# The fixtures the documented commands name.
+head -c 32 /dev/urandom | base64 >"$root/etc/cprof/token"
+chmod 600 "$root/etc/cprof/token"
+pki=$root/etc/cprof
+(
+	cd "$pki"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=cprof test CA"
+	openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
+	openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext
+	openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj "/CN=scraper"
+	openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2
+) >/dev/null 2>&1 || not_ok "openssl made the test PKI"
+
+# The commands, as written.
+mapfile -t cmds < <(
+	{
+		grep -ho 'cprof-dump --http [^&#`]*' README.md docs/serving.md
+		"$dump" --help | grep -o 'cprof-dump --http [^&#]*'
+	} | grep -v 'ADDR' | sed 's/ *$//' | sort -u
+)
+if [[ ${#cmds[@]} -ge 4 ]]; then
+	ok "found ${#cmds[@]} documented --http commands"
+else
+	not_ok "found ${#cmds[@]} documented --http commands, want the socket, token, TLS and --help forms"
+fi
+
+# status CURL_ARGS...: the HTTP status curl gets (000: no answer).
+status() {
+	curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "$@" || true
+}
+
+for cmd in "${cmds[@]}"; do
+	# the documented paths, moved under $root
+	run=${cmd//\/etc\/cprof/$root/etc/cprof}
+	run=${run//\/run\//$root/run/}
+	run=${run//--http-group cprof/--http-group root}
+	read -ra argv <<<"${run#cprof-dump }"
+	"$dump" "${argv[@]}" --proc-dir "$tmp/noproc" --no-unwind-tables \
+		2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do
+		grep -q 'serving' "$tmp/err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	announced=$(grep -o 'serving [^ ]*' "$tmp/err" || true)
+	if ! kill -0 "$pid" 2>/dev/null; then
+		not_ok "$cmd: started"
+		sed 's/^/    /' "$tmp/err"
+		continue
+	fi
+	url='/debug/pprof/profile?seconds=1'
+	case $run in
+	*unix:*)
+		sock=${run#*unix:}
+		sock=${sock%% *}
+		want=600
+		[[ $run == *--http-group* ]] && want=660
+		if [[ $(stat -c %a "$sock") == "$want" ]]; then
+			ok "$cmd: the socket is $want"
+		else
+			not_ok "$cmd: the socket is $(stat -c %a "$sock"), not $want"
+		fi
+		good=(--unix-socket "$sock" "http://localhost$url")
+		bad=()
+		;;
+	*--http-token-file*)
+		port=${run#*--http }
+		port=${port%% *}
+		port=${port##*:}
+		tok=$(<"$root/etc/cprof/token")
+		good=(-H "Authorization: Bearer $tok" "http://localhost:$port$url")
+		bad=("http://localhost:$port$url")
+		;;
+	*--http-client-ca*)
+		port=${run#*--http }
+		port=${port%% *}
+		port=${port##*:}
+		good=(--cacert "$pki/ca.pem" --cert "$pki/client.pem" --key "$pki/client.key"
+		      "https://localhost:$port$url")
+		bad=(--cacert "$pki/ca.pem" "https://localhost:$port$url")
+		;;
+	*)
+		not_ok "$cmd: a documented form this check does not know"
+		kill "$pid"
+		wait "$pid" || true
+		continue
+		;;
+	esac
+	case $announced in
+	"serving /debug/pprof/"* | "serving http://127.0.0.1:"* | \
+	"serving http://0.0.0.0:"* | "serving https://0.0.0.0:"* | \
+	"serving https://127.0.0.1:"*)
+		ok "$cmd: announces '$announced'" ;;
+	*)
+		not_ok "$cmd: announces '$announced'" ;;
+	esac
+	code=$(status "${good[@]}")
+	if [[ $code == 503 ]] && grep -q 'cprof.ko loaded' "$tmp/body"; then
+		ok "$cmd: its client gets past authentication (503: no module here)"
+	else
+		not_ok "$cmd: its client got $code: $(head -c 200 "$tmp/body")"
+	fi
+	if [[ ${#bad[@]} -gt 0 ]]; then
+		code=$(status "${bad[@]}")
+		if [[ $code == 401 || $code == 403 ]]; then
+			ok "$cmd: a client without credentials gets $code"
+		else
+			not_ok "$cmd: a client without credentials gets $code"
+		fi
+	fi
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	if [[ $rc == 0 ]]; then
+		ok "$cmd: SIGTERM: exit 0"
+	else
+		not_ok "$cmd: SIGTERM: exit $rc"
+	fi
+done
+
+report
