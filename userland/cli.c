@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroups.h"
@@ -105,7 +106,7 @@ static const char argp_program_doc[] =
 "    cprof-dump --every 60 --keep 1440 -o /var/lib/cprof  # a day of minutes\n"
 "    cprof-dump --http unix:/run/cprof.sock &  # for root, or ssh -L 6060:/run/cprof.sock\n"
 "    cprof-dump --http :6060 --http-token-file /etc/cprof/token &\n"
-"    go tool pprof http://localhost:6060/debug/pprof/profile?seconds=30  # with the token's header\n"
+"    curl -H \"Authorization: Bearer $(cat /etc/cprof/token)\" -o cpu.pb.gz 'http://localhost:6060/debug/pprof/profile?seconds=30'\n"
 "    go tool pprof -top cpu.pb.gz\n"
 "\n"
 "OPTIONS:";
@@ -522,9 +523,24 @@ static int run_windows(struct resolve_opts *ropts)
 		.tmp_path_size = sizeof(tmp_path),
 	};
 	struct stream *s = NULL;
+	struct stat st;
 	bool stopped;
 	int err = 1;
 
+
+	/* a run of weeks does not find out at its first window */
+	if (stat(wo.dir, &st)) {
+		fail("--every writes into -o %s: %s", wo.dir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fail("--every writes into -o %s: not a directory", wo.dir);
+		return 1;
+	}
+	if (access(wo.dir, W_OK | X_OK)) {
+		fail("--every writes into -o %s: %s", wo.dir, strerror(errno));
+		return 1;
+	}
 	setup_signals(NULL);
 	wo.unw = load_tables_first(&stopped);
 	if (stopped || start_profile() < 0)

@@ -195,8 +195,13 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 	struct stat st;
 	int fd = open_mapped(it, &st);
 
-	if (fd < 0)
+	if (fd < 0) {
+		/* someone put it there: say so, a few times */
+		if (errno == SAFEOPEN_NOT_REGULAR && l->stats.not_regular++ < 10)
+			warning("unwind tables: %s (pid %d) is not a regular file now: not opened",
+				it->path, (int)it->pid);
 		return;
+	}
 	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size,
 		 mtime_ns(&st));
 	if (seen_before(l, key)) {

@@ -19,6 +19,7 @@ struct unwload_stats {
 	uint64_t rows;		/* their rows */
 	uint64_t no_cfi;	/* files without usable call frame information */
 	uint64_t changed;	/* files written to while compiled: no table */
+	uint64_t not_regular;	/* paths that were no regular file: not opened */
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
 };
 

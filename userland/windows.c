@@ -38,6 +38,7 @@ struct windows {
 	uint64_t next_k;		/* the next window to open */
 	uint64_t every_ns;
 	uint64_t written, samples, late;
+	uint64_t lost, lost_samples;	/* windows that could not be written */
 	uint64_t last_t;		/* the latest sample, from the start */
 };
 
@@ -112,6 +113,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	struct tm tm;
 	time_t sec;
 	int err = -1;
+	bool bad;
 
 	memmove(w->open, w->open + 1, --w->nr_open * sizeof(w->open[0]));
 	if (end && profile__add(win.p, &end->rec))
@@ -128,19 +130,31 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	res = resolved__new(win.p, w->o->ropts);
 	if (!res)
 		goto out;
+	/*
+	 * A file that cannot be written (a full disk, EIO, the directory
+	 * gone; outfile.c said why) loses this window, not the run: the
+	 * next one may have room, all the more once --keep rotated.
+	 */
+	err = 0;
 	out = outfile__open(path);
-	if (!out)
-		goto out;
-	if (w->o->tmp_path && outfile__tmp_path(out))
+	if (out && w->o->tmp_path && outfile__tmp_path(out))
 		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
 			 outfile__tmp_path(out));
-	if (output__write(res, &w->o->out, outfile__stream(out),
-			  outfile__name(out)))
+	bad = !out || output__write(res, &w->o->out, outfile__stream(out),
+				    outfile__name(out));
+	if (!bad) {
+		bad = outfile__commit(out) != 0;
+		out = NULL;
+	}
+	if (bad) {
+		w->lost++;
+		w->lost_samples += profile__nr_records(win.p);
+		warning("window %llu lost: %s was not written (%llu samples)",
+			(unsigned long long)win.k, path,
+			(unsigned long long)profile__nr_records(win.p));
+		rotate(w->o);
 		goto out;
-	err = outfile__commit(out);
-	out = NULL;
-	if (err)
-		goto out;
+	}
 	w->written++;
 	w->samples += profile__nr_records(win.p);
 	fprintf(stderr, PROG_NAME ": wrote %s: window %llu, +%.3f s to +%.3f s, %llu samples\n",
@@ -239,12 +253,18 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 	}
 	fprintf(stderr, PROG_NAME ": %llu windows of %ld s, %llu samples (the module's END record counts %llu)%s\n",
 		(unsigned long long)w->written, w->o->every,
-		(unsigned long long)w->samples,
+		(unsigned long long)(w->samples + w->lost_samples),
 		(unsigned long long)end->samples,
 		w->late ? "; some arrived after their window was written" : "");
 	if (w->late)
 		warning("%llu samples arrived after their window was written: they are in the oldest window still open",
 			(unsigned long long)w->late);
+	if (w->lost) {
+		fail("%llu windows (%llu samples) could not be written",
+		     (unsigned long long)w->lost,
+		     (unsigned long long)w->lost_samples);
+		return 1;
+	}
 	return 0;
 }
 
@@ -255,7 +275,7 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 	const struct cprof_rec *rec;
 	struct profile *win;
 	uint64_t t;
-	int ret, err = -1;
+	int ret, lost = 0, err = -1;
 
 	h = stream__read_header(s);
 	if (!h)
@@ -281,8 +301,10 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 			cgroups__note(o->ropts->cgroups, rec);
 			break;
 		case CPROF_REC_END:
-			if (profile__add(w.maps, rec) ||
-			    windows__finish(&w, (const struct cprof_end *)rec))
+			if (profile__add(w.maps, rec))
+				goto out;
+			lost = windows__finish(&w, (const struct cprof_end *)rec);
+			if (lost < 0)
 				goto out;
 			break;
 		default:
@@ -295,7 +317,7 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 		if (w.nr_open > 1 && windows__flush(&w))
 			goto out;
 	}
-	err = ret;
+	err = ret < 0 ? ret : lost;
 out:
 	while (w.nr_open)
 		profile__free(w.open[--w.nr_open].p);

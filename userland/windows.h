@@ -40,8 +40,11 @@ struct windows_opts {
 };
 
 /*
- * Read s to its end, writing each window as it completes.  0 ok, -1 after
- * printing why (a window that could not be written, a bad stream).
+ * Read s to its end, writing each window as it completes.  A window whose
+ * file cannot be written (ENOSPC, EIO: outfile.c prints why) is lost, one
+ * warning line, and the run goes on (--keep still rotates).  0 ok; 1 if
+ * windows were lost (a line says how many, at the end); -1 after printing
+ * why (out of memory, a bad stream).
  */
 int windows__run(struct stream *s, const struct windows_opts *o);
 

@@ -144,6 +144,59 @@ static void test_truncated(void)
 	sb_free(&b);
 }
 
+/*
+ * A full disk: a 2-page tmpfs holding two old window files.  The first
+ * window cannot be written: it is lost and said so, the run goes on,
+ * --keep 1 removes the old files, and the later windows are written.
+ */
+static void test_full_disk(void)
+{
+	struct cprof_header h = sb_default_header();
+	uint64_t ip = 0x400100;
+	char out[256], path[512], cmd[2048];
+	unsigned int i;
+	struct sb b;
+	int err;
+
+	snprintf(out, sizeof(out), "%s/full", dir);
+	mkdir(out, 0700);
+	snprintf(cmd, sizeof(cmd),
+		 "mount -t tmpfs -o size=8k,nr_inodes=64 cprof-test %s && "
+		 "head -c 4096 /dev/zero > %s/cprof-20000101T000000Z.folded && "
+		 "head -c 4096 /dev/zero > %s/cprof-20000101T000001Z.folded && "
+		 "! head -c 4096 /dev/zero > %s/filler 2>/dev/null; rm -f %s/filler",
+		 out, out, out, out, out);
+	if (system(cmd)) {
+		test_cond("a full tmpfs (mount -t tmpfs, as root)", false);
+		return;
+	}
+	h.start_time_ns = T0;
+	h.duration_ns = 0;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, T0, 42, 0x400000, 0x401000, 0, "/bin/app", NULL, 0);
+	for (i = 0; i < 4; i++)
+		sb_sample(&b, T0 + i * S + S / 2, 42, 42, 0, "app",
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	sb_end(&b, 4 * S - 1, CPROF_END_STOP, 0);
+	err = run(&b, out, 1);
+	test_condf(err == 1, "windows lost to a full disk: the run ends, status 1 (%d)",
+		   err);
+	window_path(path, sizeof(path), out, 0);
+	test_cond("... window 0 is lost", access(path, F_OK) != 0);
+	window_path(path, sizeof(path), out, 3);
+	test_condf(folded_total(path) == 1,
+		   "... the last window is written, whole (%ld samples)",
+		   folded_total(path));
+	snprintf(path, sizeof(path), "%s/cprof-20000101T000000Z.folded", out);
+	test_cond("... --keep 1 still removed the old files",
+		  access(path, F_OK) != 0);
+	snprintf(cmd, sizeof(cmd), "umount %s", out);
+	if (system(cmd))
+		printf("# failed to unmount %s\n", out);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	char cmd[4200];
@@ -152,6 +205,7 @@ int main(void)
 		test_skip("no temporary directory");
 	test_windows();
 	test_truncated();
+	test_full_disk();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		printf("# failed to remove %s\n", dir);

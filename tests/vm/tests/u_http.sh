@@ -1,11 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# u_http: `cprof-dump --http` serves Go's /debug/pprof endpoints:
+# u_http: `cprof-dump --http` serves Go's /debug/pprof endpoints to
+# authenticated clients, over HTTPS with client certificates (the server
+# as docs/serving.md runs it):
 #   - the index page lists the profile endpoint;
-#   - `go tool pprof` on /debug/pprof/profile?seconds=3 while cpuburn runs
-#     gets a symbolized profile with cpuburn's 1:2:4 leaf split (each within
-#     5 points), and -raw reads it; the answer has Go's headers;
+#   - Google's pprof with -tls_cert -tls_key -tls_ca (go tool pprof of Go
+#     1.19 ignores those flags) on /debug/pprof/profile?seconds=3 while
+#     cpuburn runs gets a symbolized profile with cpuburn's 1:2:4 leaf
+#     split (each within 5 points), and -raw reads it; the answer has Go's
+#     headers;
+#   - a client without a certificate, or with one of another CA, gets 403;
+#     the same server with a bearer token (curl sending exactly what a
+#     scrape config's "authorization" sends) answers 200, 401 without it;
 #   - nosymbol=1: no cpuburn function names, and `PPROF_BINARY_PATH=DIR go tool pprof
 #     -symbolize=local` names the leaves from the binary;
 #   - debug=1: Go's legacy text form, naming the leaves;
@@ -13,7 +20,9 @@
 #     completes with a whole profile;
 #   - a client killed mid-profile stops it: the module is free at once and
 #     the next request works;
-#   - 10 bad queries: each 400, its line naming the parameter;
+#   - 9 bad values: each 400, its line naming the parameter; an unknown
+#     parameter is ignored (200), and HEAD runs no profile;
+#   - the answer comes at seconds plus a margin (printed: 1 s profiles);
 #   - short profiles in a loop (100 on 6.1, 10 elsewhere: the server is
 #     userland, the same on every kernel): the server's open files and RSS
 #     do not grow;
@@ -28,12 +37,27 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/uprof.sh"
 
 ip link set lo up
-URL=http://127.0.0.1:6060/debug/pprof
+URL=https://localhost:6060/debug/pprof
+pki=$OUT/pki
+mkdir -p "$pki"
+(
+	cd "$pki"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=cprof test CA"
+	openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
+	openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext
+	openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj "/CN=scraper"
+	openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.pem -days 2 -subj "/CN=stranger"
+) >"$OUT/openssl.log" 2>&1 || fail "openssl: $(tail -n 3 "$OUT/openssl.log")"
+tls=(--cacert "$pki/ca.pem" --cert "$pki/client.pem" --key "$pki/client.key")
+pptls=(-tls_cert "$pki/client.pem" -tls_key "$pki/client.key" -tls_ca "$pki/ca.pem")
 kload
-"$CPROF_DUMP" --http 127.0.0.1:6060 2>"$OUT/server.err" &
+"$CPROF_DUMP" --http 127.0.0.1:6060 --http-tls-cert "$pki/server.pem" --http-tls-key "$pki/server.key" \
+	--http-client-ca "$pki/ca.pem" 2>"$OUT/server.err" &
 server=$!
 for _ in $(seq 1 100); do
-	curl -sf "$URL/" >"$OUT/index.html" 2>/dev/null && break
+	curl -sf "${tls[@]}" "$URL/" >"$OUT/index.html" 2>/dev/null && break
 	sleep 0.2
 done
 grep -q "href='profile?debug=1'" "$OUT/index.html" || fail "no index page: $(cat "$OUT/server.err")"
@@ -42,15 +66,26 @@ echo "index: $(grep -c . "$OUT/index.html") lines, lists profile"
 # get NAME QUERY: the answer's body in $OUT/NAME, headers in $OUT/NAME.h;
 # prints the status.
 get() {
-	curl -s -D "$OUT/$1.h" -o "$OUT/$1" -w '%{http_code}' "$URL/profile$2"
+	curl -s "${tls[@]}" -D "$OUT/$1.h" -o "$OUT/$1" -w '%{http_code}' "$URL/profile$2"
 }
+
+# Without a certificate of the CA: refused, one line.
+for who in none other; do
+	case $who in
+	none) code=$(curl -s --cacert "$pki/ca.pem" -o "$OUT/refused.txt" -w '%{http_code}' "$URL/profile?seconds=1") ;;
+	other) code=$(curl -s --cacert "$pki/ca.pem" --cert "$pki/other.pem" --key "$pki/other.key" \
+		-o "$OUT/refused.txt" -w '%{http_code}' "$URL/profile?seconds=1") ;;
+	esac
+	echo "client certificate $who: $code $(cat "$OUT/refused.txt")"
+	[[ $code == 403 ]] || fail "a client with certificate '$who' got $code"
+done
 
 spawn "$WORKLOADS/cpuburn" 6000
 # go tool pprof fetches the profile itself.
-pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$URL/profile?seconds=3&freq=999" >"$OUT/top.txt" ||
-	fail "go tool pprof on the URL failed: $(tail -n 3 "$OUT/pprof.err")"
+"$WORKLOADS/pprof" "${pptls[@]}" -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$URL/profile?seconds=3&freq=999" >"$OUT/top.txt" ||
+	fail "pprof on the URL failed: $(tail -n 3 "$OUT/pprof.err")"
 read -r l1 l2 l3 b a m < <(leaves "$OUT/top.txt")
-echo "go tool pprof $URL/profile?seconds=3&freq=999: leaf1 $l1, leaf2 $l2, leaf3 $l3, b $b, a $a, main $m"
+echo "pprof -tls_cert -tls_key -tls_ca $URL/profile?seconds=3&freq=999: leaf1 $l1, leaf2 $l2, leaf3 $l3, b $b, a $a, main $m"
 split_ok "$l1" "$l2" "$l3" || fail "split $l1:$l2:$l3 is not 1:2:4"
 ((m >= (l1 + l2 + l3) * 9 / 10)) || fail "main is in $m of $((l1 + l2 + l3)) stacks"
 code=$(get p.pb.gz '?seconds=2')
@@ -94,7 +129,7 @@ echo "while one runs: $code $(cat "$OUT/second.txt"); the first: $(cat "$OUT/fir
 pp -top "$OUT/first.pb.gz" >/dev/null || fail "the first profile is not whole"
 
 # A client that goes away.
-curl -s -o /dev/null "$URL/profile?seconds=60" &
+curl -s "${tls[@]}" -o /dev/null "$URL/profile?seconds=60" &
 client=$!
 wait_profiling
 t0=$(date +%s%N)
@@ -109,15 +144,33 @@ code=$(get after.pb.gz '?seconds=1')
 echo "client killed: profile stopped in $((($(date +%s%N) - t0) / 1000000)) ms; the next request: $code"
 [[ $code == 200 ]] || fail "the request after a killed client got $code: $(cat "$OUT/after.pb.gz")"
 
-# Bad queries.
+# Bad values of known parameters; an unknown one is ignored, as Go does.
 bad=("seconds=0" "seconds=abc" "seconds=99999" "freq=0" "freq=x" "pid=-1"
-	"debug=2" "nosymbol=yes" "bogus=1" "seconds=")
+	"debug=2" "nosymbol=yes" "seconds=")
 for q in "${bad[@]}"; do
 	code=$(get bad.txt "?$q")
 	key=${q%%=*}
 	[[ $code == 400 ]] || fail "?$q got $code"
 	grep -q "$key" "$OUT/bad.txt" || fail "?$q: the answer does not name $key: $(cat "$OUT/bad.txt")"
 	echo "?$q: $code $(cat "$OUT/bad.txt")"
+done
+
+code=$(get unknown.pb.gz '?seconds=1&bogus=1&gc=1')
+echo "?seconds=1&bogus=1&gc=1: $code"
+[[ $code == 200 ]] || fail "unknown parameters got $code: $(cat "$OUT/unknown.pb.gz")"
+t0=$(date +%s%N)
+code=$(curl -s "${tls[@]}" -I -o "$OUT/head.h" -w '%{http_code}' "$URL/profile?seconds=30")
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "HEAD ?seconds=30: $code in $ms ms"
+[[ $code == 200 ]] || fail "HEAD got $code"
+((ms < 5000)) || fail "HEAD took $ms ms: it ran a profile"
+grep -q 'HEAD' "$OUT/server.err" && fail "HEAD is logged as a profile: $(grep HEAD "$OUT/server.err")"
+
+# How long after seconds the answer comes.
+for i in 1 2 3; do
+	t0=$(date +%s%N)
+	code=$(get margin.pb.gz '?seconds=1')
+	echo "seconds=1, answer $i: $code after $((($(date +%s%N) - t0) / 1000000)) ms"
 done
 
 # Short profiles in a loop: no leak.
@@ -133,6 +186,30 @@ read -r fdn rssn < <(usage)
 echo "after 5 profiles: $fd5 fds, $rss5 kB; after $n: $fdn fds, $rssn kB"
 ((fdn == fd5)) || fail "open files grew from $fd5 to $fdn"
 ((rssn - rss5 < 4096)) || fail "RSS grew from $rss5 to $rssn kB"
+
+# The same endpoint with a bearer token, as a scrape config's authorization sends it.
+head -c 32 /dev/urandom | base64 >"$OUT/token"
+chmod 600 "$OUT/token"
+"$CPROF_DUMP" --http 127.0.0.1:6061 --http-token-file "$OUT/token" 2>"$OUT/server-token.err" &
+tserver=$!
+for _ in $(seq 1 100); do
+	grep -q serving "$OUT/server-token.err" && break
+	sleep 0.1
+done
+code=$(curl -s -o "$OUT/tok.txt" -D "$OUT/tok.h" -w '%{http_code}' 'http://127.0.0.1:6061/debug/pprof/profile?seconds=1')
+echo "no token: $code $(cat "$OUT/tok.txt")"
+[[ $code == 401 ]] || fail "a request without the token got $code"
+grep -qi '^WWW-Authenticate: Bearer' "$OUT/tok.h" || fail "401 without WWW-Authenticate: Bearer"
+code=$(curl -s -H "Authorization: Bearer wrong-token-of-enough-length" -o "$OUT/tok.txt" -w '%{http_code}' \
+	'http://127.0.0.1:6061/debug/pprof/profile?seconds=1')
+[[ $code == 401 ]] || fail "a wrong token got $code"
+code=$(curl -s -H "Authorization: Bearer $(cat "$OUT/token")" -o "$OUT/tok.pb.gz" -w '%{http_code}' \
+	'http://127.0.0.1:6061/debug/pprof/profile?seconds=1')
+echo "with the token: $code, $(stat -c %s "$OUT/tok.pb.gz") bytes"
+[[ $code == 200 ]] || fail "a request with the token got $code: $(cat "$OUT/tok.pb.gz")"
+pp -top "$OUT/tok.pb.gz" >/dev/null || fail "the profile fetched with the token is not whole"
+kill -TERM "$tserver"
+wait "$tserver" || fail "the token server exited with $?"
 
 # SIGTERM while a profile is served: its client gets what was collected.
 get last.pb.gz '?seconds=60' >"$OUT/last.code" &
