@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cfi.h"
 
@@ -130,6 +131,7 @@ struct ctx {
 	struct rows rows;		/* by address */
 	uint64_t fsize;			/* the file's size */
 	uint64_t inflated;		/* compressed sections, decompressed */
+	int fd;				/* the file */
 	bool not_fp;			/* a function may call without a frame */
 	uint64_t plt_lo[4], plt_hi[4];	/* .plt, .plt.got, .plt.sec */
 	int nplt;
@@ -289,19 +291,18 @@ static uint64_t inflated_size(struct ctx *c, Elf_Scn *scn, const GElf_Shdr *sh,
 			      size_t shstrndx)
 {
 	const char *name = elf_strptr(c->elf, shstrndx, sh->sh_name);
-	const uint8_t *p;
-	Elf_Data *raw;
+	uint8_t hdr[12], *p = hdr + 4;
 	GElf_Chdr ch;
 
 	if (sh->sh_flags & SHF_COMPRESSED)
 		return gelf_getchdr(scn, &ch) ? ch.ch_size : INFLATE_MAX + 1;
 	if (!name || strncmp(name, ".zdebug", 7) || sh->sh_type == SHT_NOBITS)
 		return 0;
-	raw = elf_rawdata(scn, NULL);
-	if (!raw || !raw->d_buf || raw->d_size < 12 ||
-	    memcmp(raw->d_buf, "ZLIB", 4))
+	/* read here: libelf would keep the raw data and not decompress it */
+	if (sh->sh_size < sizeof(hdr) ||
+	    pread(c->fd, hdr, sizeof(hdr), sh->sh_offset) != sizeof(hdr) ||
+	    memcmp(hdr, "ZLIB", 4))
 		return INFLATE_MAX + 1;
-	p = (const uint8_t *)raw->d_buf + 4;
 	return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 |
 	       (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
 	       (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
@@ -341,6 +342,9 @@ static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
 		for (s = 0; s < NR_SRC; s++)
 			if (!scn_of[s] && !strcmp(name, src_name[s]))
 				scn_of[s] = scn;
+		/* binutils' older compression: .zdebug_frame */
+		if (!scn_of[SRC_DEBUG] && !strcmp(name, ".zdebug_frame"))
+			scn_of[SRC_DEBUG] = scn;
 		if (!c->eh_hdr && !strcmp(name, ".eh_frame_hdr"))
 			c->eh_hdr = scn;
 	}
@@ -767,6 +771,18 @@ static int check_eh_hdr(struct ctx *c, Elf_Scn *eh)
 	return 0;
 }
 
+/* Is sh a GNU-compressed section (.zdebug_*)? */
+static bool is_zdebug(struct ctx *c, const GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	const char *name;
+
+	if (elf_getshdrstrndx(c->elf, &shstrndx))
+		return false;
+	name = elf_strptr(c->elf, shstrndx, sh->sh_name);
+	return name && !strncmp(name, ".zdebug", 7);
+}
+
 /* Lists the FDEs of one section; how many were found in *found. */
 static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 {
@@ -784,6 +800,14 @@ static int collect_fdes(struct ctx *c, Elf_Scn *scn, int src, size_t *found)
 		return cfi_fail(c, "cannot decompress %s: %s", src_name[src],
 				elf_errmsg(-1));
 	d = elf_getdata(scn, NULL);
+	/* libdw may have decompressed it already: the header says */
+	if (d && d->d_buf && d->d_size >= 12 && is_zdebug(c, &sh) &&
+	    !memcmp(d->d_buf, "ZLIB", 4)) {
+		if (elf_compress_gnu(scn, 0, 0) < 0)
+			return cfi_fail(c, "cannot decompress .zdebug_frame: %s",
+					elf_errmsg(-1));
+		d = elf_getdata(scn, NULL);
+	}
 	if (!d)
 		return cfi_fail(c, "cannot read %s: %s", src_name[src],
 				elf_errmsg(-1));
@@ -1237,6 +1261,7 @@ static int compile(struct ctx *c, int fd, struct cfi_table *t)
 	Elf_Scn *scn[NR_SRC];
 	size_t found[NR_SRC] = { 0 };
 
+	c->fd = fd;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return cfi_fail(c, "libelf: %s", elf_errmsg(-1));
 	/*

@@ -201,6 +201,8 @@ struct watch {
 	int wake[2];			/* written when the work ends */
 	pthread_mutex_t lock;		/* live */
 	const struct live *live;	/* the profile running, or NULL */
+	const char *phase;		/* what the request does now */
+	const char *gone_in;		/* ... when the client went away */
 	volatile sig_atomic_t stop;
 	pthread_t thread;
 	bool running;
@@ -224,6 +226,7 @@ static void *watch_main(void *arg)
 			break;
 		if (p[0].revents) {
 			pthread_mutex_lock(&w->lock);
+			w->gone_in = w->phase;
 			w->stop = 1;
 			if (w->live)
 				live__stop(w->live);
@@ -239,6 +242,7 @@ static void watch_start(struct watch *w, struct MHD_Connection *c)
 	const union MHD_ConnectionInfo *ci;
 
 	w->wake[0] = w->wake[1] = -1;
+	w->phase = w->gone_in = "loading unwind tables";
 	w->stop = 0;
 	w->live = NULL;
 	w->running = false;
@@ -254,6 +258,7 @@ static void watch_set_live(struct watch *w, const struct live *live)
 {
 	pthread_mutex_lock(&w->lock);
 	w->live = live;
+	w->phase = live ? "profiling" : "symbolizing";
 	if (live && w->stop)
 		live__stop(live);
 	pthread_mutex_unlock(&w->lock);
@@ -431,8 +436,8 @@ static enum MHD_Result serve_profile(struct server *srv,
 			 strerror(ENOMEM));
 	}
 	if (w.stop) {
-		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s: request abandoned\n",
-			who, monotonic_seconds() - t0);
+		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s, %s: request abandoned\n",
+			who, monotonic_seconds() - t0, w.gone_in);
 		free(body);
 		ret = MHD_NO;
 		goto out;

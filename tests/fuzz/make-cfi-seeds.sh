@@ -3,7 +3,7 @@
 #
 # tests/fuzz/make-cfi-seeds.sh [DIR]: build the seeds of the cfi fuzzer
 # (tests/fuzz/fuzz_cfi.c) into DIR (default tests/fuzz/corpus/cfi): small
-# real x86-64 ELF files, each at most 16 KiB, built with gcc and binutils
+# real x86-64 ELF files, each at most 16 KiB (but three, below), built with gcc and binutils
 # from the sources below, stripped, the segments not page-separated
 # (-z noseparate-code) so that they stay small, but for one:
 #
@@ -27,6 +27,11 @@
 #   debug-frame-zlib only .debug_frame, version 1 CIEs, SHF_COMPRESSED (zlib)
 #   debug-frame-dwarf64  only .debug_frame, written by hand in the 64-bit
 #                    DWARF format (gas writes only the 32-bit one)
+#   debug-frame-big-zlib, debug-frame-big-zdebug   over 64 KiB (at most
+#                    256 KiB): 1000 functions' .debug_frame and debug info,
+#                    compressed as SHF_COMPRESSED and as GNU .zdebug_*
+#   inflate-bomb     debug-frame-v4 with a .debug_macro of 65 MiB of zeros,
+#                    compressed to some 70 KiB: refused, not inflated
 #
 # The bytes depend on the toolchain (these were made with Debian 12's gcc
 # 12.2 and binutils 2.40); any such files do as seeds.  CC (default gcc).
@@ -309,11 +314,34 @@ objcopy --compress-debug-sections=zlib debug-frame-zlib
 "$cc" "${nolibc[@]}" -o debug-frame-dwarf64 dwarf64.s
 strip -s --keep-section=.debug_frame debug-frame-dwarf64
 
+# Over 64 KiB, compressed: 1000 functions' CFI in .debug_frame and their
+# debug info, SHF_COMPRESSED (zlib-gabi) and as GNU .zdebug_* sections.
+for i in $(seq 1 1000); do
+	echo "int f$i(int x) { return x * $i + f$((i - 1))(x - 1); }"
+done | sed '1s/f0(x - 1)/x/' >many.c
+echo 'void _start(void) { for (;;) ; }' >>many.c
+"$cc" "${nolibc[@]}" -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-g -o debug-frame-big-zlib many.c
+objcopy --compress-debug-sections=zlib-gabi debug-frame-big-zlib
+"$cc" "${nolibc[@]}" -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-g -o debug-frame-big-zdebug many.c
+objcopy --compress-debug-sections=zlib-gnu debug-frame-big-zdebug
+# A decompression bomb: .debug_frame and 65 MiB of zeros in a compressed
+# .debug_macro, some 70 KiB in all (cfi.c refuses past 64 MiB inflated).
+head -c $((65 << 20)) /dev/zero >zeros
+objcopy --add-section .debug_macro=zeros --set-section-flags .debug_macro=readonly,debug \
+	debug-frame-v4 inflate-bomb.big
+objcopy --compress-debug-sections=zlib-gabi inflate-bomb.big inflate-bomb
+rm -f zeros inflate-bomb.big
+
 seeds=(pie-plt pie-default pie-ibt-plt exec-nostart shared-lib asm-cfi debug-frame-v4 debug-frame-zlib debug-frame-dwarf64)
-for s in "${seeds[@]}"; do
+big=(debug-frame-big-zlib debug-frame-big-zdebug inflate-bomb)
+for s in "${seeds[@]}" "${big[@]}"; do
 	size=$(stat -c %s "$s")
-	if ((size > 16384)); then
-		echo "make-cfi-seeds: $s is $size bytes, over 16 KiB" >&2
+	max=16384
+	[[ " ${big[*]} " == *" $s "* ]] && max=262144
+	if ((size > max)); then
+		echo "make-cfi-seeds: $s is $size bytes, over $((max / 1024)) KiB" >&2
 		exit 1
 	fi
 	install -m 0644 "$s" "$out/$s"

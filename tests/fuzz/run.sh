@@ -8,8 +8,8 @@
 #
 #   stream  fuzz_stream.c: the cprof stream pipeline; seeds in
 #           tests/fuzz/corpus/stream, dictionary stream.dict
-#   cfi     fuzz_cfi.c: cfi_compile() on ELF files; seeds in
-#           tests/fuzz/corpus/cfi (make-cfi-seeds.sh), dictionary cfi.dict
+#   cfi     fuzz_cfi.c: cfi_compile() on ELF files of up to 256 KiB; seeds
+#           in tests/fuzz/corpus/cfi (make-cfi-seeds.sh), dictionary cfi.dict
 #
 # New inputs are kept in build/fuzz/corpus/TARGET (not in the repository;
 # the seed folders are only read).  A crash, leak, timeout, memory blow-up
@@ -53,7 +53,10 @@ fuzz_target() {
 	mkdir -p "$corpus" "$crashes"
 	# The targets check their outcome and abort on a wrong one (a line
 	# "fuzz_NAME: ..."); libFuzzer's and the sanitizers' reports remain.
-	opts=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+	# cfi's inputs grow past 64 KiB: compressed sections, many FDEs
+	local max_len=65536
+	[[ $t == cfi ]] && max_len=262144
+	opts=(-max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 		-dict="$REPO/tests/fuzz/$t.dict" -artifact_prefix="$crashes/")
 
 	# The replay: each seed once, as a regression test.
