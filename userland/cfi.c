@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "elfbound.h"
 
 #define MAX_SEGS	32
 #define REG_RBP		6
@@ -79,13 +80,6 @@
 #define CFI_STATE_MAX	64		/* remember_state nesting */
 /* LEB128 numbers past 9 bytes are read differently by libdw: refused */
 #define CFI_LEB_MAX	9
-
-/*
- * libdw decompresses every compressed debug section of a file when it
- * opens it for .debug_frame: a small file can name gigabytes.  Past this
- * in all, .debug_frame is not read (.eh_frame still is).
- */
-#define INFLATE_MAX	(64ULL << 20)
 
 #ifndef SHT_X86_64_UNWIND
 #define SHT_X86_64_UNWIND	0x70000001
@@ -131,7 +125,6 @@ struct ctx {
 	struct rows rows;		/* by address */
 	uint64_t fsize;			/* the file's size */
 	uint64_t inflated;		/* compressed sections, decompressed */
-	int fd;				/* the file */
 	bool not_fp;			/* a function may call without a frame */
 	uint64_t plt_lo[4], plt_hi[4];	/* .plt, .plt.got, .plt.sec */
 	int nplt;
@@ -282,33 +275,6 @@ static const struct seg *seg_of(const struct ctx *c, uint64_t vaddr)
 }
 
 /* The .eh_frame and .debug_frame sections with contents, NULL if none. */
-/*
- * What a compressed section takes once decompressed: the ELF (SHF_COMPRESSED)
- * or GNU (.zdebug_*, "ZLIB" and a big-endian size) header's size; 0 for one
- * not compressed.  A header that cannot be read counts as too much.
- */
-static uint64_t inflated_size(struct ctx *c, Elf_Scn *scn, const GElf_Shdr *sh,
-			      size_t shstrndx)
-{
-	const char *name = elf_strptr(c->elf, shstrndx, sh->sh_name);
-	uint8_t hdr[12], *p = hdr + 4;
-	GElf_Chdr ch;
-
-	if (sh->sh_flags & SHF_COMPRESSED)
-		return gelf_getchdr(scn, &ch) ? ch.ch_size : INFLATE_MAX + 1;
-	if (!name || strncmp(name, ".zdebug", 7) || sh->sh_type == SHT_NOBITS)
-		return 0;
-	/* read here: libelf would keep the raw data and not decompress it */
-	if (sh->sh_size < sizeof(hdr) ||
-	    pread(c->fd, hdr, sizeof(hdr), sh->sh_offset) != sizeof(hdr) ||
-	    memcmp(hdr, "ZLIB", 4))
-		return INFLATE_MAX + 1;
-	return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 |
-	       (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
-	       (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
-	       (uint64_t)p[6] << 8 | p[7];
-}
-
 static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
 {
 	Elf_Scn *scn = NULL;
@@ -321,13 +287,10 @@ static int find_sections(struct ctx *c, Elf_Scn *scn_of[NR_SRC])
 	while ((scn = elf_nextscn(c->elf, scn))) {
 		const char *name;
 		GElf_Shdr sh;
-		uint64_t z;
 		int s;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		z = inflated_size(c, scn, &sh, shstrndx);
-		c->inflated = c->inflated + z < z ? UINT64_MAX : c->inflated + z;
 		if ((sh.sh_type != SHT_PROGBITS &&
 		     sh.sh_type != SHT_X86_64_UNWIND) || !sh.sh_size)
 			continue;
@@ -1261,7 +1224,6 @@ static int compile(struct ctx *c, int fd, struct cfi_table *t)
 	Elf_Scn *scn[NR_SRC];
 	size_t found[NR_SRC] = { 0 };
 
-	c->fd = fd;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return cfi_fail(c, "libelf: %s", elf_errmsg(-1));
 	/*
@@ -1289,11 +1251,14 @@ static int compile(struct ctx *c, int fd, struct cfi_table *t)
 						dwarf_errmsg(-1));
 		}
 	}
-	if (scn[SRC_DEBUG] && c->inflated > INFLATE_MAX) {
+	/* libdw would decompress every debug section (elfbound.h) */
+	if (scn[SRC_DEBUG])
+		c->inflated = elfbound_inflated(fd);
+	if (scn[SRC_DEBUG] && c->inflated > ELFBOUND_INFLATE_MAX) {
 		if (!found[SRC_EH])
 			return cfi_fail(c, "its compressed sections decompress to %llu MiB, more than %llu MiB",
 					(unsigned long long)(c->inflated >> 20),
-					INFLATE_MAX >> 20);
+					ELFBOUND_INFLATE_MAX >> 20);
 		scn[SRC_DEBUG] = NULL;	/* .eh_frame will do */
 	}
 	if (scn[SRC_DEBUG]) {

@@ -22,6 +22,7 @@
 #include <gelf.h>
 #include <hashtab.h>
 #include <libiberty/demangle.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "busguard.h"
+#include "elfbound.h"
 #include "elfsyms.h"
 #include "safeopen.h"
 #include "strtab.h"
@@ -404,7 +406,6 @@ static int has_line_info(Dwfl_Module *mod)
 	return 0;
 }
 
-/* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
 /*
  * SIGBUS while libdwfl read b's mapped file: it shrank.  What libdwfl
  * built of it may be half made: it is left, not freed, and b resolves
@@ -420,6 +421,7 @@ static void binary_shrank(struct binary *b)
 	b->nr_loads = 0;
 }
 
+/* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
 static int binary_open(struct binary *b, const char *path)
 {
 	struct syms_cache *c = b->cache;
@@ -428,6 +430,7 @@ static int binary_open(struct binary *b, const char *path)
 	struct stat st;
 	char hex[2 * 256 + 1];
 	int id_len, fd;
+	bool too_big;
 	Elf *elf;
 
 	if (is_pseudo_path(path)) {
@@ -441,6 +444,7 @@ static int binary_open(struct binary *b, const char *path)
 			   intern(c, safe_strerror(errno));
 		return b->error ? 0 : -1;
 	}
+	too_big = elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX;
 
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl) {
@@ -480,7 +484,8 @@ static int binary_open(struct binary *b, const char *path)
 
 	if (load_elf_syms(b))
 		return -1;
-	b->has_debuginfo = has_line_info(b->mod);
+	/* DWARF whose decompression costs too much is not read (elfbound.h) */
+	b->has_debuginfo = !too_big && has_line_info(b->mod);
 	if (!b->has_debuginfo && !b->nr_syms)
 		b->error = "no symbols";
 	return 0;

@@ -104,6 +104,9 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	if (attachment)
 		MHD_add_response_header(r, "Content-Disposition",
 					"attachment; filename=\"profile\"");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		/* stopping, or no module: no reason to keep it open */
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"cprof\"");

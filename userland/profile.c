@@ -329,6 +329,39 @@ static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 	return 0;
 }
 
+struct drop_ctx {
+	htab_t tab;
+	bool (*gone)(uint32_t pid, void *arg);
+	void *arg;
+	size_t dropped;
+};
+
+static int drop_one(void **slot, void *arg)
+{
+	const struct pid_maps *pm = *slot;
+	struct drop_ctx *d = arg;
+
+	if (d->gone(pm->pid, d->arg)) {
+		htab_clear_slot(d->tab, slot);	/* pid_del() frees it */
+		d->dropped++;
+	}
+	return 1;
+}
+
+size_t profile__drop_pids(struct profile *p,
+			  bool (*gone)(uint32_t pid, void *arg), void *arg)
+{
+	struct drop_ctx d = { .tab = p->pid_tab, .gone = gone, .arg = arg };
+
+	htab_traverse_noresize(p->pid_tab, drop_one, &d);
+	return d.dropped;
+}
+
+size_t profile__nr_pids(const struct profile *p)
+{
+	return htab_elements(p->pid_tab);
+}
+
 static int profile__add_throttle(struct profile *p,
 				 const struct cprof_throttle *t)
 {

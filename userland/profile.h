@@ -12,6 +12,7 @@
 #ifndef CPROF_PROFILE_H
 #define CPROF_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,15 @@ void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st)
 const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 					    uint32_t pid, uint64_t ip,
 					    uint64_t time_ns);
+
+/*
+ * Drop the MMAP records of every pid for which gone(pid, arg) says true (a
+ * process that exited, in a run of weeks).  How many pids were dropped.
+ */
+size_t profile__drop_pids(struct profile *p,
+			  bool (*gone)(uint32_t pid, void *arg), void *arg);
+/* Pids with MMAP records. */
+size_t profile__nr_pids(const struct profile *p);
 
 /*
  * Samples lost on cpu according to LOST records; *nanos gets them weighted

@@ -10,6 +10,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <hashtab.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,8 @@ struct windows {
 	uint64_t every_ns;
 	uint64_t written, samples, late;
 	uint64_t lost, lost_samples;	/* windows that could not be written */
+	htab_t gone;			/* pids seen exited: struct gone */
+	uint64_t dropped;		/* pids whose mappings were dropped */
 	uint64_t last_t;		/* the latest sample, from the start */
 };
 
@@ -100,6 +105,76 @@ static void rotate(const struct windows_opts *o)
 		free(list[i]);
 	}
 	free(list);
+}
+
+/*
+ * Records of exited processes.  The module sends a process's mappings once
+ * per profile, and a run of weeks meets many processes: their records are
+ * dropped once no window still open can hold their samples.  A process
+ * seen gone (kill(pid, 0): ESRCH) at time T has no sample after T, and the
+ * windows up to T are written by T + every + WINDOWS_HOLD_NS; its records
+ * go when it is still gone a window later than that.
+ */
+struct gone {
+	uint32_t pid;
+	uint64_t since;			/* CLOCK_MONOTONIC ns */
+};
+
+static hashval_t gone_hash(const void *e)
+{
+	return ((const struct gone *)e)->pid * 2654435761u;
+}
+
+static int gone_eq(const void *a, const void *b)
+{
+	return ((const struct gone *)a)->pid == ((const struct gone *)b)->pid;
+}
+
+struct prune {
+	struct windows *w;
+	uint64_t now;
+};
+
+static bool pid_gone(uint32_t pid, void *arg)
+{
+	struct prune *pr = arg;
+	struct gone key = { .pid = pid }, *g;
+	void **slot;
+
+	if (!kill((pid_t)pid, 0) || errno != ESRCH) {
+		htab_remove_elt(pr->w->gone, &key);
+		return false;
+	}
+	slot = htab_find_slot(pr->w->gone, &key, INSERT);
+	if (!slot)
+		return false;
+	g = *slot;
+	if (!g) {
+		g = malloc(sizeof(*g));
+		if (!g) {
+			htab_clear_slot(pr->w->gone, slot);
+			return false;
+		}
+		*g = (struct gone){ .pid = pid, .since = pr->now };
+		*slot = g;
+		return false;
+	}
+	if (pr->now - g->since < 2 * pr->w->every_ns + WINDOWS_HOLD_NS)
+		return false;
+	htab_clear_slot(pr->w->gone, slot);
+	return true;
+}
+
+static void prune(struct windows *w)
+{
+	struct prune pr = { .w = w };
+	struct timespec ts;
+
+	if (!w->gone)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pr.now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	w->dropped += profile__drop_pids(w->maps, pid_gone, &pr);
 }
 
 /* Write the oldest open window; end: the END record if it is the last. */
@@ -165,6 +240,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		(unsigned long long)profile__nr_records(win.p));
 	rotate(w->o);
 out:
+	prune(w);
 	outfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';
@@ -282,7 +358,8 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 		return -1;
 	w.hdr = *h;
 	w.maps = profile__new(h);
-	if (!w.maps) {
+	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);
+	if (!w.maps || !w.gone) {
 		fail("failed to aggregate samples: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -322,5 +399,7 @@ out:
 	while (w.nr_open)
 		profile__free(w.open[--w.nr_open].p);
 	profile__free(w.maps);
+	if (w.gone)
+		htab_delete(w.gone);
 	return err;
 }

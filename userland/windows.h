@@ -13,6 +13,9 @@
  * WINDOWS_HOLD_NS past its end and a record has arrived since, or when
  * the stream ends.  A sample that comes later still (a reader stalled for
  * longer) goes into the oldest window not yet written, and is counted.
+ * The mapping records of a process that exited are dropped once no window
+ * still open can hold its samples, so a run of weeks keeps those of the
+ * processes that live.
  */
 #ifndef CPROF_WINDOWS_H
 #define CPROF_WINDOWS_H

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# b_soak: `cprof-dump --every 1 --keep 120` for SOAK_MINUTES (default 30)
+# while processes start and exit throughout (a new shortlived, 0.05 s of
+# CPU, about every 0.3 s, each its own pid and mappings; cpuburn in the
+# background).  Once a minute: cprof-dump's RSS, open files and the files
+# in the directory.  At the end: RSS and fds flat after the first minutes
+# (RSS at the end within 8 MiB of minute 3's, fds the same), every window
+# of the last 120 s present (named by consecutive seconds) and bounded
+# (each under 1 MiB), the run's summary line.  A benchmark (make bench):
+# docs/BENCHMARKS.md keeps its figures.
+# vm-timeout: 2400
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+minutes=${SOAK_MINUTES:-30}
+kload
+dir=$(mktemp -d)
+spawn "$WORKLOADS/cpuburn" 100000
+"$CPROF_DUMP" --every 1 --keep 120 -o "$dir" 2>"$OUT/soak.err" &
+dump=$!
+# processes that start and exit all the time
+(
+	while :; do
+		"$WORKLOADS/shortlived" 0.05 >/dev/null
+		sleep 0.25
+	done
+) &
+churn=$!
+sample() {
+	echo "$1 $(awk '/^VmRSS/ { print $2 }' /proc/$dump/status) $(find /proc/$dump/fd -mindepth 1 | wc -l) $(find "$dir" -name 'cprof-*' | wc -l)"
+}
+echo "minute rss_kB fds files" | tee "$OUT/soak.tsv"
+for m in $(seq 1 "$minutes"); do
+	sleep 60
+	kill -0 "$dump" || fail "cprof-dump died: $(tail -n 3 "$OUT/soak.err")"
+	sample "$m" | tee -a "$OUT/soak.tsv"
+done
+kill "$churn"
+wait "$churn" 2>/dev/null || true
+kill -INT "$dump"
+wait "$dump" || fail "cprof-dump --every exited with $?: $(tail -n 3 "$OUT/soak.err")"
+stop
+tail -n 1 "$OUT/soak.err"
+windows=$(grep -c ': wrote ' "$OUT/soak.err")
+lost=$(grep -c 'lost' "$OUT/soak.err" || true)
+echo "windows written: $windows in $minutes min; lines saying lost: $lost"
+((windows >= minutes * 60 - 5)) || fail "only $windows windows in $minutes minutes"
+((lost == 0)) || fail "windows were lost: $(grep lost "$OUT/soak.err" | head -n 3)"
+# the files kept: consecutive seconds, each bounded
+mapfile -t files < <(find "$dir" -name 'cprof-*.pb.gz' -printf '%f\n' | sort)
+prev=
+gaps=0
+big=0
+for f in "${files[@]}"; do
+	t=$(date -u -d "$(sed -E 's/cprof-([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})([0-9]{2})Z.*/\1-\2-\3 \4:\5:\6/' <<<"$f")" +%s)
+	[[ -n $prev ]] && ((t != prev + 1)) && gaps=$((gaps + 1))
+	prev=$t
+	(($(stat -c %s "$dir/$f") < 1048576)) || big=$((big + 1))
+done
+largest=$(find "$dir" -name 'cprof-*.pb.gz' -printf '%s\n' | sort -n | tail -n 1)
+echo "files kept: ${#files[@]}, gaps between them: $gaps, over 1 MiB: $big, largest $largest bytes"
+((${#files[@]} == 120)) || fail "--keep 120 left ${#files[@]} files"
+((gaps == 0)) || fail "$gaps gaps between the windows kept"
+((big == 0)) || fail "$big windows over 1 MiB"
+read -r _ rss3 fds3 _ < <(sed -n 4p "$OUT/soak.tsv")
+read -r _ rssn fdsn _ < <(tail -n 1 "$OUT/soak.tsv")
+echo "minute 3: $rss3 kB, $fds3 fds; minute $minutes: $rssn kB, $fdsn fds"
+((rssn - rss3 < 8192)) || fail "RSS grew from $rss3 to $rssn kB"
+((fdsn == fds3)) || fail "open files went from $fds3 to $fdsn"
+echo "b_soak: ok"
