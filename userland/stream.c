@@ -42,6 +42,8 @@ struct stream {
 	int eof;
 	int ended;		/* END record handed out */
 	struct cprof_header hdr;
+	int (*on_interrupt)(void *arg);
+	void *interrupt_arg;
 };
 
 static const char *const rec_names[] = {
@@ -114,14 +116,17 @@ static ssize_t stream__fill(struct stream *s, size_t need)
 	while (s->len - s->pos < need && !s->eof) {
 		ssize_t n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR) {
+			if (s->on_interrupt &&
+			    s->on_interrupt(s->interrupt_arg))
+				return -1;
+			continue;
+		}
+		if (n < 0)
 			return fail("%s: failed to read at byte %llu: %s",
 				    s->name,
 				    (unsigned long long)(s->off + s->len - s->pos),
 				    strerror(errno));
-		}
 		if (n == 0)
 			s->eof = 1;
 		s->len += n;
@@ -316,4 +321,10 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 		*rec = r;
 		return 1;
 	}
+}
+
+void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg)
+{
+	s->on_interrupt = fn;
+	s->interrupt_arg = arg;
 }

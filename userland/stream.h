@@ -52,6 +52,13 @@ const struct cprof_header *stream__read_header(struct stream *s);
  */
 int stream__next(struct stream *s, const struct cprof_rec **rec);
 
+/*
+ * Call fn(arg) whenever a read is interrupted by a signal (EINTR), before
+ * it is retried: a reader's chance to act while no record arrives.  A
+ * non-zero return ends stream__next() with -1 (fn said why).
+ */
+void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg);
+
 /* Bytes consumed so far. */
 uint64_t stream__offset(const struct stream *s);
 

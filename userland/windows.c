@@ -298,6 +298,62 @@ static int windows__flush(struct windows *w)
 	return 0;
 }
 
+/*
+ * No record for a while (the machine idles, nothing is sampled): a timer's
+ * signal interrupts the read, and the windows whose time is over are
+ * written all the same, the current one opened if no record did.
+ */
+static int windows__idle(void *arg)
+{
+	struct windows *w = arg;
+	struct timespec ts;
+	uint64_t now, k;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (now < w->hdr.start_time_ns)
+		return 0;
+	k = (now - w->hdr.start_time_ns) / w->every_ns;
+	/* not a stream of now (one read back): the clock says nothing */
+	if (k > w->next_k + WINDOWS_OPEN_MAX)
+		return 0;
+	if (!windows__get(w, k))
+		return -1;
+	return w->nr_open > 1 ? windows__flush(w) : 0;
+}
+
+static void on_tick(int sig)
+{
+	(void)sig;	/* only to interrupt the read */
+}
+
+/*
+ * A timer that interrupts this thread's reads once a second (SIGALRM to
+ * this thread only: the unwind-table loader's thread must not take it).
+ */
+static int idle_timer(timer_t *timer)
+{
+	struct sigaction sa = { .sa_handler = on_tick };	/* no SA_RESTART */
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = SIGALRM,
+	};
+	struct itimerspec its = {
+		.it_value = { .tv_sec = 1 }, .it_interval = { .tv_sec = 1 },
+	};
+
+	sev._sigev_un._tid = gettid();
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &sev, timer))
+		return -1;
+	if (timer_settime(*timer, 0, &its, NULL)) {
+		timer_delete(*timer);
+		return -1;
+	}
+	return 0;
+}
+
 /* The stream ended: the last window ends with it, and all are written. */
 static int windows__finish(struct windows *w, const struct cprof_end *end)
 {
@@ -350,6 +406,8 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 	const struct cprof_header *h;
 	const struct cprof_rec *rec;
 	struct profile *win;
+	bool timing = false;
+	timer_t timer;
 	uint64_t t;
 	int ret, lost = 0, err = -1;
 
@@ -361,8 +419,17 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);
 	if (!w.maps || !w.gone) {
 		fail("failed to aggregate samples: %s", strerror(ENOMEM));
+		profile__free(w.maps);
+		if (w.gone)
+			htab_delete(w.gone);
 		return -1;
 	}
+	if (idle_timer(&timer))
+		warning("no timer: a window is written only when a record arrives after its end: %s",
+			strerror(errno));
+	else
+		timing = true;
+	stream__on_interrupt(s, windows__idle, &w);
 	while ((ret = stream__next(s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
@@ -396,6 +463,9 @@ int windows__run(struct stream *s, const struct windows_opts *o)
 	}
 	err = ret < 0 ? ret : lost;
 out:
+	stream__on_interrupt(s, NULL, NULL);
+	if (timing)
+		timer_delete(timer);
 	while (w.nr_open)
 		profile__free(w.open[--w.nr_open].p);
 	profile__free(w.maps);

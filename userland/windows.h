@@ -10,8 +10,8 @@
  * its bounds (the last one ends when the profile does).  The module's
  * rings are drained every 250 ms and not in time order across CPUs, so a
  * window is written once the sample clock (CLOCK_MONOTONIC) is
- * WINDOWS_HOLD_NS past its end and a record has arrived since, or when
- * the stream ends.  A sample that comes later still (a reader stalled for
+ * WINDOWS_HOLD_NS past its end (a timer interrupts the read once a second,
+ * so this holds when no record arrives), or when the stream ends.  A sample that comes later still (a reader stalled for
  * longer) goes into the oldest window not yet written, and is counted.
  * The mapping records of a process that exited are dropped once no window
  * still open can hold its samples, so a run of weeks keeps those of the

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -197,6 +198,77 @@ static void test_full_disk(void)
 	sb_free(&b);
 }
 
+/*
+ * A live stream that goes quiet: one sample in window 0, then nothing for
+ * 3.5 s.  Window 0 is written on time (its end plus a second), before any
+ * other record arrives; then END.
+ */
+static void test_quiet(void)
+{
+	struct cprof_header h = sb_default_header();
+	uint64_t ip = 0x400100, start;
+	struct resolve_opts ropts = { .symbolize = false };
+	struct windows_opts wo = {
+		.every = 1, .out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
+	};
+	char out[256], path[512];
+	struct timespec ts;
+	struct stream *s;
+	struct sb head, tail;
+	int fds[2], status = -1;
+	size_t cut;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/quiet", dir);
+	mkdir(out, 0700);
+	wo.dir = out;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	start = ts.tv_sec * S + ts.tv_nsec;
+	h.start_time_ns = start;
+	h.duration_ns = 0;
+	sb_init(&head);
+	sb_header(&head, &h);
+	sb_mmap(&head, start, 42, 0x400000, 0x401000, 0, "/bin/app", NULL, 0);
+	sb_sample(&head, start + S / 10, 42, 42, 0, "app",
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	cut = head.len;
+	sb_end(&head, 4 * S, CPROF_END_STOP, 0);
+	tail = head;
+	window_path(path, sizeof(path), out, 0);
+	if (pipe(fds)) {
+		test_cond("a pipe", false);
+		sb_free(&head);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* the module: the header and a sample, a pause, END */
+		int ok;
+
+		close(fds[0]);
+		if (write(fds[1], head.buf, cut) != (ssize_t)cut)
+			_exit(2);
+		usleep(3500 * 1000);
+		ok = access(path, F_OK) == 0;
+		if (write(fds[1], tail.buf + cut, tail.len - cut) !=
+		    (ssize_t)(tail.len - cut))
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	close(fds[1]);
+	s = stream__new(fds[0], "pipe");
+	test_cond("a stream that goes quiet for 3.5 s",
+		  s && windows__run(s, &wo) == 0);
+	stream__free(s);
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	test_condf(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "... window 0 was written before the next record came (writer status %d)",
+		   status);
+	sb_free(&head);
+}
+
 int main(void)
 {
 	char cmd[4200];
@@ -206,6 +278,7 @@ int main(void)
 	test_windows();
 	test_truncated();
 	test_full_disk();
+	test_quiet();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		printf("# failed to remove %s\n", dir);
