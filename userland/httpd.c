@@ -45,6 +45,8 @@
 
 /* How long a request waits for new programs' unwind tables. */
 #define TABLES_WAIT_S		2.0
+/* How often at most the tables of deleted files are looked for. */
+#define SWEEP_S			60.0
 /* An idle connection (a request sent slowly, or not at all) is closed. */
 #define IDLE_TIMEOUT_S		10
 #define CONNECTIONS_MAX		64
@@ -104,9 +106,13 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	if (attachment)
 		MHD_add_response_header(r, "Content-Disposition",
 					"attachment; filename=\"profile\"");
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		/* stopping, or no module: no reason to keep it open */
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	/*
+	 * One request per connection: a connection left open would wait
+	 * idle for the client's next request, and be closed by the idle
+	 * timeout just as a client (pprof posting to /symbol after a long
+	 * profile) reuses it.
+	 */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"cprof\"");
@@ -295,6 +301,7 @@ static void load_tables(struct server *srv, const struct query *q,
 	if (!srv->unw)
 		srv->unw = unwload__start(srv->o->proc_dir);
 	unwload__scan(srv->unw, q->pid > 0 ? q->pid : 0);
+	unwload__sweep(srv->unw, SWEEP_S);
 	unwload__wait(srv->unw, &w->stop, TABLES_WAIT_S);
 }
 

@@ -44,6 +44,7 @@
 
 struct unwload_item {
 	struct unwload_item *next;
+	bool sweep;			/* not a mapping: sweep the tables */
 	pid_t pid;
 	uint64_t start, end;
 	char path[];
@@ -59,8 +60,30 @@ struct unwload {
 	bool stopping;
 	bool full;			/* the module said ENOSPC */
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
+	htab_t loaded;			/* struct loaded: the tables written */
+	double last_sweep;		/* monotonic_seconds() */
 	struct unwload_stats stats;
 };
+
+/* A table this loader wrote, and the path its file was opened by. */
+struct loaded {
+	char key[96];			/* as in seen */
+	uint32_t dev;
+	uint64_t ino, size;
+	int64_t mtime_ns;
+	char path[];
+};
+
+static hashval_t loaded_hash(const void *e)
+{
+	return htab_hash_string(((const struct loaded *)e)->key);
+}
+
+static int loaded_eq(const void *a, const void *b)
+{
+	return !strcmp(((const struct loaded *)a)->key,
+		       ((const struct loaded *)b)->key);
+}
 
 /* Was key seen before?  Records it if not; the thread's own set. */
 static bool seen_before(struct unwload *l, const char *key)
@@ -120,8 +143,36 @@ static void read_loaded(struct unwload *l)
 	fclose(f);
 }
 
+static void do_sweep(struct unwload *l);
+
+/* Remember the table of key, written from the file at path. */
+static void note_loaded(struct unwload *l, const char *key,
+			const struct stat *st, const char *path)
+{
+	size_t len = strlen(path) + 1;
+	struct loaded *e = malloc(sizeof(*e) + len);
+	void **slot;
+
+	if (!e)
+		return;
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime_ns = mtime_ns(st);
+	memcpy(e->path, path, len);
+	slot = htab_find_slot(l->loaded, e, INSERT);
+	if (!slot) {
+		free(e);
+		return;
+	}
+	free(*slot);
+	*slot = e;
+}
+
 static void write_table(struct unwload *l, const struct stat *st,
-			const struct cfi_table *t)
+			const struct cfi_table *t, const char *key,
+			const char *path)
 {
 	struct cprof_utable hdr = {
 		.magic = CPROF_UTABLE_MAGIC,
@@ -144,10 +195,16 @@ static void write_table(struct unwload *l, const struct stat *st,
 	memcpy(buf + sizeof(hdr), t->pc, pcs);
 	memcpy(buf + sizeof(hdr) + pcs, t->row, rows);
 	n = write(l->fd, buf, len);
+	if (n < 0 && errno == ENOSPC) {
+		/* the tables of files gone may be what fills it */
+		do_sweep(l);
+		n = write(l->fd, buf, len);
+	}
 	free(buf);
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
 		l->stats.rows += t->n;
+		note_loaded(l, key, st, path);
 		return;
 	}
 	l->stats.refused++;
@@ -218,7 +275,7 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 			file_key(after, sizeof(after), st.st_dev, st.st_ino,
 				 st.st_size, mtime_ns(&st));
 		if (!strcmp(key, after))
-			write_table(l, &st, &t);
+			write_table(l, &st, &t, key, it->path);
 		else
 			l->stats.changed++;
 	} else {
@@ -226,6 +283,108 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 	}
 	cfi_table_free(&t);
 	close(fd);
+}
+
+/* "DEV INO" of every executable file mapping of every process now. */
+static htab_t mapped_files(void)
+{
+	htab_t set = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
+				       free, calloc, free);
+	unsigned long long ino;
+	unsigned int maj, min;
+	char path[64], line[4352], perms[8], key[48], *nl;
+	struct dirent *de;
+	void **slot;
+	DIR *d;
+	FILE *f;
+
+	d = set ? opendir("/proc") : NULL;
+	if (!d) {
+		if (set)
+			htab_delete(set);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/maps", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			nl = strchr(line, '\n');
+			if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms,
+				   &maj, &min, &ino) == 4 && perms[2] == 'x' &&
+			    ino) {
+				snprintf(key, sizeof(key), "%" PRIu32 " %llu",
+					 (uint32_t)makedev(maj, min), ino);
+				slot = htab_find_slot(set, key, INSERT);
+				if (slot && !*slot)
+					*slot = strdup(key);
+			}
+			while (!nl && fgets(line, sizeof(line), f))
+				nl = strchr(line, '\n');
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return set;
+}
+
+struct sweep {
+	struct unwload *l;
+	htab_t mapped;
+};
+
+/*
+ * One table: removed if no process maps its file and the file is gone
+ * from its path or another one is there (deleted, or replaced by an
+ * upgrade): no process can map it again.  A file still there stays.
+ */
+static int sweep_one(void **slot, void *arg)
+{
+	struct sweep *sw = arg;
+	struct unwload *l = sw->l;
+	struct loaded *e = *slot;
+	struct cprof_utable hdr = {
+		.magic = CPROF_UTABLE_MAGIC, .size = sizeof(hdr),
+		.dev = e->dev, .ino = e->ino,
+	};
+	char key[48];
+	struct stat st;
+	void **seen;
+
+	snprintf(key, sizeof(key), "%" PRIu32 " %" PRIu64, e->dev, e->ino);
+	if (htab_find(sw->mapped, key))
+		return 1;
+	if (!stat(e->path, &st) && (uint32_t)st.st_dev == e->dev &&
+	    st.st_ino == e->ino && (uint64_t)st.st_size == e->size &&
+	    mtime_ns(&st) == e->mtime_ns)
+		return 1;
+	/* a table of no rows removes the file's (ENOENT: it was not there) */
+	if (write(l->fd, &hdr, sizeof(hdr)) != sizeof(hdr) && errno != ENOENT)
+		return 1;
+	l->stats.removed++;
+	l->full = false;
+	seen = htab_find_slot(l->seen, e->key, NO_INSERT);
+	if (seen)
+		htab_clear_slot(l->seen, seen);
+	htab_clear_slot(l->loaded, slot);
+	return 1;
+}
+
+/* Remove the tables of files deleted or replaced; the loader's thread. */
+static void do_sweep(struct unwload *l)
+{
+	struct sweep sw = { .l = l };
+
+	if (!htab_elements(l->loaded))
+		return;
+	sw.mapped = mapped_files();
+	if (!sw.mapped)
+		return;
+	htab_traverse_noresize(l->loaded, sweep_one, &sw);
+	htab_delete(sw.mapped);
 }
 
 static void *loader_main(void *arg)
@@ -245,7 +404,9 @@ static void *loader_main(void *arg)
 			l->tail = &l->head;
 		l->busy = true;
 		pthread_mutex_unlock(&l->lock);
-		if (!l->full)
+		if (it->sweep)
+			do_sweep(l);
+		else if (!l->full)
 			load_one(l, it);
 		free(it);
 		pthread_mutex_lock(&l->lock);
@@ -265,6 +426,7 @@ static void enqueue(struct unwload *l, pid_t pid, uint64_t start,
 	if (!it)
 		return;
 	it->next = NULL;
+	it->sweep = false;
 	it->pid = pid;
 	it->start = start;
 	it->end = end;
@@ -295,14 +457,20 @@ struct unwload *unwload__start(const char *proc_dir)
 	}
 	l->seen = htab_create_alloc(256, htab_hash_string, htab_eq_string,
 				    free, calloc, free);
+	l->loaded = htab_create_alloc(256, loaded_hash, loaded_eq, free,
+				      calloc, free);
+	l->last_sweep = monotonic_seconds();
 	l->tail = &l->head;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	if (l->seen)
 		read_loaded(l);
-	if (!l->seen || pthread_create(&l->thread, NULL, loader_main, l)) {
+	if (!l->seen || !l->loaded ||
+	    pthread_create(&l->thread, NULL, loader_main, l)) {
 		if (l->seen)
 			htab_delete(l->seen);
+		if (l->loaded)
+			htab_delete(l->loaded);
 		close(l->fd);
 		free(l);
 		return NULL;
@@ -360,6 +528,30 @@ void unwload__scan(struct unwload *l, pid_t pid)
 	closedir(d);
 }
 
+void unwload__sweep(struct unwload *l, double interval)
+{
+	struct unwload_item *it;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (monotonic_seconds() - l->last_sweep < interval) {
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
+	l->last_sweep = monotonic_seconds();
+	pthread_mutex_unlock(&l->lock);
+	it = calloc(1, sizeof(*it) + 1);
+	if (!it)
+		return;
+	it->sweep = true;
+	pthread_mutex_lock(&l->lock);
+	*l->tail = it;
+	l->tail = &it->next;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
 void unwload__note(struct unwload *l, const struct cprof_mmap *m)
 {
 	if (!l || m->path[0] != '/')
@@ -411,6 +603,7 @@ void unwload__stop(struct unwload *l, struct unwload_stats *stats)
 	if (stats)
 		*stats = l->stats;
 	htab_delete(l->seen);
+	htab_delete(l->loaded);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	close(l->fd);

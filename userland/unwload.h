@@ -20,6 +20,7 @@ struct unwload_stats {
 	uint64_t no_cfi;	/* files without usable call frame information */
 	uint64_t changed;	/* files written to while compiled: no table */
 	uint64_t not_regular;	/* paths that were no regular file: not opened */
+	uint64_t removed;	/* tables of files deleted or replaced, removed */
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
 };
 
@@ -35,6 +36,16 @@ struct unwload *unwload__start(const char *proc_dir);
  * as /proc/PID/maps lists them now.
  */
 void unwload__scan(struct unwload *l, pid_t pid);
+
+/*
+ * Queue a sweep, unless one was queued less than interval seconds ago:
+ * the tables this loader wrote whose files no process maps any more and
+ * that are gone from their paths or replaced there (a deleted program, an
+ * upgraded library) are removed from the module, so that weeks of
+ * upgrades do not fill unwind_mb.  A table refused for want of room
+ * sweeps at once and is tried again.
+ */
+void unwload__sweep(struct unwload *l, double interval);
 
 /* Queue the file of a mapping record from the stream. */
 void unwload__note(struct unwload *l, const struct cprof_mmap *m);

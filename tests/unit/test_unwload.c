@@ -74,6 +74,78 @@ static void parse(const char *path, struct written *w)
 	free(buf);
 }
 
+/* The records written to path: tables, and removals (no rows) of ino. */
+static void count_records(const char *path, uint64_t ino, int *tables,
+			  int *removals)
+{
+	size_t len = 0, at = 0;
+	char *buf = slurp(path, &len);
+
+	*tables = *removals = 0;
+	while (buf && at + sizeof(struct cprof_utable) <= len) {
+		struct cprof_utable h;
+
+		memcpy(&h, buf + at, sizeof(h));
+		if (h.magic != CPROF_UTABLE_MAGIC)
+			break;
+		if (!h.nr_rows)
+			*removals += h.ino == ino;
+		else
+			(*tables)++;
+		at += sizeof(h) + (size_t)h.nr_rows * 12;
+	}
+	free(buf);
+}
+
+/*
+ * A program's table is written; while the file is there (even not
+ * mapped) a sweep keeps it; once it is deleted, a sweep removes the table
+ * (a header of no rows for its inode), once.
+ */
+static void test_sweep(const char *dir, const char *unwind)
+{
+	const char *prog = tmp_path("prog");
+	struct {
+		struct cprof_mmap m;
+		char path[256];
+	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
+	struct unwload_stats st;
+	struct unwload *l;
+	struct stat pst;
+	int tables, removals;
+
+	if (run("cp /proc/%d/exe '%s'", (int)getpid(), prog) ||
+	    stat(prog, &pst)) {
+		test_cond("sweep fixture", false);
+		return;
+	}
+	snprintf(rec.m.path, sizeof(rec.path), "%s", prog);
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	l = unwload__start(dir);
+	unwload__note(l, &rec.m);
+	unwload__wait(l, &never, -1);
+	unwload__sweep(l, 0);
+	unwload__wait(l, &never, -1);
+	count_records(unwind, pst.st_ino, &tables, &removals);
+	test_condf(tables == 1 && !removals,
+		   "a program's table, its file there: kept by a sweep (%d tables, %d removals)",
+		   tables, removals);
+	unlink(prog);
+	unwload__sweep(l, 3600);
+	unwload__wait(l, &never, -1);
+	count_records(unwind, pst.st_ino, &tables, &removals);
+	test_cond("... no second sweep within the interval", !removals);
+	unwload__sweep(l, 0);
+	unwload__wait(l, &never, -1);
+	unwload__sweep(l, 0);
+	unwload__wait(l, &never, -1);
+	unwload__stop(l, &st);
+	count_records(unwind, pst.st_ino, &tables, &removals);
+	test_condf(removals == 1 && st.removed == 1,
+		   "... deleted: its table removed, once (%d removals, %llu counted)",
+		   removals, (unsigned long long)st.removed);
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("proc");
@@ -140,5 +212,6 @@ int main(void)
 		   w.tables == (int)st.loaded,
 		   "the others written once though scanned twice: %d tables",
 		   w.tables);
+	test_sweep(dir, unwind);
 	return test_report();
 }

@@ -22,7 +22,10 @@ minutes=${SOAK_MINUTES:-30}
 kload
 dir=$(mktemp -d)
 spawn "$WORKLOADS/cpuburn" 100000
-"$CPROF_DUMP" --every 1 --keep 120 -o "$dir" 2>"$OUT/soak.err" &
+# a copy: the host's build may change during half an hour
+bin=$(mktemp -d)/cprof-dump
+cp "$CPROF_DUMP" "$bin"
+"$bin" --every 1 --keep 120 -o "$dir" 2>"$OUT/soak.err" &
 dump=$!
 # processes that start and exit all the time
 (
