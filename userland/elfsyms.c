@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "busguard.h"
+#include "debugfind.h"
 #include "elfbound.h"
 #include "elfsyms.h"
 #include "safeopen.h"
@@ -111,7 +112,7 @@ static char *debuginfo_path;	/* NULL: elfutils' default search path */
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debugfind_dwfl,	/* a FIFO must not hang us */
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

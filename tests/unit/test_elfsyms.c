@@ -590,6 +590,27 @@ static void test_debuglink(struct syms_cache *c, const char *src)
 	} else {
 		test_cond("make a debuglink fixture", 0);
 	}
+
+	/*
+	 * The debug file a binary names, in its owner's directory, made a
+	 * FIFO: opening it for reading would wait for a writer for ever.
+	 * It is refused; the binary's own symbols still name the leaf.
+	 */
+	if (sh("mkdir -p '%s' && strip -s -o '%s/linked' '%s' && "
+	       "objcopy --add-gnu-debuglink='%s' '%s/linked' && "
+	       "mkfifo '%s/fix-linked.debug'",
+	       path_in("fifodir"), path_in("fifodir"), pie, dbg,
+	       path_in("fifodir"), path_in("fifodir")) == 0) {
+		struct binary *b;
+
+		alarm(20);
+		b = syms_cache__get(c, path_in("fifodir/linked"), NULL, 0);
+		alarm(0);
+		test_cond("a debuglink that is a FIFO: refused, not waited on",
+			  b && !binary__has_debuginfo(b));
+	} else {
+		test_cond("make a FIFO debuglink fixture", 0);
+	}
 }
 
 static void test_build_ids(struct syms_cache *c)

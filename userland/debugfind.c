@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * debugfind - separate debug files, opened safely.  See debugfind.h.
+ */
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "debugfind.h"
+#include "safeopen.h"
+
+/* The CRC32 of the whole file, as .gnu_debuglink records it. */
+static bool crc_is(int fd, GElf_Word want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	off_t at = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		crc = crc32(crc, buf, n);
+		at += n;
+	}
+	return n == 0 && crc == want;
+}
+
+/* Is the file at fd the debug file of mod? */
+static bool belongs(Dwfl_Module *mod, int fd, GElf_Word crc)
+{
+	const unsigned char *want;
+	const void *have;
+	GElf_Addr vaddr;
+	ssize_t nhave;
+	int nwant;
+	bool same;
+	Elf *elf;
+
+	nwant = dwfl_module_build_id(mod, &want, &vaddr);
+	if (nwant <= 0)
+		return crc_is(fd, crc);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return false;
+	nhave = dwelf_elf_gnu_build_id(elf, &have);
+	same = nhave == nwant && !memcmp(have, want, nwant);
+	elf_end(elf);
+	return same;
+}
+
+int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
+		   Dwarf_Addr base, const char *file_name,
+		   const char *debuglink_file, GElf_Word debuglink_crc,
+		   char **debuginfo_file_name)
+{
+	static const char *const forms[] = {
+		"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
+	};
+	const char *env = getenv("DEBUGINFOD_URLS");
+	bool odd = false;
+	char path[4096], *copy, *dir;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	/* root's own files: libdwfl's lookup by build ID */
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+					  file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !file_name || !debuglink_file ||
+	    strchr(debuglink_file, '/'))
+		return fd;
+	copy = strdup(file_name);
+	if (!copy)
+		return -1;
+	dir = dirname(copy);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (snprintf(path, sizeof(path), forms[i],
+			     strcmp(dir, "/") ? dir : "", debuglink_file) >=
+		    (int)sizeof(path) || !strcmp(path, file_name))
+			continue;
+		fd = safe_open(-1, path, &st);
+		if (fd < 0) {
+			odd |= errno == SAFEOPEN_NOT_REGULAR;
+			continue;
+		}
+		if (belongs(mod, fd, debuglink_crc)) {
+			*debuginfo_file_name = strdup(path);
+			free(copy);
+			return fd;
+		}
+		close(fd);
+	}
+	free(copy);
+	if (odd || !env || !*env)
+		return -1;
+	/* debuginfod: libdwfl's client (its local lookups found nothing) */
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}

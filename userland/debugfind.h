@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * debugfind - a binary's separate debug file, found the way libdwfl's
+ * dwfl_standard_find_debuginfo() does, but opened as safeopen.h opens
+ * files: the .gnu_debuglink candidates are in the binary's directory,
+ * which its owner controls, and a FIFO there must not hang a root
+ * symbolizer.
+ *
+ *   1. by build ID under /usr/lib/debug/.build-id/ (libdwfl's own lookup);
+ *   2. by .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME,
+ *      regular files only, taken if their build ID is the binary's (or,
+ *      when it has none, their CRC32 is the debuglink's);
+ *   3. with DEBUGINFOD_URLS set, libdwfl's debuginfod client, unless a
+ *      candidate of 2. was there and not a regular file.
+ */
+#ifndef CPROF_DEBUGFIND_H
+#define CPROF_DEBUGFIND_H
+
+#include <elfutils/libdwfl.h>
+
+/* A Dwfl_Callbacks.find_debuginfo. */
+int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
+		   Dwarf_Addr base, const char *file_name,
+		   const char *debuglink_file, GElf_Word debuglink_crc,
+		   char **debuginfo_file_name);
+
+#endif /* CPROF_DEBUGFIND_H */
