@@ -93,6 +93,13 @@ static void test_options(void)
 		  err_is("invalid window length: '0'"));
 	test_cond("--every to stdout", run("%s --every 5 -o -", d) != 0 &&
 		  err_is("--every writes files into a directory"));
+	/* before any profile starts: a run of weeks does not find out later */
+	test_cond("--every into a directory that is not there",
+		  run("%s --every 5 -o /nonexistent/dir --proc-dir /nonexistent", d) == 1 &&
+		  err_is("--every writes into -o /nonexistent/dir: No such file or directory"));
+	test_cond("--every into a file",
+		  run("%s --every 5 -o /etc/hostname --proc-dir /nonexistent", d) == 1 &&
+		  err_is("--every writes into -o /etc/hostname: not a directory"));
 	test_cond("--http with -d", run("%s --http :6060 -d 5", d) != 0 &&
 		  err_is("--http serves profiles: it takes the --http-* options"));
 	test_cond("--http on a bad address",
