@@ -16,13 +16,13 @@
 
 #include "cgroups.h"
 #include "httpd.h"
+#include "ingest.h"
 #include "ksyms.h"
 #include "live.h"
 #include "outfile.h"
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
-#include "stream.h"
 #include "unwload.h"
 #include "util.h"
 #include "windows.h"
@@ -377,6 +377,11 @@ static int open_input(const char **name)
 }
 
 /* "profiling: 3/10 s, 1234 samples" on a terminal, at most once a second. */
+struct progress {
+	double start, last;
+	const struct profile *p;
+};
+
 static void progress(double start, double *last, uint64_t samples, bool done)
 {
 	double t = monotonic_seconds();
@@ -393,50 +398,51 @@ static void progress(double start, double *last, uint64_t samples, bool done)
 		interrupted ? " (stopping)" : ", Ctrl-C to stop");
 }
 
-/* Read the whole stream into p.  0 ok, -1 after printing why. */
-static int read_stream(struct stream *s, struct profile **p,
-		       struct unwload *unw, struct cgroups *cg)
+/* -d: a progress line on a terminal, as records arrive. */
+static int show_progress(void *arg, const struct cprof_rec *rec)
 {
-	bool show = env.duration && isatty(STDERR_FILENO);
-	double start = monotonic_seconds(), last = 0;
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
-	int ret;
+	struct progress *pr = arg;
 
-	h = stream__read_header(s);
-	if (!h)
-		return -1;
-	*p = profile__new(h);
-	if (!*p)
-		return fail("failed to aggregate samples: %s", strerror(ENOMEM));
-	while ((ret = stream__next(s, &rec)) > 0) {
-		if (profile__add(*p, rec))
-			return -1;
-		if (rec->type == CPROF_REC_MMAP)
-			unwload__note(unw, (const struct cprof_mmap *)rec);
-		cgroups__note(cg, rec);
-		/*
-		 * Only as records arrive: a timer signal would end the
-		 * profile, the module takes any signal as a stop.
-		 */
-		if (show)
-			progress(start, &last, profile__nr_records(*p), false);
-	}
+	(void)rec;
+	/*
+	 * Only as records arrive: a timer signal would end the profile,
+	 * the module takes any signal as a stop.
+	 */
+	progress(pr->start, &pr->last, profile__nr_records(pr->p), false);
+	return 0;
+}
+
+/* Read the whole stream into a profile.  NULL after printing why. */
+static struct profile *read_stream(int fd, const char *name,
+				   struct unwload *unw, struct cgroups *cg)
+{
+	struct progress pr = { .start = monotonic_seconds() };
+	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
+	bool show = env.duration && isatty(STDERR_FILENO);
+	struct ingest *in = ingest__open(fd, name, unw, cg);
+	struct profile *p = NULL;
+
+	if (!in)
+		return NULL;
+	pr.p = ingest__profile(in);
+	if (!ingest__run(in, show ? &ops : NULL))
+		p = ingest__take(in);
 	if (show)
-		progress(start, &last, 0, true);
-	return ret;
+		progress(pr.start, &pr.last, 0, true);
+	ingest__close(in);
+	return p;
 }
 
 /* --load-unwind-tables: exit status 0 when every file was handled. */
 static int load_tables_only(void)
 {
-	struct unwload *l = unwload__start(env.proc_dir);
+	struct unwload *l = NULL;
 	struct unwload_stats st;
 
+	unwload__prime(&l, env.proc_dir, env.pid > 0 ? env.pid : 0,
+		       &interrupted, -1);
 	if (!l)
 		return 1;
-	unwload__scan(l, env.pid > 0 ? env.pid : 0);
-	unwload__wait(l, &interrupted, -1);
 	unwload__stop(l, &st);
 	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
@@ -494,15 +500,14 @@ static int check_options(void)
 /* Give the module the unwind tables of what runs now; NULL if not. */
 static struct unwload *load_tables_first(bool *stopped)
 {
-	struct unwload *unw;
+	struct unwload *unw = NULL;
 
 	*stopped = false;
 	if (!env.unwind_tables)
 		return NULL;
 	/* before the profile: the work is not in it */
-	unw = unwload__start(env.proc_dir);
-	unwload__scan(unw, env.pid > 0 ? env.pid : 0);
-	unwload__wait(unw, &interrupted, -1);
+	unwload__prime(&unw, env.proc_dir, env.pid > 0 ? env.pid : 0,
+		       &interrupted, -1);
 	if (interrupted) {
 		fail("interrupted before the profile started");
 		*stopped = true;
@@ -522,7 +527,6 @@ static int run_windows(struct resolve_opts *ropts)
 		.tmp_path = tmp_path,
 		.tmp_path_size = sizeof(tmp_path),
 	};
-	struct stream *s = NULL;
 	struct stat st;
 	bool stopped;
 	int err = 1;
@@ -545,14 +549,8 @@ static int run_windows(struct resolve_opts *ropts)
 	wo.unw = load_tables_first(&stopped);
 	if (stopped || start_profile() < 0)
 		goto out;
-	s = stream__new(live.fd, live.path);
-	if (!s) {
-		fail("failed to read %s: %s", live.path, strerror(ENOMEM));
-		goto out;
-	}
-	err = windows__run(s, &wo) ? 1 : 0;
+	err = windows__run(live.fd, live.path, &wo) ? 1 : 0;
 out:
-	stream__free(s);
 	unwload__stop(wo.unw, NULL);
 	live__close(&live);
 	return err;
@@ -570,7 +568,6 @@ int main(int argc, char **argv)
 	struct outfile *out = NULL;
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
-	struct stream *s = NULL;
 	struct unwload *unw = NULL;
 	const char *in_name = NULL;
 	bool stopped;
@@ -620,11 +617,6 @@ int main(int argc, char **argv)
 	}
 	if (fd < 0)
 		goto cleanup;
-	s = stream__new(fd, in_name);
-	if (!s) {
-		fail("failed to read %s: %s", in_name, strerror(ENOMEM));
-		goto cleanup;
-	}
 	/*
 	 * Kernel symbols load while the stream is read, but not during a
 	 * profile run here (-d): that would be in the profile.
@@ -633,7 +625,8 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	if (read_stream(s, &prof, unw, ropts.cgroups))
+	prof = read_stream(fd, in_name, unw, ropts.cgroups);
+	if (!prof)
 		goto cleanup;
 	unwload__stop(unw, NULL);
 	unw = NULL;
@@ -660,7 +653,6 @@ cleanup:
 	outfile__abort(out);
 	resolved__free(res);
 	profile__free(prof);
-	stream__free(s);
 	cgroups__free(ropts.cgroups);
 	if (fd > STDIN_FILENO && fd != live.fd)
 		close(fd);

@@ -34,12 +34,12 @@
 #include "cgroups.h"
 #include "httpauth.h"
 #include "httpd.h"
+#include "ingest.h"
 #include "listen.h"
 #include "live.h"
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
-#include "stream.h"
 #include "unwload.h"
 #include "util.h"
 
@@ -298,11 +298,9 @@ static void load_tables(struct server *srv, const struct query *q,
 {
 	if (!srv->o->unwind_tables)
 		return;
-	if (!srv->unw)
-		srv->unw = unwload__start(srv->o->proc_dir);
-	unwload__scan(srv->unw, q->pid > 0 ? q->pid : 0);
 	unwload__sweep(srv->unw, SWEEP_S);
-	unwload__wait(srv->unw, &w->stop, TABLES_WAIT_S);
+	unwload__prime(&srv->unw, srv->o->proc_dir, q->pid > 0 ? q->pid : 0,
+		       &w->stop, TABLES_WAIT_S);
 }
 
 /* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
@@ -315,11 +313,9 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 		.freq = q->freq, .pid = q->pid,
 	};
 	struct live live = { .fd = -1, .ctl_fd = -1 };
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
-	struct stream *s = NULL;
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-	int err, ret;
+	struct ingest *in;
+	int err;
 
 	load_tables(srv, q, w);
 	if (w->stop)
@@ -339,27 +335,18 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 	watch_set_live(w, &live);
 
 	snprintf(msg, size, "failed to read the profile");
-	s = stream__new(live.fd, live.path);
-	h = s ? stream__read_header(s) : NULL;
-	*prof = h ? profile__new(h) : NULL;
-	if (!*prof)
-		goto stop;
-	while ((ret = stream__next(s, &rec)) > 0) {
-		if (profile__add(*prof, rec))
-			break;
-		if (rec->type == CPROF_REC_MMAP)
-			unwload__note(srv->unw, (const struct cprof_mmap *)rec);
-		cgroups__note(cg, rec);
-	}
-	if (!ret)
+	in = ingest__open(live.fd, live.path, srv->unw, cg);
+	if (in && !ingest__run(in, NULL)) {
+		*prof = ingest__take(in);
 		status = 0;
-stop:
+	}
+	ingest__close(in);
+
 	watch_set_live(w, NULL);
 	pthread_mutex_lock(&srv->lock);
 	srv->cur = NULL;
 	pthread_mutex_unlock(&srv->lock);
 out:
-	stream__free(s);
 	live__close(&live);
 	return status;
 }

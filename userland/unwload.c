@@ -585,6 +585,15 @@ bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
 	return done;
 }
 
+bool unwload__prime(struct unwload **l, const char *proc_dir, pid_t pid,
+		    const volatile sig_atomic_t *stop, double timeout)
+{
+	if (!*l)
+		*l = unwload__start(proc_dir);
+	unwload__scan(*l, pid);
+	return unwload__wait(*l, stop, timeout);
+}
+
 void unwload__stop(struct unwload *l, struct unwload_stats *stats)
 {
 	struct unwload_item *it;

@@ -58,6 +58,17 @@ void unwload__note(struct unwload *l, const struct cprof_mmap *m);
 bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
 		   double timeout);
 
+/*
+ * What every live reader does before its profile: start the loader on
+ * proc_dir unless *l holds one (a server keeps its loader, and what it
+ * compiled, from request to request), queue the files pid maps (0: every
+ * process) and wait for them as unwload__wait() does.  Whether all was
+ * loaded; *l stays NULL (a warning said why) if the module takes no
+ * tables.
+ */
+bool unwload__prime(struct unwload **l, const char *proc_dir, pid_t pid,
+		    const volatile sig_atomic_t *stop, double timeout);
+
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
 void unwload__stop(struct unwload *l, struct unwload_stats *stats);
 

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroups.h"
+#include "ingest.h"
 #include "outfile.h"
 #include "profile.h"
 #include "util.h"
@@ -45,6 +45,7 @@ struct windows {
 	htab_t gone;			/* pids seen exited: struct gone */
 	uint64_t dropped;		/* pids whose mappings were dropped */
 	uint64_t last_t;		/* the latest sample, from the start */
+	int lost_end;			/* windows__finish(): 1 if any was lost */
 };
 
 static const char *extension(enum output_format f)
@@ -402,76 +403,79 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 	return 0;
 }
 
-int windows__run(struct stream *s, const struct windows_opts *o)
+/* ingest's record op: samples and losses to their window, the rest to maps. */
+static int windows__record(void *arg, struct profile *maps,
+			   const struct cprof_rec *rec)
+{
+	struct windows *w = arg;
+	struct profile *win;
+	uint64_t t;
+
+	switch (rec->type) {
+	case CPROF_REC_SAMPLE:
+	case CPROF_REC_LOST:
+		/* time_ns follows the record header in both */
+		t = ((const struct cprof_sample *)rec)->time_ns;
+		t = t > w->hdr.start_time_ns ? t - w->hdr.start_time_ns : 0;
+		if (rec->type == CPROF_REC_SAMPLE && t > w->last_t)
+			w->last_t = t;
+		win = windows__get(w, t / w->every_ns);
+		if (!win)
+			return -1;
+		if (profile__add(win, rec))
+			return fail("failed to aggregate samples: %s",
+				    strerror(ENOMEM));
+		break;
+	default:
+		if (profile__add(maps, rec))
+			return fail("failed to aggregate samples: %s",
+				    strerror(ENOMEM));
+		if (rec->type == CPROF_REC_END) {
+			w->lost_end = windows__finish(w,
+					(const struct cprof_end *)rec);
+			if (w->lost_end < 0)
+				return -1;
+		}
+	}
+	return w->nr_open > 1 ? windows__flush(w) : 0;
+}
+
+int windows__run(int fd, const char *name, const struct windows_opts *o)
 {
 	struct windows w = { .o = o, .every_ns = o->every * 1000000000ull };
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
-	struct profile *win;
+	struct ingest_ops ops = {
+		.record = windows__record, .idle = windows__idle, .arg = &w,
+	};
+	struct ingest *in;
 	bool timing = false;
 	timer_t timer;
-	uint64_t t;
-	int ret, lost = 0, err = -1;
+	int err = -1;
 
-	h = stream__read_header(s);
-	if (!h)
+	in = ingest__open(fd, name, o->unw, o->ropts->cgroups);
+	if (!in)
 		return -1;
-	w.hdr = *h;
-	w.maps = profile__new(h);
+	w.hdr = *ingest__header(in);
+	w.maps = ingest__profile(in);
 	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);
-	if (!w.maps || !w.gone) {
+	if (!w.gone) {
 		fail("failed to aggregate samples: %s", strerror(ENOMEM));
-		profile__free(w.maps);
-		if (w.gone)
-			htab_delete(w.gone);
-		return -1;
+		goto out;
 	}
 	if (idle_timer(&timer))
 		warning("no timer: a window is written only when a record arrives after its end: %s",
 			strerror(errno));
 	else
 		timing = true;
-	stream__on_interrupt(s, windows__idle, &w);
-	while ((ret = stream__next(s, &rec)) > 0) {
-		switch (rec->type) {
-		case CPROF_REC_SAMPLE:
-		case CPROF_REC_LOST:
-			/* time_ns follows the record header in both */
-			t = ((const struct cprof_sample *)rec)->time_ns;
-			t = t > h->start_time_ns ? t - h->start_time_ns : 0;
-			if (rec->type == CPROF_REC_SAMPLE && t > w.last_t)
-				w.last_t = t;
-			win = windows__get(&w, t / w.every_ns);
-			if (!win || profile__add(win, rec))
-				goto out;
-			cgroups__note(o->ropts->cgroups, rec);
-			break;
-		case CPROF_REC_END:
-			if (profile__add(w.maps, rec))
-				goto out;
-			lost = windows__finish(&w, (const struct cprof_end *)rec);
-			if (lost < 0)
-				goto out;
-			break;
-		default:
-			if (profile__add(w.maps, rec))
-				goto out;
-			if (rec->type == CPROF_REC_MMAP)
-				unwload__note(o->unw,
-					      (const struct cprof_mmap *)rec);
-		}
-		if (w.nr_open > 1 && windows__flush(&w))
-			goto out;
-	}
-	err = ret < 0 ? ret : lost;
-out:
-	stream__on_interrupt(s, NULL, NULL);
+	err = ingest__run(in, &ops);
+	if (!err)
+		err = w.lost_end;
 	if (timing)
 		timer_delete(timer);
+out:
 	while (w.nr_open)
 		profile__free(w.open[--w.nr_open].p);
-	profile__free(w.maps);
 	if (w.gone)
 		htab_delete(w.gone);
+	ingest__close(in);
 	return err;
 }

@@ -22,7 +22,6 @@
 
 #include "output.h"
 #include "resolve.h"
-#include "stream.h"
 #include "unwload.h"
 
 #define WINDOWS_HOLD_NS		1000000000ull
@@ -43,12 +42,12 @@ struct windows_opts {
 };
 
 /*
- * Read s to its end, writing each window as it completes.  A window whose
+ * Read the stream on fd (name: for messages) to its end, writing each window as it completes.  A window whose
  * file cannot be written (ENOSPC, EIO: outfile.c prints why) is lost, one
  * warning line, and the run goes on (--keep still rotates).  0 ok; 1 if
  * windows were lost (a line says how many, at the end); -1 after printing
  * why (out of memory, a bad stream).
  */
-int windows__run(struct stream *s, const struct windows_opts *o);
+int windows__run(int fd, const char *name, const struct windows_opts *o);
 
 #endif /* CPROF_WINDOWS_H */

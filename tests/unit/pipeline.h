@@ -11,49 +11,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ingest.h"
 #include "output.h"
 #include "pprof.h"
-#include "profile.h"
 #include "resolve.h"
-#include "stream.h"
 
 /*
  * The stream at fd's current offset, outputs to @sink.  -1: rejected, after
- * one line on stderr; 0: converted.  Aborts on what must never happen: out
- * of memory on small input, or a writer failing on an accepted stream.
+ * one line on stderr; 0: converted.  Aborts on what must never happen: a
+ * writer failing on an accepted stream.
  */
 static inline int pipeline_convert(int fd, FILE *sink)
 {
 	struct resolve_opts o = { .symbolize = false };
-	const struct cprof_header *h;
-	const struct cprof_rec *rec;
+	struct ingest *in = ingest__open(fd, "in", NULL, NULL);
 	struct resolved *r = NULL;
-	struct profile *p = NULL;
-	struct stream *s = stream__new(fd, "in");
 	int ret = -1;
 
-	if (!s)
-		abort();
-	h = stream__read_header(s);
-	if (!h)
+	if (!in || ingest__run(in, NULL))
 		goto out;
-	p = profile__new(h);
-	if (!p)
-		abort();
-	while ((ret = stream__next(s, &rec)) > 0)
-		if (profile__add(p, rec))
-			abort();
-	if (ret < 0)
-		goto out;
-	r = resolved__new(p, &o);
+	r = resolved__new(ingest__profile(in), &o);
 	if (!r || pprof__write(r, sink, "sink") || output__folded(r, sink, "sink", false) ||
 	    output__top(r, sink, "sink", 5, false) || output__text(r, sink, "sink"))
 		abort();
 	ret = 0;
 out:
 	resolved__free(r);
-	profile__free(p);
-	stream__free(s);
+	ingest__close(in);
 	return ret;
 }
 

@@ -61,7 +61,6 @@ static int run(const struct sb *b, const char *out, long keep)
 		.ropts = &ropts,
 	};
 	char path[4096];
-	struct stream *s;
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/stream", dir);
@@ -70,9 +69,7 @@ static int run(const struct sb *b, const char *out, long keep)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	s = stream__new(fd, path);
-	err = windows__run(s, &wo);
-	stream__free(s);
+	err = windows__run(fd, path, &wo);
 	close(fd);
 	return err;
 }
@@ -213,7 +210,6 @@ static void test_quiet(void)
 	};
 	char out[256], path[512];
 	struct timespec ts;
-	struct stream *s;
 	struct sb head, tail;
 	int fds[2], status = -1;
 	size_t cut;
@@ -256,10 +252,8 @@ static void test_quiet(void)
 		_exit(ok ? 0 : 1);
 	}
 	close(fds[1]);
-	s = stream__new(fds[0], "pipe");
 	test_cond("a stream that goes quiet for 3.5 s",
-		  s && windows__run(s, &wo) == 0);
-	stream__free(s);
+		  windows__run(fds[0], "pipe", &wo) == 0);
 	close(fds[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ingest - read a cprof stream into a profile: the one loop every reader
+ * of the stream runs (cprof-dump -i and -d, --every, --http, and the unit
+ * and fuzz pipelines).
+ *
+ * Each record is checked by stream.c, added to the stream's profile (or
+ * handed to the reader's own record function), and shown to the helpers
+ * that follow a live stream: the unwind-table loader is given each
+ * mapping's file (a program that started during the profile), the cgroup
+ * resolver each sample's cgroup id (looked up while the cgroup exists).
+ */
+#ifndef CPROF_INGEST_H
+#define CPROF_INGEST_H
+
+#include "cgroups.h"
+#include "profile.h"
+#include "unwload.h"
+
+struct ingest;
+
+/* What a reader does beside adding records to the stream's profile. */
+struct ingest_ops {
+	/*
+	 * Instead of profile__add(p, rec), p being the stream's profile:
+	 * a reader that cuts the stream into profiles of its own.  0, or
+	 * non-zero to end ingest__run() with that value (after one line
+	 * saying why, if it is an error).  NULL: profile__add().
+	 */
+	int (*record)(void *arg, struct profile *p, const struct cprof_rec *rec);
+	/* After each record; non-zero ends ingest__run() with that value. */
+	int (*after)(void *arg, const struct cprof_rec *rec);
+	/*
+	 * While no record arrives: called when a read is interrupted by a
+	 * signal (stream__on_interrupt()); non-zero ends ingest__run() with
+	 * -1.  NULL: the read is retried.
+	 */
+	int (*idle)(void *arg);
+	void *arg;
+};
+
+/*
+ * Read fd's stream header (name is used in messages and must outlive the
+ * ingest) and make its profile.  unw and cg follow the stream (each may be
+ * NULL).  NULL after one line on stderr saying why.
+ */
+struct ingest *ingest__open(int fd, const char *name, struct unwload *unw,
+			    struct cgroups *cg);
+/* NULL-safe; fd is not closed, a profile taken is not freed. */
+void ingest__close(struct ingest *in);
+
+/*
+ * Read records until the END record and the end of the input.  0 then; -1
+ * after one line on stderr saying why (a bad stream, out of memory); or
+ * the non-zero value an op returned.  ops may be NULL.
+ */
+int ingest__run(struct ingest *in, const struct ingest_ops *ops);
+
+/* The stream's header, owned by in. */
+const struct cprof_header *ingest__header(const struct ingest *in);
+/* The stream's profile, owned by in until ingest__take(). */
+struct profile *ingest__profile(const struct ingest *in);
+/* The stream's profile, now the caller's to free. */
+struct profile *ingest__take(struct ingest *in);
+
+#endif /* CPROF_INGEST_H */
