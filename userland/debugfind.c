@@ -58,8 +58,9 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		   const char *debuglink_file, GElf_Word debuglink_crc,
 		   char **debuginfo_file_name)
 {
-	static const char *const forms[] = {
-		"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
+	/* PREFIX DIR MIDDLE NAME: beside it, in .debug/, under /usr/lib/debug */
+	static const struct { const char *prefix, *middle; } forms[] = {
+		{ "", "/" }, { "", "/.debug/" }, { "/usr/lib/debug", "/" },
 	};
 	const char *env = getenv("DEBUGINFOD_URLS");
 	bool odd = false;
@@ -80,8 +81,9 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		return -1;
 	dir = dirname(copy);
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		if (snprintf(path, sizeof(path), forms[i],
-			     strcmp(dir, "/") ? dir : "", debuglink_file) >=
+		if (snprintf(path, sizeof(path), "%s%s%s%s", forms[i].prefix,
+			     strcmp(dir, "/") ? dir : "", forms[i].middle,
+			     debuglink_file) >=
 		    (int)sizeof(path) || !strcmp(path, file_name))
 			continue;
 		fd = safe_open(-1, path, &st);
