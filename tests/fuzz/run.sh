@@ -56,7 +56,7 @@ fuzz_target() {
 	# cfi's inputs grow past 64 KiB: compressed sections, many FDEs
 	local max_len=65536
 	[[ $t == cfi ]] && max_len=262144
-	opts=(-max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+	opts=("-max_len=$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 		-dict="$REPO/tests/fuzz/$t.dict" -artifact_prefix="$crashes/")
 
 	# The replay: each seed once, as a regression test.

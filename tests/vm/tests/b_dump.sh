@@ -59,7 +59,7 @@ step() { # LABEL CMD...: wall ms of CMD, output discarded
 echo
 echo "| step | ms |"
 echo "| --- | ---: |"
-for round in 1 2; do
+for _ in 1 2; do
 	step "cat /proc/kallsyms" cat /proc/kallsyms
 	step "cprof-dump --version (start-up)" "$CPROF_DUMP" --version
 	step "--no-symbolize" "$CPROF_DUMP" -i "$W/cap.raw" --no-symbolize -o "$W/o.pb.gz"

@@ -40,7 +40,8 @@
 # profiler or tool that does not work.
 # vm-timeout: 3000
 set -euo pipefail
-# shellcheck source=../lib/kprof.sh
+# REPO is the harness's (not a misspelt REPS)
+# shellcheck disable=SC2153 source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 # shellcheck source=../lib/perfcmp.sh
 . "$REPO/tests/vm/lib/perfcmp.sh"
@@ -165,6 +166,8 @@ under_perf() {
 	shift
 	rm -f "$W/started"
 	s=$(now_ms)
+	# the inner shell expands $W and "$@" (W is exported)
+	# shellcheck disable=SC2016
 	"$PERF" record -q -a -e cpu-clock -F "$f" -g "${opts[@]}" -o "$data" \
 		-- bash -c 'now_ms >"$W/started" && "$@"' bash "$@" >"$data.log" 2>&1 ||
 		fail "perf record failed: $(tail -n 3 "$data.log")"
@@ -339,7 +342,7 @@ for f in 99 999 "$high"; do
 		res "wall_${kind}_$f" "$(awk -v k="$kind" -v f="$f" '$1 == k && $2 == f { print $4 }' "$OUT/runs" | median)"
 	done
 	# cprof's own accounting of its handler, untraced (timed runs)
-	read -r ct cs cl cth ch < <(awk -v f="$f" '$1 == f { t += $3; s += $4; l += $5; th += $6; h += $7 }
+	read -r ct _ cl cth ch < <(awk -v f="$f" '$1 == f { t += $3; s += $4; l += $5; th += $6; h += $7 }
 		END { print t + 0, s + 0, l + 0, th + 0, h + 0 }' "$OUT/cprof-runs")
 	res "cprof_ticks_$f" "$ct"
 	res "cprof_lost_$f" "$cl"

@@ -113,7 +113,7 @@ cprof_run() {
 	s0=$(stat_of samples)
 	trace_on cprof_tick
 	cat /proc/cprof/profile >"$W/$n.raw" || fail "reading the profile failed"
-	read -r MED[$n] P90[$n] < <(trace_off "$n")
+	read -r "MED[$n]" "P90[$n]" < <(trace_off "$n")
 	s1=$(stat_of samples)
 	NS[$n]=$((s1 - s0))
 	BPS[$n]=$(($(stat -c %s "$W/$n.raw") / (NS[$n] ? NS[$n] : 1)))
@@ -130,7 +130,7 @@ perf_run() {
 	trace_on perf_swevent_hrtimer
 	"$PERF" record -q -a -e cpu-clock -F "$F" "$@" -o "$W/$n.data" -- sleep "$D" \
 		>"$W/$n.log" 2>&1 || fail "perf record failed: $(tail -n 3 "$W/$n.log")"
-	read -r MED[$n] P90[$n] < <(trace_off "$n")
+	read -r "MED[$n]" "P90[$n]" < <(trace_off "$n")
 	NS[$n]=$("$PERF" report -i "$W/$n.data" --stats 2>/dev/null |
 		awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
 	[[ -n ${NS[$n]} ]] || NS[$n]=0

@@ -65,7 +65,7 @@ cprof_stacks() { # NAME
 }
 perf_stacks() { # NAME MODE: MODE -g or dwarf
 	local cg=(-g)
-	[[ $2 == dwarf ]] && cg=(--call-graph dwarf,16384)
+	[[ $2 == dwarf ]] && cg=(--call-graph "dwarf,16384")
 	"$PERF" record -q -e cpu-clock -F 499 "${cg[@]}" -p "$WORK" -o "$W/$1.$2.data" -- sleep 3 \
 		>"$W/$1.$2.log" 2>&1 || fail "perf record $2 failed: $(tail -n 3 "$W/$1.$2.log")"
 	"$PERF" script -i "$W/$1.$2.data" -F ip,sym 2>/dev/null | awk '

@@ -176,7 +176,7 @@ done
 # Short profiles in a loop: no leak.
 n=10
 [[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] && n=100
-usage() { echo "$(ls /proc/"$server"/fd | wc -l) $(awk '/^VmRSS/ { print $2 }' /proc/"$server"/status)"; }
+usage() { echo "$(find /proc/"$server"/fd -mindepth 1 -maxdepth 1 | wc -l) $(awk '/^VmRSS/ { print $2 }' /proc/"$server"/status)"; }
 for i in $(seq 1 "$n"); do
 	code=$(get loop.pb.gz '?seconds=1&nosymbol=1')
 	[[ $code == 200 ]] || fail "loop request $i got $code"
