@@ -18,6 +18,7 @@
 #define CPROF_CTL_LINE_MAX	256
 
 struct cprof_settings cprof_set;
+/* The settings, and profiles' start and stop: ctl.h. */
 DEFINE_MUTEX(cprof_lock);
 
 static const char * const cprof_mode_names[] = {

@@ -132,8 +132,8 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 	return NULL;
 }
 
-static const struct cprof_range *cprof_mm_range(const struct cprof_mmstate *st,
-					       u64 ip)
+static const struct cprof_range *
+cprof_mm_range(const struct cprof_mmstate *st, u64 ip)
 {
 	u32 lo = 0, hi = st->nr;
 
