@@ -2,7 +2,9 @@
 #   make                 build kmod/cprof.ko (for KDIR) and userland/cprof-dump
 #   make KDIR=/usr/src/linux-headers-X   build the module for another kernel
 #   make demo            profile a sample workload (here, or in a QEMU VM)
-#   make check           install what is missing, run every test
+#   make check           install what is missing, run every test (make lint first)
+#   make lint            checkpatch --strict, sparse on 6.1 and 6.12, shellcheck,
+#                        userland's extra warnings: in about a minute
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
 #   make fuzz            fuzz the stream decoder and the CFI compiler for FUZZ_SECONDS (default 600)
@@ -33,7 +35,7 @@ BENCH_KERNELS ?= 6.1 6.12
 BENCH_BASELINE ?= dda7f02
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
-	check check-debug demo bench workloads fuzz
+	check check-debug demo bench workloads fuzz lint
 
 all: module userland
 
@@ -53,6 +55,9 @@ workloads:
 
 check:
 	tests/check.sh
+
+lint:
+	tests/lint.sh
 
 check-debug:
 	tests/debug/check.sh

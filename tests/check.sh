@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/check.sh (make check): install what is missing, run the host unit
-# tests (make -C userland test), the host checks of the man pages and
+# tests/check.sh (make check): install what is missing, run the style
+# checks (tests/lint.sh: make lint; if they fail make check stops there, a
+# minute in), the host unit tests (make -C userland test), the host checks of the man pages and
 # documentation (tests/host/run.sh), 30 s of the fuzzers (tests/fuzz/run.sh),
 # the Debian packages (tests/deb/check.sh: built, checked and installed, so
 # that the VM test i_dkms finds DKMS's module) and the VM tests on every kernel
@@ -20,7 +21,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
-rm -f "$logs"/{unit,host,fuzz,deb,vm,tally}.log
+rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log
 start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
@@ -65,6 +66,17 @@ tally() {
 section "packages"
 tests/deps.sh
 
+section "style: checkpatch, sparse, shellcheck, userland warnings (tests/lint.sh)"
+rc=0
+tests/lint.sh --fail-fast 2>&1 | tee "$logs/lint.log" || rc=$?
+tally "tests/lint.sh" "$rc" "$logs/lint.log"
+if [[ $rc -ne 0 ]]; then
+	# a style slip fails in a minute, not after the VM tests
+	echo "check: make lint failed: nothing else runs until it passes"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+
 section "host unit tests (make -C userland test)"
 if [[ -f userland/Makefile ]]; then
 	rc=0
@@ -99,7 +111,7 @@ section "summary"
 # says which check it was: each runner's FAIL lines, a unit test binary's
 # "---- ... failed" heading, a fuzz target's failure line.
 if ((failed)); then
-	for log in unit host fuzz deb vm; do
+	for log in lint unit host fuzz deb vm; do
 		[[ -f $logs/$log.log ]] || continue
 		grep -E '^(FAIL|---- \[.*\] .* failed|fuzz: .*(failed:|stopped with))' "$logs/$log.log" |
 			head -n 20 | sed "s/^/check: $log: /" || true

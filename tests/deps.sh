@@ -22,8 +22,8 @@ packages=(
 	# userland: cprof-dump and its tests
 	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
 	libiberty-dev libmicrohttpd-dev libgnutls28-dev golang-go golang-github-google-pprof-dev
-	# tests and checks
-	linux-perf perl sparse shellcheck
+	# tests and checks (make lint takes checkpatch.pl from linux-source-6.1)
+	linux-perf perl sparse shellcheck linux-source-6.1
 	# what a person sees: u_browser renders pages in it
 	chromium
 	clang libclang-rt-14-dev
@@ -35,7 +35,7 @@ packages=(
 # tests/deps.sh --debug: also what make check-debug needs to build its
 # kernel.
 if [[ ${1:-} == --debug ]]; then
-	packages+=(linux-source-6.1 bc bison flex libssl-dev libelf-dev rsync)
+	packages+=(bc bison flex libssl-dev libelf-dev rsync)
 fi
 
 missing=()

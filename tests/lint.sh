@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/lint.sh [--fail-fast] (make lint): the style checks, fastest first,
+# before anything slow runs.  make check runs it first with --fail-fast (the
+# first failing check ends it) and stops there if it fails.
+#   - checkpatch --strict --no-tree on kmod/ (from Debian's linux-source-6.1,
+#     unpacked once into build/lint/);
+#   - sparse (make C=2) on kmod/ for each kernel's headers installed, 6.1
+#     and 6.12 at least: any line sparse prints is a failure;
+#   - shellcheck on every shell script git tracks;
+#   - userland built with the warnings it is held to beyond -Wall -Wextra
+#     (-Wshadow -Wmissing-prototypes -Wformat=2 -Wundef, in its Makefile)
+#     and -Werror, the unit tests included.
+# Ends with "lint: N passed, N failed"; exit status 0 only if none failed.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO" || exit 1
+out=$REPO/build/lint
+mkdir -p "$out"
+passed=0
+failed=0
+
+fail_fast=false
+[[ ${1:-} != --fail-fast ]] || fail_fast=true
+
+# check NAME LOG RC: one line for a check; its output on failure (and with
+# --fail-fast, the end: make check wants a slip named in seconds).
+check() {
+	local name=$1 log=$2 rc=$3
+	if [[ $rc -eq 0 ]]; then
+		echo "ok   $name"
+		passed=$((passed + 1))
+		return
+	fi
+	echo "FAIL $name"
+	sed 's/^/    /' "$log" | head -n 40
+	failed=$((failed + 1))
+	if $fail_fast; then
+		echo "lint: $passed passed, $failed failed"
+		exit 1
+	fi
+}
+
+# checkpatch.pl and its data files, from the kernel source Debian packages.
+checkpatch_dir() {
+	local tar=/usr/src/linux-source-6.1.tar.xz ver dir
+	[[ -f $tar ]] || return 1
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || return 1
+	dir=$out/checkpatch-$ver
+	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" &&
+		tar -xJf "$tar" -C "$dir.tmp" --strip-components=1 --wildcards \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch' || return 1
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+# checkpatch: what kernel reviewers run, --strict.  --no-tree: out of tree.
+# The findings tests/lint-allow.txt excuses are dropped; an entry there
+# that excuses nothing is a finding itself.
+log=$out/checkpatch.log
+if dir=$(checkpatch_dir); then
+	mapfile -t files < <(git ls-files -- 'kmod/*.c' 'kmod/*.h')
+	perl "$dir/scripts/checkpatch.pl" --no-tree --strict --quiet --terse \
+		--show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		-f "${files[@]}" >"$out/checkpatch.raw" 2>&1
+	rc=0
+	awk -v allow=tests/lint-allow.txt '
+		BEGIN {
+			while ((getline line < allow) > 0) {
+				sub(/#.*/, "", line)
+				if (split(line, f, " ") == 2) ok[f[1] " " f[2]] = 0
+			}
+		}
+		/^total:/ { next }
+		match($0, /^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):[A-Z_0-9]+:/) {
+			file = $0; sub(/:.*/, "", file)
+			type = $0; sub(/^[^:]+:[0-9]+: [A-Z]+:/, "", type); sub(/:.*/, "", type)
+			if ((file " " type) in ok) { ok[file " " type]++; next }
+		}
+		{ print; bad = 1 }
+		END {
+			for (k in ok) if (!ok[k]) { print allow ": " k ": excuses nothing"; bad = 1 }
+			exit bad
+		}' "$out/checkpatch.raw" >"$log" || rc=$?
+	check "checkpatch --strict --no-tree kmod/ (${#files[@]} files)" "$log" "$rc"
+else
+	echo "no /usr/src/linux-source-6.1.tar.xz: apt-get install linux-source-6.1 (tests/deps.sh)" >"$log"
+	check "checkpatch --strict --no-tree kmod/" "$log" 1
+fi
+
+# shellcheck: every tracked shell script, followed into what it sources.
+log=$out/shellcheck.log
+mapfile -t scripts < <(git ls-files -- '*.sh' .ci/run)
+rc=0
+shellcheck -x -P SCRIPTDIR "${scripts[@]}" >"$log" 2>&1 || rc=$?
+check "shellcheck (${#scripts[@]} scripts)" "$log" "$rc"
+
+# userland and its unit tests, with the warnings userland/Makefile holds it
+# to, in a scratch build directory (make's own objects are not reused).
+log=$out/userland.log
+rc=0
+make -s -C userland BUILD="$out/userland" -j"$(nproc)" all test-build >"$log" 2>&1 || rc=$?
+check "userland and unit tests: -Werror $(make -s -C userland print-warn 2>/dev/null)" "$log" "$rc"
+
+# sparse on each kernel's headers: 6.1 and 6.12 at least.
+kernels=0
+for kdir in /usr/src/linux-headers-6.1.[0-9]*-amd64 /usr/src/linux-headers-6.12.[0-9]*-amd64; do
+	[[ -d $kdir && $kdir != *-rt-amd64 ]] || continue
+	kernels=$((kernels + 1))
+	k=${kdir#/usr/src/linux-headers-}
+	log=$out/sparse-$k.log
+	rc=0
+	# a scratch copy: the module's objects in kmod/ are left alone
+	rm -rf "$out/sparse-$k" && mkdir -p "$out/sparse-$k" &&
+		cp -r Kbuild VERSION kmod "$out/sparse-$k/" &&
+		rm -f "$out/sparse-$k"/kmod/*.o "$out/sparse-$k"/kmod/.*.cmd || rc=$?
+	if [[ $rc -eq 0 ]]; then
+		make -s -C "$kdir" M="$out/sparse-$k" C=2 modules >"$log" 2>&1 || rc=$?
+		# kbuild's own lines are not sparse's findings
+		if [[ $rc -eq 0 ]] && grep -v -e '^make\[' -e '^  [A-Z]' \
+			-e '^Skipping BTF generation' "$log" | grep -q .; then
+			rc=1
+		fi
+	fi
+	check "sparse (C=2) kmod/ on $k" "$log" "$rc"
+done
+if [[ $kernels -lt 2 ]]; then
+	echo "the 6.1 and 6.12 headers are both needed (tests/deps.sh)" >"$out/sparse.log"
+	check "sparse on two kernels" "$out/sparse.log" 1
+fi
+
+echo "lint: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
