@@ -13,25 +13,38 @@
 #include <zlib.h>
 
 #include "debugfind.h"
+#include "elfbound.h"
 #include "safeopen.h"
 
-/* The CRC32 of the whole file, as .gnu_debuglink records it. */
-static bool crc_is(int fd, GElf_Word want)
+/*
+ * The CRC32 of the whole file, as .gnu_debuglink records it.  Reading it
+ * all takes time: a file past DEBUGFIND_CRC_MAX (a sparse file of a
+ * terabyte, made to hold the symbolizer for hours) is not read.
+ */
+static bool crc_is(int fd, const struct stat *st, GElf_Word want)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0, Z_NULL, 0);
 	off_t at = 0;
 	ssize_t n;
 
-	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+	if (st->st_size > DEBUGFIND_CRC_MAX)
+		return false;
+	while (at < st->st_size &&
+	       (n = pread(fd, buf, sizeof(buf), at)) > 0) {
 		crc = crc32(crc, buf, n);
 		at += n;
 	}
-	return n == 0 && crc == want;
+	return at == st->st_size && crc == want;
 }
 
-/* Is the file at fd the debug file of mod? */
-static bool belongs(Dwfl_Module *mod, int fd, GElf_Word crc)
+/*
+ * Is the file at fd the debug file of mod?  And one libdw may read: its
+ * compressed sections inflate to at most ELFBOUND_INFLATE_MAX, as the
+ * binary's own must (elfsyms.c).
+ */
+static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
+		    GElf_Word crc)
 {
 	const unsigned char *want;
 	const void *have;
@@ -41,9 +54,11 @@ static bool belongs(Dwfl_Module *mod, int fd, GElf_Word crc)
 	bool same;
 	Elf *elf;
 
+	if (elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX)
+		return false;
 	nwant = dwfl_module_build_id(mod, &want, &vaddr);
 	if (nwant <= 0)
-		return crc_is(fd, crc);
+		return crc_is(fd, st, crc);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return false;
@@ -91,7 +106,7 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 			odd |= errno == SAFEOPEN_NOT_REGULAR;
 			continue;
 		}
-		if (belongs(mod, fd, debuglink_crc)) {
+		if (belongs(mod, fd, &st, debuglink_crc)) {
 			*debuginfo_file_name = strdup(path);
 			free(copy);
 			return fd;

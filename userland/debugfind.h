@@ -9,7 +9,9 @@
  *   1. by build ID under /usr/lib/debug/.build-id/ (libdwfl's own lookup);
  *   2. by .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME,
  *      regular files only, taken if their build ID is the binary's (or,
- *      when it has none, their CRC32 is the debuglink's);
+ *      when it has none, their CRC32 is the debuglink's, read from files
+ *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
+ *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
  *   3. with DEBUGINFOD_URLS set, libdwfl's debuginfod client, unless a
  *      candidate of 2. was there and not a regular file.
  */
@@ -17,6 +19,9 @@
 #define CPROF_DEBUGFIND_H
 
 #include <elfutils/libdwfl.h>
+
+/* Largest debug file whose CRC32 is computed (1 GiB). */
+#define DEBUGFIND_CRC_MAX	(1LL << 30)
 
 /* A Dwfl_Callbacks.find_debuginfo. */
 int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,

@@ -172,6 +172,30 @@ static void test_inflate_bound(void)
 			   ru1.ru_maxrss - ru0.ru_maxrss);
 		syms_cache__free(c);
 	}
+
+	/*
+	 * The same bomb as the separate debug file of a stripped binary,
+	 * beside it (where the binary's owner may put anything): not read.
+	 */
+	if (run("strip -s -o '%s' '%s.so' && objcopy --add-gnu-debuglink='%s' '%s'",
+		tmp_path("linked"), tmp_path("bomb"), elf, tmp_path("linked"))) {
+		test_cond("debuglink bomb fixture (strip, objcopy)", false);
+		return;
+	}
+	{
+		struct syms_cache *c = syms_cache__new();
+		struct binary *b;
+
+		getrusage(RUSAGE_SELF, &ru0);
+		b = c ? syms_cache__get(c, tmp_path("linked"), NULL, 0) : NULL;
+		getrusage(RUSAGE_SELF, &ru1);
+		test_cond("a debug file that would inflate past the bound is not taken",
+			  b && !binary__has_debuginfo(b));
+		test_condf(ru1.ru_maxrss - ru0.ru_maxrss < 32 * 1024,
+			   "... and not decompressed (max RSS grew %ld KiB)",
+			   ru1.ru_maxrss - ru0.ru_maxrss);
+		syms_cache__free(c);
+	}
 }
 
 int main(void)
