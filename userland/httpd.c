@@ -49,14 +49,29 @@
 #define SWEEP_S			60.0
 /* An idle connection (a request sent slowly, or not at all) is closed. */
 #define IDLE_TIMEOUT_S		10
+/*
+ * So is one whose request is not whole this long after it connected: the
+ * idle timeout alone lets a client that sends a byte every 9 s hold its
+ * connection for ever.
+ */
+#define HEAD_DEADLINE_S		10.0
 #define CONNECTIONS_MAX		64
 #define CONNECTIONS_PER_ADDR	8
+
+/* A connection whose request has not arrived whole yet. */
+struct pending {
+	int fd;
+	double since;			/* monotonic_seconds() */
+	bool headed;			/* its request came: no deadline */
+	struct pending *next, **pprev;
+};
 
 struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
 	struct unwload *unw;		/* NULL: none (yet) */
-	pthread_mutex_t lock;		/* busy, cur, stopping */
+	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
+	struct pending *pending;	/* every open connection */
 	bool busy;			/* a profile is being served */
 	struct live *cur;		/* its files, for a stop on SIGTERM */
 	volatile bool stopping;
@@ -382,7 +397,11 @@ static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
 				     const char *who, bool head)
 {
-	struct query q = { .o = srv->o, .seconds = 30, .pid = -1 };
+	/* Go's default, within the ceiling the server was given */
+	struct query q = {
+		.o = srv->o, .pid = -1,
+		.seconds = srv->o->max_seconds < 30 ? srv->o->max_seconds : 30,
+	};
 	struct resolve_opts ropts = { 0 };
 	struct profile *prof = NULL;
 	struct watch w;
@@ -508,6 +527,81 @@ static void describe(struct MHD_Connection *c, const char *method,
 		 printable(ubuf, sizeof(ubuf), url));
 }
 
+/* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave srv->pending. */
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct server *srv = cls;
+	struct pending *p = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		p = ci ? calloc(1, sizeof(*p)) : NULL;
+		if (!p)
+			return;	/* no deadline for it: the idle timeout holds */
+		p->fd = ci->connect_fd;
+		p->since = monotonic_seconds();
+		pthread_mutex_lock(&srv->lock);
+		p->next = srv->pending;
+		if (p->next)
+			p->next->pprev = &p->next;
+		p->pprev = &srv->pending;
+		srv->pending = p;
+		pthread_mutex_unlock(&srv->lock);
+		*socket_context = p;
+	} else if (p) {
+		pthread_mutex_lock(&srv->lock);
+		*p->pprev = p->next;
+		if (p->next)
+			p->next->pprev = p->pprev;
+		pthread_mutex_unlock(&srv->lock);
+		free(p);
+		*socket_context = NULL;
+	}
+}
+
+/* The request on c arrived whole: its connection has no deadline now. */
+static void headed(struct server *srv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct pending *p = ci ? ci->socket_context : NULL;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	p->headed = true;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/*
+ * Shut down the connections whose request is not whole HEAD_DEADLINE_S
+ * after they connected: their threads read end of file and close them.
+ */
+static void reap_slow(struct server *srv)
+{
+	double now = monotonic_seconds();
+	struct pending *p;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&srv->lock);
+	for (p = srv->pending; p; p = p->next) {
+		if (p->headed || now - p->since < HEAD_DEADLINE_S ||
+		    p->fd < 0)
+			continue;
+		shutdown(p->fd, SHUT_RDWR);
+		p->fd = -1;	/* once */
+		n++;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	if (n)
+		fprintf(stderr, PROG_NAME ": closed %u connection%s whose request was not whole after %.0f s\n",
+			n, n == 1 ? "" : "s", HEAD_DEADLINE_S);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -520,6 +614,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload_data;
+	headed(srv, c);
 	describe(c, method, url, who, sizeof(who));
 	if (srv->stopping)
 		return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -600,6 +695,8 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 				CONNECTIONS_PER_ADDR,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned int)IDLE_TIMEOUT_S,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+				srv,
 				MHD_OPTION_ARRAY, cert ? tls : tls + 3,
 				MHD_OPTION_END);
 }
@@ -652,8 +749,17 @@ int httpd__run(const struct httpd_opts *o)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The tables of what runs now load while no one asks yet; the loader
+	 * is there before the first request can come, so it is the only one.
+	 */
+	if (o->unwind_tables) {
+		srv.unw = unwload__start(o->proc_dir);
+		unwload__scan(srv.unw, 0);
+	}
 	d = start_daemon(&srv, fd);
 	if (!d) {
+		unwload__stop(srv.unw, NULL);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
 		fail("failed to start the HTTP server on %s", la.shown);
@@ -663,11 +769,6 @@ int httpd__run(const struct httpd_opts *o)
 		warning("--http-insecure-no-auth: every process that can reach %s reads every process's stacks and the kernel's addresses%s",
 			la.shown, listen__loopback(&la) ? "" :
 			", and it listens beyond this machine");
-	/* the tables of what runs now load while no one asks yet */
-	if (o->unwind_tables) {
-		srv.unw = unwload__start(o->proc_dir);
-		unwload__scan(srv.unw, 0);
-	}
 	if (la.unix_socket)
 		fprintf(stderr, PROG_NAME ": serving /debug/pprof/ on %s (curl --unix-socket %s http://localhost/debug/pprof/profile)\n",
 			la.shown, la.path);
@@ -675,8 +776,15 @@ int httpd__run(const struct httpd_opts *o)
 		fprintf(stderr, PROG_NAME ": serving %s://%s/debug/pprof/\n",
 			httpauth__tls_cert(srv.auth) ? "https" : "http",
 			la.shown);
-	while (sigwait(&set, &sig) || (sig != SIGINT && sig != SIGTERM))
-		;
+	/* once a second, the connections past their deadline */
+	for (;;) {
+		struct timespec tick = { .tv_sec = 1 };
+
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		reap_slow(&srv);
+	}
 	/*
 	 * New connections are refused from now on (the listening socket is
 	 * closed), requests on open ones get 503, and the profile being

@@ -8,6 +8,8 @@
 #   - 70 connections from one address that send half a request: those past
 #     8 are refused at once, the rest closed by the idle timeout, and a
 #     client from another address gets its profile meanwhile;
+#   - a client that sends a header every 3 s (never idle): closed by the
+#     deadline for the whole request;
 #   - headless Chromium opening a page of another origin with
 #     <img src=".../profile?seconds=20"> and fetch(): 403 (Sec-Fetch-Site),
 #     no profile runs; a request naming the server by a DNS name (rebinding)
@@ -89,6 +91,28 @@ echo "all 70 closed by the server after $ms ms ($open still open)"
 grep -q 'connection limit' "$OUT/server.err" || fail "no connection was refused by the per-address limit"
 code=$(get after-flood.pb.gz '?seconds=1')
 [[ $code == 200 ]] || fail "the request after the flood got $code"
+
+# A client that sends its request one header every 3 s: never idle for
+# the idle timeout, it is closed by the deadline for the whole request.
+exec {fd}<>/dev/tcp/127.0.0.1/6060
+t0=$(date +%s%N)
+printf 'GET /debug/pprof/profile HTTP/1.1\r\nHost: 127.0.0.1\r\n' 1>&"$fd"
+closed=
+for i in $(seq 1 $((10 * CPROF_SLOW))); do
+	sleep 3
+	printf 'X-Slow: %d\r\n' "$i" 2>/dev/null 1>&"$fd" || { closed=1; break; }
+	# end of file (or a reset) at once once the server closed it
+	rc=0
+	timeout 0.2 cat <&"$fd" >/dev/null 2>&1 || rc=$?
+	((rc == 124)) || { closed=1; break; }
+done
+exec {fd}<&-
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "a request trickled a header every 3 s: ${closed:+closed}${closed:-still open} after $ms ms"
+[[ -n $closed ]] || fail "a trickling request kept its connection for $ms ms"
+((ms < 20000 * CPROF_SLOW)) || fail "the trickling request was closed only after $ms ms"
+grep -q 'request was not whole after' "$OUT/server.err" ||
+	fail "the server did not say it closed the trickling request"
 
 # A vanishing client, before profiling starts: a new program's tables load
 # (a copy of python3.11, a new file to compile).
