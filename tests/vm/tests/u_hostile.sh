@@ -17,9 +17,10 @@
 #   - clients that vanish before the profile starts (while new programs'
 #     tables load) and right after it ends (while it is symbolized): the
 #     request is abandoned (one line) and the next one works;
-#   - programs whose path becomes a FIFO once they exit: the symbolizer
-#     (and the table loader, when it reads one after it exited) says "not a
-#     regular file" instead of blocking, and the next request works;
+#   - programs whose path becomes a FIFO, or a symlink to a device, once
+#     they exit: the symbolizer (and the table loader, when it reads one
+#     after it exited) says "not a regular file" instead of opening it,
+#     and the next request works;
 #   - a library whose compressed debug section inflates to 512 MiB, run
 #     by a process (its samples in it): the table loader and the symbolizer
 #     leave its DWARF alone, its function is named from its symbols, and
@@ -160,8 +161,9 @@ code=$(get next2.pb.gz '?seconds=1')
 [[ $code == 200 ]] || fail "the request after it got $code"
 stop
 
-# Programs whose path becomes a FIFO when they exit.
-mkdir -p "$tmp/fifo"
+# Programs whose path becomes a FIFO, or a symlink to a device, when they
+# exit.
+mkdir -p "$tmp/fifo" "$tmp/dev"
 curl -s "${auth[@]}" -o "$OUT/fifo.pb.gz" -w '%{http_code}' "$URL/profile?seconds=8" >"$OUT/fifo.code" &
 client=$!
 wait_profiling || fail "no profile ran"
@@ -173,6 +175,12 @@ for i in $(seq 1 4); do
 	rm "$tmp/fifo/prog$i"
 	mkfifo "$tmp/fifo/prog$i"
 done
+for i in 1 2; do
+	cp "$WORKLOADS/cpuburn" "$tmp/dev/prog$i"
+	"$tmp/dev/prog$i" 1 >/dev/null
+	rm "$tmp/dev/prog$i"
+	ln -s /dev/zero "$tmp/dev/prog$i"
+done
 wait "$client"
 loader=$(grep -c 'unwind tables: .* is not a regular file now' "$OUT/server.err" || true)
 symbolizer=$({ grep -o '[0-9]* in [^ ]*/fifo/prog[0-9]* (not a regular file)' "$OUT/server.err" || true; } | wc -l)
@@ -180,6 +188,9 @@ echo "programs turned FIFOs: the profile $(cat "$OUT/fifo.code"); the symbolizer
 { grep 'not a regular file' "$OUT/server.err" || true; } | head -n 2 | sed 's/^/  server: /'
 [[ $(cat "$OUT/fifo.code") == 200 ]] || fail "the profile with FIFOs got $(cat "$OUT/fifo.code")"
 ((symbolizer + loader > 0)) || fail "no FIFO was met (the programs had no samples?)"
+devs=$({ grep -o "[0-9]* in [^ ]*/dev/prog[0-9]* (not a regular file)\|unwind tables: [^ ]*/dev/prog[0-9]* (pid [0-9]*) is not a regular file" "$OUT/server.err" || true; } | wc -l)
+echo "programs turned symlinks to /dev/zero: refused $devs times"
+((devs > 0)) || fail "no symlink to a device was met (the programs had no samples?)"
 code=$(get next3.pb.gz '?seconds=1')
 [[ $code == 200 ]] || fail "the request after the FIFOs got $code"
 

@@ -11,7 +11,10 @@
 #     the pprof label cgroup=/work, and `-f folded --cgroup` roots its stacks
 #     at cgroup:/work;
 #   - open-ended (`--every 2 --keep 2`), SIGINT finishes the window being
-#     collected: the files written are whole, only the newest 2 remain.
+#     collected: the files written are whole, only the newest 2 remain;
+#   - a full filesystem (a tmpfs filled during the run): the windows due
+#     meanwhile are lost, one line each, and the run goes on: later windows
+#     are written, --keep rotates, the exit status is 1.
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -82,5 +85,39 @@ echo "open-ended: $written windows written, kept: ${kept[*]}"
 for f in "${kept[@]}"; do
 	pp -raw "$OUT/keep/$f" >/dev/null || fail "$f is not a whole profile"
 done
+
+# A full filesystem: a 256 KiB tmpfs, filled while windows 2 and 3 are
+# due.  Those are lost (one line each), the run goes on, later windows are
+# written and --keep rotates; the exit status says windows were lost.
+mkdir "$OUT/full"
+mount -t tmpfs -o size=256k none "$OUT/full" || fail "cannot mount a tmpfs"
+"$CPROF_DUMP" --every 1 -d 8 --keep 3 -F 499 -o "$OUT/full" 2>"$OUT/full.err" &
+pid=$!
+for _ in $(seq 1 300); do
+	(($(grep -c '^cprof-dump: wrote' "$OUT/full.err") >= 2)) && break
+	sleep 0.1
+done
+dd if=/dev/zero of="$OUT/full/filler" bs=4k 2>/dev/null || true
+for _ in $(seq 1 300); do
+	(($(grep -c 'window [0-9]* lost' "$OUT/full.err") >= 2)) && break
+	sleep 0.1
+done
+rm -f "$OUT/full/filler"
+rc=0
+wait "$pid" || rc=$?
+sed 's/^/  /' "$OUT/full.err"
+lost=$(grep -c 'window [0-9]* lost' "$OUT/full.err" || true)
+written=$(grep -c '^cprof-dump: wrote' "$OUT/full.err" || true)
+mapfile -t kept < <(ls "$OUT"/full/)
+echo "a full disk: $lost windows lost, $written written, kept: ${kept[*]}, exit status $rc"
+((lost >= 1)) || fail "no window was lost on a full tmpfs"
+((written + lost == 8)) || fail "$written written and $lost lost: not the 8 windows of the run"
+((rc == 1)) || fail "cprof-dump --every exited with $rc after losing windows, not 1"
+grep -q 'windows (.* samples) could not be written' "$OUT/full.err" || fail "no line at the end counts the lost windows"
+((${#kept[@]} == 3)) || fail "--keep 3 left ${#kept[@]} files after the disk was full"
+for f in "${kept[@]}"; do
+	pp -raw "$OUT/full/$f" >/dev/null || fail "$f is not a whole profile"
+done
+umount "$OUT/full"
 stop
 echo "u_windows: ok"
