@@ -44,7 +44,9 @@ server=$!
 spawn "$WORKLOADS/cpuburn" 6000
 t0=$(date +%s%N)
 # pprof fetches the profile, keeps a copy in $HOME/pprof and serves its UI.
-"$WORKLOADS/pprof" -http=127.0.0.1:8080 -no_browser \
+# It waits 1.5 x seconds (+5 s) by default: 9.5 s, less than a 3 s
+# profile and its symbolizing take under emulation on a loaded host.
+"$WORKLOADS/pprof" -http=127.0.0.1:8080 -no_browser -timeout=$((60 * CPROF_SLOW)) \
 	'http://127.0.0.1:6060/debug/pprof/profile?seconds=3&freq=999' >"$OUT/pprof-http.log" 2>&1 &
 ui=$!
 for _ in $(seq 1 $((600 * CPROF_SLOW))); do
