@@ -21,6 +21,7 @@
 #include "elfsyms.h"
 #include "ksyms.h"
 #include "resolve.h"
+#include "safeopen.h"
 #include "util.h"
 
 #define MAX_INLINE	64	/* frames for one address, inlined ones included */
@@ -657,10 +658,22 @@ struct unres {
 	uint64_t nr;
 };
 
+/*
+ * A file put where a binary was, that the symbolizer refused to open (a
+ * FIFO, a device): named first, whatever its count, so that a hostile
+ * file is never hidden behind "and more".
+ */
+static bool unres_refused(const struct unres *u)
+{
+	return !strcmp(u->why, safe_strerror(SAFEOPEN_NOT_REGULAR));
+}
+
 static int unres_cmp(const void *a, const void *b)
 {
 	const struct unres *x = a, *y = b;
 
+	if (unres_refused(x) != unres_refused(y))
+		return unres_refused(y) - unres_refused(x);
 	if (x->nr != y->nr)
 		return (x->nr < y->nr) - (x->nr > y->nr);	/* most first */
 	return (x->file > y->file) - (x->file < y->file);

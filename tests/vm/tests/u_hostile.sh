@@ -109,7 +109,7 @@ for i in $(seq 1 $((10 * CPROF_SLOW))); do
 done
 exec {fd}<&-
 ms=$((($(date +%s%N) - t0) / 1000000))
-echo "a request trickled a header every 3 s: ${closed:+closed}${closed:-still open} after $ms ms"
+echo "a request trickled a header every 3 s: $([[ -n $closed ]] && echo closed || echo still open) after $ms ms"
 [[ -n $closed ]] || fail "a trickling request kept its connection for $ms ms"
 ((ms < 20000 * CPROF_SLOW)) || fail "the trickling request was closed only after $ms ms"
 grep -q 'request was not whole after' "$OUT/server.err" ||
