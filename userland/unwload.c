@@ -65,7 +65,11 @@ struct unwload {
 	struct unwload_stats stats;
 };
 
-/* A table this loader wrote, and the path its file was opened by. */
+/*
+ * A table in the module: one this loader wrote, and the path its file was
+ * opened by; or one it found there at start (path ""), whose path it does
+ * not know.
+ */
 struct loaded {
 	char key[96];			/* as in seen */
 	uint32_t dev;
@@ -117,6 +121,34 @@ static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino,
 		 dev, ino, fsize, mtime_ns);
 }
 
+static void do_sweep(struct unwload *l);
+
+/* Remember the table of key, from the file at path ("": not known). */
+static void note_loaded(struct unwload *l, const char *key, uint32_t dev,
+			uint64_t ino, uint64_t size, int64_t mtime,
+			const char *path)
+{
+	size_t len = strlen(path) + 1;
+	struct loaded *e = malloc(sizeof(*e) + len);
+	void **slot;
+
+	if (!e)
+		return;
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->dev = dev;
+	e->ino = ino;
+	e->size = size;
+	e->mtime_ns = mtime;
+	memcpy(e->path, path, len);
+	slot = htab_find_slot(l->loaded, e, INSERT);
+	if (!slot) {
+		free(e);
+		return;
+	}
+	free(*slot);
+	*slot = e;
+}
+
 /*
  * The tables the module holds already, one
  * "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES" line each.
@@ -139,35 +171,12 @@ static void read_loaded(struct unwload *l)
 		      &size, &mtime) == 5) {
 		file_key(key, sizeof(key), makedev(maj, min), ino, size, mtime);
 		seen_before(l, key);
+		/* an earlier run's: swept once no process maps its file */
+		if (l->loaded)
+			note_loaded(l, key, makedev(maj, min), ino, size,
+				    mtime, "");
 	}
 	fclose(f);
-}
-
-static void do_sweep(struct unwload *l);
-
-/* Remember the table of key, written from the file at path. */
-static void note_loaded(struct unwload *l, const char *key,
-			const struct stat *st, const char *path)
-{
-	size_t len = strlen(path) + 1;
-	struct loaded *e = malloc(sizeof(*e) + len);
-	void **slot;
-
-	if (!e)
-		return;
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	e->dev = st->st_dev;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime_ns = mtime_ns(st);
-	memcpy(e->path, path, len);
-	slot = htab_find_slot(l->loaded, e, INSERT);
-	if (!slot) {
-		free(e);
-		return;
-	}
-	free(*slot);
-	*slot = e;
 }
 
 static void write_table(struct unwload *l, const struct stat *st,
@@ -204,7 +213,8 @@ static void write_table(struct unwload *l, const struct stat *st,
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
 		l->stats.rows += t->n;
-		note_loaded(l, key, st, path);
+		note_loaded(l, key, st->st_dev, st->st_ino, st->st_size,
+			    mtime_ns(st), path);
 		return;
 	}
 	l->stats.refused++;
@@ -339,7 +349,9 @@ struct sweep {
 /*
  * One table: removed if no process maps its file and the file is gone
  * from its path or another one is there (deleted, or replaced by an
- * upgrade): no process can map it again.  A file still there stays.
+ * upgrade): no process can map it again.  A file still there stays.  A
+ * table an earlier run wrote, whose path is not known, goes once no
+ * process maps its file: if one does again, it is compiled again.
  */
 static int sweep_one(void **slot, void *arg)
 {
@@ -357,7 +369,7 @@ static int sweep_one(void **slot, void *arg)
 	snprintf(key, sizeof(key), "%" PRIu32 " %" PRIu64, e->dev, e->ino);
 	if (htab_find(sw->mapped, key))
 		return 1;
-	if (!stat(e->path, &st) && (uint32_t)st.st_dev == e->dev &&
+	if (e->path[0] && !stat(e->path, &st) && (uint32_t)st.st_dev == e->dev &&
 	    st.st_ino == e->ino && (uint64_t)st.st_size == e->size &&
 	    mtime_ns(&st) == e->mtime_ns)
 		return 1;
@@ -373,17 +385,49 @@ static int sweep_one(void **slot, void *arg)
 	return 1;
 }
 
-/* Remove the tables of files deleted or replaced; the loader's thread. */
+/*
+ * One file seen that has no table (no CFI, written to while compiled):
+ * forgotten once no process maps it, so that the set follows the files
+ * that run, not every file a run of weeks met.  Mapped again, it is
+ * compiled again.
+ */
+static int forget_one(void **slot, void *arg)
+{
+	struct sweep *sw = arg;
+	const char *key = *slot;
+	struct loaded probe;
+	char devino[48];
+	size_t n;
+
+	snprintf(probe.key, sizeof(probe.key), "%s", key);
+	if (htab_find(sw->l->loaded, &probe))
+		return 1;
+	/* "DEV INO SIZE MTIME": the first two words */
+	n = strcspn(key, " ");
+	n += key[n] ? 1 + strcspn(key + n + 1, " ") : 0;
+	snprintf(devino, sizeof(devino), "%.*s", (int)n, key);
+	if (!htab_find(sw->mapped, devino)) {
+		htab_clear_slot(sw->l->seen, slot);
+		sw->l->stats.forgotten++;
+	}
+	return 1;
+}
+
+/*
+ * Remove the tables of files deleted or replaced, and forget the files
+ * without a table that no process maps; the loader's thread.
+ */
 static void do_sweep(struct unwload *l)
 {
 	struct sweep sw = { .l = l };
 
-	if (!htab_elements(l->loaded))
+	if (!htab_elements(l->loaded) && !htab_elements(l->seen))
 		return;
 	sw.mapped = mapped_files();
 	if (!sw.mapped)
 		return;
 	htab_traverse_noresize(l->loaded, sweep_one, &sw);
+	htab_traverse_noresize(l->seen, forget_one, &sw);
 	htab_delete(sw.mapped);
 }
 

@@ -21,6 +21,7 @@ struct unwload_stats {
 	uint64_t changed;	/* files written to while compiled: no table */
 	uint64_t not_regular;	/* paths that were no regular file: not opened */
 	uint64_t removed;	/* tables of files deleted or replaced, removed */
+	uint64_t forgotten;	/* files without a table no process maps now */
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
 };
 
@@ -42,8 +43,12 @@ void unwload__scan(struct unwload *l, pid_t pid);
  * the tables this loader wrote whose files no process maps any more and
  * that are gone from their paths or replaced there (a deleted program, an
  * upgraded library) are removed from the module, so that weeks of
- * upgrades do not fill unwind_mb.  A table refused for want of room
- * sweeps at once and is tried again.
+ * upgrades do not fill unwind_mb; so are the tables an earlier run left
+ * in the module whose files no process maps (their paths are not known).
+ * Files that gave no table and that no process maps are forgotten (a
+ * file mapped again is compiled again), so that memory follows what
+ * runs.  A table refused for want of room sweeps at once and is tried
+ * again.
  */
 void unwload__sweep(struct unwload *l, double interval);
 

@@ -74,11 +74,14 @@ static void parse(const char *path, struct written *w)
 	free(buf);
 }
 
-/* The records written to path: tables, and removals (no rows) of ino. */
-static void count_records(const char *path, uint64_t ino, int *tables,
-			  int *removals)
+/*
+ * The records written to path from byte from on (after what the test put
+ * there as the module's listing): tables, and removals (no rows) of ino.
+ */
+static void count_records(const char *path, size_t from, uint64_t ino,
+			  int *tables, int *removals)
 {
-	size_t len = 0, at = 0;
+	size_t len = 0, at = from;
 	char *buf = slurp(path, &len);
 
 	*tables = *removals = 0;
@@ -126,24 +129,68 @@ static void test_sweep(const char *dir, const char *unwind)
 	unwload__wait(l, &never, -1);
 	unwload__sweep(l, 0);
 	unwload__wait(l, &never, -1);
-	count_records(unwind, pst.st_ino, &tables, &removals);
+	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_condf(tables == 1 && !removals,
 		   "a program's table, its file there: kept by a sweep (%d tables, %d removals)",
 		   tables, removals);
 	unlink(prog);
 	unwload__sweep(l, 3600);
 	unwload__wait(l, &never, -1);
-	count_records(unwind, pst.st_ino, &tables, &removals);
+	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_cond("... no second sweep within the interval", !removals);
 	unwload__sweep(l, 0);
 	unwload__wait(l, &never, -1);
 	unwload__sweep(l, 0);
 	unwload__wait(l, &never, -1);
 	unwload__stop(l, &st);
-	count_records(unwind, pst.st_ino, &tables, &removals);
+	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_condf(removals == 1 && st.removed == 1,
 		   "... deleted: its table removed, once (%d removals, %llu counted)",
 		   removals, (unsigned long long)st.removed);
+}
+
+/*
+ * A table an earlier run left in the module, of a file no process maps:
+ * the first sweep removes it (its path is not known).  A file that gave
+ * no table and that no process maps is forgotten by a sweep, so that it
+ * is looked at again if it is mapped again.
+ */
+static void test_sweep_leftovers(const char *dir, const char *unwind)
+{
+	const char *text = tmp_path("notes.txt");
+	struct {
+		struct cprof_mmap m;
+		char path[256];
+	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
+	const uint64_t old_ino = 987654321;
+	struct unwload_stats st;
+	struct unwload *l;
+	int tables, removals, listing;
+	FILE *f;
+
+	f = fopen(unwind, "w");
+	listing = fprintf(f, "08:01 %llu 4096 1000000000 10 120\n",
+			  (unsigned long long)old_ino);
+	fclose(f);
+	if (run("echo not an ELF file > '%s'", text)) {
+		test_cond("leftover fixture", false);
+		return;
+	}
+	snprintf(rec.m.path, sizeof(rec.path), "%s", text);
+	l = unwload__start(dir);
+	unwload__note(l, &rec.m);
+	unwload__wait(l, &never, -1);
+	unwload__sweep(l, 0);
+	unwload__wait(l, &never, -1);
+	unwload__stop(l, &st);
+	count_records(unwind, listing, old_ino, &tables, &removals);
+	test_condf(removals == 1 && st.removed == 1,
+		   "an earlier run's table of a file no process maps: removed by the first sweep (%d removals, %llu counted)",
+		   removals, (unsigned long long)st.removed);
+	test_condf(st.no_cfi == 1 && st.forgotten == 1,
+		   "a file without a table no process maps: forgotten by a sweep (%llu without CFI, %llu forgotten)",
+		   (unsigned long long)st.no_cfi,
+		   (unsigned long long)st.forgotten);
 }
 
 int main(void)
@@ -213,5 +260,6 @@ int main(void)
 		   "the others written once though scanned twice: %d tables",
 		   w.tables);
 	test_sweep(dir, unwind);
+	test_sweep_leftovers(dir, unwind);
 	return test_report();
 }
