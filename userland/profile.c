@@ -383,6 +383,27 @@ static int profile__add_throttle(struct profile *p,
 	return 0;
 }
 
+size_t profile__drop_periods(struct profile *p, uint64_t time_ns)
+{
+	size_t i, keep, dropped = 0;
+
+	for (i = 0; i < p->nr_cpus; i++) {
+		struct cpu_state *c = &p->cpus[i];
+
+		/* the latest change at or before time_ns still rules then */
+		for (keep = 0; keep + 1 < c->nr_changes &&
+		     c->changes[keep + 1].time_ns <= time_ns; keep++)
+			;
+		if (!keep)
+			continue;
+		memmove(c->changes, c->changes + keep,
+			(c->nr_changes - keep) * sizeof(*c->changes));
+		c->nr_changes -= keep;
+		dropped += keep;
+	}
+	return dropped;
+}
+
 struct profile *profile__new_window(const struct cprof_header *hdr,
 				    const struct profile *maps)
 {

@@ -87,6 +87,13 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
  */
 size_t profile__drop_pids(struct profile *p,
 			  bool (*gone)(uint32_t pid, void *arg), void *arg);
+/*
+ * Drop the THROTTLE records older than the latest one at or before
+ * time_ns, on each CPU: the periods of samples from time_ns on are
+ * unchanged (a run of weeks keeps only those its open windows need).
+ * How many were dropped.
+ */
+size_t profile__drop_periods(struct profile *p, uint64_t time_ns);
 /* Pids with MMAP records. */
 size_t profile__nr_pids(const struct profile *p);
 

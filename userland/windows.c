@@ -176,6 +176,10 @@ static void prune(struct windows *w)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pr.now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	w->dropped += profile__drop_pids(w->maps, pid_gone, &pr);
+	/* the periods the windows still open need, no older ones */
+	if (w->nr_open)
+		profile__drop_periods(w->maps,
+			profile__header(w->open[0].p)->start_time_ns);
 }
 
 /* Write the oldest open window; end: the END record if it is the last. */

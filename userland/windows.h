@@ -14,8 +14,9 @@
  * so this holds when no record arrives), or when the stream ends.  A sample that comes later still (a reader stalled for
  * longer) goes into the oldest window not yet written, and is counted.
  * The mapping records of a process that exited are dropped once no window
- * still open can hold its samples, so a run of weeks keeps those of the
- * processes that live.
+ * still open can hold its samples, and THROTTLE records once a later one
+ * rules the oldest window open, so a run of weeks keeps those of the
+ * processes that live and the periods in force.
  */
 #ifndef CPROF_WINDOWS_H
 #define CPROF_WINDOWS_H

@@ -107,6 +107,13 @@ static void test_throttle_and_lost(void)
 		  nanos == 4 * P && profile__lost(p, 0, &nanos) == 0);
 	test_cond("lost totals", profile__lost_total(p, &other) == 15 && other == 3);
 	test_cond("END kept", profile__end(p) && profile__end(p)->lost == 15);
+	/* --every keeps the changes its open windows need, no older ones */
+	test_cond("periods before 250: the one at 150 goes, 200 still rules",
+		  profile__drop_periods(p, 250) == 1);
+	test_cond("... again: nothing more", profile__drop_periods(p, 250) == 0);
+	test_cond("... before 1000: 200 goes, 300 rules",
+		  profile__drop_periods(p, 1000) == 1 &&
+		  profile__drop_periods(p, 5000) == 0);
 	profile__free(p);
 	sb_free(&b);
 }
