@@ -3,13 +3,14 @@
 #
 # b_soak: `cprof-dump --every 1 --keep 120` for SOAK_MINUTES (default 30)
 # while processes start and exit throughout (a new shortlived, 0.05 s of
-# CPU, about every 0.3 s, each its own pid and mappings; cpuburn in the
-# background).  Once a minute: cprof-dump's RSS, open files and the files
+# CPU, about every 0.3 s, each its own pid and mappings, every tenth a
+# new file deleted when it exits; cpuburn in the background).  Once a minute: cprof-dump's RSS, open files and the files
 # in the directory.  At the end: RSS and fds flat after the first minutes
 # (RSS at the end within 8 MiB of minute 3's and never 16 MiB above it,
 # at most 32 files open), every window
 # of the last 120 s present (named by consecutive seconds) and bounded
-# (each under 1 MiB), the run's summary line.  A benchmark (make bench):
+# (each under 1 MiB), the module's unwind tables no more than at minute 3
+# (the deleted programs' removed by the sweep), the run's summary line.  A benchmark (make bench):
 # docs/BENCHMARKS.md keeps its figures.
 # vm-timeout: 2400
 set -euo pipefail
@@ -28,18 +29,29 @@ bin=$(mktemp -d)/cprof-dump
 cp "$CPROF_DUMP" "$bin"
 "$bin" --every 1 --keep 120 -o "$dir" 2>"$OUT/soak.err" &
 dump=$!
-# processes that start and exit all the time
+# processes that start and exit all the time; every tenth a new copy of
+# the program, deleted when it exits (a new file for the table loader,
+# whose table the sweep must then remove, as after an upgrade)
+churn_dir=$(mktemp -d)
 (
+	n=0
 	while :; do
-		"$WORKLOADS/shortlived" 0.05 >/dev/null
+		n=$((n + 1))
+		if ((n % 10)); then
+			"$WORKLOADS/shortlived" 0.05 >/dev/null
+		else
+			cp "$WORKLOADS/shortlived" "$churn_dir/sl$n"
+			"$churn_dir/sl$n" 0.05 >/dev/null
+			rm -f "$churn_dir/sl$n"
+		fi
 		sleep 0.25
 	done
 ) &
 churn=$!
 sample() {
-	echo "$1 $(awk '/^VmRSS/ { print $2 }' /proc/$dump/status) $(find /proc/$dump/fd -mindepth 1 | wc -l) $(find "$dir" -name 'cprof-*' | wc -l)"
+	echo "$1 $(awk '/^VmRSS/ { print $2 }' /proc/$dump/status) $(find /proc/$dump/fd -mindepth 1 | wc -l) $(find "$dir" -name 'cprof-*' | wc -l) $(stat_of unwind_tables) $(stat_of unwind_bytes)"
 }
-echo "minute rss_kB fds files" | tee "$OUT/soak.tsv"
+echo "minute rss_kB fds files unwind_tables unwind_bytes" | tee "$OUT/soak.tsv"
 for m in $(seq 1 "$minutes"); do
 	sleep 60
 	kill -0 "$dump" || fail "cprof-dump died: $(tail -n 3 "$OUT/soak.err")"
@@ -81,4 +93,11 @@ echo "minute 3: $rss3 kB, $fds3 fds; minute $minutes: $rssn kB, $fdsn fds; the m
 ((rssn - rss3 < 8192)) || fail "RSS grew from $rss3 to $rssn kB"
 ((rssmax - rss3 < 16384)) || fail "RSS reached $rssmax kB (minute 3: $rss3)"
 ((fdsmax <= 32)) || fail "up to $fdsmax files open"
+# the module's tables: a new program file every 3 s or so, each deleted,
+# some 20 a minute; the sweep runs once a minute, so the count swings by
+# about that, and without it would grow by some 540 in 27 minutes
+read -r _ _ _ _ tab3 _ < <(sed -n 4p "$OUT/soak.tsv")
+read -r _ _ _ _ tabn _ < <(tail -n 1 "$OUT/soak.tsv")
+echo "unwind tables in the module: $tab3 at minute 3, $tabn at minute $minutes"
+((tabn <= tab3 + 40)) || fail "the module's tables grew from $tab3 to $tabn: the deleted programs' were not removed"
 echo "b_soak: ok"
