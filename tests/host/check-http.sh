@@ -9,6 +9,7 @@
 # Unix socket) while refusing one without them.  No module runs here: an
 # authorized profile request gets 503 "is cprof.ko loaded?", which shows it
 # got past authentication; tests/vm/tests/u_http.sh fetches real profiles.
+# Then every ADDR form serving.md's table lists, the same way.
 # Run by tests/host/run.sh (CPROF_DUMP: the cprof-dump to run).
 set -euo pipefail
 
@@ -141,6 +142,76 @@ for cmd in "${cmds[@]}"; do
 	else
 		not_ok "$cmd: SIGTERM: exit $rc"
 	fi
+done
+
+# Every ADDR form serving.md's table lists (`unix:PATH`, `/PATH`,
+# `HOST:PORT`, `[V6ADDR]:PORT`, `:PORT`, `PORT`), with its placeholders
+# filled in: the server starts, announces where it listens, and a client
+# there gets past authentication.  The man page and cprof-dump.md must
+# name the same forms.
+# (the backquotes are Markdown's, not the shell's)
+# shellcheck disable=SC2016
+mapfile -t forms < <(sed -n '/^| `ADDR` | listens on |$/,/^$/p' docs/serving.md |
+	grep -v 'listens on' | sed -n 's/^| \(`[^|]*\) | .*$/\1/p' |
+	grep -o '`[^`]*`' | tr -d '`')
+if [[ ${#forms[@]} -ge 6 ]]; then
+	ok "serving.md's ADDR table: ${forms[*]}"
+else
+	not_ok "serving.md's ADDR table: ${#forms[@]} forms (${forms[*]}), want 6"
+fi
+man_text=$(man -l man/cprof-dump.1 2>/dev/null | tr -s ' \n' ' ')
+for form in "${forms[@]}"; do
+	if [[ $man_text == *"$form"* ]] && grep -qF "\`$form\`" docs/cprof-dump.md; then
+		ok "the man page and cprof-dump.md name $form"
+	else
+		not_ok "the man page or cprof-dump.md does not name $form"
+	fi
+done
+port=46100
+tok=$(<"$root/etc/cprof/token")
+for form in "${forms[@]}"; do
+	port=$((port + 1))
+	addr=${form//PORT/$port}
+	addr=${addr//V6ADDR/::1}
+	addr=${addr//HOST/127.0.0.1}
+	addr=${addr//PATH/$tmp/form$port.sock}
+	[[ $form == /PATH ]] && addr=$tmp/form$port.sock
+	case $addr in
+	unix:* | /*)
+		sock=${addr#unix:}
+		extra=()
+		client=(--unix-socket "$sock" "http://localhost/debug/pprof/profile?seconds=1")
+		;;
+	*)
+		extra=(--http-token-file "$root/etc/cprof/token")
+		host=127.0.0.1
+		[[ $addr == \[* ]] && host='[::1]'
+		client=(-H "Authorization: Bearer $tok" "http://$host:$port/debug/pprof/profile?seconds=1")
+		;;
+	esac
+	"$dump" --http "$addr" "${extra[@]}" --proc-dir "$tmp/noproc" \
+		--no-unwind-tables 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do
+		grep -q 'serving' "$tmp/err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	announced=$(grep -m 1 'serving' "$tmp/err" || true)
+	code=$(status "${client[@]}")
+	case $addr in
+	unix:* | /*) want="serving /debug/pprof/ on unix:$sock " ;;
+	\[*) want="serving http://[::1]:$port/debug/pprof/" ;;
+	*) want="serving http://127.0.0.1:$port/debug/pprof/" ;;
+	esac
+	if [[ $announced == *"$want"* && $code == 503 ]]; then
+		ok "--http $form as $addr: '$announced', a client gets past authentication"
+	else
+		not_ok "--http $form as $addr: announced '$announced' (want '$want'), the client got $code"
+		sed 's/^/    /' "$tmp/err"
+	fi
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" || true
 done
 
 report
