@@ -617,30 +617,50 @@ static void test_debuglink(struct syms_cache *c, const char *src)
  * A binary cut short after the symbolizer opened it (its owner truncates
  * it while a profile is symbolized): libdw reads it through mmap, and
  * the pages past the new end raise SIGBUS.  The lookup gives no frames;
- * the process lives on and the next binary resolves.
+ * the process lives on and the next binary resolves.  In a child: what
+ * libdw had allocated for the binary is abandoned, not freed (freeing
+ * half-built state could fault again), which LeakSanitizer would report.
  */
-static void test_truncated(struct syms_cache *c)
+static void test_truncated(void)
 {
 	const char *pie = path_in("fix-pie"), *cut = path_in("fix-cut");
 	struct sym_frame f[MAX_FRAMES];
 	struct c_offsets o;
-	struct binary *b, *other;
-	int n;
+	int status = -1, got = 0;
+	pid_t pid;
 
 	if (sh("cp '%s' '%s'", pie, cut) || run_c_fixture(cut, &o)) {
 		test_cond("truncated-binary fixture", 0);
 		return;
 	}
-	b = syms_cache__get(c, cut, NULL, 0);
-	test_cond("a binary to truncate opens", b && !binary__error(b));
-	test_cond("... cut to one page while open", !truncate(cut, 4096));
-	n = b ? binary__resolve(b, o.leaf, f, MAX_FRAMES) : -1;
-	test_condf(n == 0, "... a lookup in it gives no frames, the process lives (%d)",
-		   n);
-	other = syms_cache__get(c, pie, NULL, 0);
-	n = other ? binary__resolve(other, o.leaf, f, MAX_FRAMES) : 0;
-	test_condf(n >= 1 && is(f[0].function, "leaf"),
-		   "... and the next binary resolves (%d frames)", n);
+	pid = fork();
+	if (pid == 0) {
+		struct syms_cache *c = syms_cache__new();
+		struct binary *b = c ? syms_cache__get(c, cut, NULL, 0) : NULL;
+		struct binary *other;
+
+		if (!b || binary__error(b))
+			_exit(1);
+		if (truncate(cut, 4096))
+			_exit(2);
+		if (binary__resolve(b, o.leaf, f, MAX_FRAMES) != 0)
+			_exit(3);
+		other = syms_cache__get(c, pie, NULL, 0);
+		if (!other || binary__resolve(other, o.leaf, f, MAX_FRAMES) < 1 ||
+		    !is(f[0].function, "leaf"))
+			_exit(4);
+		_exit(0);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		got = WEXITSTATUS(status);
+	else
+		got = -1;
+	test_condf(got == 0 || got > 1, "a binary to truncate opens (%d)", got);
+	test_condf(got == 0 || got > 2, "... cut to one page while open (%d)", got);
+	test_condf(got == 0 || got > 3,
+		   "... a lookup in it gives no frames, the process lives (status %d)",
+		   got);
+	test_condf(got == 0, "... and the next binary resolves (%d)", got);
 }
 
 static void test_build_ids(struct syms_cache *c)
@@ -1067,7 +1087,7 @@ int main(void)
 	test_executables(c, src);
 	test_stripped(c, src);
 	test_debuglink(c, src);
-	test_truncated(c);
+	test_truncated();
 	test_build_ids(c);
 	test_libraries(c);
 	test_cxx(c);
