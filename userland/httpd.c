@@ -31,6 +31,7 @@
 
 #include <microhttpd.h>
 
+#include "boxed.h"
 #include "cgroups.h"
 #include "httpauth.h"
 #include "httpd.h"
@@ -55,6 +56,14 @@
  * connection for ever.
  */
 #define HEAD_DEADLINE_S		10.0
+/*
+ * What symbolizing one answer may take (boxed.h): address space beyond
+ * the server's, CPU seconds, seconds in all, and the answer's size.
+ */
+#define ANSWER_MEM_MB		2048ULL
+#define ANSWER_CPU_S		120
+#define ANSWER_WALL_S		300.0
+#define ANSWER_SIZE_MAX		((size_t)512 << 20)
 #define CONNECTIONS_MAX		64
 #define CONNECTIONS_PER_ADDR	8
 
@@ -366,31 +375,53 @@ out:
 	return status;
 }
 
-/* Build the answer: *body of *len bytes.  0, or -1 (stopped, or no memory). */
-static int build_answer(const struct profile *prof, const struct query *q,
-			struct resolve_opts *ropts, char **body, size_t *len)
-{
-	struct output_opts oo = {
-		.format = q->debug ? FORMAT_TEXT : FORMAT_PPROF,
-	};
-	struct resolved *res;
-	bool bad;
-	FILE *f;
+struct answer {
+	const struct profile *prof;
+	const struct resolve_opts *ropts;
+	struct output_opts oo;
+};
 
-	ropts->symbolize = !q->nosymbol;
-	res = resolved__new(prof, ropts);
+/* In the child (boxed.h): symbolize and write the answer to out. */
+static int write_answer(void *arg, FILE *out)
+{
+	const struct answer *a = arg;
+	struct resolved *res = resolved__new(a->prof, a->ropts);
+	int err;
+
 	if (!res)
 		return -1;
-	f = open_memstream(body, len);
-	bad = !f || output__write(res, &oo, f, "the response");
-	if (f && fclose(f))
-		bad = true;
+	err = output__write(res, &a->oo, out, "the response");
 	resolved__free(res);
-	if (bad) {
-		free(*body);
-		*body = NULL;
-	}
-	return bad ? -1 : 0;
+	return err;
+}
+
+/*
+ * Build the answer, *body of *len bytes, in a child process bounded by
+ * ANSWER_* (boxed.h): libdw reads users' files there.  0; or -1 with why
+ * in msg (stopped: the client went away).
+ */
+static int build_answer(const struct profile *prof, const struct query *q,
+			struct resolve_opts *ropts, struct watch *w,
+			char **body, size_t *len, char *msg, size_t size)
+{
+	static const struct boxed_limits lim = {
+		.mem_bytes = ANSWER_MEM_MB << 20,
+		.cpu_seconds = ANSWER_CPU_S,
+		.wall_seconds = ANSWER_WALL_S,
+		.out_max = ANSWER_SIZE_MAX,
+	};
+	struct answer a = {
+		.prof = prof, .ropts = ropts,
+		.oo = { .format = q->debug ? FORMAT_TEXT : FORMAT_PPROF },
+	};
+	char why[160];
+
+	ropts->symbolize = !q->nosymbol;
+	if (!boxed__run(write_answer, &a, &lim, &w->stop, body, len, why,
+			sizeof(why)))
+		return 0;
+	snprintf(msg, size, "failed to build the profile: %s", why);
+	return -1;
 }
 
 static enum MHD_Result serve_profile(struct server *srv,
@@ -446,11 +477,9 @@ static enum MHD_Result serve_profile(struct server *srv,
 	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, msg,
 			     sizeof(msg));
 	if (!w.stop && !status &&
-	    build_answer(prof, &q, &ropts, &body, &len) && !w.stop) {
+	    build_answer(prof, &q, &ropts, &w, &body, &len, msg,
+			 sizeof(msg)) && !w.stop)
 		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		snprintf(msg, sizeof(msg), "failed to build the profile: %s",
-			 strerror(ENOMEM));
-	}
 	if (w.stop) {
 		fprintf(stderr, PROG_NAME ": %s: the client went away after %.1f s, %s: request abandoned\n",
 			who, monotonic_seconds() - t0, w.gone_in);

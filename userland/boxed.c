@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * boxed - work in a child process with limits.  See boxed.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boxed.h"
+#include "util.h"
+
+/* The address space this process maps now (VmSize), in bytes. */
+static uint64_t vm_size(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* In the child: the pipe as fd 3, limits, fn, and out. */
+static void child(int wfd, uint64_t as_bytes, unsigned int cpu,
+		  int (*fn)(void *arg, FILE *out), void *arg)
+{
+	struct rlimit as = { .rlim_cur = as_bytes, .rlim_max = as_bytes };
+	struct rlimit cpul = { .rlim_cur = cpu, .rlim_max = cpu + 1 };
+	FILE *out;
+	int fd;
+
+	if (wfd != 3 && dup2(wfd, 3) != 3)
+		_exit(1);
+	/* no client's connection, no listening socket held open here */
+	if (close_range(4, ~0U, 0))
+		for (fd = 4; fd < 1024; fd++)
+			close(fd);
+	if (setrlimit(RLIMIT_AS, &as) || setrlimit(RLIMIT_CPU, &cpul))
+		_exit(1);
+	signal(SIGPIPE, SIG_DFL);
+	out = fdopen(3, "w");
+	if (!out)
+		_exit(1);
+	if (fn(arg, out)) {
+		fclose(out);
+		_exit(1);
+	}
+	/* _exit: no atexit handlers of the parent's run here */
+	_exit(fclose(out) ? 1 : 0);
+}
+
+/* Append what fd has now to *buf.  1 at end of file, 0 more to come, -1. */
+static int take(int fd, char **buf, size_t *len, size_t *cap, size_t max)
+{
+	char chunk[65536];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n == 0)
+		return 1;
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -1;
+	if (*len + n > max)
+		return -1;
+	if (grow_array(buf, cap, *len + n, 1))
+		return -1;
+	memcpy(*buf + *len, chunk, n);
+	*len += n;
+	return 0;
+}
+
+int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
+	       const struct boxed_limits *lim,
+	       const volatile sig_atomic_t *stop, char **buf, size_t *len,
+	       char *msg, size_t size)
+{
+	double until = monotonic_seconds() + lim->wall_seconds;
+	uint64_t as_bytes = vm_size() + lim->mem_bytes;
+	size_t cap = 0;
+	int pfd[2], status = 0, ret = 0;
+	const char *why = NULL;
+	pid_t pid;
+
+	*buf = NULL;
+	*len = 0;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		snprintf(msg, size, "no pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(msg, size, "no child process: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0)
+		child(pfd[1], as_bytes, lim->cpu_seconds, fn, arg);
+	close(pfd[1]);
+	while (!ret) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+
+		if (stop && *stop) {
+			why = "stopped";
+			break;
+		}
+		if (monotonic_seconds() > until) {
+			why = "it ran out of time";
+			break;
+		}
+		if (poll(&p, 1, 100) > 0) {
+			ret = take(pfd[0], buf, len, &cap, lim->out_max);
+			if (ret < 0)
+				why = "its answer was too large";
+		}
+	}
+	close(pfd[0]);
+	if (why)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!why && WIFSIGNALED(status))
+		why = WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL ?
+		      "it used all its CPU time" : strsignal(WTERMSIG(status));
+	else if (!why && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		why = "it failed (see the line before), or ran out of memory";
+	if (why) {
+		snprintf(msg, size, "%s", why);
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+		return -1;
+	}
+	return 0;
+}

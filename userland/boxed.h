@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * boxed - run a piece of work in a child process whose memory and CPU
+ * time are limited, and read back what it writes.
+ *
+ * The symbolizer runs libdw on files any user may write, for a server
+ * that runs as root for weeks: what a hostile file makes libdw do must be
+ * bounded in memory and time, a fault in it must not end the server, and
+ * what it leaks (libdw's half-built state, abandoned after a SIGBUS) must
+ * not accumulate.  A child process gives all of that at once: its address
+ * space and CPU time are capped with setrlimit(), whatever it allocated
+ * goes when it exits, and the parent can kill it the moment the answer is
+ * no longer wanted (the client went away, the server is stopping).
+ *
+ * The child is a fork() of a threaded process: it runs only fn (the other
+ * threads do not exist in it), with the file descriptors it inherits
+ * closed but the pipe and stderr, so that it holds no client's connection
+ * or listening socket open.
+ */
+#ifndef CPROF_BOXED_H
+#define CPROF_BOXED_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct boxed_limits {
+	uint64_t mem_bytes;	/* address space beyond the parent's now */
+	unsigned int cpu_seconds;	/* RLIMIT_CPU */
+	double wall_seconds;	/* then the child is killed */
+	size_t out_max;		/* bytes read back at most */
+};
+
+/*
+ * Run fn(arg, out) in a child, out a stream to the parent; fn's non-zero
+ * return fails the child (after fn said why on stderr).  0 with *buf (to
+ * free) and *len what out received; else -1 with one line saying why in
+ * msg: fn failed, the child was killed (the CPU limit, a fault, out of
+ * memory), it wrote more than out_max or ran past wall_seconds, or *stop
+ * was set meanwhile (msg: "stopped"; the child is killed at once).
+ */
+int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
+	       const struct boxed_limits *lim,
+	       const volatile sig_atomic_t *stop, char **buf, size_t *len,
+	       char *msg, size_t size);
+
+#endif /* CPROF_BOXED_H */
