@@ -14,6 +14,13 @@
 #include "boxed.h"
 #include "util.h"
 
+const struct boxed_limits boxed_symbolize = {
+	.mem_bytes = 2048ULL << 20,
+	.cpu_seconds = 120,
+	.wall_seconds = 300,
+	.out_max = (size_t)512 << 20,
+};
+
 /* The address space this process maps now (VmSize), in bytes. */
 static uint64_t vm_size(void)
 {
@@ -136,6 +143,11 @@ int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
 		free(*buf);
 		*buf = NULL;
 		*len = 0;
+		return -1;
+	}
+	/* nothing written is an empty answer, not none */
+	if (!*buf && !(*buf = calloc(1, 1))) {
+		snprintf(msg, size, "out of memory");
 		return -1;
 	}
 	return 0;

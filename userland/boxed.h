@@ -33,9 +33,16 @@ struct boxed_limits {
 };
 
 /*
+ * What symbolizing and writing one profile may take (an --http answer, an
+ * --every window): 2 GiB of address space beyond the caller's, 120 s of
+ * CPU, 300 s in all, 512 MiB of output.
+ */
+extern const struct boxed_limits boxed_symbolize;
+
+/*
  * Run fn(arg, out) in a child, out a stream to the parent; fn's non-zero
  * return fails the child (after fn said why on stderr).  0 with *buf (to
- * free) and *len what out received; else -1 with one line saying why in
+ * free, never NULL) and *len what out received; else -1 with one line saying why in
  * msg: fn failed, the child was killed (the CPU limit, a fault, out of
  * memory), it wrote more than out_max or ran past wall_seconds, or *stop
  * was set meanwhile (msg: "stopped"; the child is killed at once).

@@ -56,14 +56,6 @@
  * connection for ever.
  */
 #define HEAD_DEADLINE_S		10.0
-/*
- * What symbolizing one answer may take (boxed.h): address space beyond
- * the server's, CPU seconds, seconds in all, and the answer's size.
- */
-#define ANSWER_MEM_MB		2048ULL
-#define ANSWER_CPU_S		120
-#define ANSWER_WALL_S		300.0
-#define ANSWER_SIZE_MAX		((size_t)512 << 20)
 #define CONNECTIONS_MAX		64
 #define CONNECTIONS_PER_ADDR	8
 
@@ -397,19 +389,13 @@ static int write_answer(void *arg, FILE *out)
 
 /*
  * Build the answer, *body of *len bytes, in a child process bounded by
- * ANSWER_* (boxed.h): libdw reads users' files there.  0; or -1 with why
+ * boxed_symbolize (boxed.h): libdw reads users' files there.  0; or -1 with why
  * in msg (stopped: the client went away).
  */
 static int build_answer(const struct profile *prof, const struct query *q,
 			struct resolve_opts *ropts, struct watch *w,
 			char **body, size_t *len, char *msg, size_t size)
 {
-	static const struct boxed_limits lim = {
-		.mem_bytes = ANSWER_MEM_MB << 20,
-		.cpu_seconds = ANSWER_CPU_S,
-		.wall_seconds = ANSWER_WALL_S,
-		.out_max = ANSWER_SIZE_MAX,
-	};
 	struct answer a = {
 		.prof = prof, .ropts = ropts,
 		.oo = { .format = q->debug ? FORMAT_TEXT : FORMAT_PPROF },
@@ -417,8 +403,8 @@ static int build_answer(const struct profile *prof, const struct query *q,
 	char why[160];
 
 	ropts->symbolize = !q->nosymbol;
-	if (!boxed__run(write_answer, &a, &lim, &w->stop, body, len, why,
-			sizeof(why)))
+	if (!boxed__run(write_answer, &a, &boxed_symbolize, &w->stop, body,
+			len, why, sizeof(why)))
 		return 0;
 	snprintf(msg, size, "failed to build the profile: %s", why);
 	return -1;

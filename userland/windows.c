@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boxed.h"
 #include "ingest.h"
 #include "outfile.h"
 #include "profile.h"
@@ -182,14 +183,39 @@ static void prune(struct windows *w)
 			profile__header(w->open[0].p)->start_time_ns);
 }
 
-/* Write the oldest open window; end: the END record if it is the last. */
+struct window_job {
+	const struct profile *p;
+	const struct windows_opts *o;
+};
+
+/* In the child (boxed.h): symbolize the window and write it to out. */
+static int write_window(void *arg, FILE *out)
+{
+	const struct window_job *j = arg;
+	struct resolved *res = resolved__new(j->p, j->o->ropts);
+	int err;
+
+	if (!res)
+		return -1;
+	err = output__write(res, &j->o->out, out, "the window");
+	resolved__free(res);
+	return err;
+}
+
+/*
+ * Write the oldest open window; end: the END record if it is the last.
+ * It is symbolized in a child process bounded by boxed_symbolize: libdw
+ * reads users' files there, for a run of weeks.
+ */
 static int windows__write(struct windows *w, const struct cprof_end *end)
 {
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
-	struct resolved *res = NULL;
+	struct window_job job = { .p = win.p, .o = w->o };
 	struct outfile *out = NULL;
-	char name[64], path[4096];
+	char name[64], path[4096], why[160];
+	char *body = NULL;
+	size_t len = 0;
 	struct tm tm;
 	time_t sec;
 	int err = -1;
@@ -207,21 +233,29 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	}
 	snprintf(path, sizeof(path), "%s/%s%s", w->o->dir, name,
 		 extension(w->o->out.format));
-	res = resolved__new(win.p, w->o->ropts);
-	if (!res)
-		goto out;
 	/*
-	 * A file that cannot be written (a full disk, EIO, the directory
-	 * gone; outfile.c said why) loses this window, not the run: the
-	 * next one may have room, all the more once --keep rotated.
+	 * A window that cannot be symbolized within the limits, or whose
+	 * file cannot be written (a full disk, EIO, the directory gone;
+	 * outfile.c said why), is lost, not the run: the next one may have
+	 * room, all the more once --keep rotated.
 	 */
 	err = 0;
-	out = outfile__open(path);
+	bad = boxed__run(write_window, &job, &boxed_symbolize, NULL, &body,
+			 &len, why, sizeof(why)) != 0;
+	if (bad)
+		warning("window %llu: failed to symbolize it: %s",
+			(unsigned long long)win.k, why);
+	else
+		out = outfile__open(path);
 	if (out && w->o->tmp_path && outfile__tmp_path(out))
 		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
 			 outfile__tmp_path(out));
-	bad = !out || output__write(res, &w->o->out, outfile__stream(out),
-				    outfile__name(out));
+	if (!bad && out && len &&
+	    fwrite(body, 1, len, outfile__stream(out)) != len)
+		warning("failed to write %s: %s", outfile__name(out),
+			strerror(errno));
+	if (!bad)
+		bad = !out || ferror(outfile__stream(out));
 	if (!bad) {
 		bad = outfile__commit(out) != 0;
 		out = NULL;
@@ -251,7 +285,7 @@ out:
 	outfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';
-	resolved__free(res);
+	free(body);
 	profile__free(win.p);
 	return err;
 }
