@@ -6,10 +6,8 @@
 # cprof-dump) and symbolize with /proc/kallsyms and nm, so a k_ test checks
 # what the module wrote, not what the converter made of it.
 
-fail() {
-	echo "${0##*/}: FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=assert.sh
+. "$REPO/tests/vm/lib/assert.sh"
 
 kload() { # [PARAM=VALUE]...
 	insmod "$CPROF_KO" "$@" || fail "insmod $* failed"

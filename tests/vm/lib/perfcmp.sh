@@ -11,15 +11,8 @@
 # 6.12 leaves kernel addresses unresolved in a perf.data without build IDs
 # (record -B) otherwise.
 
-fail() {
-	echo "${0##*/}: FAIL: $*" >&2
-	exit 1
-}
-
-skip() {
-	echo "${0##*/}: SKIP: $*"
-	exit 77
-}
+# shellcheck source=assert.sh
+. "$REPO/tests/vm/lib/assert.sh"
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))

@@ -5,10 +5,8 @@
 # readable by root only, and unloads clean, twice over.
 set -euo pipefail
 
-fail() {
-	echo "h_boot: $*" >&2
-	exit 1
-}
+# shellcheck source=../lib/assert.sh
+. "$REPO/tests/vm/lib/assert.sh"
 
 [[ -f $CPROF_KO ]] || fail "no module at $CPROF_KO"
 vermagic=$(modinfo -F vermagic "$CPROF_KO")

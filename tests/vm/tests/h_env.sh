@@ -7,10 +7,8 @@
 # kernel under test.
 set -euo pipefail
 
-fail() {
-	echo "h_env: $*" >&2
-	exit 1
-}
+# shellcheck source=../lib/assert.sh
+. "$REPO/tests/vm/lib/assert.sh"
 
 # The harness clears the kernel log before each test (so a warning is
 # blamed on the test that caused it) and starts from an untainted kernel

@@ -13,11 +13,6 @@ set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 
-fail() {
-	echo "h_workloads: $*" >&2
-	exit 1
-}
-
 ms_since() {
 	echo $((($(date +%s%N) - $1) / 1000000))
 }
