@@ -49,6 +49,18 @@ else
 	not_ok "found ${#cmds[@]} documented --http commands, want the socket, token, TLS and --help forms"
 fi
 
+# serve ARGS...: cprof-dump ARGS with no module, in the background ($pid,
+# its stderr in $tmp/err), until it says where it serves or exits.
+serve() {
+	"$dump" "$@" --proc-dir "$tmp/noproc" --no-unwind-tables 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do
+		grep -q 'serving' "$tmp/err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
 # status CURL_ARGS...: the HTTP status curl gets (000: no answer).
 status() {
 	curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "$@" || true
@@ -60,14 +72,7 @@ for cmd in "${cmds[@]}"; do
 	run=${run//\/run\//$root/run/}
 	run=${run//--http-group cprof/--http-group root}
 	read -ra argv <<<"${run#cprof-dump }"
-	"$dump" "${argv[@]}" --proc-dir "$tmp/noproc" --no-unwind-tables \
-		2>"$tmp/err" &
-	pid=$!
-	for _ in $(seq 50); do
-		grep -q 'serving' "$tmp/err" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	serve "${argv[@]}"
 	announced=$(grep -o 'serving [^ ]*' "$tmp/err" || true)
 	if ! kill -0 "$pid" 2>/dev/null; then
 		not_ok "$cmd: started"
@@ -189,14 +194,7 @@ for form in "${forms[@]}"; do
 		client=(-H "Authorization: Bearer $tok" "http://$host:$port/debug/pprof/profile?seconds=1")
 		;;
 	esac
-	"$dump" --http "$addr" "${extra[@]}" --proc-dir "$tmp/noproc" \
-		--no-unwind-tables 2>"$tmp/err" &
-	pid=$!
-	for _ in $(seq 50); do
-		grep -q 'serving' "$tmp/err" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	serve --http "$addr" "${extra[@]}"
 	announced=$(grep -m 1 'serving' "$tmp/err" || true)
 	code=$(status "${client[@]}")
 	case $addr in
