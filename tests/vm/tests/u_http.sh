@@ -81,8 +81,9 @@ for who in none other; do
 done
 
 spawn "$WORKLOADS/cpuburn" 6000
-# go tool pprof fetches the profile itself.
-"$WORKLOADS/pprof" "${pptls[@]}" -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$URL/profile?seconds=3&freq=999" >"$OUT/top.txt" ||
+# pprof fetches the profile itself (given more than its 1.5 x seconds + 5 s
+# to wait: a 3 s profile and its symbolizing take longer in a loaded guest).
+"$WORKLOADS/pprof" "${pptls[@]}" -timeout=$((60 * CPROF_SLOW)) -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$URL/profile?seconds=3&freq=999" >"$OUT/top.txt" ||
 	fail "pprof on the URL failed: $(tail -n 3 "$OUT/pprof.err")"
 read -r l1 l2 l3 b a m < <(leaves "$OUT/top.txt")
 echo "pprof -tls_cert -tls_key -tls_ca $URL/profile?seconds=3&freq=999: leaf1 $l1, leaf2 $l2, leaf3 $l3, b $b, a $a, main $m"
