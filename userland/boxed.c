@@ -35,21 +35,43 @@ static uint64_t vm_size(void)
 	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* In the child: the pipe as fd 3, limits, fn, and out. */
-static void child(int wfd, uint64_t as_bytes, unsigned int cpu,
-		  int (*fn)(void *arg, FILE *out), void *arg)
+/* Close the descriptors from lo to hi (inclusive), but keep. */
+static void close_from(int lo, int hi, int keep)
+{
+	int fd;
+
+	if (keep >= lo && keep <= hi) {
+		close_from(lo, keep - 1, -1);
+		close_from(keep + 1, hi, -1);
+		return;
+	}
+	if (lo > hi)
+		return;
+	if (close_range(lo, hi, 0))
+		for (fd = lo; fd <= hi && fd < 4096; fd++)
+			close(fd);
+}
+
+/* In the child: the pipe as fd 3, *keep_fd above it, limits, fn, out. */
+static void child(int wfd, int *keep_fd, uint64_t as_bytes,
+		  unsigned int cpu, int (*fn)(void *arg, FILE *out), void *arg)
 {
 	struct rlimit as = { .rlim_cur = as_bytes, .rlim_max = as_bytes };
 	struct rlimit cpul = { .rlim_cur = cpu, .rlim_max = cpu + 1 };
+	int keep = -1;
 	FILE *out;
-	int fd;
 
+	/* the kept file out of the pipe's way: 3 is the pipe's */
+	if (keep_fd) {
+		keep = *keep_fd;
+		if (keep <= 3 && (keep = fcntl(keep, F_DUPFD, 4)) < 0)
+			_exit(1);
+		*keep_fd = keep;
+	}
 	if (wfd != 3 && dup2(wfd, 3) != 3)
 		_exit(1);
 	/* no client's connection, no listening socket held open here */
-	if (close_range(4, ~0U, 0))
-		for (fd = 4; fd < 1024; fd++)
-			close(fd);
+	close_from(4, INT32_MAX, keep);
 	if (setrlimit(RLIMIT_AS, &as) || setrlimit(RLIMIT_CPU, &cpul))
 		_exit(1);
 	signal(SIGPIPE, SIG_DFL);
@@ -88,6 +110,14 @@ int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
 	       const volatile sig_atomic_t *stop, char **buf, size_t *len,
 	       char *msg, size_t size)
 {
+	return boxed__run_fd(fn, arg, NULL, lim, stop, buf, len, msg, size);
+}
+
+int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
+		  const struct boxed_limits *lim,
+		  const volatile sig_atomic_t *stop, char **buf, size_t *len,
+		  char *msg, size_t size)
+{
 	double until = monotonic_seconds() + lim->wall_seconds;
 	uint64_t as_bytes = vm_size() + lim->mem_bytes;
 	size_t cap = 0;
@@ -109,7 +139,7 @@ int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
 		return -1;
 	}
 	if (pid == 0)
-		child(pfd[1], as_bytes, lim->cpu_seconds, fn, arg);
+		child(pfd[1], keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
 	close(pfd[1]);
 	while (!ret) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };

@@ -52,4 +52,14 @@ int boxed__run(int (*fn)(void *arg, FILE *out), void *arg,
 	       const volatile sig_atomic_t *stop, char **buf, size_t *len,
 	       char *msg, size_t size);
 
+/*
+ * The same, with one more of the caller's descriptors kept open in the
+ * child (a file to read there): *keep_fd may be renumbered in the child
+ * (fn sees the new number through it), never in the caller.
+ */
+int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
+		  const struct boxed_limits *lim,
+		  const volatile sig_atomic_t *stop, char **buf, size_t *len,
+		  char *msg, size_t size);
+
 #endif /* CPROF_BOXED_H */

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boxed.h"
 #include "cfi.h"
 #include "safeopen.h"
 #include "unwload.h"
@@ -254,11 +255,88 @@ static int open_mapped(const struct unwload_item *it, struct stat *st)
 	return safe_open(-1, it->path, st);
 }
 
+/*
+ * What compiling one file's table may take (boxed.h): cfi.c bounds the
+ * work libdw does, not the memory it takes (it keeps each CIE's initial
+ * rules for the whole file: some 47 times a hostile section's size).
+ */
+static const struct boxed_limits compile_limits = {
+	.mem_bytes = 1024ULL << 20,
+	.cpu_seconds = 30,
+	.wall_seconds = 60,
+	.out_max = 16 + (size_t)CPROF_UTABLE_ROWS_MAX *
+		   (sizeof(uint32_t) + sizeof(struct cprof_urow)),
+};
+
+/* The table as the child writes it: n, frame_pointers, pc[n], row[n]. */
+struct compile_job {
+	int fd;
+};
+
+static int compile_child(void *arg, FILE *out)
+{
+	const struct compile_job *j = arg;
+	struct cfi_table t = { 0 };
+	uint64_t head[2];
+	char err[256];
+	int bad;
+
+	if (cfi_compile(j->fd, &t, err, sizeof(err)))
+		return -1;	/* no CFI: no line, the caller counts it */
+	head[0] = t.n;
+	head[1] = t.frame_pointers;
+	bad = fwrite(head, sizeof(head), 1, out) != 1 ||
+	      fwrite(t.pc, sizeof(*t.pc), t.n, out) != t.n ||
+	      fwrite(t.row, sizeof(*t.row), t.n, out) != t.n;
+	cfi_table_free(&t);
+	return bad ? -1 : 0;
+}
+
+/*
+ * cfi_compile() in a child process bounded by compile_limits, the table
+ * read back.  0, or -1 (no usable CFI, or past a limit).
+ */
+static int compile_boxed(int fd, struct cfi_table *t)
+{
+	struct compile_job j = { .fd = fd };
+	char *buf = NULL, msg[160];
+	uint64_t head[2];
+	size_t len = 0, n;
+
+	memset(t, 0, sizeof(*t));
+	if (boxed__run_fd(compile_child, &j, &j.fd, &compile_limits, NULL,
+			  &buf, &len, msg, sizeof(msg)))
+		return -1;
+	if (len < sizeof(head))
+		goto bad;
+	memcpy(head, buf, sizeof(head));
+	n = head[0];
+	if (!n || n > CPROF_UTABLE_ROWS_MAX ||
+	    len != sizeof(head) + n * (sizeof(*t->pc) + sizeof(*t->row)))
+		goto bad;
+	t->pc = malloc(n * sizeof(*t->pc));
+	t->row = malloc(n * sizeof(*t->row));
+	if (!t->pc || !t->row) {
+		cfi_table_free(t);
+		goto bad;
+	}
+	memcpy(t->pc, buf + sizeof(head), n * sizeof(*t->pc));
+	memcpy(t->row, buf + sizeof(head) + n * sizeof(*t->pc),
+	       n * sizeof(*t->row));
+	t->n = n;
+	t->frame_pointers = head[1];
+	free(buf);
+	return 0;
+bad:
+	free(buf);
+	return -1;
+}
+
 /* Compile and load the table of one mapping's file, unless known. */
 static void load_one(struct unwload *l, const struct unwload_item *it)
 {
 	struct cfi_table t = { 0 };
-	char key[96], after[96] = "", err[256];
+	char key[96], after[96] = "";
 	struct stat st;
 	int fd = open_mapped(it, &st);
 
@@ -275,7 +353,7 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 		close(fd);
 		return;
 	}
-	if (cfi_compile(fd, &t, err, sizeof(err)) == 0) {
+	if (compile_boxed(fd, &t) == 0) {
 		/*
 		 * The key names the file as it was compiled: one written to
 		 * meanwhile (a new size or mtime) gets no table, for its
