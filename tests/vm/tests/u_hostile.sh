@@ -167,19 +167,22 @@ mkdir -p "$tmp/fifo" "$tmp/dev"
 curl -s "${auth[@]}" -o "$OUT/fifo.pb.gz" -w '%{http_code}' "$URL/profile?seconds=8" >"$OUT/fifo.code" &
 client=$!
 wait_profiling || fail "no profile ran"
-# a second of CPU each: more samples than anything else, so the
-# symbolizer's summary names them
-for i in $(seq 1 4); do
-	cp "$WORKLOADS/cpuburn" "$tmp/fifo/prog$i"
-	"$tmp/fifo/prog$i" 1 >/dev/null
-	rm "$tmp/fifo/prog$i"
-	mkfifo "$tmp/fifo/prog$i"
+# a second each, all at once (a loaded guest has no time for them one
+# after the other within the profile); then their paths are replaced
+progs=("$tmp"/fifo/prog{1,2,3,4} "$tmp"/dev/prog{1,2})
+running=()
+for p in "${progs[@]}"; do
+	cp "$WORKLOADS/cpuburn" "$p"
+	"$p" 1 >/dev/null &
+	running+=($!)
 done
-for i in 1 2; do
-	cp "$WORKLOADS/cpuburn" "$tmp/dev/prog$i"
-	"$tmp/dev/prog$i" 1 >/dev/null
-	rm "$tmp/dev/prog$i"
-	ln -s /dev/zero "$tmp/dev/prog$i"
+wait "${running[@]}"
+for p in "${progs[@]}"; do
+	rm "$p"
+	case $p in
+	*/fifo/*) mkfifo "$p" ;;
+	*) ln -s /dev/zero "$p" ;;
+	esac
 done
 wait "$client"
 loader=$(grep -c 'unwind tables: .* is not a regular file now' "$OUT/server.err" || true)
