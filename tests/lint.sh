@@ -93,7 +93,8 @@ else
 	check "checkpatch --strict --no-tree kmod/" "$log" 1
 fi
 
-# shellcheck: every tracked shell script, followed into what it sources.
+# Every tracked shell script through shellcheck, followed into what it
+# sources.
 log=$out/shellcheck.log
 mapfile -t scripts < <(git ls-files -- '*.sh' .ci/run)
 rc=0
