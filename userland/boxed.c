@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +54,39 @@ static void close_from(int lo, int hi, int keep)
 			close(fd);
 }
 
+/*
+ * In the child, signals first (they are all blocked until then): the
+ * caller's handlers are not for this process (cli.c's would write
+ * "stop=1" to a descriptor that is the pipe here), and a child outliving
+ * its parent, dumping core (root's memory: keys, tokens) or spared by the
+ * OOM killer is not wanted.
+ */
+static void child_signals(pid_t parent, const sigset_t *mask)
+{
+	static const int ignored[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+	};
+	struct rlimit core = { 0, 0 };
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	prctl(PR_SET_DUMPABLE, 0);
+	setrlimit(RLIMIT_CORE, &core);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1000", 4) != 4) {
+			/* best effort: the limits hold all the same */
+		}
+		close(fd);
+	}
+	pthread_sigmask(SIG_SETMASK, mask, NULL);
+}
+
 /* In the child: the pipe as fd 3, *keep_fd above it, limits, fn, out. */
 static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 		  unsigned int cpu, int (*fn)(void *arg, FILE *out), void *arg)
@@ -74,7 +109,6 @@ static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 	close_from(4, INT32_MAX, keep);
 	if (setrlimit(RLIMIT_AS, &as) || setrlimit(RLIMIT_CPU, &cpul))
 		_exit(1);
-	signal(SIGPIPE, SIG_DFL);
 	out = fdopen(3, "w");
 	if (!out)
 		_exit(1);
@@ -84,6 +118,25 @@ static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 	}
 	/* _exit: no atexit handlers of the parent's run here */
 	_exit(fclose(out) ? 1 : 0);
+}
+
+/* Why a child died of sig (strsignal() is not thread-safe). */
+static const char *signal_why(int sig)
+{
+	switch (sig) {
+	case SIGXCPU:
+		return "it used all its CPU time";
+	case SIGKILL:
+		return "it was killed (its CPU time, or out of memory)";
+	case SIGSEGV:
+		return "it crashed (Segmentation fault)";
+	case SIGBUS:
+		return "it crashed (Bus error)";
+	case SIGABRT:
+		return "it aborted";
+	default:
+		return "it died of a signal";
+	}
 }
 
 /* Append what fd has now to *buf.  1 at end of file, 0 more to come, -1. */
@@ -123,7 +176,8 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 	size_t cap = 0;
 	int pfd[2], status = 0, ret = 0;
 	const char *why = NULL;
-	pid_t pid;
+	pid_t pid, self = getpid();
+	sigset_t all, mask;
 
 	*buf = NULL;
 	*len = 0;
@@ -131,15 +185,21 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		snprintf(msg, size, "no pipe: %s", strerror(errno));
 		return -1;
 	}
+	/* no handler of ours may run in the child before it resets them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
 	pid = fork();
+	if (pid == 0) {
+		child_signals(self, &mask);
+		child(pfd[1], keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
 		snprintf(msg, size, "no child process: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
 	}
-	if (pid == 0)
-		child(pfd[1], keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
 	close(pfd[1]);
 	while (!ret) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
@@ -161,11 +221,12 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 	close(pfd[0]);
 	if (why)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((ret = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (!why && WIFSIGNALED(status))
-		why = WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL ?
-		      "it used all its CPU time" : strsignal(WTERMSIG(status));
+	if (!why && ret < 0)
+		why = "its exit status was lost";
+	else if (!why && WIFSIGNALED(status))
+		why = signal_why(WTERMSIG(status));
 	else if (!why && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		why = "it failed (see the line before), or ran out of memory";
 	if (why) {

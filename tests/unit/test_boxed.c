@@ -97,6 +97,20 @@ static int fd_closed(void *arg, FILE *out)
 		     "open", out) < 0;
 }
 
+/* The caller's SIGINT handler: run in the child, it would end it. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+static int get_sigint(void *arg, FILE *out)
+{
+	(void)arg;
+	raise(SIGINT);
+	return fputs("ok", out) < 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void *stop_soon(void *arg)
@@ -166,6 +180,15 @@ int main(void)
 		   len == 6 && !memcmp(buf, "closed", 6),
 		   "the parent's descriptors are closed in the child (%.*s)",
 		   (int)len, buf ? buf : "");
+	free(buf);
+
+	/* a SIGINT in the child (Ctrl-C reaches the process group) */
+	signal(SIGINT, on_sigint);
+	test_condf(run(get_sigint, NULL, &buf, &len, msg, sizeof(msg)) == 0 &&
+		   len == 2 && !memcmp(buf, "ok", 2),
+		   "the caller's SIGINT handler does not run in the child (%s)",
+		   buf ? "it finished" : msg);
+	signal(SIGINT, SIG_DFL);
 	free(buf);
 	return test_report();
 }
