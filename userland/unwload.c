@@ -79,15 +79,23 @@ struct loaded {
 	char path[];
 };
 
+/*
+ * By device and inode, as the module keys a table and replaces or removes
+ * it: one entry per table the module holds, whatever version of the file
+ * it was compiled from.
+ */
 static hashval_t loaded_hash(const void *e)
 {
-	return htab_hash_string(((const struct loaded *)e)->key);
+	const struct loaded *l = e;
+
+	return (hashval_t)(l->ino * 0x9e3779b97f4a7c15ULL >> 32) ^ l->dev;
 }
 
 static int loaded_eq(const void *a, const void *b)
 {
-	return !strcmp(((const struct loaded *)a)->key,
-		       ((const struct loaded *)b)->key);
+	const struct loaded *x = a, *y = b;
+
+	return x->dev == y->dev && x->ino == y->ino;
 }
 
 /* Was key seen before?  Records it if not; the thread's own set. */
@@ -373,7 +381,12 @@ static void load_one(struct unwload *l, const struct unwload_item *it)
 	close(fd);
 }
 
-/* "DEV INO" of every executable file mapping of every process now. */
+/*
+ * The inode of every executable file mapping of every process now.  By
+ * inode alone: /proc/PID/maps gives the superblock's device, which is not
+ * what fstat() says on btrfs subvolumes or overlayfs; a stray match keeps
+ * a table, never removes one.
+ */
 static htab_t mapped_files(void)
 {
 	htab_t set = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
@@ -404,8 +417,7 @@ static htab_t mapped_files(void)
 			if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms,
 				   &maj, &min, &ino) == 4 && perms[2] == 'x' &&
 			    ino) {
-				snprintf(key, sizeof(key), "%" PRIu32 " %llu",
-					 (uint32_t)makedev(maj, min), ino);
+				snprintf(key, sizeof(key), "%llu", ino);
 				slot = htab_find_slot(set, key, INSERT);
 				if (slot && !*slot)
 					*slot = strdup(key);
@@ -444,7 +456,7 @@ static int sweep_one(void **slot, void *arg)
 	struct stat st;
 	void **seen;
 
-	snprintf(key, sizeof(key), "%" PRIu32 " %" PRIu64, e->dev, e->ino);
+	snprintf(key, sizeof(key), "%" PRIu64, e->ino);
 	if (htab_find(sw->mapped, key))
 		return 1;
 	if (e->path[0] && !stat(e->path, &st) && (uint32_t)st.st_dev == e->dev &&
@@ -474,17 +486,14 @@ static int forget_one(void **slot, void *arg)
 	struct sweep *sw = arg;
 	const char *key = *slot;
 	struct loaded probe;
-	char devino[48];
-	size_t n;
+	char ino[24];
 
-	snprintf(probe.key, sizeof(probe.key), "%s", key);
-	if (htab_find(sw->l->loaded, &probe))
+	/* "DEV INO SIZE MTIME" */
+	if (sscanf(key, "%" SCNu32 " %" SCNu64, &probe.dev, &probe.ino) != 2 ||
+	    htab_find(sw->l->loaded, &probe))
 		return 1;
-	/* "DEV INO SIZE MTIME": the first two words */
-	n = strcspn(key, " ");
-	n += key[n] ? 1 + strcspn(key + n + 1, " ") : 0;
-	snprintf(devino, sizeof(devino), "%.*s", (int)n, key);
-	if (!htab_find(sw->mapped, devino)) {
+	snprintf(ino, sizeof(ino), "%" PRIu64, probe.ino);
+	if (!htab_find(sw->mapped, ino)) {
 		htab_clear_slot(sw->l->seen, slot);
 		sw->l->stats.forgotten++;
 	}
