@@ -111,12 +111,18 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 			free(copy);
 			return fd;
 		}
+		/* refused (another build ID, past a bound): not again below */
+		odd = true;
 		close(fd);
 	}
 	free(copy);
 	if (odd || !env || !*env)
 		return -1;
-	/* debuginfod: libdwfl's client (its local lookups found nothing) */
+	/*
+	 * debuginfod: libdwfl's client.  It looks at the same candidates
+	 * first, with a plain open() and no bounds: only when there were
+	 * none does it get to run.
+	 */
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
 					    file_name, debuglink_file,
 					    debuglink_crc, debuginfo_file_name);

@@ -12,8 +12,9 @@
  *      when it has none, their CRC32 is the debuglink's, read from files
  *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
  *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
- *   3. with DEBUGINFOD_URLS set, libdwfl's debuginfod client, unless a
- *      candidate of 2. was there and not a regular file.
+ *   3. with DEBUGINFOD_URLS set, libdwfl's debuginfod client, only if
+ *      no candidate of 2. was there at all (it would open them again, with
+ *      no bounds).
  */
 #ifndef CPROF_DEBUGFIND_H
 #define CPROF_DEBUGFIND_H
