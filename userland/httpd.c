@@ -389,7 +389,8 @@ static int write_answer(void *arg, FILE *out)
 
 /*
  * Build the answer, *body of *len bytes, in a child process bounded by
- * boxed_symbolize (boxed.h): libdw reads users' files there.  0; or -1 with why
+ * boxed_symbolize (boxed.h): libdw reads users' files there.  If that
+ * fails, the profile is answered unsymbolized, as nosymbol=1 would be.  0; or -1 with why
  * in msg (stopped: the client went away).
  */
 static int build_answer(const struct profile *prof, const struct query *q,
@@ -406,6 +407,15 @@ static int build_answer(const struct profile *prof, const struct query *q,
 	if (!boxed__run(write_answer, &a, &boxed_symbolize, &w->stop, body,
 			len, why, sizeof(why)))
 		return 0;
+	/* names lost to a hostile file, not the profile: addresses then */
+	if (!w->stop && ropts->symbolize) {
+		warning("symbolizing a profile failed: %s: it is answered with addresses only (nosymbol=1)",
+			why);
+		ropts->symbolize = false;
+		if (!boxed__run(write_answer, &a, &boxed_symbolize, &w->stop,
+				body, len, why, sizeof(why)))
+			return 0;
+	}
 	snprintf(msg, size, "failed to build the profile: %s", why);
 	return -1;
 }

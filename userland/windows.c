@@ -186,13 +186,14 @@ static void prune(struct windows *w)
 struct window_job {
 	const struct profile *p;
 	const struct windows_opts *o;
+	const struct resolve_opts *ropts;
 };
 
 /* In the child (boxed.h): symbolize the window and write it to out. */
 static int write_window(void *arg, FILE *out)
 {
 	const struct window_job *j = arg;
-	struct resolved *res = resolved__new(j->p, j->o->ropts);
+	struct resolved *res = resolved__new(j->p, j->ropts);
 	int err;
 
 	if (!res)
@@ -211,7 +212,8 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 {
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
-	struct window_job job = { .p = win.p, .o = w->o };
+	struct resolve_opts bare = *w->o->ropts;
+	struct window_job job = { .p = win.p, .o = w->o, .ropts = w->o->ropts };
 	struct outfile *out = NULL;
 	char name[64], path[4096], why[160];
 	char *body = NULL;
@@ -242,8 +244,17 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	err = 0;
 	bad = boxed__run(write_window, &job, &boxed_symbolize, NULL, &body,
 			 &len, why, sizeof(why)) != 0;
+	/* names lost to a hostile file, not the window: addresses then */
+	if (bad && bare.symbolize) {
+		warning("window %llu: failed to symbolize it: %s: written with addresses only",
+			(unsigned long long)win.k, why);
+		bare.symbolize = false;
+		job.ropts = &bare;
+		bad = boxed__run(write_window, &job, &boxed_symbolize, NULL,
+				 &body, &len, why, sizeof(why)) != 0;
+	}
 	if (bad)
-		warning("window %llu: failed to symbolize it: %s",
+		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
 	else
 		out = outfile__open(path);

@@ -45,7 +45,8 @@ struct windows_opts {
 /*
  * Read the stream on fd (name: for messages) to its end, writing each
  * window as it completes, symbolized in a child process (boxed.h).  A
- * window that cannot be symbolized within boxed_symbolize, or whose file
+ * window that cannot be symbolized within boxed_symbolize is written
+ * with addresses only; one that cannot be written even so, or whose file
  * cannot be written (ENOSPC, EIO), is lost, one warning line, and the run
  * goes on (--keep still rotates).  0 ok; 1 if windows were lost (a line
  * says how many, at the end); -1 after printing why (out of memory, a bad
