@@ -31,7 +31,7 @@
 
 #include <microhttpd.h>
 
-#include "boxed.h"
+#include "answer.h"
 #include "cgroups.h"
 #include "httpauth.h"
 #include "httpd.h"
@@ -367,55 +367,25 @@ out:
 	return status;
 }
 
-struct answer {
-	const struct profile *prof;
-	const struct resolve_opts *ropts;
-	struct output_opts oo;
-};
-
-/* In the child (boxed.h): symbolize and write the answer to out. */
-static int write_answer(void *arg, FILE *out)
-{
-	const struct answer *a = arg;
-	struct resolved *res = resolved__new(a->prof, a->ropts);
-	int err;
-
-	if (!res)
-		return -1;
-	err = output__write(res, &a->oo, out, "the response");
-	resolved__free(res);
-	return err;
-}
-
 /*
- * Build the answer, *body of *len bytes, in a child process bounded by
- * boxed_symbolize (boxed.h): libdw reads users' files there.  If that
- * fails, the profile is answered unsymbolized, as nosymbol=1 would be.  0; or -1 with why
- * in msg (stopped: the client went away).
+ * Build the answer, *body of *len bytes, in a child process (answer.h):
+ * unsymbolized if symbolizing fails.  0; or -1 with why in msg (stopped:
+ * the client went away).
  */
 static int build_answer(const struct profile *prof, const struct query *q,
 			struct resolve_opts *ropts, struct watch *w,
 			char **body, size_t *len, char *msg, size_t size)
 {
-	struct answer a = {
-		.prof = prof, .ropts = ropts,
-		.oo = { .format = q->debug ? FORMAT_TEXT : FORMAT_PPROF },
+	struct output_opts oo = {
+		.format = q->debug ? FORMAT_TEXT : FORMAT_PPROF,
 	};
 	char why[160];
+	bool bare;
 
 	ropts->symbolize = !q->nosymbol;
-	if (!boxed__run(write_answer, &a, &boxed_symbolize, &w->stop, body,
-			len, why, sizeof(why)))
+	if (!answer__build(prof, ropts, &oo, &w->stop, "a profile", body, len,
+			   &bare, why, sizeof(why)))
 		return 0;
-	/* names lost to a hostile file, not the profile: addresses then */
-	if (!w->stop && ropts->symbolize) {
-		warning("symbolizing a profile failed: %s: it is answered with addresses only (nosymbol=1)",
-			why);
-		ropts->symbolize = false;
-		if (!boxed__run(write_answer, &a, &boxed_symbolize, &w->stop,
-				body, len, why, sizeof(why)))
-			return 0;
-	}
 	snprintf(msg, size, "failed to build the profile: %s", why);
 	return -1;
 }

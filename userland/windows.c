@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "boxed.h"
+#include "answer.h"
 #include "ingest.h"
 #include "outfile.h"
 #include "profile.h"
@@ -183,37 +183,15 @@ static void prune(struct windows *w)
 			profile__header(w->open[0].p)->start_time_ns);
 }
 
-struct window_job {
-	const struct profile *p;
-	const struct windows_opts *o;
-	const struct resolve_opts *ropts;
-};
-
-/* In the child (boxed.h): symbolize the window and write it to out. */
-static int write_window(void *arg, FILE *out)
-{
-	const struct window_job *j = arg;
-	struct resolved *res = resolved__new(j->p, j->ropts);
-	int err;
-
-	if (!res)
-		return -1;
-	err = output__write(res, &j->o->out, out, "the window");
-	resolved__free(res);
-	return err;
-}
-
 /*
  * Write the oldest open window; end: the END record if it is the last.
- * It is symbolized in a child process bounded by boxed_symbolize: libdw
- * reads users' files there, for a run of weeks.
+ * It is symbolized in a child process (answer.h): libdw reads users'
+ * files there, for a run of weeks.
  */
 static int windows__write(struct windows *w, const struct cprof_end *end)
 {
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
-	struct resolve_opts bare = *w->o->ropts;
-	struct window_job job = { .p = win.p, .o = w->o, .ropts = w->o->ropts };
 	struct outfile *out = NULL;
 	char name[64], path[4096], why[160];
 	char *body = NULL;
@@ -221,7 +199,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	struct tm tm;
 	time_t sec;
 	int err = -1;
-	bool bad;
+	bool bad, bare;
 
 	memmove(w->open, w->open + 1, --w->nr_open * sizeof(w->open[0]));
 	if (end && profile__add(win.p, &end->rec))
@@ -236,23 +214,14 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	snprintf(path, sizeof(path), "%s/%s%s", w->o->dir, name,
 		 extension(w->o->out.format));
 	/*
-	 * A window that cannot be symbolized within the limits, or whose
+	 * A window that cannot be written out even unsymbolized, or whose
 	 * file cannot be written (a full disk, EIO, the directory gone;
 	 * outfile.c said why), is lost, not the run: the next one may have
 	 * room, all the more once --keep rotated.
 	 */
 	err = 0;
-	bad = boxed__run(write_window, &job, &boxed_symbolize, NULL, &body,
-			 &len, why, sizeof(why)) != 0;
-	/* names lost to a hostile file, not the window: addresses then */
-	if (bad && bare.symbolize) {
-		warning("window %llu: failed to symbolize it: %s: written with addresses only",
-			(unsigned long long)win.k, why);
-		bare.symbolize = false;
-		job.ropts = &bare;
-		bad = boxed__run(write_window, &job, &boxed_symbolize, NULL,
-				 &body, &len, why, sizeof(why)) != 0;
-	}
+	bad = answer__build(win.p, w->o->ropts, &w->o->out, NULL, path, &body,
+			    &len, &bare, why, sizeof(why)) != 0;
 	if (bad)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
