@@ -392,7 +392,6 @@ static htab_t mapped_files(void)
 	htab_t set = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
 				       free, calloc, free);
 	unsigned long long ino;
-	unsigned int maj, min;
 	char path[64], line[4352], perms[8], key[48], *nl;
 	struct dirent *de;
 	void **slot;
@@ -414,8 +413,8 @@ static htab_t mapped_files(void)
 			continue;
 		while (fgets(line, sizeof(line), f)) {
 			nl = strchr(line, '\n');
-			if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms,
-				   &maj, &min, &ino) == 4 && perms[2] == 'x' &&
+			if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %llu", perms,
+				   &ino) == 2 && perms[2] == 'x' &&
 			    ino) {
 				snprintf(key, sizeof(key), "%llu", ino);
 				slot = htab_find_slot(set, key, INSERT);
