@@ -29,12 +29,11 @@ static int write_out(void *arg, FILE *out)
 int answer__build(const struct profile *p, const struct resolve_opts *ro,
 		  const struct output_opts *oo,
 		  const volatile sig_atomic_t *stop, const char *what,
-		  char **buf, size_t *len, bool *bare, char *msg, size_t size)
+		  char **buf, size_t *len, char *msg, size_t size)
 {
 	struct resolve_opts plain = *ro;
 	struct job j = { .p = p, .ro = ro, .oo = oo };
 
-	*bare = !ro->symbolize;
 	if (!boxed__run(write_out, &j, &boxed_symbolize, stop, buf, len, msg,
 			size))
 		return 0;
@@ -44,7 +43,6 @@ int answer__build(const struct profile *p, const struct resolve_opts *ro,
 		what, msg);
 	plain.symbolize = false;
 	j.ro = &plain;
-	*bare = true;
 	return boxed__run(write_out, &j, &boxed_symbolize, stop, buf, len, msg,
 			  size);
 }

@@ -11,7 +11,6 @@
 #define CPROF_ANSWER_H
 
 #include <signal.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "output.h"
@@ -20,13 +19,13 @@
 
 /*
  * p resolved with ro and written as oo says into *buf (to free) of *len
- * bytes: 0, *bare set if that was without symbols (a warning line
- * naming what said why); or -1 with why in msg ("stopped" if *stop was
- * set meanwhile; stop may be NULL).
+ * bytes: 0 (if that was without symbols, a warning line naming what
+ * said why); or -1 with why in msg ("stopped" if *stop was set
+ * meanwhile; stop may be NULL).
  */
 int answer__build(const struct profile *p, const struct resolve_opts *ro,
 		  const struct output_opts *oo,
 		  const volatile sig_atomic_t *stop, const char *what,
-		  char **buf, size_t *len, bool *bare, char *msg, size_t size);
+		  char **buf, size_t *len, char *msg, size_t size);
 
 #endif /* CPROF_ANSWER_H */

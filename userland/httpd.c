@@ -380,11 +380,10 @@ static int build_answer(const struct profile *prof, const struct query *q,
 		.format = q->debug ? FORMAT_TEXT : FORMAT_PPROF,
 	};
 	char why[160];
-	bool bare;
 
 	ropts->symbolize = !q->nosymbol;
 	if (!answer__build(prof, ropts, &oo, &w->stop, "a profile", body, len,
-			   &bare, why, sizeof(why)))
+			   why, sizeof(why)))
 		return 0;
 	snprintf(msg, size, "failed to build the profile: %s", why);
 	return -1;

@@ -199,7 +199,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	struct tm tm;
 	time_t sec;
 	int err = -1;
-	bool bad, bare;
+	bool bad;
 
 	memmove(w->open, w->open + 1, --w->nr_open * sizeof(w->open[0]));
 	if (end && profile__add(win.p, &end->rec))
@@ -221,7 +221,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	 */
 	err = 0;
 	bad = answer__build(win.p, w->o->ropts, &w->o->out, NULL, path, &body,
-			    &len, &bare, why, sizeof(why)) != 0;
+			    &len, why, sizeof(why)) != 0;
 	if (bad)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
