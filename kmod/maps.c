@@ -51,16 +51,6 @@
 #define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
-struct cprof_range {
-	u64 start;
-	u64 end;
-	u64 pgoff;
-	u64 ino;			/* the file as stat() sees it, */
-	u64 size;			/* for unwind tables */
-	s64 mtime_ns;
-	u32 dev;			/* new_encode_dev(); 0: none */
-};
-
 /* The ranges emitted for one address space, sorted by start. */
 struct cprof_mmstate {
 	struct hlist_node node;
@@ -74,7 +64,7 @@ struct cprof_mmstate {
 	u32 syncs;			/* requests served so far */
 	bool junk;			/* a sampled address no mapping covers */
 	u32 nr;
-	struct cprof_range ranges[];
+	struct cprof_file_pos ranges[];	/* dev 0: no file, or not stat()ed */
 };
 
 struct cprof_maps_req {
@@ -108,13 +98,7 @@ static char *cprof_maps_page;		/* paths and ELF notes */
 
 /* One entry of the mapping list taken under the mmap lock. */
 struct cprof_vma {
-	u64 start;
-	u64 end;
-	u64 pgoff;
-	u64 ino;
-	u64 size;
-	s64 mtime_ns;
-	u32 dev;
+	struct cprof_file_pos pos;
 	struct file *file;
 	const char *name;		/* for mappings without a file */
 };
@@ -132,7 +116,7 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 	return NULL;
 }
 
-static const struct cprof_range *
+static const struct cprof_file_pos *
 cprof_mm_range(const struct cprof_mmstate *st, u64 ip)
 {
 	u32 lo = 0, hi = st->nr;
@@ -181,17 +165,11 @@ const struct cprof_mmstate *cprof_maps_current(void)
 bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 			 struct cprof_file_pos *pos)
 {
-	const struct cprof_range *r = st ? cprof_mm_range(st, addr) : NULL;
+	const struct cprof_file_pos *r = st ? cprof_mm_range(st, addr) : NULL;
 
 	if (!r || !r->dev)
 		return false;
-	pos->dev = r->dev;
-	pos->ino = r->ino;
-	pos->size = r->size;
-	pos->mtime_ns = r->mtime_ns;
-	pos->start = r->start;
-	pos->end = r->end;
-	pos->pgoff = r->pgoff;
+	*pos = *r;
 	return true;
 }
 
@@ -299,7 +277,9 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 
 /**
  * cprof_maps_pending() - are requests waiting to be served?
+ *
  * Context: the reader.
+ * Return: true if any CPU's queue holds one.
  */
 bool cprof_maps_pending(void)
 {
@@ -339,10 +319,10 @@ static void cprof_vma_stat(struct cprof_vma *v)
 			      STATX_INO | STATX_SIZE | STATX_MTIME,
 			      AT_STATX_DONT_SYNC))
 		return;		/* dev 0: no table */
-	v->dev = new_encode_dev(ks.dev);
-	v->ino = ks.ino;
-	v->size = ks.size;
-	v->mtime_ns = timespec64_to_ns(&ks.mtime);
+	v->pos.dev = new_encode_dev(ks.dev);
+	v->pos.ino = ks.ino;
+	v->pos.size = ks.size;
+	v->pos.mtime_ns = timespec64_to_ns(&ks.mtime);
 }
 
 /* The executable mappings of @mm, with file references.  Sleeps. */
@@ -363,13 +343,13 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 		for_each_vma(vmi, vma) {
 			if (!(vma->vm_flags & VM_EXEC) || n == max)
 				continue;
-			v[n].start = vma->vm_start;
-			v[n].end = vma->vm_end;
-			v[n].pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+			v[n].pos.start = vma->vm_start;
+			v[n].pos.end = vma->vm_end;
+			v[n].pos.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 			if (vma->vm_file) {
 				v[n].file = get_file(vma->vm_file);
 			} else {
-				v[n].pgoff = 0;
+				v[n].pos.pgoff = 0;
 				v[n].name = vma->vm_start ==
 					(unsigned long)mm->context.vdso ?
 					"[vdso]" : "[anon]";
@@ -505,9 +485,9 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 	m->rec.size = size;
 	m->time_ns = time_ns;
 	m->pid = tgid;
-	m->start = v->start;
-	m->end = v->end;
-	m->pgoff = v->pgoff;
+	m->start = v->pos.start;
+	m->end = v->pos.end;
+	m->pgoff = v->pos.pgoff;
 	if (v->file)
 		m->build_id_size = cprof_build_id(v->file, m->build_id);
 	return size;
@@ -521,15 +501,15 @@ static bool cprof_range_known(const struct cprof_mmstate *old,
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
-		const struct cprof_range *r = &old->ranges[mid];
+		const struct cprof_file_pos *r = &old->ranges[mid];
 
-		if (v->start < r->start)
+		if (v->pos.start < r->start)
 			hi = mid;
-		else if (v->start > r->start)
+		else if (v->pos.start > r->start)
 			lo = mid + 1;
 		else
-			return r->end == v->end && r->pgoff == v->pgoff &&
-			       r->dev == v->dev && r->ino == v->ino;
+			return r->end == v->pos.end && r->pgoff == v->pos.pgoff &&
+			       r->dev == v->pos.dev && r->ino == v->pos.ino;
 	}
 	return false;
 }
@@ -542,9 +522,9 @@ static u32 cprof_vma_index(const struct cprof_vma *v, u32 nr, u64 addr)
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
-		if (addr < v[mid].start)
+		if (addr < v[mid].pos.start)
 			hi = mid;
-		else if (addr >= v[mid].end)
+		else if (addr >= v[mid].pos.end)
 			lo = mid + 1;
 		else
 			return mid;
@@ -616,16 +596,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 		else if (!known && st)
 			size = cprof_maps_emit(dst + done, room - done,
 					       tsk->tgid, &v[i], stamp);
-		if (st && (known || size)) {
-			st->ranges[st->nr].start = v[i].start;
-			st->ranges[st->nr].end = v[i].end;
-			st->ranges[st->nr].pgoff = v[i].pgoff;
-			st->ranges[st->nr].ino = v[i].ino;
-			st->ranges[st->nr].size = v[i].size;
-			st->ranges[st->nr].mtime_ns = v[i].mtime_ns;
-			st->ranges[st->nr].dev = v[i].dev;
-			st->nr++;
-		}
+		if (st && (known || size))
+			st->ranges[st->nr++] = v[i].pos;
 		done += size;
 		if (v[i].file)
 			fput(v[i].file);
@@ -732,12 +704,23 @@ void cprof_maps_reset(void)
 	mutex_unlock(&cprof_maps_mutex);
 }
 
+/**
+ * cprof_maps_init() - allocate the page paths and ELF notes are read into
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
 int cprof_maps_init(void)
 {
 	cprof_maps_page = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	return cprof_maps_page ? 0 : -ENOMEM;
 }
 
+/**
+ * cprof_maps_exit() - forget every address space and free the page
+ *
+ * Context: module exit, after the last tick and the last reader.
+ */
 void cprof_maps_exit(void)
 {
 	cprof_maps_reset();
