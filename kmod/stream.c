@@ -52,7 +52,7 @@ struct cprof_reader {
 	size_t len;
 	size_t pos;
 	u64 samples;
-	int next_cpu;		/* where the next drain starts */
+	unsigned int next_cpu;	/* where the next drain starts */
 	bool ticks_stopped;	/* cprof_sample_stop() was called */
 	bool done;		/* the END record is in buf */
 };
@@ -141,23 +141,15 @@ free_rd:
  */
 static void cprof_reader_fill(struct cprof_reader *rd)
 {
-	unsigned int i;
 	int cpu;
 
 	rd->len += cprof_maps_sync(rd->buf + rd->len,
 				   CPROF_BOUNCE_SIZE - rd->len);
-	cpu = cpumask_next(rd->next_cpu, cpu_possible_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_possible_mask);
-	rd->next_cpu = cpu;
-	for (i = 0; i < num_possible_cpus(); i++) {
+	rd->next_cpu = (rd->next_cpu + 1) % nr_cpu_ids;
+	for_each_cpu_wrap(cpu, cpu_possible_mask, rd->next_cpu)
 		rd->len += cprof_sample_drain(cpu, rd->buf + rd->len,
 					      CPROF_BOUNCE_SIZE - rd->len,
 					      &rd->samples);
-		cpu = cpumask_next(cpu, cpu_possible_mask);
-		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first(cpu_possible_mask);
-	}
 }
 
 /*
