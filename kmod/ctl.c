@@ -7,19 +7,21 @@
  */
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "cprof.h"
 #include "ctl.h"
 #include "sample.h"
 #include "session.h"
 
 #define CPROF_CTL_LINE_MAX	256
 
-struct cprof_settings cprof_set;
-/* The settings, and profiles' start and stop: ctl.h. */
-DEFINE_MUTEX(cprof_lock);
+static struct cprof_settings cprof_set;
+/* Orders changes of the settings against a profile's start and stop. */
+static DEFINE_MUTEX(cprof_lock);
 
 static const char * const cprof_mode_names[] = {
 	[CPROF_MODE_BOTH]	= "both",
@@ -95,18 +97,7 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	return -EINVAL;
 }
 
-/**
- * cprof_ctl_apply() - apply "key=value" lines (the last may lack its newline)
- * @text: the lines, NUL-terminated
- *
- * All or nothing: -EINVAL for any bad line, an empty write or an over-long
- * line; -EBUSY when a profile runs.  "stop=1" alone is the exception: it
- * ends the profile running now, if any (never a later one).
- *
- * Context: process, cprof_lock held.
- * Return: 0 or a negative errno.
- */
-int cprof_ctl_apply(const char *text)
+static int cprof_ctl_apply_locked(const char *text)
 {
 	bool profiling = cprof_session_active();
 	struct cprof_settings s;
@@ -153,10 +144,38 @@ free_mask:
 	return err;
 }
 
+/**
+ * cprof_ctl_apply() - apply "key=value" lines (the last may lack its newline)
+ * @text: the lines, NUL-terminated
+ *
+ * All or nothing: -EINVAL for any bad line, an empty write or an over-long
+ * line; -EBUSY when a profile runs.  "stop=1" alone is the exception: it
+ * ends the profile running now, if any (never a later one).
+ *
+ * Context: process; may sleep.
+ * Return: 0 or a negative errno.
+ */
+int cprof_ctl_apply(const char *text)
+{
+	int err;
+
+	mutex_lock(&cprof_lock);
+	err = cprof_ctl_apply_locked(text);
+	mutex_unlock(&cprof_lock);
+	return err;
+}
+
+/**
+ * cprof_ctl_show() - print the settings as "key=value" lines
+ * @m: the seq_file of a read of /proc/cprof/ctl
+ *
+ * Context: process; may sleep.
+ */
 void cprof_ctl_show(struct seq_file *m)
 {
 	const struct cprof_settings *s = &cprof_set;
 
+	mutex_lock(&cprof_lock);
 	seq_printf(m, "freq=%u\n", s->freq);
 	seq_printf(m, "seconds=%u\n", s->seconds);
 	seq_printf(m, "depth=%u\n", s->depth);
@@ -169,8 +188,55 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "idle=%d\n", s->idle);
 	seq_printf(m, "budget=%u\n", s->budget);
 	seq_printf(m, "unwind_mb=%u\n", s->unwind_mb);
+	mutex_unlock(&cprof_lock);
 }
 
+/**
+ * cprof_ctl_begin_session() - start a profile with the settings as they are
+ * @kernel_addrs: as cprof_session_begin()
+ *
+ * The settings cannot change between the check that no profile runs and
+ * the session's start: "stop=1" and a settings write wait for it.
+ *
+ * Context: process; may sleep.
+ * Return: as cprof_session_begin().
+ */
+struct cprof_session *cprof_ctl_begin_session(bool kernel_addrs)
+{
+	struct cprof_session *s;
+
+	mutex_lock(&cprof_lock);
+	s = cprof_session_begin(&cprof_set, kernel_addrs);
+	mutex_unlock(&cprof_lock);
+	return s;
+}
+
+/**
+ * cprof_ctl_unwind_mb() - the memory unwind tables may take, in MiB
+ *
+ * Context: process; may sleep.
+ * Return: the unwind_mb setting.
+ */
+u32 cprof_ctl_unwind_mb(void)
+{
+	u32 mb;
+
+	mutex_lock(&cprof_lock);
+	mb = cprof_set.unwind_mb;
+	mutex_unlock(&cprof_lock);
+	return mb;
+}
+
+/**
+ * cprof_ctl_init() - the settings at load time, from the module parameters
+ * @freq: samples per second per CPU
+ * @seconds: profile length; 0 until stopped
+ * @depth: frames per stack, kernel and user each
+ * @budget: handler time, % of a CPU
+ *
+ * Context: module init.
+ * Return: 0, -EINVAL for a value out of range, or -ENOMEM.
+ */
 int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 {
 	struct cprof_settings *s = &cprof_set;
@@ -191,6 +257,11 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 	return 0;
 }
 
+/**
+ * cprof_ctl_exit() - free the settings
+ *
+ * Context: module exit or a failed init, after the procfs files are gone.
+ */
 void cprof_ctl_exit(void)
 {
 	cprof_settings_free(&cprof_set);

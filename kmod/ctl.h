@@ -2,19 +2,16 @@
 #ifndef CPROF_CTL_H
 #define CPROF_CTL_H
 
-#include <linux/mutex.h>
 #include <linux/types.h>
 
-#include "cprof.h"
-
+struct cprof_session;
 struct seq_file;
-
-extern struct cprof_settings cprof_set;
-extern struct mutex cprof_lock;	/* settings; profile start and stop */
 
 int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget);
 void cprof_ctl_exit(void);
 int cprof_ctl_apply(const char *text);
 void cprof_ctl_show(struct seq_file *m);
+struct cprof_session *cprof_ctl_begin_session(bool kernel_addrs);
+u32 cprof_ctl_unwind_mb(void);
 
 #endif /* CPROF_CTL_H */

@@ -38,9 +38,7 @@ static const struct proc_ops cprof_profile_ops = {
 
 static int cprof_ctl_seq_show(struct seq_file *m, void *v)
 {
-	mutex_lock(&cprof_lock);
 	cprof_ctl_show(m);
-	mutex_unlock(&cprof_lock);
 	return 0;
 }
 
@@ -64,11 +62,8 @@ static ssize_t cprof_ctl_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(text))
 		return PTR_ERR(text);
 	err = -EINVAL;
-	if (strlen(text) == count) {
-		mutex_lock(&cprof_lock);
+	if (strlen(text) == count)
 		err = cprof_ctl_apply(text);
-		mutex_unlock(&cprof_lock);
-	}
 	kfree(text);
 	return err ? err : count;
 }
@@ -190,6 +185,12 @@ static const struct proc_ops cprof_unwind_ops = {
 	.proc_release	= single_release,
 };
 
+/**
+ * cprof_procfs_init() - create /proc/cprof and its files
+ *
+ * Context: module init, once the units the files call are ready.
+ * Return: 0 or -ENOMEM (nothing is left behind).
+ */
 int cprof_procfs_init(void)
 {
 	cprof_dir = proc_mkdir_mode("cprof", 0500, NULL);
@@ -205,7 +206,14 @@ int cprof_procfs_init(void)
 	return 0;
 }
 
-/* Waits for readers inside read() to return, and releases open files. */
+/**
+ * cprof_procfs_exit() - remove /proc/cprof
+ *
+ * Waits for readers inside read() to return, and releases open files (a
+ * profile's reader stops it): no file operation runs after it.
+ *
+ * Context: module exit; sleeps.
+ */
 void cprof_procfs_exit(void)
 {
 	proc_remove(cprof_dir);

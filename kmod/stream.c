@@ -108,9 +108,7 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 	if (!rd->buf)
 		goto free_rd;
 	mutex_init(&rd->lock);
-	mutex_lock(&cprof_lock);
-	s = cprof_session_begin(&cprof_set, kernel_addrs);
-	mutex_unlock(&cprof_lock);
+	s = cprof_ctl_begin_session(kernel_addrs);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
 		goto free_buf;
@@ -226,6 +224,21 @@ static int cprof_reader_produce(struct cprof_reader *rd)
 	return 0;
 }
 
+/**
+ * cprof_stream_read() - read the stream of a profile: header, records, END
+ * @file: opened by cprof_stream_open()
+ * @ubuf: where the bytes go
+ * @count: room at @ubuf
+ * @ppos: unused: the stream is not seekable
+ *
+ * Blocks until there is something to read or the profile ends.  A read
+ * after the END record returns 0 and marks the session ended, so that
+ * unloading need not wait for the reader to close the file.
+ *
+ * Context: process; sleeps.
+ * Return: the bytes read, 0 at the end, -ERESTARTSYS on a signal or
+ * -EFAULT.
+ */
 ssize_t cprof_stream_read(struct file *file, char __user *ubuf, size_t count,
 			  loff_t *ppos)
 {
@@ -260,6 +273,17 @@ unlock:
 	return ret;
 }
 
+/**
+ * cprof_stream_release() - the reader closed the file: stop its profile
+ * @inode: the file's inode
+ * @file: opened by cprof_stream_open()
+ *
+ * The ticks are stopped and the per-CPU buffers and the emitted mappings
+ * dropped before the session is released, so the next profile starts clean.
+ *
+ * Context: process; sleeps.
+ * Return: 0.
+ */
 int cprof_stream_release(struct inode *inode, struct file *file)
 {
 	struct cprof_reader *rd = file->private_data;

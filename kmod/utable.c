@@ -84,7 +84,9 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 
 /**
  * cprof_utable_any() - is any table loaded?
+ *
  * Context: any; a hint (the tick skips the lookups when there is none).
+ * Return: true if one is.
  */
 bool cprof_utable_any(void)
 {
@@ -255,9 +257,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		return -EFAULT;
 	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
 	bytes = struct_size(t, ent, hdr.nr_rows) + (size_t)npages * sizeof(u32);
-	mutex_lock(&cprof_lock);
-	limit = (u64)cprof_set.unwind_mb << 20;
-	mutex_unlock(&cprof_lock);
+	limit = (u64)cprof_ctl_unwind_mb() << 20;
 	/* checked again under the mutex: this spares the copy */
 	if (bytes > limit - min(limit, READ_ONCE(cprof_utab_bytes)))
 		return -ENOSPC;
@@ -308,9 +308,14 @@ free:
 	return err;
 }
 
-/*
+/**
+ * cprof_utable_show() - list the loaded tables
+ * @m: the seq_file of a read of /proc/cprof/unwind
+ *
  * One line per table: "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES", the
  * file as stat() shows it.
+ *
+ * Context: process; sleeps.
  */
 void cprof_utable_show(struct seq_file *m)
 {
@@ -328,6 +333,13 @@ void cprof_utable_show(struct seq_file *m)
 	mutex_unlock(&cprof_utab_mutex);
 }
 
+/**
+ * cprof_utable_usage() - how many tables are loaded, and their memory
+ * @tables: the count
+ * @bytes: the memory they take, which unwind_mb bounds
+ *
+ * Context: process; sleeps.
+ */
 void cprof_utable_usage(u64 *tables, u64 *bytes)
 {
 	mutex_lock(&cprof_utab_mutex);
@@ -336,7 +348,11 @@ void cprof_utable_usage(u64 *tables, u64 *bytes)
 	mutex_unlock(&cprof_utab_mutex);
 }
 
-/* Context: module unload, after the last tick. */
+/**
+ * cprof_utable_exit() - free every table
+ *
+ * Context: module unload, after the last tick.
+ */
 void cprof_utable_exit(void)
 {
 	struct cprof_utab *t;
