@@ -39,6 +39,16 @@
 #include "unwind.h"
 #include "utable.h"
 
+/**
+ * cprof_unwind_kernel() - the kernel stack of the interrupted context
+ * @regs: the interrupted registers, in kernel mode
+ * @ips: where the addresses go, the interrupted ip first
+ * @max: room in @ips, at least 1
+ * @flags: the sample's flags; CPROF_SAMPLE_KERN_TRUNC is set here
+ *
+ * Context: the tick (hard interrupt).
+ * Return: the number of entries written to @ips.
+ */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 {
 	struct unwind_state state;
@@ -60,10 +70,18 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 	return n;
 }
 
-/*
- * The user registers of @tsk when the tick interrupted @regs, or NULL.
- * None inside execve(): the saved registers are the old program's while
- * the address space may already be the new one's, where they mean nothing.
+/**
+ * cprof_user_regs() - the user registers to walk a user stack from
+ * @tsk: the interrupted task, current
+ * @regs: the interrupted registers
+ *
+ * @regs themselves if the tick hit user mode, else the ones @tsk saved on
+ * kernel entry.  None inside execve(): the saved registers are the old
+ * program's while the address space may already be the new one's, where
+ * they mean nothing.
+ *
+ * Context: the tick (hard interrupt).
+ * Return: the registers, or NULL (kernel threads, execve()).
  */
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 {
@@ -251,70 +269,135 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
 	return CPROF_STEP_OK;
 }
 
-int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
-		      u16 *flags)
-{
-	struct cprof_uframe f = {
-		.ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
-		.base = uregs->sp,
-	};
+/*
+ * A user walk, an iterator over the frames (cprof_uwalk_start(), then
+ * cprof_uwalk_next() until done): the
+ * frame it is at, the address space's mappings (NULL: frame pointers only)
+ * and what the first step found.  Lives inside the walk's
+ * pagefault_disable() and rcu_read_lock().
+ */
+struct cprof_uwalk {
+	struct cprof_uframe f;
 	const struct cprof_mmstate *st;
-	enum cprof_step step;
-	unsigned long caller = 0;
-	bool first = true;
-	int n = 0;
+	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
+	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
+	bool first;			/* f.ip is the interrupted ip */
+	bool leaf_only;
+	bool done;
+};
 
-	ips[n++] = f.ip;
-	/* Entry code sets orig_ax to -1 for interrupts and exceptions. */
-	if (!entry || (long)uregs->orig_ax < 0)
-		*flags |= CPROF_SAMPLE_USER_EXACT;
-	/* 32-bit tasks have another frame layout: leaf only. */
-	if (!user_64bit_mode(uregs))
-		return n;
-	pagefault_disable();
-	rcu_read_lock();
-	st = cprof_utable_any() ? cprof_maps_current() : NULL;
+/*
+ * One step from the frame to its caller's: by the unwind table; where no
+ * table covers it, by the system call wrapper's return address (first
+ * frame only), else by the frame-pointer chain.  Never CPROF_STEP_NONE.
+ */
+static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
+{
+	unsigned long wrapper_caller = w->wrapper_caller;
+	enum cprof_step step;
+	bool first = w->first;
+
+	w->first = false;
+	w->wrapper_caller = 0;
 	for (;; first = false) {
 		/*
 		 * The first ip is in the interrupted function even when it
 		 * is a system call's return address: the call is not last.
 		 */
-		step = st ? cprof_table_step(st, &f, first) : CPROF_STEP_NONE;
-		if (step == CPROF_STEP_OK) {
-			*flags |= CPROF_SAMPLE_USER_TABLE;
-		} else if (step == CPROF_STEP_NONE) {
-			if (first && !(*flags & CPROF_SAMPLE_USER_EXACT) &&
-			    cprof_syscall_caller(&f)) {
-				caller = f.ip;
-			} else {
-				step = cprof_fp_step(&f);
-				/* A wrapper with a frame: its caller again. */
-				if (step == CPROF_STEP_OK && caller &&
-				    f.ip == caller) {
-					caller = 0;
-					continue;
-				}
-				caller = 0;
-			}
+		step = w->st ? cprof_table_step(w->st, &w->f, first) :
+			CPROF_STEP_NONE;
+		if (step == CPROF_STEP_OK)
+			*w->flags |= CPROF_SAMPLE_USER_TABLE;
+		if (step != CPROF_STEP_NONE)
+			return step;
+		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
+		    cprof_syscall_caller(&w->f)) {
+			w->wrapper_caller = w->f.ip;
+			return CPROF_STEP_OK;
 		}
-		if (step == CPROF_STEP_END || (step == CPROF_STEP_OK && !f.ip))
-			break;
-		/*
-		 * No user code lives below the default mmap_min_addr or above
-		 * the user address space: a register used as data, not a
-		 * frame chain (ld.so's start-up, code built without frame
-		 * pointers).  Ends the walk as a bad frame, not as a frame.
-		 */
-		if (step == CPROF_STEP_BAD ||
-		    f.ip < CONFIG_DEFAULT_MMAP_MIN_ADDR || f.ip >= TASK_SIZE_MAX) {
-			*flags |= CPROF_SAMPLE_USER_FAULT;
-			break;
-		}
+		step = cprof_fp_step(&w->f);
+		/* A wrapper with a frame: its caller again, so on. */
+		if (step != CPROF_STEP_OK || !wrapper_caller ||
+		    w->f.ip != wrapper_caller)
+			return step;
+		wrapper_caller = 0;
+	}
+}
+
+/* To the next frame; or done, flagged if the walk ended on a bad frame. */
+static void cprof_uwalk_next(struct cprof_uwalk *w)
+{
+	enum cprof_step step;
+
+	step = w->leaf_only ? CPROF_STEP_END : cprof_uwalk_step(w);
+	if (step == CPROF_STEP_END || (step == CPROF_STEP_OK && !w->f.ip)) {
+		w->done = true;
+		return;
+	}
+	/*
+	 * No user code lives below the default mmap_min_addr or above the
+	 * user address space: a register used as data, not a frame chain
+	 * (ld.so's start-up, code built without frame pointers).  Ends the
+	 * walk as a bad frame, not as a frame.
+	 */
+	if (step == CPROF_STEP_BAD || w->f.ip < CONFIG_DEFAULT_MMAP_MIN_ADDR ||
+	    w->f.ip >= TASK_SIZE_MAX) {
+		*w->flags |= CPROF_SAMPLE_USER_FAULT;
+		w->done = true;
+	}
+}
+
+/*
+ * At the interrupted frame; the caller has disabled page faults and holds
+ * the RCU read lock.
+ */
+static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
+			      bool entry, u16 *flags)
+{
+	*w = (struct cprof_uwalk){
+		.f = { .ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
+		       .base = uregs->sp },
+		.flags = flags,
+		.first = true,
+	};
+	/* Entry code sets orig_ax to -1 for interrupts and exceptions. */
+	if (!entry || (long)uregs->orig_ax < 0)
+		*flags |= CPROF_SAMPLE_USER_EXACT;
+	/* 32-bit tasks have another frame layout: leaf only. */
+	w->leaf_only = !user_64bit_mode(uregs);
+	if (!w->leaf_only && cprof_utable_any())
+		w->st = cprof_maps_current();
+}
+
+/**
+ * cprof_unwind_user() - the user stack of the interrupted task
+ * @uregs: its user registers, from cprof_user_regs()
+ * @entry: the tick hit the kernel, not user mode: @uregs are the ones saved
+ *	at kernel entry
+ * @ips: where the return addresses go, the interrupted ip first
+ * @max: room in @ips, at least 1
+ * @flags: the sample's flags; CPROF_SAMPLE_USER_* are set here
+ *
+ * Never sleeps or faults: user memory is read with page faults disabled.
+ *
+ * Context: the tick (hard interrupt), current's registers.
+ * Return: the number of entries written to @ips.
+ */
+int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
+		      u16 *flags)
+{
+	struct cprof_uwalk w;
+	int n = 0;
+
+	pagefault_disable();
+	rcu_read_lock();
+	for (cprof_uwalk_start(&w, uregs, entry, flags); !w.done;
+	     cprof_uwalk_next(&w)) {
 		if (n == max) {
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
 		}
-		ips[n++] = f.ip;
+		ips[n++] = w.f.ip;
 	}
 	rcu_read_unlock();
 	pagefault_enable();

@@ -7,11 +7,7 @@
 struct pt_regs;
 struct task_struct;
 
-/*
- * Both return the number of frames stored in @ips and OR CPROF_SAMPLE_*
- * truncation/fault bits into @flags.  Safe in hard-IRQ context.  @entry:
- * @uregs were saved on kernel entry (the tick hit a system call or fault).
- */
+/* Stack walks from the tick: unwind.c. */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		      u16 *flags);
