@@ -42,6 +42,7 @@ int cprof_access_check(void)
  * for kernel samples.)
  *
  * Context: process, the opener.
+ * Return: true if it may.
  */
 bool cprof_access_kernel_addrs(void)
 {

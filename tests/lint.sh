@@ -6,6 +6,8 @@
 # first failing check ends it) and stops there if it fails.
 #   - checkpatch --strict --no-tree on kmod/ (from Debian's linux-source-6.1,
 #     unpacked once into build/lint/);
+#   - kernel-doc: every function a kmod header declares has a kernel-doc
+#     comment, and scripts/kernel-doc -v finds nothing wrong in any;
 #   - sparse (make C=2) on kmod/ for each kernel's headers installed, 6.1
 #     and 6.12 at least: any line sparse prints is a failure;
 #   - shellcheck on every shell script git tracks;
@@ -43,17 +45,18 @@ check() {
 	fi
 }
 
-# checkpatch.pl and its data files, from the kernel source Debian packages.
+# checkpatch.pl, its data files and kernel-doc, from the kernel source
+# Debian packages.
 checkpatch_dir() {
 	local tar=/usr/src/linux-source-6.1.tar.xz ver dir
 	[[ -f $tar ]] || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || return 1
 	dir=$out/checkpatch-$ver
-	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then
+	if [[ ! -x $dir/scripts/checkpatch.pl || ! -f $dir/scripts/kernel-doc ]]; then
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" &&
 		tar -xJf "$tar" -C "$dir.tmp" --strip-components=1 --wildcards \
 			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-			'*/scripts/const_structs.checkpatch' || return 1
+			'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc' || return 1
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
 	fi
 	echo "$dir"
@@ -91,6 +94,35 @@ if dir=$(checkpatch_dir); then
 else
 	echo "no /usr/src/linux-source-6.1.tar.xz: apt-get install linux-source-6.1 (tests/deps.sh)" >"$log"
 	check "checkpatch --strict --no-tree kmod/" "$log" 1
+fi
+
+# kernel-doc: each function another unit can call (declared in a kmod
+# header, not a static inline) is documented where it is defined or
+# declared, and kernel-doc -v has no complaint (a parameter or the return
+# value not described).  Its "contents before sections" is not one: it
+# flags the layout Documentation/doc-guide/kernel-doc.rst itself shows, a
+# description before Context: and Return:.
+log=$out/kernel-doc.log
+if dir=$(checkpatch_dir); then
+	mapfile -t files < <(git ls-files -- 'kmod/*.c' 'kmod/*.h')
+	mapfile -t headers < <(git ls-files -- 'kmod/*.h')
+	rc=0
+	{
+		sed -n -E '/^static/d; s/^[a-z].*[ *](cprof_[a-z0-9_]+)\(.*/\1/p' "${headers[@]}" |
+			sort -u | while read -r fn; do
+				grep -q "^ \* $fn() - " "${files[@]}" ||
+					echo "$fn(): declared in a kmod header, no kernel-doc comment"
+			done
+		perl "$dir/scripts/kernel-doc" -v -none "${files[@]}" 2>&1 |
+			grep -v -e ': info: ' -e ': warning: contents before sections$' \
+				-e '^[0-9]* warnings$'
+	} >"$log"
+	[[ ! -s $log ]] || rc=1
+	check "kernel-doc kmod/ ($(grep -c '^ \* cprof_[a-z0-9_]*() - ' "${files[@]}" |
+		awk -F: '{ n += $2 } END { print n }') functions documented)" "$log" "$rc"
+else
+	echo "no /usr/src/linux-source-6.1.tar.xz: apt-get install linux-source-6.1 (tests/deps.sh)" >"$log"
+	check "kernel-doc kmod/" "$log" 1
 fi
 
 # Every tracked shell script through shellcheck, followed into what it
