@@ -23,7 +23,7 @@
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
-#include "unwload.h"
+#include "tableload.h"
 #include "util.h"
 #include "windows.h"
 
@@ -414,7 +414,7 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 
 /* Read the whole stream into a profile.  NULL after printing why. */
 static struct profile *read_stream(int fd, const char *name,
-				   struct unwload *unw, struct cgroups *cg)
+				   struct tableload *unw, struct cgroups *cg)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
@@ -436,14 +436,14 @@ static struct profile *read_stream(int fd, const char *name,
 /* --load-unwind-tables: exit status 0 when every file was handled. */
 static int load_tables_only(void)
 {
-	struct unwload *l = NULL;
-	struct unwload_stats st;
+	struct tableload *l = NULL;
+	struct tableload_stats st;
 
-	unwload__prime(&l, env.proc_dir, env.pid > 0 ? env.pid : 0,
-		       &interrupted, -1);
+	tableload__prime(&l, env.proc_dir, env.pid > 0 ? env.pid : 0,
+			 &interrupted, -1);
 	if (!l)
 		return 1;
-	unwload__stop(l, &st);
+	tableload__stop(l, &st);
 	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
 		(unsigned long long)st.no_cfi, (unsigned long long)st.refused);
@@ -498,16 +498,16 @@ static int check_options(void)
 }
 
 /* Give the module the unwind tables of what runs now; NULL if not. */
-static struct unwload *load_tables_first(bool *stopped)
+static struct tableload *load_tables_first(bool *stopped)
 {
-	struct unwload *unw = NULL;
+	struct tableload *unw = NULL;
 
 	*stopped = false;
 	if (!env.unwind_tables)
 		return NULL;
 	/* before the profile: the work is not in it */
-	unwload__prime(&unw, env.proc_dir, env.pid > 0 ? env.pid : 0,
-		       &interrupted, -1);
+	tableload__prime(&unw, env.proc_dir, env.pid > 0 ? env.pid : 0,
+			 &interrupted, -1);
 	if (interrupted) {
 		fail("interrupted before the profile started");
 		*stopped = true;
@@ -551,7 +551,7 @@ static int run_windows(struct resolve_opts *ropts)
 		goto out;
 	err = windows__run(live.fd, live.path, &wo) ? 1 : 0;
 out:
-	unwload__stop(wo.unw, NULL);
+	tableload__stop(wo.unw, NULL);
 	live__close(&live);
 	return err;
 }
@@ -568,7 +568,7 @@ int main(int argc, char **argv)
 	struct outfile *out = NULL;
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
-	struct unwload *unw = NULL;
+	struct tableload *unw = NULL;
 	const char *in_name = NULL;
 	bool stopped;
 	int fd = -1, err = 1;
@@ -628,7 +628,7 @@ int main(int argc, char **argv)
 	prof = read_stream(fd, in_name, unw, ropts.cgroups);
 	if (!prof)
 		goto cleanup;
-	unwload__stop(unw, NULL);
+	tableload__stop(unw, NULL);
 	unw = NULL;
 	end = profile__end(prof);
 	if (end->samples != profile__nr_records(prof))
@@ -648,7 +648,7 @@ int main(int argc, char **argv)
 	}
 	err = err ? 1 : 0;
 cleanup:
-	unwload__stop(unw, NULL);
+	tableload__stop(unw, NULL);
 	ksyms__load_cancel(ropts.ksyms_loader);
 	outfile__abort(out);
 	resolved__free(res);

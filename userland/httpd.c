@@ -41,7 +41,7 @@
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
-#include "unwload.h"
+#include "tableload.h"
 #include "util.h"
 
 /* How long a request waits for new programs' unwind tables. */
@@ -70,7 +70,7 @@ struct pending {
 struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
-	struct unwload *unw;		/* NULL: none (yet) */
+	struct tableload *unw;		/* NULL: none (yet) */
 	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
 	struct pending *pending;	/* every open connection */
 	bool busy;			/* a profile is being served */
@@ -314,9 +314,9 @@ static void load_tables(struct server *srv, const struct query *q,
 {
 	if (!srv->o->unwind_tables)
 		return;
-	unwload__sweep(srv->unw, SWEEP_S);
-	unwload__prime(&srv->unw, srv->o->proc_dir, q->pid > 0 ? q->pid : 0,
-		       &w->stop, TABLES_WAIT_S);
+	tableload__sweep(srv->unw, SWEEP_S);
+	tableload__prime(&srv->unw, srv->o->proc_dir, q->pid > 0 ? q->pid : 0,
+			 &w->stop, TABLES_WAIT_S);
 }
 
 /* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
@@ -748,12 +748,12 @@ int httpd__run(const struct httpd_opts *o)
 	 * is there before the first request can come, so it is the only one.
 	 */
 	if (o->unwind_tables) {
-		srv.unw = unwload__start(o->proc_dir);
-		unwload__scan(srv.unw, 0);
+		srv.unw = tableload__start(o->proc_dir);
+		tableload__scan(srv.unw, 0);
 	}
 	d = start_daemon(&srv, fd);
 	if (!d) {
-		unwload__stop(srv.unw, NULL);
+		tableload__stop(srv.unw, NULL);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
 		fail("failed to start the HTTP server on %s", la.shown);
@@ -794,7 +794,7 @@ int httpd__run(const struct httpd_opts *o)
 	listen__close(&la, fd);
 	drain(&srv, d);
 	MHD_stop_daemon(d);
-	unwload__stop(srv.unw, NULL);
+	tableload__stop(srv.unw, NULL);
 	httpauth__free(srv.auth);
 	pthread_mutex_destroy(&srv.lock);
 	fprintf(stderr, PROG_NAME ": stopped serving (signal %d)\n", sig);

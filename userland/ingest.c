@@ -14,11 +14,11 @@ struct ingest {
 	struct stream *s;
 	const struct cprof_header *hdr;	/* owned by s */
 	struct profile *p;
-	struct unwload *unw;
+	struct tableload *unw;
 	struct cgroups *cg;
 };
 
-struct ingest *ingest__open(int fd, const char *name, struct unwload *unw,
+struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 			    struct cgroups *cg)
 {
 	struct ingest *in = calloc(1, sizeof(*in));
@@ -74,7 +74,8 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			break;
 		}
 		if (rec->type == CPROF_REC_MMAP)
-			unwload__note(in->unw, (const struct cprof_mmap *)rec);
+			tableload__note(in->unw,
+					(const struct cprof_mmap *)rec);
 		cgroups__note(in->cg, rec);
 		if (ops->after) {
 			ret = ops->after(ops->arg, rec);

@@ -15,7 +15,7 @@
 
 #include "cgroups.h"
 #include "profile.h"
-#include "unwload.h"
+#include "tableload.h"
 
 struct ingest;
 
@@ -44,7 +44,7 @@ struct ingest_ops {
  * ingest) and make its profile.  unw and cg follow the stream (each may be
  * NULL).  NULL after one line on stderr saying why.
  */
-struct ingest *ingest__open(int fd, const char *name, struct unwload *unw,
+struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 			    struct cgroups *cg);
 /* NULL-safe; fd is not closed, a profile taken is not freed. */
 void ingest__close(struct ingest *in);

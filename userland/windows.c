@@ -261,7 +261,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 out:
 	prune(w);
 	/* the tables of programs deleted meanwhile, once a minute */
-	unwload__sweep(w->o->unw, 60);
+	tableload__sweep(w->o->unw, 60);
 	outfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';

@@ -23,7 +23,7 @@
 
 #include "output.h"
 #include "resolve.h"
-#include "unwload.h"
+#include "tableload.h"
 
 #define WINDOWS_HOLD_NS		1000000000ull
 
@@ -33,7 +33,7 @@ struct windows_opts {
 	long keep;			/* files to keep, 0: all */
 	struct output_opts out;
 	const struct resolve_opts *ropts;
-	struct unwload *unw;		/* NULL-safe */
+	struct tableload *unw;		/* NULL-safe */
 	/*
 	 * While a window's file is written, its temporary file's path is
 	 * here (else ""), for a signal handler to remove; NULL: not kept.

@@ -8,8 +8,8 @@
  * it (device, inode, size, mtime), which the module compares with what the
  * kernel's stat says of the mapped file.  Files come from two places:
  *  - before a profile starts, every executable file mapping of the
- *    processes to profile (unwload__scan());
- *  - while it runs, each mapping record of the stream (unwload__note()): a
+ *    processes to profile (tableload__scan());
+ *  - while it runs, each mapping record of the stream (tableload__note()): a
  *    program started or a library loaded since.
  * One thread compiles and writes, so the stream reader never waits for it;
  * samples taken before a file's table arrives walk frame pointers.
@@ -40,30 +40,30 @@
 #include "boxed.h"
 #include "cfi.h"
 #include "safeopen.h"
-#include "unwload.h"
+#include "tableload.h"
 #include "util.h"
 
-struct unwload_item {
-	struct unwload_item *next;
+struct tableload_item {
+	struct tableload_item *next;
 	bool sweep;			/* not a mapping: sweep the tables */
 	pid_t pid;
 	uint64_t start, end;
 	char path[];
 };
 
-struct unwload {
+struct tableload {
 	int fd;				/* PROC_DIR/unwind */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* queue or busy changed */
-	struct unwload_item *head, **tail;
+	struct tableload_item *head, **tail;
 	bool busy;			/* the thread holds an item */
 	bool stopping;
 	bool full;			/* the module said ENOSPC */
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
 	double last_sweep;		/* monotonic_seconds() */
-	struct unwload_stats stats;
+	struct tableload_stats stats;
 };
 
 /*
@@ -99,7 +99,7 @@ static int loaded_eq(const void *a, const void *b)
 }
 
 /* Was key seen before?  Records it if not; the thread's own set. */
-static bool seen_before(struct unwload *l, const char *key)
+static bool seen_before(struct tableload *l, const char *key)
 {
 	void **slot = htab_find_slot(l->seen, key, INSERT);
 	char *copy;
@@ -130,10 +130,10 @@ static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino,
 		 dev, ino, fsize, mtime_ns);
 }
 
-static void do_sweep(struct unwload *l);
+static void do_sweep(struct tableload *l);
 
 /* Remember the table of key, from the file at path ("": not known). */
-static void note_loaded(struct unwload *l, const char *key, uint32_t dev,
+static void note_loaded(struct tableload *l, const char *key, uint32_t dev,
 			uint64_t ino, uint64_t size, int64_t mtime,
 			const char *path)
 {
@@ -162,7 +162,7 @@ static void note_loaded(struct unwload *l, const char *key, uint32_t dev,
  * The tables the module holds already, one
  * "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES" line each.
  */
-static void read_loaded(struct unwload *l)
+static void read_loaded(struct tableload *l)
 {
 	int fd = dup(l->fd);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -188,7 +188,7 @@ static void read_loaded(struct unwload *l)
 	fclose(f);
 }
 
-static void write_table(struct unwload *l, const struct stat *st,
+static void write_table(struct tableload *l, const struct stat *st,
 			const struct cfi_table *t, const char *key,
 			const char *path)
 {
@@ -242,7 +242,7 @@ static void write_table(struct unwload *l, const struct stat *st,
  * who replaces a program by a FIFO or a symlink to a device after it
  * started gets nothing opened.
  */
-static int open_mapped(const struct unwload_item *it, struct stat *st)
+static int open_mapped(const struct tableload_item *it, struct stat *st)
 {
 	char path[80];
 	int fd, root;
@@ -341,7 +341,7 @@ bad:
 }
 
 /* Compile and load the table of one mapping's file, unless known. */
-static void load_one(struct unwload *l, const struct unwload_item *it)
+static void load_one(struct tableload *l, const struct tableload_item *it)
 {
 	struct cfi_table t = { 0 };
 	char key[96], after[96] = "";
@@ -431,7 +431,7 @@ static htab_t mapped_files(void)
 }
 
 struct sweep {
-	struct unwload *l;
+	struct tableload *l;
 	htab_t mapped;
 };
 
@@ -445,7 +445,7 @@ struct sweep {
 static int sweep_one(void **slot, void *arg)
 {
 	struct sweep *sw = arg;
-	struct unwload *l = sw->l;
+	struct tableload *l = sw->l;
 	struct loaded *e = *slot;
 	struct cprof_utable hdr = {
 		.magic = CPROF_UTABLE_MAGIC, .size = sizeof(hdr),
@@ -503,7 +503,7 @@ static int forget_one(void **slot, void *arg)
  * Remove the tables of files deleted or replaced, and forget the files
  * without a table that no process maps; the loader's thread.
  */
-static void do_sweep(struct unwload *l)
+static void do_sweep(struct tableload *l)
 {
 	struct sweep sw = { .l = l };
 
@@ -519,8 +519,8 @@ static void do_sweep(struct unwload *l)
 
 static void *loader_main(void *arg)
 {
-	struct unwload *l = arg;
-	struct unwload_item *it;
+	struct tableload *l = arg;
+	struct tableload_item *it;
 
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
@@ -547,11 +547,11 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
-static void enqueue(struct unwload *l, pid_t pid, uint64_t start,
+static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 		    uint64_t end, const char *path)
 {
 	size_t len = strlen(path) + 1;
-	struct unwload_item *it = malloc(sizeof(*it) + len);
+	struct tableload_item *it = malloc(sizeof(*it) + len);
 
 	if (!it)
 		return;
@@ -568,9 +568,9 @@ static void enqueue(struct unwload *l, pid_t pid, uint64_t start,
 	pthread_mutex_unlock(&l->lock);
 }
 
-struct unwload *unwload__start(const char *proc_dir)
+struct tableload *tableload__start(const char *proc_dir)
 {
-	struct unwload *l = calloc(1, sizeof(*l));
+	struct tableload *l = calloc(1, sizeof(*l));
 	char path[4096];
 
 	if (!l)
@@ -609,7 +609,7 @@ struct unwload *unwload__start(const char *proc_dir)
 }
 
 /* The executable file mappings of one process. */
-static void scan_pid(struct unwload *l, pid_t pid)
+static void scan_pid(struct tableload *l, pid_t pid)
 {
 	unsigned long long lo, hi, inode;
 	char path[64], line[4352], perms[8], *file, *nl;
@@ -638,7 +638,7 @@ static void scan_pid(struct unwload *l, pid_t pid)
 	fclose(f);
 }
 
-void unwload__scan(struct unwload *l, pid_t pid)
+void tableload__scan(struct tableload *l, pid_t pid)
 {
 	struct dirent *de;
 	DIR *d;
@@ -658,9 +658,9 @@ void unwload__scan(struct unwload *l, pid_t pid)
 	closedir(d);
 }
 
-void unwload__sweep(struct unwload *l, double interval)
+void tableload__sweep(struct tableload *l, double interval)
 {
-	struct unwload_item *it;
+	struct tableload_item *it;
 
 	if (!l)
 		return;
@@ -682,15 +682,15 @@ void unwload__sweep(struct unwload *l, double interval)
 	pthread_mutex_unlock(&l->lock);
 }
 
-void unwload__note(struct unwload *l, const struct cprof_mmap *m)
+void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 {
 	if (!l || m->path[0] != '/')
 		return;
 	enqueue(l, m->pid, m->start, m->end, m->path);
 }
 
-bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
-		   double timeout)
+bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
+		     double timeout)
 {
 	double until = monotonic_seconds() + timeout;
 	struct timespec ts;
@@ -715,18 +715,18 @@ bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
 	return done;
 }
 
-bool unwload__prime(struct unwload **l, const char *proc_dir, pid_t pid,
-		    const volatile sig_atomic_t *stop, double timeout)
+bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
+		      const volatile sig_atomic_t *stop, double timeout)
 {
 	if (!*l)
-		*l = unwload__start(proc_dir);
-	unwload__scan(*l, pid);
-	return unwload__wait(*l, stop, timeout);
+		*l = tableload__start(proc_dir);
+	tableload__scan(*l, pid);
+	return tableload__wait(*l, stop, timeout);
 }
 
-void unwload__stop(struct unwload *l, struct unwload_stats *stats)
+void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 {
-	struct unwload_item *it;
+	struct tableload_item *it;
 
 	if (!l)
 		return;

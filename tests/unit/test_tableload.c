@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * test_unwload: what cprof-dump writes to the module's unwind file, with a
+ * test_tableload: what cprof-dump writes to the module's unwind file, with a
  * regular file standing in for /proc/cprof/unwind: the test process's own
  * executable mappings are scanned, each file's table written once, keyed
  * by the file as fstat() describes it, whole and well-formed; tables the
@@ -15,9 +15,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "tableload.h"
 #include "test.h"
 #include "testutil.h"
-#include "unwload.h"
 
 static const volatile sig_atomic_t never;
 
@@ -112,8 +112,8 @@ static void test_sweep(const char *dir, const char *unwind)
 		struct cprof_mmap m;
 		char path[256];
 	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
-	struct unwload_stats st;
-	struct unwload *l;
+	struct tableload_stats st;
+	struct tableload *l;
 	struct stat pst;
 	int tables, removals;
 
@@ -124,25 +124,25 @@ static void test_sweep(const char *dir, const char *unwind)
 	}
 	snprintf(rec.m.path, sizeof(rec.path), "%s", prog);
 	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
-	l = unwload__start(dir);
-	unwload__note(l, &rec.m);
-	unwload__wait(l, &never, -1);
-	unwload__sweep(l, 0);
-	unwload__wait(l, &never, -1);
+	l = tableload__start(dir);
+	tableload__note(l, &rec.m);
+	tableload__wait(l, &never, -1);
+	tableload__sweep(l, 0);
+	tableload__wait(l, &never, -1);
 	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_condf(tables == 1 && !removals,
 		   "a program's table, its file there: kept by a sweep (%d tables, %d removals)",
 		   tables, removals);
 	unlink(prog);
-	unwload__sweep(l, 3600);
-	unwload__wait(l, &never, -1);
+	tableload__sweep(l, 3600);
+	tableload__wait(l, &never, -1);
 	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_cond("... no second sweep within the interval", !removals);
-	unwload__sweep(l, 0);
-	unwload__wait(l, &never, -1);
-	unwload__sweep(l, 0);
-	unwload__wait(l, &never, -1);
-	unwload__stop(l, &st);
+	tableload__sweep(l, 0);
+	tableload__wait(l, &never, -1);
+	tableload__sweep(l, 0);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
 	count_records(unwind, 0, pst.st_ino, &tables, &removals);
 	test_condf(removals == 1 && st.removed == 1,
 		   "... deleted: its table removed, once (%d removals, %llu counted)",
@@ -163,8 +163,8 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
 		char path[256];
 	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
 	const uint64_t old_ino = 987654321;
-	struct unwload_stats st;
-	struct unwload *l;
+	struct tableload_stats st;
+	struct tableload *l;
 	int tables, removals, listing;
 	FILE *f;
 
@@ -177,12 +177,12 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
 		return;
 	}
 	snprintf(rec.m.path, sizeof(rec.path), "%s", text);
-	l = unwload__start(dir);
-	unwload__note(l, &rec.m);
-	unwload__wait(l, &never, -1);
-	unwload__sweep(l, 0);
-	unwload__wait(l, &never, -1);
-	unwload__stop(l, &st);
+	l = tableload__start(dir);
+	tableload__note(l, &rec.m);
+	tableload__wait(l, &never, -1);
+	tableload__sweep(l, 0);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
 	count_records(unwind, listing, old_ino, &tables, &removals);
 	test_condf(removals == 1 && st.removed == 1,
 		   "an earlier run's table of a file no process maps: removed by the first sweep (%d removals, %llu counted)",
@@ -197,23 +197,23 @@ int main(void)
 {
 	const char *dir = tmp_path("proc");
 	char unwind[4096];
-	struct unwload_stats st;
-	struct unwload *l;
+	struct tableload_stats st;
+	struct tableload *l;
 	struct written w;
 	struct stat self;
 	FILE *f;
 
 	mkdir(dir, 0700);
 	test_cond("no unwind file: no loader, no message",
-		  unwload__start(dir) == NULL);
+		  tableload__start(dir) == NULL);
 
 	snprintf(unwind, sizeof(unwind), "%s/unwind", dir);
 	close(open(unwind, O_CREAT | O_WRONLY, 0600));
-	l = unwload__start(dir);
+	l = tableload__start(dir);
 	test_cond("a loader on the unwind file", l != NULL);
-	unwload__scan(l, getpid());
-	unwload__wait(l, &never, -1);
-	unwload__stop(l, &st);
+	tableload__scan(l, getpid());
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
 	parse(unwind, &w);
 	test_condf(w.tables >= 2 && w.tables == (int)st.loaded,
 		   "own mappings: %d tables written (this binary, libc, ld.so...), %llu counted",
@@ -231,11 +231,11 @@ int main(void)
 		(long long)self.st_mtim.tv_sec * 1000000000LL +
 		self.st_mtim.tv_nsec);
 	fclose(f);
-	l = unwload__start(dir);
-	unwload__scan(l, getpid());
-	unwload__scan(l, getpid());
-	unwload__wait(l, &never, -1);
-	unwload__stop(l, &st);
+	l = tableload__start(dir);
+	tableload__scan(l, getpid());
+	tableload__scan(l, getpid());
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
 	parse(unwind, &w);
 	/* the listing line is not a table: parse() stops at it */
 	test_cond("tables the module holds are not written again", w.bad == 1 &&

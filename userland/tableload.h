@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * unwload - give the module the unwind tables of the programs it samples.
+ * tableload - give the module the unwind tables of the programs it samples.
  */
-#ifndef CPROF_UNWLOAD_H
-#define CPROF_UNWLOAD_H
+#ifndef CPROF_TABLELOAD_H
+#define CPROF_TABLELOAD_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -12,9 +12,9 @@
 
 #include "cprof_format.h"
 
-struct unwload;
+struct tableload;
 
-struct unwload_stats {
+struct tableload_stats {
 	uint64_t loaded;	/* tables written to the module */
 	uint64_t rows;		/* their rows */
 	uint64_t no_cfi;	/* files without usable call frame information */
@@ -30,13 +30,13 @@ struct unwload_stats {
  * warning) when the module takes no tables: stacks then use frame pointers
  * only.
  */
-struct unwload *unwload__start(const char *proc_dir);
+struct tableload *tableload__start(const char *proc_dir);
 
 /*
  * Queue the executable file mappings of process pid (0: of every process)
  * as /proc/PID/maps lists them now.
  */
-void unwload__scan(struct unwload *l, pid_t pid);
+void tableload__scan(struct tableload *l, pid_t pid);
 
 /*
  * Queue a sweep, unless one was queued less than interval seconds ago:
@@ -50,31 +50,31 @@ void unwload__scan(struct unwload *l, pid_t pid);
  * runs.  A table refused for want of room sweeps at once and is tried
  * again.
  */
-void unwload__sweep(struct unwload *l, double interval);
+void tableload__sweep(struct tableload *l, double interval);
 
 /* Queue the file of a mapping record from the stream. */
-void unwload__note(struct unwload *l, const struct cprof_mmap *m);
+void tableload__note(struct tableload *l, const struct cprof_mmap *m);
 
 /*
  * Wait until everything queued so far is loaded (or failed), until *stop
  * is set (by a signal handler, another thread), or for timeout seconds
  * (< 0: no limit).  Whether all was loaded; what is not goes on loading.
  */
-bool unwload__wait(struct unwload *l, const volatile sig_atomic_t *stop,
-		   double timeout);
+bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
+		     double timeout);
 
 /*
  * What every live reader does before its profile: start the loader on
  * proc_dir unless *l holds one (a server keeps its loader, and what it
  * compiled, from request to request), queue the files pid maps (0: every
- * process) and wait for them as unwload__wait() does.  Whether all was
+ * process) and wait for them as tableload__wait() does.  Whether all was
  * loaded; *l stays NULL (a warning said why) if the module takes no
  * tables.
  */
-bool unwload__prime(struct unwload **l, const char *proc_dir, pid_t pid,
-		    const volatile sig_atomic_t *stop, double timeout);
+bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
+		      const volatile sig_atomic_t *stop, double timeout);
 
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
-void unwload__stop(struct unwload *l, struct unwload_stats *stats);
+void tableload__stop(struct tableload *l, struct tableload_stats *stats);
 
-#endif /* CPROF_UNWLOAD_H */
+#endif /* CPROF_TABLELOAD_H */
