@@ -13,6 +13,15 @@
 
 #define CPROF_REC_PAD	0	/* ring-internal, never reaches the stream */
 
+/**
+ * cprof_ring_init() - allocate an empty ring
+ * @r: the ring, holding no memory (it is overwritten, not freed)
+ * @size: bytes, a power of two
+ * @node: NUMA node for the memory
+ *
+ * Context: process, may sleep; neither side runs on @r yet.
+ * Return: 0, or -ENOMEM.  cprof_ring_free() frees the memory.
+ */
 int cprof_ring_init(struct cprof_ring *r, u32 size, int node)
 {
 	memset(r, 0, sizeof(*r));
@@ -23,13 +32,24 @@ int cprof_ring_init(struct cprof_ring *r, u32 size, int node)
 	return 0;
 }
 
+/**
+ * cprof_ring_free() - free a ring's memory
+ * @r: the ring; r->data is NULL afterwards (also if it already was)
+ *
+ * Context: process, may sleep; neither side may run on @r any more.
+ */
 void cprof_ring_free(struct cprof_ring *r)
 {
 	vfree(r->data);
 	r->data = NULL;
 }
 
-/* Only while neither side runs: between profiles. */
+/**
+ * cprof_ring_reset() - empty a ring, keeping its memory
+ * @r: the ring
+ *
+ * Context: only while neither side runs: between profiles.
+ */
 void cprof_ring_reset(struct cprof_ring *r)
 {
 	r->head = 0;
@@ -37,10 +57,15 @@ void cprof_ring_reset(struct cprof_ring *r)
 	r->resv_head = 0;
 }
 
-/*
- * Reserve room for a record of at most @max bytes (a multiple of 8).  Returns
- * where to write it, or NULL when the ring is full.  At most one reservation
- * is outstanding; cprof_ring_commit() ends it.
+/**
+ * cprof_ring_reserve() - reserve room for the next record
+ * @r: the ring
+ * @max: the record's largest size, header included, a multiple of 8
+ *
+ * At most one reservation is outstanding; cprof_ring_commit() ends it.
+ *
+ * Context: the producer only; does not sleep.
+ * Return: where to write the record, or NULL when the ring is full.
  */
 void *cprof_ring_reserve(struct cprof_ring *r, u32 max)
 {
@@ -67,6 +92,19 @@ void *cprof_ring_reserve(struct cprof_ring *r, u32 max)
 	return r->data + off;
 }
 
+/**
+ * cprof_ring_commit() - publish the reserved record to the consumer
+ * @r: the ring, with a reservation outstanding
+ * @type: the record's type, enum cprof_rec_type
+ * @flags: the record's flags, per type
+ * @size: the bytes written, header included: a multiple of 8, at most the
+ *	reserved size
+ *
+ * Fills in the record's header.  The consumer only reads the record: the
+ * producer may still read it until its next cprof_ring_reserve().
+ *
+ * Context: the producer only; does not sleep.
+ */
 void cprof_ring_commit(struct cprof_ring *r, u32 type, u32 flags, u32 size)
 {
 	struct cprof_rec *rec = r->data + r->resv_off;
@@ -78,20 +116,42 @@ void cprof_ring_commit(struct cprof_ring *r, u32 type, u32 flags, u32 size)
 	smp_store_release(&r->head, r->resv_head + size);
 }
 
+/**
+ * cprof_ring_half_full() - is the ring more than half full?
+ * @r: the ring
+ *
+ * Context: the producer only.
+ * Return: true when more than half of @r is produced but not yet consumed.
+ */
 bool cprof_ring_half_full(const struct cprof_ring *r)
 {
 	return r->head - READ_ONCE(r->tail) > r->size / 2;
 }
 
+/**
+ * cprof_ring_empty() - has the consumer taken everything committed?
+ * @r: the ring
+ *
+ * Context: the consumer only.
+ * Return: true when nothing committed is left to drain.
+ */
 bool cprof_ring_empty(const struct cprof_ring *r)
 {
 	/* Pairs with smp_store_release() in cprof_ring_commit(). */
 	return smp_load_acquire(&r->head) == r->tail;
 }
 
-/*
- * Copy whole records into @dst (at most @room bytes), skipping pads; count
- * the sample records.  Returns the bytes copied.
+/**
+ * cprof_ring_drain() - copy whole records out and free their room
+ * @r: the ring
+ * @dst: where to copy them
+ * @room: bytes available at @dst; the first record that does not fit stays
+ * @nr_samples: incremented by the CPROF_REC_SAMPLE records copied
+ *
+ * Pads are skipped, never copied.
+ *
+ * Context: the consumer only; does not sleep.
+ * Return: the bytes copied.
  */
 size_t cprof_ring_drain(struct cprof_ring *r, void *dst, size_t room,
 			u64 *nr_samples)

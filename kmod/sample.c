@@ -404,7 +404,16 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 	return 0;
 }
 
-/* After this returns no tick runs and none will until the next start. */
+/**
+ * cprof_sample_stop() - stop the ticks
+ *
+ * After this returns no tick runs and none will until the next
+ * cprof_sample_start().  The rings keep what is in them for the reader.
+ * Idempotent, and harmless with no profile running.
+ *
+ * Context: process, may sleep: takes the hotplug lock and waits for a
+ * running tick.
+ */
 void cprof_sample_stop(void)
 {
 	int cpu;
@@ -416,7 +425,12 @@ void cprof_sample_stop(void)
 	cpus_read_unlock();
 }
 
-/* After cprof_sample_stop(), once the reader is done: free the rings. */
+/**
+ * cprof_sample_release() - free the rings
+ *
+ * Context: process, may sleep; after cprof_sample_stop(), once the reader
+ * is done with the rings.
+ */
 void cprof_sample_release(void)
 {
 	cpus_read_lock();
@@ -441,7 +455,12 @@ size_t cprof_sample_drain(int cpu, void *dst, size_t room, u64 *nr_samples)
 	return r->data ? cprof_ring_drain(r, dst, room, nr_samples) : 0;
 }
 
-/* Context: the reader, after cprof_sample_stop().  Are all rings empty? */
+/**
+ * cprof_sample_drained() - are all rings empty?
+ *
+ * Context: the reader, after cprof_sample_stop().
+ * Return: true when no ring holds a record.
+ */
 bool cprof_sample_drained(void)
 {
 	int cpu;
@@ -486,6 +505,8 @@ size_t cprof_sample_flush_lost(void *dst, size_t room, u64 *total)
  * cprof_sample_stats() - one CPU's counters since load, and its period now
  * @cpu: the CPU
  * @st: filled with the counters (each may be a little stale)
+ *
+ * Context: any.
  * Return: the CPU's current period, ns.
  */
 u64 cprof_sample_stats(int cpu, struct cprof_cpu_stats *st)
@@ -496,7 +517,12 @@ u64 cprof_sample_stats(int cpu, struct cprof_cpu_stats *st)
 	return READ_ONCE(pc->period_ns);
 }
 
-/* Bytes of ring allocated now. */
+/**
+ * cprof_sample_ring_bytes() - ring memory allocated now
+ *
+ * Context: any; read without the hotplug lock, so it may be stale.
+ * Return: the bytes of all rings together.
+ */
 u64 cprof_sample_ring_bytes(void)
 {
 	return READ_ONCE(cprof_rings_bytes);
@@ -506,6 +532,8 @@ u64 cprof_sample_ring_bytes(void)
  * cprof_sample_init() - prepare the timers and the hotplug callbacks
  * @ring_size: bytes per CPU ring, a power of two
  * @rings_max: cap on all rings together, bytes
+ *
+ * Context: process, module load, before any other cprof_sample_*().
  * Return: 0 or a negative errno.
  */
 int cprof_sample_init(u32 ring_size, u64 rings_max)
@@ -532,6 +560,13 @@ int cprof_sample_init(u32 ring_size, u64 rings_max)
 	return 0;
 }
 
+/**
+ * cprof_sample_exit() - undo cprof_sample_init(): stop the ticks, remove the
+ *	hotplug callbacks, free the rings
+ *
+ * Context: process, may sleep; module unload, or a load failing after
+ * cprof_sample_init() succeeded.  No reader is left.
+ */
 void cprof_sample_exit(void)
 {
 	cprof_sample_stop();

@@ -59,6 +59,7 @@ static struct irq_work cprof_kick_work = IRQ_WORK_INIT(cprof_kick_fn);
  * @kernel_addrs: whether the reader may see kernel addresses; if not, a
  *	profile of both kernel and user stacks keeps only the user ones
  *
+ * Context: process, may sleep; cprof_lock held.
  * Return: the session, or ERR_PTR(): -EBUSY while another exists, -ENODEV
  * while the module unloads, -EACCES for a kernel-only profile that may not
  * show kernel addresses, -ENOMEM.
@@ -108,6 +109,8 @@ struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
 /**
  * cprof_session_release() - forget a session; the next one may begin
  * @s: the session; no tick may use its settings any more
+ *
+ * Context: process, may sleep.
  */
 void cprof_session_release(struct cprof_session *s)
 {
@@ -120,49 +123,115 @@ void cprof_session_release(struct cprof_session *s)
 	kfree(s);
 }
 
+/**
+ * cprof_session_settings() - the settings frozen at the start
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: the settings; they live until cprof_session_release().
+ */
 const struct cprof_settings *cprof_session_settings(const struct cprof_session *s)
 {
 	return &s->set;
 }
 
+/**
+ * cprof_session_period() - the requested period
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: ns between ticks, before any throttling.
+ */
 u64 cprof_session_period(const struct cprof_session *s)
 {
 	return s->period_ns;
 }
 
+/**
+ * cprof_session_start_ns() - when the profile began
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: ktime_get_ns() at cprof_session_begin().
+ */
 u64 cprof_session_start_ns(const struct cprof_session *s)
 {
 	return s->start_ns;
 }
 
+/**
+ * cprof_session_deadline() - when the ticks stop by themselves
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: a ktime_get_ns() time, or CPROF_NO_DEADLINE (seconds=0).
+ */
 u64 cprof_session_deadline(const struct cprof_session *s)
 {
 	return s->deadline_ns;
 }
 
-/* When the profile was asked to stop, at most its deadline. */
+/**
+ * cprof_session_stop_ns() - when the profile was asked to stop
+ * @s: the session
+ *
+ * Context: once cprof_session_state() no longer returns
+ * CPROF_SESSION_RUNNING.
+ * Return: a ktime_get_ns() time, at most the deadline.
+ */
 u64 cprof_session_stop_ns(const struct cprof_session *s)
 {
 	return s->stop_ns;
 }
 
+/**
+ * cprof_session_id() - which profile since load this is
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: 1 for the first profile since load, and so on.
+ */
 u32 cprof_session_id(const struct cprof_session *s)
 {
 	return s->id;
 }
 
+/**
+ * cprof_session_kernel_addrs() - may the reader see kernel addresses?
+ * @s: the session
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: the @kernel_addrs given to cprof_session_begin().
+ */
 bool cprof_session_kernel_addrs(const struct cprof_session *s)
 {
 	return s->kernel_addrs;
 }
 
+/**
+ * cprof_session_state() - where the profile is in its life
+ * @s: the session
+ *
+ * Once this returns other than CPROF_SESSION_RUNNING, the reason and the
+ * stop time are set and stay.
+ *
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: the state.
+ */
 enum cprof_session_state cprof_session_state(const struct cprof_session *s)
 {
 	/* Pairs with smp_store_release() in __cprof_session_stop(). */
 	return smp_load_acquire(&s->state);
 }
 
-/* Meaningful once the state is no longer CPROF_SESSION_RUNNING. */
+/**
+ * cprof_session_reason() - why the profile ended
+ * @s: the session
+ *
+ * Context: once cprof_session_state() no longer returns
+ * CPROF_SESSION_RUNNING.
+ * Return: enum cprof_end_reason.
+ */
 u32 cprof_session_reason(const struct cprof_session *s)
 {
 	return s->reason;
@@ -186,6 +255,8 @@ static void __cprof_session_stop(struct cprof_session *s, u32 reason)
  * cprof_session_stop() - ask a profile to end
  * @s: the session
  * @reason: enum cprof_end_reason; the first request's reason is kept
+ *
+ * Context: process, may sleep.
  */
 void cprof_session_stop(struct cprof_session *s, u32 reason)
 {
@@ -198,6 +269,8 @@ void cprof_session_stop(struct cprof_session *s, u32 reason)
 /**
  * cprof_session_stop_current() - ask the profile running now, if any, to end
  * @reason: enum cprof_end_reason
+ *
+ * Context: process, may sleep.
  * Return: whether a profile exists (its ticks should stop).
  */
 bool cprof_session_stop_current(u32 reason)
@@ -216,6 +289,8 @@ bool cprof_session_stop_current(u32 reason)
 /**
  * cprof_session_ended() - the reader has read the stream to its END record
  * @s: the session, stopping
+ *
+ * Context: the reader, process, may sleep.
  */
 void cprof_session_ended(struct cprof_session *s)
 {
@@ -226,7 +301,15 @@ void cprof_session_ended(struct cprof_session *s)
 	wake_up_all(&cprof_settled_wq);
 }
 
-/* Does a profile exist (settings are frozen while one does)? */
+/**
+ * cprof_session_active() - does a profile exist?
+ *
+ * Settings are frozen while one does.
+ *
+ * Context: any; unlocked.  With cprof_lock held no profile can begin, so a
+ * false answer stays false until it is dropped.
+ * Return: true from cprof_session_begin() to cprof_session_release().
+ */
 bool cprof_session_active(void)
 {
 	return READ_ONCE(cprof_cur);
@@ -238,6 +321,8 @@ bool cprof_session_active(void)
  * Gives the reader a while to read the rest of the stream to its end, so
  * unloading loses nothing.  A reader that does not read (stopped, or not
  * calling read()) is cut off when procfs removes the files.
+ *
+ * Context: process, module unload; sleeps up to CPROF_UNLOAD_WAIT_MS.
  */
 void cprof_session_unload(void)
 {
@@ -251,7 +336,13 @@ void cprof_session_unload(void)
 			   msecs_to_jiffies(CPROF_UNLOAD_WAIT_MS));
 }
 
-/* Any context, the tick included: wake the reader soon. */
+/**
+ * cprof_session_kick() - wake the reader soon
+ *
+ * The wake-up itself runs later, from irq_work.
+ *
+ * Context: any, the tick's hard IRQ included; does not sleep.
+ */
 void cprof_session_kick(void)
 {
 	irq_work_queue(&cprof_kick_work);
@@ -262,6 +353,8 @@ void cprof_session_kick(void)
  *	signalled, or @timeout jiffies have passed
  * @s: the session
  * @timeout: jiffies
+ *
+ * Context: the reader, process; sleeps interruptibly.
  */
 void cprof_session_wait(struct cprof_session *s, long timeout)
 {
@@ -271,7 +364,12 @@ void cprof_session_wait(struct cprof_session *s, long timeout)
 					 timeout);
 }
 
-/* After the ticks are gone: no kick may still be in flight. */
+/**
+ * cprof_session_exit() - wait for a kick still in flight
+ *
+ * Context: process, module unload, after the ticks are gone
+ * (cprof_sample_exit()) so that no new kick comes.
+ */
 void cprof_session_exit(void)
 {
 	irq_work_sync(&cprof_kick_work);
