@@ -5,43 +5,128 @@
  * cprof-dump.  Not a user tool: it trusts sizes only as far as not reading
  * past what it has, and exits 1 on anything malformed.
  *
- *   H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns
- *   S time pid tid cpu flags nr_kernel nr_user comm ip...   (hex ips, kernel first)
- *   M time pid start end pgoff build_id_size path
- *   L time cpu samples other
- *   T time cpu period_ns
- *   E time duration_ns reason samples lost
- *   ? type size
+ * streamtext --fields: print the layouts below, one a line.  The VM tests
+ * read the fields by these names (tests/vm/lib/records.sh), never by
+ * number: this table is where the names and their order are defined.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../kmod/cprof_format.h"
 
+/*
+ * Each line's layout: its tag (the first field), then the names of the
+ * fields after it.  A last name ending in "..." is the rest of the line, any
+ * number of fields (the ips, hex, kernel first; a path, which may hold
+ * blanks).  Every line printed is checked against its layout.
+ */
+static const char *const layouts[] = {
+	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
+	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
+	"M time pid start end pgoff build_id_size path...",
+	"L time cpu samples other",
+	"T time cpu period_ns",
+	"E time duration_ns reason samples lost",
+	"? type size",
+};
+
 static unsigned char buf[1 << 16];
+
+/* The line being printed: the ips of a 64 KiB record fit, 17 bytes each. */
+static char line[1 << 18];
+static size_t line_len;
 
 static int read_full(void *p, size_t n)
 {
 	return fread(p, 1, n, stdin) == n ? 0 : -1;
 }
 
-int main(void)
+static int count_words(const char *s)
+{
+	int n = 0, in = 0;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '\n') {
+			in = 0;
+		} else if (!in) {
+			in = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void add(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line + line_len, sizeof(line) - line_len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - line_len) {
+		fprintf(stderr, "streamtext: a line longer than %zu bytes\n",
+			sizeof(line));
+		exit(1);
+	}
+	line_len += n;
+}
+
+/*
+ * Print the line once it fits its tag's layout: as many fields (or, for a
+ * layout ending in "...", at least all but the last).
+ */
+static void end_line(void)
+{
+	const char *layout = NULL;
+	size_t i;
+	int want, have, rest;
+
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i][0] == line[0])
+			layout = layouts[i];
+	have = count_words(line);
+	want = layout ? count_words(layout) : -1;
+	rest = layout && strstr(layout, "...") != NULL;
+	if (!layout || (rest ? have < want - 1 : have != want)) {
+		fprintf(stderr, "streamtext: a line of %d fields does not fit its layout \"%s\": %.80s\n",
+			have, layout ? layout : "(none)", line);
+		exit(1);
+	}
+	puts(line);
+	line_len = 0;
+	line[0] = 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct cprof_header h;
 	struct cprof_rec rec;
 	int ended = 0;
+	size_t i;
 
+	if (argc == 2 && !strcmp(argv[1], "--fields")) {
+		for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+			puts(layouts[i]);
+		return 0;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: streamtext < stream, or streamtext --fields\n");
+		return 1;
+	}
 	if (read_full(&h, sizeof(h)) || memcmp(h.magic, CPROF_MAGIC, 8) ||
 	    h.size < sizeof(h) || h.size - sizeof(h) > sizeof(buf) ||
 	    read_full(buf, h.size - sizeof(h))) {
 		fprintf(stderr, "streamtext: bad header\n");
 		return 1;
 	}
-	printf("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64 "\n", h.version,
-	       h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids, h.online_cpus,
-	       h.mode, h.pid, h.flags, (uint64_t)h.duration_ns);
+	add("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64, h.version,
+	    h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids, h.online_cpus,
+	    h.mode, h.pid, h.flags, (uint64_t)h.duration_ns);
+	end_line();
 	while (read_full(&rec, sizeof(rec)) == 0) {
 		if (rec.size < sizeof(rec) || rec.size % 8 ||
 		    rec.size > sizeof(buf)) {
@@ -56,61 +141,66 @@ int main(void)
 		switch (rec.type) {
 		case CPROF_REC_SAMPLE: {
 			struct cprof_sample *s = (void *)buf;
-			unsigned int i, n = s->nr_kernel + s->nr_user;
+			unsigned int n = s->nr_kernel + s->nr_user;
 
 			if (sizeof(*s) + n * 8 > rec.size)
 				return 1;
+			/* one field: no blank that awk splits on */
 			s->comm[CPROF_COMM_LEN - 1] = 0;
 			for (i = 0; s->comm[i]; i++)
-				if (s->comm[i] == ' ')
+				if (strchr(" \t\n", s->comm[i]))
 					s->comm[i] = '_';
-			printf("S %" PRIu64 " %u %u %u %u %u %u %.16s",
-			       (uint64_t)s->time_ns, s->pid, s->tid, s->cpu,
-			       rec.flags, s->nr_kernel, s->nr_user,
-			       s->comm[0] ? s->comm : "-");
+			add("S %" PRIu64 " %u %u %u %u %u %u %.16s",
+			    (uint64_t)s->time_ns, s->pid, s->tid, s->cpu,
+			    rec.flags, s->nr_kernel, s->nr_user,
+			    s->comm[0] ? s->comm : "-");
 			for (i = 0; i < n; i++)
-				printf(" %" PRIx64, (uint64_t)s->ips[i]);
-			printf("\n");
+				add(" %" PRIx64, (uint64_t)s->ips[i]);
+			end_line();
 			break;
 		}
 		case CPROF_REC_MMAP: {
 			struct cprof_mmap *m = (void *)buf;
 
 			buf[rec.size - 1] = 0;
-			printf("M %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %" PRIx64
-			       " %u %s\n", (uint64_t)m->time_ns, m->pid,
-			       (uint64_t)m->start, (uint64_t)m->end,
-			       (uint64_t)m->pgoff, m->build_id_size, m->path);
+			add("M %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %" PRIx64
+			    " %u %s", (uint64_t)m->time_ns, m->pid,
+			    (uint64_t)m->start, (uint64_t)m->end,
+			    (uint64_t)m->pgoff, m->build_id_size, m->path);
+			end_line();
 			break;
 		}
 		case CPROF_REC_LOST: {
 			struct cprof_lost *l = (void *)buf;
 
-			printf("L %" PRIu64 " %u %" PRIu64 " %" PRIu64 "\n",
-			       (uint64_t)l->time_ns, l->cpu,
-			       (uint64_t)l->samples, (uint64_t)l->other);
+			add("L %" PRIu64 " %u %" PRIu64 " %" PRIu64,
+			    (uint64_t)l->time_ns, l->cpu,
+			    (uint64_t)l->samples, (uint64_t)l->other);
+			end_line();
 			break;
 		}
 		case CPROF_REC_THROTTLE: {
 			struct cprof_throttle *t = (void *)buf;
 
-			printf("T %" PRIu64 " %u %" PRIu64 "\n",
-			       (uint64_t)t->time_ns, t->cpu,
-			       (uint64_t)t->period_ns);
+			add("T %" PRIu64 " %u %" PRIu64, (uint64_t)t->time_ns,
+			    t->cpu, (uint64_t)t->period_ns);
+			end_line();
 			break;
 		}
 		case CPROF_REC_END: {
 			struct cprof_end *e = (void *)buf;
 
-			printf("E %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64
-			       "\n", (uint64_t)e->time_ns,
-			       (uint64_t)e->duration_ns, e->reason,
-			       (uint64_t)e->samples, (uint64_t)e->lost);
+			add("E %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64,
+			    (uint64_t)e->time_ns, (uint64_t)e->duration_ns,
+			    e->reason, (uint64_t)e->samples,
+			    (uint64_t)e->lost);
+			end_line();
 			ended = 1;
 			break;
 		}
 		default:
-			printf("? %u %u\n", rec.type, rec.size);
+			add("? %u %u", rec.type, rec.size);
+			end_line();
 		}
 	}
 	if (!ended) {
