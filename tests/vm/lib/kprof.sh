@@ -4,10 +4,13 @@
 # Helpers for the kernel-module VM tests (k_*.sh), sourced by them.  They
 # read the stream with build/workloads/streamtext (independent of
 # cprof-dump) and symbolize with /proc/kallsyms and nm, so a k_ test checks
-# what the module wrote, not what the converter made of it.
+# what the module wrote, not what the converter made of it.  They read the
+# lines by field name (rawk, records.sh).
 
 # shellcheck source=assert.sh
 . "$REPO/tests/vm/lib/assert.sh"
+# shellcheck source=records.sh
+. "$REPO/tests/vm/lib/records.sh"
 
 kload() { # [PARAM=VALUE]...
 	insmod "$CPROF_KO" "$@" || fail "insmod $* failed"
@@ -106,7 +109,7 @@ unload_cycles() {
 		echo "cycle $i: rmmod took $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
 		if [[ -s $OUT/cycle.raw ]] &&
 			"$WORKLOADS/streamtext" <"$OUT/cycle.raw" >"$OUT/cycle.txt" 2>/dev/null &&
-			awk '$1 == "E" && $4 == 2 { ok = 1 } END { exit !ok }' "$OUT/cycle.txt"; then
+			rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/cycle.txt"; then
 			COMPLETE=$((COMPLETE + 1))
 		fi
 	done
@@ -119,21 +122,25 @@ profile() {
 	"$WORKLOADS/streamtext" <"$1" >"$1.txt" || fail "$1 is not a well-formed stream"
 }
 
-# symbolize STREAM.txt > OUT: one line per sample,
+# symbolize STREAM.txt > OUT: one line per sample, its layout sym (rawk),
 #   pid tid cpu flags comm K kframe;kframe... U uframe;uframe...
-# innermost first; frames as function names ("?" when unknown).  User
+# innermost first; frames as function names ("?" when unknown; "-" for
+# none), the same pid, tid, cpu, flags and comm as the stream's.  User
 # frames are resolved for the executables named in BINARIES (space
 # separated, env) from the stream's mapping records and nm.  Every frame
 # but a part's first is a return address and is looked up at address - 1.
+record_layout sym 1 pid tid cpu flags comm K kernel U user
 symbolize() {
 	local txt=$1 bin syms
 	syms=$(mktemp)
+	# /proc/kallsyms and nm print "address type name": the text symbols as
+	# "K address name" and "U binary address name"
 	awk '$2 ~ /^[tTwW]$/ { print "K", $1, $3 }' /proc/kallsyms >"$syms"
 	for bin in ${BINARIES:-}; do
 		nm --defined-only "$bin" | awk -v b="$bin" '$2 ~ /^[tTwW]$/ { print "U", b, $1, $3 }' >>"$syms"
 	done
 	sort -k1,1 -k2,2 "$syms" -o "$syms"
-	awk '
+	rawk '
 	# the low 48 bits: exact in a double, and unique within kernel text
 	function hex(s,   i, c, v) {
 		v = 0; s = tolower(s)
@@ -159,18 +166,21 @@ symbolize() {
 		else { b = $2; nu[b]++; UA[b, nu[b]] = hex($3); UN[b, nu[b]] = $4 }
 		next
 	}
-	$1 == "M" { nm_++; MP[nm_] = $3; MS[nm_] = hex($4); ME[nm_] = hex($5); MO[nm_] = hex($6); MF[nm_] = $8; next }
+	$1 == "M" {
+		nm_++; MP[nm_] = $M_pid; MS[nm_] = hex($M_start); ME[nm_] = hex($M_end)
+		MO[nm_] = hex($M_pgoff); MF[nm_] = $M_path; next
+	}
 	$1 != "S" { next }
 	{
-		pid = $3; nkf = $7; nuf = $8
+		pid = $S_pid; nkf = $S_nr_kernel; nuf = $S_nr_user; fl = $S_flags
 		k = ""; u = ""
 		for (i = 0; i < nkf; i++) {
-			x = hex($(10 + i)) - (i ? 1 : 0)
+			x = hex($(S_ip + i)) - (i ? 1 : 0)
 			k = k (i ? ";" : "") lookup(KA, KN, nk, x)
 		}
 		for (i = 0; i < nuf; i++) {
-			x = hex($(10 + nkf + i))
-			if (i || ($6 % 2 == 0 && int($6 / 64) % 2 == 0)) x -= 1
+			x = hex($(S_ip + nkf + i))
+			if (i || (fl % 2 == 0 && int(fl / 64) % 2 == 0)) x -= 1
 			name = "?"
 			for (m = nm_; m >= 1; m--) {
 				if (MP[m] != pid || x < MS[m] || x >= ME[m]) continue
@@ -184,7 +194,8 @@ symbolize() {
 			}
 			u = u (i ? ";" : "") name
 		}
-		print pid, $4, $5, $6, $9, "K", (k == "" ? "-" : k), "U", (u == "" ? "-" : u)
+		# in the order of the layout sym
+		print pid, $S_tid, $S_cpu, fl, $S_comm, "K", (k == "" ? "-" : k), "U", (u == "" ? "-" : u)
 	}' "$syms" "$txt"
 	rm -f "$syms"
 }

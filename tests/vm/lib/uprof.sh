@@ -13,12 +13,29 @@ export HOME GOCACHE=$HOME/go-cache GOFLAGS='' GOTOOLCHAIN=local
 
 pp() { go tool pprof "$@" 2>>"$OUT/pprof.err"; }
 
+# The tables the u_ tests read with rawk (records.sh):
+#   top        a row of go tool pprof -top, or of cprof-dump -f top (the same
+#              columns): "flat flat% sum% cum cum% name"
+#   pp_sample  a sample in pprof -raw's Samples section: "count ns: loc..."
+#              (the location ids; ns with its colon)
+#   pp_loc     a line of its Locations: "id: address M=mapping function
+#              file:line s=start"
+#   pp_map     a line of its Mappings: "id: start/limit/offset file build_id
+#              flags" (with no build ID, flags is field 4)
+#   trace      a line of traces_tsv, below (tab-separated)
+record_layout top 1 flat flat_pct sum_pct cum cum_pct name...
+record_layout pp_sample 1 count ns loc...
+record_layout pp_loc 1 id address mapping function source start
+record_layout pp_map 1 id range file build_id flags
+
 bg=()
 spawn() { "$@" >/dev/null & bg+=($!); }
 stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }
 
 # traces_tsv FILE: go tool pprof -traces output as one line per sample:
-# value, comm, pid, tid, cpu and the stack (frames leaf first, ";"-joined).
+# value, comm, pid, tid, cpu and the stack (frames leaf first, ";"-joined),
+# tab-separated: the layout trace.
+record_layout trace 1 count comm pid tid cpu stack
 traces_tsv() {
 	awk '
 	function flush() { if (n) printf "%s\t%s\t%s\t%s\t%s\t%s\n", v, l["comm"], l["pid"], l["tid"], l["cpu"], st; n = 0; st = ""; delete l }
@@ -32,7 +49,7 @@ traces_tsv() {
 
 # leaves FILE: "leaf1 leaf2 leaf3 b a main" cum sample counts from -top.
 leaves() {
-	awk '{ c[$6] = $4 } END { print c["leaf1"] + 0, c["leaf2"] + 0, c["leaf3"] + 0, c["b"] + 0, c["a"] + 0, c["main"] + 0 }' "$1"
+	rawk '{ c[$top_name] = $top_cum } END { print c["leaf1"] + 0, c["leaf2"] + 0, c["leaf3"] + 0, c["b"] + 0, c["a"] + 0, c["main"] + 0 }' "$1"
 }
 split_ok() { # l1 l2 l3: within 5 points of 1:2:4
 	awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN {
