@@ -47,8 +47,8 @@ profile "$OUT/storm.raw"
 touch "$OUT/stop"
 wait
 execs=$(cat "$OUT"/storm.* | awk '{ n += $1 } END { print n }')
-read -r samples pids end_samples < <(awk '$1 == "S" { n++; p[$3] = 1 }
-	$1 == "E" { e = $5 } END { printf "%d %d %d\n", n, length(p), e }' "$OUT/storm.raw.txt")
+read -r samples pids end_samples < <(rawk '$1 == "S" { n++; p[$S_pid] = 1 }
+	$1 == "E" { e = $E_samples } END { printf "%d %d %d\n", n, length(p), e }' "$OUT/storm.raw.txt")
 echo "storm: $execs execs; stream: $samples samples of $pids processes (END says $end_samples); $(stats_line)"
 ((samples > 0 && samples == end_samples)) || fail "the storm's stream has $samples samples, its END $end_samples"
 ((pids > 20)) || fail "only $pids processes sampled during the storm"
@@ -82,7 +82,7 @@ done
 reader_stop
 kill "$burner" "$burner2" 2>/dev/null || true
 "$WORKLOADS/streamtext" <"$OUT/hp.raw" >"$OUT/hp.txt" || fail "the hotplug profile's stream is malformed"
-read -r c0 c1 < <(awk '$1 == "S" { n[$5]++ } END { printf "%d %d\n", n[0], n[1] }' "$OUT/hp.txt")
+read -r c0 c1 < <(rawk '$1 == "S" { n[$S_cpu]++ } END { printf "%d %d\n", n[0], n[1] }' "$OUT/hp.txt")
 echo "hotplug: 50 cycles of cpu1 in one profile: cpu0 $c0 samples, cpu1 $c1 samples; $(stats_line)"
 ((c0 > 0 && c1 > 0)) || fail "a CPU stopped sampling across hotplug (cpu0 $c0, cpu1 $c1)"
 rmmod cprof || fail "rmmod after hotplug failed"

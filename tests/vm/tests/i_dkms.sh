@@ -53,7 +53,7 @@ trap 'kill "${bg[@]}" 2>/dev/null || true' EXIT
 
 # A profile read with cat, decoded independently of cprof-dump.
 profile "$OUT/p.raw"
-samples=$(awk '$1 == "S" && $9 == "cpuburn" { n++ } END { print n + 0 }' "$OUT/p.raw.txt")
+samples=$(rawk '$1 == "S" && $S_comm == "cpuburn" { n++ } END { print n + 0 }' "$OUT/p.raw.txt")
 echo "cat /proc/cprof/profile: $(wc -c <"$OUT/p.raw") bytes, $samples cpuburn samples"
 ((samples >= 200)) || fail "only $samples cpuburn samples in 3 s at 499 Hz"
 

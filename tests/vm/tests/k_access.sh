@@ -62,7 +62,7 @@ capsh --drop=cap_perfmon,cap_sys_admin -- -c 'echo stop=1 >/proc/cprof/ctl' 2>/d
 	fail "a refused writer wrote stop=1"
 wait "$reader"
 "$WORKLOADS/streamtext" <"$OUT/run.raw" >"$OUT/run.txt" || fail "the stream is malformed"
-reason=$(awk '$1 == "E" { print $4 }' "$OUT/run.txt")
+reason=$(rawk '$1 == "E" { print $E_reason }' "$OUT/run.txt")
 ((reason == 0)) || fail "the profile ended with reason $reason, want 0 (complete)"
 echo "the settings and the running profile are untouched"
 
@@ -80,8 +80,8 @@ ctl seconds=2 freq=499
 "$WORKLOADS/readzero" 3 >/dev/null &
 profile "$OUT/kptr.raw"
 wait
-read -r hflags < <(awk '$1 == "H" { print $9 }' "$OUT/kptr.raw.txt")
-read -r n nk < <(awk '$1 == "S" { n++; k += $7 } END { print n + 0, k + 0 }' "$OUT/kptr.raw.txt")
+read -r hflags < <(rawk '$1 == "H" { print $H_flags }' "$OUT/kptr.raw.txt")
+read -r n nk < <(rawk '$1 == "S" { n++; k += $S_nr_kernel } END { print n + 0, k + 0 }' "$OUT/kptr.raw.txt")
 echo "kptr_restrict=2: header flags $hflags, $n samples with $nk kernel frames"
 ((hflags & 2)) || fail "the header does not say kernel stacks were withheld"
 ((n > 100 && nk == 0)) || fail "$nk kernel frames in $n samples with kptr_restrict=2"

@@ -20,8 +20,8 @@ wait "$prog" || fail "exec_first/exec_second failed"
 "$CPROF_DUMP" -i "$OUT/p.raw" -f folded -o "$OUT/p.folded" 2>"$OUT/dump.err" ||
 	fail "cprof-dump failed: $(cat "$OUT/dump.err")"
 # per comm: samples, samples in its own spin, in the other's
-read -r f_n f_own f_other s_n s_own s_other < <(awk '
-	{ n = $NF; split($1, fr, ";") }
+read -r f_n f_own f_other s_n s_own s_other < <(rawk '
+	{ n = $NF; split($folded_stack, fr, ";") }
 	fr[1] == "exec_first" { fn += n; if (/;first_spin/) fo += n; if (/;second_spin/) fx += n }
 	fr[1] == "exec_second" { sn += n; if (/;second_spin/) so += n; if (/;first_spin/) sx += n }
 	END { print fn + 0, fo + 0, fx + 0, sn + 0, so + 0, sx + 0 }' "$OUT/p.folded")

@@ -40,18 +40,18 @@ for k in $kinds; do
 	loop | down) lo=1 hi=3 ;;
 	*) lo=1 hi=2 ;;
 	esac
-	read -r n good kaddr < <(awk -v c="h_$k" -v lo="$lo" -v hi="$hi" '
-	$1 == "S" && $9 == c {
+	read -r n good kaddr < <(rawk -v c="h_$k" -v lo="$lo" -v hi="$hi" '
+	$1 == "S" && $S_comm == c {
 		n++
-		for (i = 10 + $7; i <= NF; i++) if (length($i) > 12) kaddr++
+		for (i = S_ip + $S_nr_kernel; i <= NF; i++) if (length($i) > 12) kaddr++
 		# flagged USER_TRUNC (4) or USER_FAULT (8), frames within bounds
-		if (int($6 / 4) % 4 && $8 >= lo && $8 <= hi) good++
+		if (int($S_flags / 4) % 4 && $S_nr_user >= lo && $S_nr_user <= hi) good++
 	} END { print n + 0, good + 0, kaddr + 0 }' "$OUT/p.raw.txt")
 	echo "h_$k: $n samples, $good flagged with $lo..$hi user frames, $kaddr kernel-space user frames"
 	((n >= 50)) || fail "h_$k: only $n samples"
 	((kaddr == 0)) || fail "h_$k: $kaddr user frames hold kernel addresses"
 	((good * 100 >= n * 95)) || {
-		awk -v c="h_$k" '$1 == "S" && $9 == c && n++ < 5' "$OUT/p.raw.txt"
+		rawk -v c="h_$k" '$1 == "S" && $S_comm == c && n++ < 5' "$OUT/p.raw.txt"
 		fail "h_$k: only $good of $n walks flagged with $lo..$hi user frames"
 	}
 done

@@ -20,7 +20,7 @@ set -euo pipefail
 # check_complete RAW WHAT: RAW is well-formed and ran to its deadline.
 check_complete() {
 	"$WORKLOADS/streamtext" <"$1" >"$1.txt" || fail "$2: the stream is malformed"
-	read -r dur reason < <(awk '$1 == "E" { print $3, $4 }' "$1.txt")
+	read -r dur reason < <(rawk '$1 == "E" { print $E_duration_ns, $E_reason }' "$1.txt")
 	echo "$2: END reason $reason after $((dur / 1000000)) ms"
 	((reason == 0)) || fail "$2: END reason $reason, want 0 (complete)"
 	((dur >= secs * 1000000000 - 100000000)) || fail "$2: the profile lasted only $dur ns of $secs s"
@@ -55,7 +55,7 @@ t2=$(stat_of ticks)
 kill -CONT "$READER"
 wait "$READER" || fail "the continued reader failed"
 "$WORKLOADS/streamtext" <"$OUT/stopped.raw" >"$OUT/stopped.txt" || fail "the stream is malformed"
-read -r reason < <(awk '$1 == "E" { print $4 }' "$OUT/stopped.txt")
+read -r reason < <(rawk '$1 == "E" { print $E_reason }' "$OUT/stopped.txt")
 echo "stop=1 with the reader stopped: ticks $t1 then $t2 a second later; END reason $reason"
 ((t1 == t2)) || fail "the ticks went on after stop=1 ($t1 -> $t2)"
 ((reason == 3)) || fail "END reason $reason, want 3 (stop=1)"
@@ -139,7 +139,7 @@ in_read "$reader" || fail "the reader did not go back to read()"
 kill -INT "$reader"
 wait "$reader" || fail "the reader failed: $(cat "$OUT/int.err")"
 "$WORKLOADS/streamtext" <"$OUT/int.raw" >"$OUT/int.txt" || fail "the interrupted stream is malformed"
-reason=$(awk '$1 == "E" { print $4 }' "$OUT/int.txt")
+reason=$(rawk '$1 == "E" { print $E_reason }' "$OUT/int.txt")
 echo "caught SIGINT: handled in read(), the profile went on; stop=1 then ended it with reason $reason"
 ((reason == 3)) || fail "END reason $reason, want 3 (stop=1)"
 

@@ -39,13 +39,13 @@ kill "$burner" "$burner2"
 rmmod cprof || fail "rmmod after hotplug failed"
 # The 2 s offline window shows as the one long gap between cpu1's samples,
 # with samples before and after it; cpu0 has no such gap.
-read -r before gap after < <(awk '$1 == "S" && $5 == 1 {
-		if (last && $2 - last > maxgap) { maxgap = $2 - last; before = n }
-		last = $2; n++
+read -r before gap after < <(rawk '$1 == "S" && $S_cpu == 1 {
+		if (last && $S_time - last > maxgap) { maxgap = $S_time - last; before = n }
+		last = $S_time; n++
 	} END { printf "%d %d %d\n", before, maxgap / 1e6, n - before }' "$OUT/h.raw.txt")
-read -r c0 gap0 < <(awk '$1 == "S" && $5 == 0 {
-		if (last && $2 - last > maxgap) maxgap = $2 - last
-		last = $2; n++
+read -r c0 gap0 < <(rawk '$1 == "S" && $S_cpu == 0 {
+		if (last && $S_time - last > maxgap) maxgap = $S_time - last
+		last = $S_time; n++
 	} END { printf "%d %d\n", n, maxgap / 1e6 }' "$OUT/h.raw.txt")
 echo "cpu1: $before samples, a ${gap} ms gap, $after samples; cpu0: $c0 samples, longest gap ${gap0} ms"
 ((before >= 100 && after >= 100)) || fail "cpu1 did not sample both before ($before) and after ($after) going offline"

@@ -23,7 +23,7 @@ nm=$(awk '$1 == "M" { n++ } END { print n + 0 }' "$OUT/p.raw.txt")
 "$CPROF_DUMP" -i "$OUT/p.raw" -f folded -o "$OUT/p.folded" 2>"$OUT/dump.err" ||
 	fail "cprof-dump failed: $(cat "$OUT/dump.err")"
 # user-mode samples (mapping 20 000 times is kernel work)
-read -r n spin < <(awk '{ split($1, fr, ";") } fr[1] == "manymaps" && !/_\[k\]/ { n += $NF; if ($1 ~ /;manymaps_spin$/) s += $NF }
+read -r n spin < <(rawk '{ split($folded_stack, fr, ";") } fr[1] == "manymaps" && !/_\[k\]/ { n += $NF; if ($folded_stack ~ /;manymaps_spin$/) s += $NF }
 	END { print n + 0, s + 0 }' "$OUT/p.folded")
 echo "manymaps: $maps executable mappings, $nm mapping records in the stream; $n user-mode samples, $spin in manymaps_spin"
 ((maps > 20000)) || fail "only $maps executable mappings"

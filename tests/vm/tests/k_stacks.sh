@@ -23,35 +23,35 @@ wait
 BINARIES="$WORKLOADS/cpuburn $WORKLOADS/readzero" symbolize "$OUT/p.raw.txt" >"$OUT/p.sym"
 
 # cpuburn, user-mode samples (flags bit 0).
-read -r total main < <(awk '$5 == "cpuburn" && $4 % 2 == 1 {
-	n++; if ($9 ~ /(^|;)main(;|$)/) m++ } END { print n + 0, m + 0 }' "$OUT/p.sym")
+read -r total main < <(rawk '$sym_comm == "cpuburn" && $sym_flags % 2 == 1 {
+	n++; if ($sym_user ~ /(^|;)main(;|$)/) m++ } END { print n + 0, m + 0 }' "$OUT/p.sym")
 echo "cpuburn: $main of $total user-mode samples reach main"
 ((total >= 200)) || fail "only $total cpuburn samples"
 ((main * 100 >= total * 99)) || {
-	awk '$5 == "cpuburn" && $4 % 2 == 1 && $9 !~ /(^|;)main(;|$)/ && n++ < 10' "$OUT/p.sym"
+	rawk '$sym_comm == "cpuburn" && $sym_flags % 2 == 1 && $sym_user !~ /(^|;)main(;|$)/ && n++ < 10' "$OUT/p.sym"
 	fail "$main of $total cpuburn stacks reach main, want >= 99%"
 }
-read -r l1 l3 < <(awk '$5 == "cpuburn" && $4 % 2 == 1 {
-	if ($9 ~ /^leaf1;b;a;main/) a++; if ($9 ~ /^leaf3;b;a;main/) c++ } END { print a + 0, c + 0 }' "$OUT/p.sym")
+read -r l1 l3 < <(rawk '$sym_comm == "cpuburn" && $sym_flags % 2 == 1 {
+	if ($sym_user ~ /^leaf1;b;a;main/) a++; if ($sym_user ~ /^leaf3;b;a;main/) c++ } END { print a + 0, c + 0 }' "$OUT/p.sym")
 echo "cpuburn: leaf1 $l1, leaf3 $l3 samples with the full chain"
 ((l3 > l1 && l1 > 0)) || fail "leaf3 ($l3) should get more samples than leaf1 ($l1)"
 
 # readzero, kernel-mode samples.
-read -r total both < <(awk '$5 == "readzero" && $4 % 2 == 0 {
+read -r total both < <(rawk '$sym_comm == "readzero" && $sym_flags % 2 == 0 {
 	n++
-	if ($7 ~ /(do_syscall_64|ksys_read|vfs_read)/ && $9 ~ /;read_loop;main(;|$)/) m++
+	if ($sym_kernel ~ /(do_syscall_64|ksys_read|vfs_read)/ && $sym_user ~ /;read_loop;main(;|$)/) m++
 } END { print n + 0, m + 0 }' "$OUT/p.sym")
 echo "readzero: $both of $total kernel-mode samples have syscall frames and read_loop;main"
 ((total >= 200)) || fail "only $total readzero kernel-mode samples"
 ((both * 100 >= total * 90)) || {
-	awk '$5 == "readzero" && $4 % 2 == 0 && n++ < 10' "$OUT/p.sym"
+	rawk '$sym_comm == "readzero" && $sym_flags % 2 == 0 && n++ < 10' "$OUT/p.sym"
 	fail "$both of $total readzero kernel samples show kernel+user frames, want >= 90%"
 }
 
 # No kernel stack repeats its leaf (the unwinder's first frame is the
 # interrupted ip, which the sampler stores itself).
-dups=$(awk '$1 == "S" && $7 >= 2 && $10 == $11' "$OUT/p.raw.txt" | wc -l)
+dups=$(rawk '$1 == "S" && $S_nr_kernel >= 2 && $S_ip == $(S_ip + 1)' "$OUT/p.raw.txt" | wc -l)
 ((dups == 0)) || fail "$dups kernel stacks repeat their leaf"
-unknown=$(awk '$6 == "K" && $7 != "-" && $7 ~ /(^|;)\?(;|$)/' "$OUT/p.sym" | wc -l)
+unknown=$(rawk '$sym_K == "K" && $sym_kernel != "-" && $sym_kernel ~ /(^|;)\?(;|$)/' "$OUT/p.sym" | wc -l)
 ((unknown == 0)) || fail "$unknown kernel stacks have addresses outside kallsyms"
 echo "k_stacks: ok"

@@ -34,9 +34,9 @@ profile "$OUT/a.raw"
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "seconds=2 profile took ${ms} ms"
 ((ms >= 1900 && ms < $(slow_ms 30000))) || fail "a 2 s profile took ${ms} ms"
-read -r dur reason samples lost < <(awk '$1 == "E" { print $3, $4, $5, $6 }' "$OUT/a.raw.txt")
+read -r dur reason samples lost < <(rawk '$1 == "E" { print $E_duration_ns, $E_reason, $E_samples, $E_lost }' "$OUT/a.raw.txt")
 nsamp=$(grep -c '^S ' "$OUT/a.raw.txt")
-nlost=$(awk '$1 == "L" { n += $4 } END { print n + 0 }' "$OUT/a.raw.txt")
+nlost=$(rawk '$1 == "L" { n += $L_samples } END { print n + 0 }' "$OUT/a.raw.txt")
 echo "END: duration ${dur} ns reason $reason samples $samples lost $lost; stream has $nsamp samples, $nlost lost"
 ((reason == 0)) || fail "END reason $reason, want 0 (complete)"
 ((dur >= 1900000000 && dur < 3000000000)) || fail "END duration $dur ns"
@@ -72,7 +72,7 @@ ctl stop=1
 wait "$reader" || fail "the reader failed after stop=1: $(cat "$OUT/b.err")"
 ms=$((($(date +%s%N) - start) / 1000000))
 "$WORKLOADS/streamtext" <"$OUT/b.raw" >"$OUT/b.txt" || fail "stream ended by stop=1 is not well-formed"
-read -r reason samples < <(awk '$1 == "E" { print $4, $5 }' "$OUT/b.txt")
+read -r reason samples < <(rawk '$1 == "E" { print $E_reason, $E_samples }' "$OUT/b.txt")
 echo "stop=1 ended the profile in ${ms} ms, END reason $reason, $samples samples"
 ((reason == 3 && ms < $(slow_ms 5000))) || fail "stop=1: END reason $reason after ${ms} ms, want 3 promptly"
 ((samples == $(grep -c '^S ' "$OUT/b.txt"))) || fail "END samples disagree with the stream"
@@ -82,7 +82,7 @@ echo "stop=1 ended the profile in ${ms} ms, END reason $reason, $samples samples
 ctl stop=1
 ctl seconds=1
 profile "$OUT/c.raw"
-reason=$(awk '$1 == "E" { print $4 }' "$OUT/c.raw.txt")
+reason=$(rawk '$1 == "E" { print $E_reason }' "$OUT/c.raw.txt")
 ((reason == 0)) || fail "a stop=1 written before the profile ended it (reason $reason)"
 echo "stop=1 written while idle does not reach the next profile"
 

@@ -19,14 +19,14 @@ pid=$(pgrep -x threads || true)
 for cpu in 0 1; do
 	tid=$(awk -v c="cpu$cpu" '$1 == c { print $2 }' "$OUT/threads.out")
 	[[ -n $tid ]] || fail "threads printed no tid for cpu$cpu"
-	read -r all right < <(awk -v t="$tid" -v c="$cpu" '$1 == "S" && $4 == t {
-		n++; if ($5 == c) m++ } END { print n + 0, m + 0 }' "$OUT/p.raw.txt")
+	read -r all right < <(rawk -v t="$tid" -v c="$cpu" '$1 == "S" && $S_tid == t {
+		n++; if ($S_cpu == c) m++ } END { print n + 0, m + 0 }' "$OUT/p.raw.txt")
 	echo "tid $tid: $right of $all samples on cpu$cpu"
 	((all >= 150)) || fail "only $all samples for tid $tid"
 	((right * 100 >= all * 99)) || fail "tid $tid: $right of $all samples on cpu$cpu"
-	tgid=$(awk -v t="$tid" '$1 == "S" && $4 == t { print $3; exit }' "$OUT/p.raw.txt")
+	tgid=$(rawk -v t="$tid" '$1 == "S" && $S_tid == t { print $S_pid; exit }' "$OUT/p.raw.txt")
 	[[ -z $pid || $tgid == "$pid" ]] || fail "tid $tid sampled with pid $tgid, want $pid"
-	main=$(awk -v t="$tid" '$1 == "S" && $4 == t && $3 == $4' "$OUT/p.raw.txt" | wc -l)
+	main=$(rawk -v t="$tid" '$1 == "S" && $S_tid == t && $S_pid == $S_tid' "$OUT/p.raw.txt" | wc -l)
 	((main == 0)) || fail "worker thread $tid has samples with tid == pid"
 done
 echo "k_threads: ok"

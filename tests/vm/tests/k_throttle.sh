@@ -37,7 +37,7 @@ for budget in 5 50; do
 	ticks=$(($(stat_of ticks) - t0))
 	handler=$(($(stat_of handler_ns_total) - h0))
 	overhead=$(($(stat_of overhead_ns_total) - o0))
-	read -r nt maxp < <(awk '$1 == "T" { n++; if ($4 > m) m = $4 } END { print n + 0, m + 0 }' "$OUT/p$budget.raw.txt")
+	read -r nt maxp < <(rawk '$1 == "T" { n++; if ($T_period_ns > m) m = $T_period_ns } END { print n + 0, m + 0 }' "$OUT/p$budget.raw.txt")
 	ns=$(grep -c '^S ' "$OUT/p$budget.raw.txt")
 	echo "budget $budget%: throttles +$thr, $nt THROTTLE records, longest period $maxp ns, $ns samples in 3 s;" \
 		"mean handler $((handler / (ticks ? ticks : 1))) ns + estimated entry/exit $((overhead / (ticks ? ticks : 1))) ns;" \

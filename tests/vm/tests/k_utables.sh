@@ -67,12 +67,12 @@ wait
 table=$(($(stat_of user_table) - table0))
 faults=$(($(stat_of user_faults) - faults0))
 echo "user_table +$table, user_faults +$faults"
-awk '$1 == "E" && $4 == 0 { ok = 1 } END { exit !ok }' "$OUT/p.raw.txt" ||
+rawk '$1 == "E" && $E_reason == 0 { ok = 1 } END { exit !ok }' "$OUT/p.raw.txt" ||
 	fail "the profile did not end complete: $(grep '^E' "$OUT/p.raw.txt")"
-read -r n kaddr < <(awk '$1 == "S" && $9 ~ /^(ub|h_)/ {
+read -r n kaddr < <(rawk '$1 == "S" && $S_comm ~ /^(ub|h_)/ {
 	# kernel space: the upper half, 0xffff8... and up (a table that lies
 	# can yield any user address, up to 56 bits with 5-level paging)
-	n++; for (i = 10 + $7; i <= NF; i++) if (length($i) == 16 && $i ~ /^[89a-f]/) kaddr++
+	n++; for (i = S_ip + $S_nr_kernel; i <= NF; i++) if (length($i) == 16 && $i ~ /^[89a-f]/) kaddr++
 } END { print n + 0, kaddr + 0 }' "$OUT/p.raw.txt")
 echo "$n samples of the programs under random tables, $kaddr kernel-space user frames"
 ((n >= 200)) || fail "only $n samples"

@@ -47,16 +47,16 @@ traces_tsv "$OUT/traces.txt" >"$OUT/traces.tsv"
 # the dynamic loader's start-up and the exit, slow under TCG), libc's frame
 # below main named too, and no frame of the binary left unnamed.
 for pid in "${pids[@]}"; do
-	read -r spin libc unnamed total < <(awk -F '\t' -v p="$pid" '$3 == p {
-		t += $1
-		if ($6 ~ /(^|;)shortlived_spin;main(;|$)/) s += $1
-		if ($6 ~ /;main;__libc_start_call_main(;|$)/) c += $1
-		if ($6 ~ /\[shortlived\]/) u += $1
+	read -r spin libc unnamed total < <(rawk -F '\t' -v p="$pid" '$trace_pid == p {
+		t += $trace_count
+		if ($trace_stack ~ /(^|;)shortlived_spin;main(;|$)/) s += $trace_count
+		if ($trace_stack ~ /;main;__libc_start_call_main(;|$)/) c += $trace_count
+		if ($trace_stack ~ /\[shortlived\]/) u += $trace_count
 	} END { print s + 0, c + 0, u + 0, t + 0 }' "$OUT/traces.tsv")
 	echo "shortlived $pid: $spin of $total samples in shortlived_spin;main, $libc reach __libc_start_call_main, $unnamed with unnamed shortlived frames"
 	((total >= 50)) || fail "only $total samples of shortlived $pid (1 s of CPU)"
 	((spin * 100 >= total * 50)) || {
-		awk -F '\t' -v p="$pid" '$3 == p' "$OUT/traces.tsv" | sort -rn | awk 'NR <= 10'
+		rawk -F '\t' -v p="$pid" '$trace_pid == p' "$OUT/traces.tsv" | sort -rn | awk 'NR <= 10'
 		fail "only $spin of $total samples of exited pid $pid are shortlived_spin;main"
 	}
 	((libc * 100 >= total * 50)) || fail "only $libc of $total samples of exited pid $pid name libc's __libc_start_call_main"
@@ -65,7 +65,7 @@ done
 
 # -top: shortlived_spin is the hottest function of the shortlived processes.
 pp -top -sample_index=samples -tagfocus=comm=shortlived "$OUT/p.pb.gz" >"$OUT/top.txt" || fail "go tool pprof -top failed"
-first=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /%$/ && $5 ~ /%$/ { print $6; exit }' "$OUT/top.txt")
+first=$(rawk '$top_flat ~ /^[0-9]+$/ && $top_flat_pct ~ /%$/ && $top_cum_pct ~ /%$/ { print $top_name; exit }' "$OUT/top.txt")
 echo "-top of comm=shortlived: hottest is $first"
 [[ $first == shortlived_spin ]] || { cat "$OUT/top.txt"; fail "the hottest function of shortlived is '$first'"; }
 echo "u_exited: ok"

@@ -35,7 +35,7 @@ pp -raw "$OUT/p.pb.gz" >"$OUT/raw.txt" || fail "go tool pprof -raw failed: $(tai
 pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/pp-top-samples.txt" ||
 	fail "go tool pprof -top failed"
 pp -top -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/pp-top.txt" || fail "go tool pprof -top failed"
-total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/raw.txt")
+total=$(rawk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $pp_sample_ns ~ /^[0-9]+:$/ { n += $pp_sample_count } END { print n + 0 }' "$OUT/raw.txt")
 ((total >= 1500)) || fail "only $total samples in 6 s at 999 Hz with 2 CPUs busy"
 
 # ---- folded
@@ -64,8 +64,8 @@ ident='^[A-Za-z_][A-Za-z0-9_.]*$'
 awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); sub(/_\[k\]$/, "", f[n]); c[f[n]] += $NF }
 	END { for (x in c) if (x ~ ident) print x, c[x] }' ident="$ident" "$OUT/folded.txt" | sort >"$OUT/folded-leaves.txt"
 # pprof names an inlined function "f (inline)", folded stacks "f".
-awk 'NF >= 6 && $2 ~ /%$/ && $1 > 0 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i
-	sub(/ \(inline\)$/, "", name); if (name ~ ident) print name, $1 }' ident="$ident" "$OUT/pp-top-samples.txt" |
+rawk 'NF >= top_name && $top_flat_pct ~ /%$/ && $top_flat > 0 { name = $top_name; for (i = top_name + 1; i <= NF; i++) name = name " " $i
+	sub(/ \(inline\)$/, "", name); if (name ~ ident) print name, $top_flat }' ident="$ident" "$OUT/pp-top-samples.txt" |
 	awk '{ c[$1] += $2 } END { for (x in c) print x, c[x] }' | sort >"$OUT/pp-leaves.txt"
 if ! cmp -s "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt"; then
 	diff "$OUT/folded-leaves.txt" "$OUT/pp-leaves.txt" | awk 'NR <= 20'
@@ -81,8 +81,8 @@ echo "pprof: $(hdr "$OUT/pp-top.txt")"
 [[ $(hdr "$OUT/top.txt" | awk '{ print $2, $NF }') == "$(hdr "$OUT/pp-top.txt" | awk '{ print $2, $NF }')" ]] ||
 	fail "-f top header '$(hdr "$OUT/top.txt")', pprof's '$(hdr "$OUT/pp-top.txt")'"
 # "name flat% cum%" of the first 10 rows, against pprof's row of that name.
-rows() { awk '/^ +flat +flat%/ { on = 1; next } on && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i
-	sub(/ \(inline\)$/, "", name); print name, $2, $5 }' "$1"; }
+rows() { rawk '/^ +flat +flat%/ { on = 1; next } on && NF >= top_name { name = $top_name; for (i = top_name + 1; i <= NF; i++) name = name " " $i
+	sub(/ \(inline\)$/, "", name); print name, $top_flat_pct, $top_cum_pct }' "$1"; }
 rows "$OUT/top.txt" | awk -v ident="$ident" '$1 ~ ident' | awk 'NR <= 10' >"$OUT/top10.txt"
 rows "$OUT/pp-top.txt" | awk -v ident="$ident" '$1 ~ ident' >"$OUT/pp-rows.txt"
 ((($(wc -l <"$OUT/top10.txt")) == 10)) || fail "-f top shows $(wc -l <"$OUT/top10.txt") rows: $(cat "$OUT/top.txt")"
@@ -104,7 +104,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 pp -raw "$OUT/d.pb.gz" >"$OUT/d-raw.txt" || fail "the -d profile is not a valid pprof: $(tail -n 3 "$OUT/pprof.err")"
 dur=$(awk '$1 == "Duration:" { print $2 }' "$OUT/d-raw.txt")
 period=$(awk '$1 == "Period:" { print $2 }' "$OUT/d-raw.txt")
-dsamples=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/d-raw.txt")
+dsamples=$(rawk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $pp_sample_ns ~ /^[0-9]+:$/ { n += $pp_sample_count } END { print n + 0 }' "$OUT/d-raw.txt")
 echo "-d 3 -F 499: took $ms ms, Duration $dur s, Period $period, $dsamples samples"
 ((period == 2004008)) || fail "-F 499 gave period $period"
 awk -v d="$dur" 'BEGIN { exit !(d >= 2.99 && d < 4) }' || fail "-d 3 gave a ${dur}s profile"

@@ -40,8 +40,8 @@ stop
 "$WORKLOADS/streamtext" <"$OUT/p.raw" >"$OUT/p.raw.txt" || fail "the stream is not well-formed"
 samples=$((s1 - s0))
 lost=$((l1 - l0))
-read -r end_samples end_lost < <(awk '$1 == "E" { print $5, $6 }' "$OUT/p.raw.txt")
-lrec=$(awk '$1 == "L" { n += $4 } END { print n + 0 }' "$OUT/p.raw.txt")
+read -r end_samples end_lost < <(rawk '$1 == "E" { print $E_samples, $E_lost }' "$OUT/p.raw.txt")
+lrec=$(rawk '$1 == "L" { n += $L_samples } END { print n + 0 }' "$OUT/p.raw.txt")
 echo "stats: $samples samples, $lost lost; END: $end_samples samples, $end_lost lost; LOST records: $lrec"
 ((lost > 0)) || fail "nothing lost with 64 KiB buffers and a reader stalled for 4 s"
 ((end_samples == samples && end_lost == lost)) || fail "END ($end_samples + $end_lost lost) disagrees with stats ($samples + $lost lost)"
@@ -49,18 +49,18 @@ echo "stats: $samples samples, $lost lost; END: $end_samples samples, $end_lost 
 "$CPROF_DUMP" -i "$OUT/p.raw" -o "$OUT/p.pb.gz" 2>"$OUT/dump.err" || fail "cprof-dump failed: $(cat "$OUT/dump.err")"
 sed 's/^/  cprof-dump: /' "$OUT/dump.err"
 pp -raw "$OUT/p.pb.gz" >"$OUT/raw.txt" || fail "go tool pprof -raw failed: $(tail -n 3 "$OUT/pprof.err")"
-total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/raw.txt")
+total=$(rawk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $pp_sample_ns ~ /^[0-9]+:$/ { n += $pp_sample_count } END { print n + 0 }' "$OUT/raw.txt")
 echo "pprof: $total samples in all"
 ((total == samples + lost)) || fail "the pprof holds $total samples; stats counted $samples + $lost lost"
 
 # The [lost samples] location and its samples, with their cpu labels.
-lid=$(awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /\[lost samples\]/ { sub(":", "", $1); print $1; exit }' "$OUT/raw.txt")
+lid=$(rawk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /\[lost samples\]/ { sub(":", "", $pp_loc_id); print $pp_loc_id; exit }' "$OUT/raw.txt")
 [[ -n $lid ]] || fail "no [lost samples] location"
-awk -v id="$lid" '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
-	on && $2 ~ /^[0-9]+:$/ { pending = ($3 == id && NF == 3) ? $1 : -1; next }
+rawk -v id="$lid" '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+	on && $pp_sample_ns ~ /^[0-9]+:$/ { pending = ($pp_sample_loc == id && NF == pp_sample_loc) ? $pp_sample_count : -1; next }
 	on && pending >= 0 && /cpu:\[/ { c = $0; sub(/.*cpu:\[/, "", c); sub(/ .*/, "", c); print c, pending; pending = -1 }' \
 	"$OUT/raw.txt" | sort -n >"$OUT/lost-by-cpu.txt"
-awk '$1 == "L" { n[$3] += $4 } END { for (c in n) print c, n[c] }' "$OUT/p.raw.txt" | sort -n >"$OUT/lost-rec-by-cpu.txt"
+rawk '$1 == "L" { n[$L_cpu] += $L_samples } END { for (c in n) print c, n[c] }' "$OUT/p.raw.txt" | sort -n >"$OUT/lost-rec-by-cpu.txt"
 echo "lost per cpu in the pprof: $(tr '\n' ' ' <"$OUT/lost-by-cpu.txt")(LOST records: $(tr '\n' ' ' <"$OUT/lost-rec-by-cpu.txt"))"
 (($(awk '{ n += $2 } END { print n + 0 }' "$OUT/lost-by-cpu.txt") == lost)) || fail "the [lost samples] samples do not add up to $lost"
 cmp -s "$OUT/lost-by-cpu.txt" "$OUT/lost-rec-by-cpu.txt" || fail "lost samples per cpu differ from the stream's LOST records"
@@ -70,7 +70,7 @@ grep -q "^Comment: $lost samples lost" "$OUT/raw.txt" || fail "no comment saying
 pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/p.pb.gz" >"$OUT/top.txt" || fail "go tool pprof -top failed"
 row=$(grep -F '[lost samples]' "$OUT/top.txt" || true)
 echo "pprof -top: $row"
-[[ $(awk '{ print $1 }' <<<"$row") == "$lost" ]] || fail "pprof -top's [lost samples] row is '$row', want flat $lost"
+[[ $(rawk '{ print $top_flat }' <<<"$row") == "$lost" ]] || fail "pprof -top's [lost samples] row is '$row', want flat $lost"
 grep -q 'leaf3' "$OUT/top.txt" || fail "no leaf3 in the samples that were not lost"
 
 # The other formats count them too.

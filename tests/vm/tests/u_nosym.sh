@@ -37,7 +37,7 @@ sed 's/^/  cprof-dump: /' "$OUT/dump.err"
 
 # Unsymbolized: no function names for cpuburn, its mapping with build ID.
 pp -raw -symbolize=none "$OUT/ns.pb.gz" >"$OUT/raw-none.txt" || fail "go tool pprof -raw failed: $(tail -n 3 "$OUT/pprof.err")"
-mapline=$(awk -v f="$run/cpuburn" '/^Mappings/ { on = 1; next } on && $3 == f' "$OUT/raw-none.txt")
+mapline=$(rawk -v f="$run/cpuburn" '/^Mappings/ { on = 1; next } on && $pp_map_file == f' "$OUT/raw-none.txt")
 echo "mapping: $mapline"
 [[ -n $mapline ]] || fail "no mapping for $run/cpuburn: $(sed -n '/^Mappings/,$p' "$OUT/raw-none.txt")"
 [[ $mapline == *" $bid "* || $mapline == *" $bid" ]] || fail "the cpuburn mapping has not the build ID $bid"

@@ -42,7 +42,7 @@ l1=$(stat_of lost)
 stop
 samples=$((s1 - s0))
 lost=$((l1 - l0))
-read -r end_dur end_samples end_lost < <(awk '$1 == "E" { print $3, $5, $6 }' "$OUT/p.raw.txt")
+read -r end_dur end_samples end_lost < <(rawk '$1 == "E" { print $E_duration_ns, $E_samples, $E_lost }' "$OUT/p.raw.txt")
 echo "stats: $samples samples, $lost lost; END: $end_samples samples, $end_lost lost, duration $end_dur ns"
 
 start=$(date +%s%N)
@@ -55,12 +55,12 @@ pp -raw "$OUT/p.pb.gz" >"$OUT/raw.txt" || fail "go tool pprof -raw cannot read t
 # -top rows as "flat cum name", counts.
 pp -top -sample_index=samples -nodecount=100000 -nodefraction=0 -edgefraction=0 \
 	"$OUT/p.pb.gz" >"$OUT/top.txt" || fail "go tool pprof -top failed"
-cum_of() { awk -v f="$1" '$6 == f && NF == 6 { print $4; found = 1 } END { if (!found) print 0 }' "$OUT/top.txt"; }
+cum_of() { rawk -v f="$1" '$top_name == f && NF == top_name { print $top_cum; found = 1 } END { if (!found) print 0 }' "$OUT/top.txt"; }
 
 # ---- header: sample types, period, time, duration
 grep -qx 'samples/count cpu/nanoseconds' "$OUT/raw.txt" || fail "sample types are not samples/count cpu/nanoseconds: $(sed -n '/^Samples:/{n;p}' "$OUT/raw.txt")"
 grep -qx 'PeriodType: cpu nanoseconds' "$OUT/raw.txt" || fail "period type: $(grep PeriodType "$OUT/raw.txt")"
-period=$(awk '$1 == "H" { print $4 }' "$OUT/p.raw.txt")
+period=$(rawk '$1 == "H" { print $H_period_ns }' "$OUT/p.raw.txt")
 grep -qx "Period: $period" "$OUT/raw.txt" || fail "period: $(grep '^Period:' "$OUT/raw.txt"), the stream's is $period"
 ((period == 1000000000 / FREQ)) || fail "the stream's period $period is not 1e9/$FREQ"
 # Go prints the duration as "%.4v" ("8.05" for 8.05s) and the time as
@@ -79,8 +79,8 @@ awk -v d="$dur" -v e="$end_dur" 'BEGIN { exit !(d * 1e9 - e < 0.02e9 && e - d * 
 	fail "profile time $ptime is not when the profile was started"
 
 # ---- totals: every sample the module counted, lost ones visibly
-total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $1 } END { print n + 0 }' "$OUT/raw.txt")
-lostloc=$(awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /\[lost samples\]/ { sub(":", "", $1); print $1 }' "$OUT/raw.txt")
+total=$(rawk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $pp_sample_ns ~ /^[0-9]+:$/ { n += $pp_sample_count } END { print n + 0 }' "$OUT/raw.txt")
+lostloc=$(rawk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /\[lost samples\]/ { sub(":", "", $pp_loc_id); print $pp_loc_id }' "$OUT/raw.txt")
 echo "pprof: $total samples in all (stats: $samples + $lost lost)"
 ((total == samples + lost)) || fail "the pprof holds $total samples, /proc/cprof/stats counted $samples + $lost lost"
 ((end_samples == samples && end_lost == lost)) || fail "END record ($end_samples + $end_lost lost) disagrees with stats ($samples + $lost)"
@@ -111,7 +111,7 @@ traces_tsv "$OUT/traces.txt" >"$OUT/traces.tsv"
 # traces_match COMM RE: "matching total" sample counts of COMM's samples,
 # matching: their stack matches RE.
 traces_match() {
-	awk -F '\t' -v c="$1" -v re="$2" '$2 == c { t += $1; if ($6 ~ re) m += $1 }
+	rawk -F '\t' -v c="$1" -v re="$2" '$trace_comm == c { t += $trace_count; if ($trace_stack ~ re) m += $trace_count }
 		END { print m + 0, t + 0 }' "$OUT/traces.tsv"
 }
 read -r chain burnt < <(traces_match cpuburn '(^|;)leaf[123];b;a;main(;|$)')
@@ -129,15 +129,15 @@ echo "readzero -traces: $kern of $rzt samples are vfs_read|ksys_read;...;do_sysc
 	grep readzero "$OUT/traces.tsv" | sort -rn | awk 'NR <= 20'
 	fail "only $kern of $rzt readzero samples show the read system call in the kernel under read_loop;main"
 }
-kmap=$(awk '/^Mappings/ { on = 1; next } on && $3 == "[kernel.kallsyms]" { sub(":", "", $1); print $1 }' "$OUT/raw.txt")
+kmap=$(rawk '/^Mappings/ { on = 1; next } on && $pp_map_file == "[kernel.kallsyms]" { sub(":", "", $pp_map_id); print $pp_map_id }' "$OUT/raw.txt")
 [[ -n $kmap ]] || fail "no [kernel.kallsyms] mapping: $(sed -n '/^Mappings/,$p' "$OUT/raw.txt")"
 for f in do_syscall_64 vfs_read; do
-	awk -v f="$f" -v m="M=$kmap" '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
-		on && $3 == m && $4 == f && $2 ~ /^0xffff/ { ok = 1 } END { exit !ok }' "$OUT/raw.txt" ||
+	rawk -v f="$f" -v m="M=$kmap" '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
+		on && $pp_loc_mapping == m && $pp_loc_function == f && $pp_loc_address ~ /^0xffff/ { ok = 1 } END { exit !ok }' "$OUT/raw.txt" ||
 		fail "no $f location at a kernel address in [kernel.kallsyms] (mapping $kmap)"
 done
 echo "readzero: do_syscall_64 and vfs_read are kernel locations of mapping $kmap [kernel.kallsyms]"
-unnamed=$(awk -v m="M=$kmap" '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && $3 == m && NF == 3' "$OUT/raw.txt" | wc -l)
+unnamed=$(rawk -v m="M=$kmap" '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && $pp_loc_mapping == m && NF == pp_loc_mapping' "$OUT/raw.txt" | wc -l)
 ((unnamed == 0)) || fail "$unnamed kernel locations have no function name"
 
 # ---- labels
@@ -161,7 +161,7 @@ awk '$1 == "pid:" { on = 4; next } on && on-- && $NF == rz { ok = 1 } END { exit
 echo "labels: pid/tid $burn on every cpuburn sample, cpus $cpus, comms $comms"
 
 # cpu/nanoseconds: samples weigh their period; no more CPU time than there was.
-cpu_ns=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $2 ~ /^[0-9]+:$/ { n += $2 } END { printf "%.0f", n }' "$OUT/raw.txt")
+cpu_ns=$(rawk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $pp_sample_ns ~ /^[0-9]+:$/ { n += $pp_sample_ns } END { printf "%.0f", n }' "$OUT/raw.txt")
 echo "pprof: $cpu_ns ns of CPU time sampled in $end_dur ns on 2 CPUs ($(awk -v c="$cpu_ns" -v d="$end_dur" 'BEGIN { printf "%.0f", 100 * c / d }')% of the duration)"
 # Both CPUs were busy all along, so ~200% is right; but a tick that comes
 # late (a loaded TCG host) stands for one period however long it waited, so

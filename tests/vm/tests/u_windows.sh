@@ -43,7 +43,7 @@ for f in "${files[@]}"; do
 	# "Time: 2026-11-23 20:00:00.123456789 +0000 UTC": ns since the epoch
 	t=$(sed -n 's/^Time: //p' "$f.raw")
 	ns=$(date -d "${t% *}" +%s%N)
-	n=$(awk '/^Samples:/ { on = 1; getline; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' "$f.raw")
+	n=$(rawk '/^Samples:/ { on = 1; getline; next } /^Locations/ { on = 0 } on && $pp_sample_count ~ /^[0-9]+$/ { s += $pp_sample_count } END { print s + 0 }' "$f.raw")
 	total=$((total + n))
 	if [[ -n $prev ]]; then
 		((ns - prev == 2000000000)) || fail "$f starts $((ns - prev)) ns after the window before, not 2 s"
