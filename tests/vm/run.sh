@@ -396,38 +396,43 @@ if ! make -s -C "$REPO/tests/workloads" O="$build/workloads" >"$build/workloads.
 fi
 build_userland
 
-# run_kernel KVER DEADLINE: build for KVER, boot it and run the plan,
-# finishing by DEADLINE (epoch seconds, 0 for none).
-run_kernel() {
-	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total qemu_pid rc i line seen=0
-	local name boot_note='' fate='' done_seen='' slow=1 t0 now left=''
-	local -A result=()
+# fail_plan KVER WHY: every test of the plan failed, not run for WHY.
+fail_plan() {
+	local name
+	for name in "${plan_names[@]}"; do
+		report fail "$name" "$1" "-" "not run: $2"
+	done
+}
 
-	((kdeadline == 0)) || left=", $((kdeadline - $(date +%s))) s left for them"
-	echo "== $kver: ${#plan_names[@]} test(s)$left"
-	if ((kdeadline > 0 && kdeadline - $(date +%s) < 120)); then
-		for name in "${plan_names[@]}"; do
-			report fail "$name" "$kver" "-" "not run: make check's time budget ran out (CPROF_CHECK_MINUTES)"
-		done
-		return 0
-	fi
-	mkdir -p "$build/$kver"
-	t0=$(date +%s)
+# The steps of run_kernel, one function each.  They share run_kernel's
+# locals (a function sees the locals of the functions that called it):
+#   kver kdeadline res     the kernel, its DEADLINE, its results folder
+#   initrd total           its initramfs; the plan's time limits, summed
+#   attempt t0 slow        this boot: its number (three at most), its start,
+#                          the slowness the guest last reported
+#   qemu_pid rc seen       the VM, its exit status, the status lines handled
+#   timed_out stalled why  why the host stopped it or boots it again
+#   result boot_note done_seen fate   what the guest reported: each test's
+#                          status, BOOT's note, DONE; why the VM ended early
+
+# kernel_build: build/KVER/cprof.ko and the initramfs (initrd); false, with
+# every test reported not run, if either cannot be had.
+kernel_build() {
 	if ! build_module "$kver"; then
-		for name in "${plan_names[@]}"; do
-			report fail "$name" "$kver" "-" "not run: the module did not build (build/$kver/build.log)"
-		done
-		return 0
+		fail_plan "$kver" "the module did not build (build/$kver/build.log)"
+		return 1
 	fi
 	if ! initrd=$(initramfs "$kver"); then
-		for name in "${plan_names[@]}"; do
-			report fail "$name" "$kver" "-" "not run: no initramfs"
-		done
-		return 0
+		fail_plan "$kver" "no initramfs"
+		return 1
 	fi
-	pick_accel "$kver" "$initrd"
-	echo "   module and initramfs ready in $(($(date +%s) - t0)) s"
+}
 
+# kernel_write_plan: the results folder, emptied, with what guest.sh reads
+# there (vm.env and plan); total: 120 s for the boot, and each test's time
+# limit plus 10 s.
+kernel_write_plan() {
+	local i
 	rm -rf "$res"
 	mkdir -p "$res"
 	cat >"$res/vm.env" <<-EOF
@@ -444,128 +449,135 @@ run_kernel() {
 		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
 		total=$((total + plan_timeouts[i] + 10))
 	done
-	local attempt=1 append stalled console_size stall_t
-	while :; do
-		: >"$res/status"
-		: >"$res/console.log"
-		append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check"
-		((attempt > 1)) || append+=${CPROF_VM_APPEND_FIRST:+ $CPROF_VM_APPEND_FIRST}
+}
 
-		# The host's own limit: --timeout, else the plan's total stretched by
-		# the slowness the guest reports, and never past DEADLINE + 60 s (the
-		# guest stops starting tests at DEADLINE).
-		t0=$(date +%s)
-		stop_at() {
-			local t=$((t0 + ${host_timeout:-$((total * slow))}))
-			((kdeadline == 0 || t <= kdeadline + 60)) || t=$((kdeadline + 60))
-			echo "$t"
-		}
+# vm_stop_at: the host's own limit for this boot, in epoch seconds:
+# --timeout, else the plan's total stretched by the slowness the guest
+# reports, and never past DEADLINE + 60 s (the guest stops starting tests
+# at DEADLINE).
+vm_stop_at() {
+	local t=$((t0 + ${host_timeout:-$((total * slow))}))
+	((kdeadline == 0 || t <= kdeadline + 60)) || t=$((kdeadline + 60))
+	echo "$t"
+}
 
-		# shellcheck disable=SC2086 # $accel is a list of options
-		qemu-system-x86_64 \
-			-nodefaults -display none -no-reboot -monitor none \
-			$accel -smp 2 -m 2G \
-			-kernel "${k_image[$kver]}" -initrd "$initrd" -append "$append" \
-			-serial "file:$res/console.log" -serial "file:$res/status" \
-			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-			-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
-			</dev/null >"$res/qemu.log" 2>&1 &
-		qemu_pid=$!
-		# shellcheck disable=SC2064 # this VM's pid, now
-		trap "kill $qemu_pid 2>/dev/null || true" EXIT
-		if [[ -n $verbose ]]; then
-			tail -n +1 -f --pid="$qemu_pid" "$res/console.log" &
+# vm_start: boot the VM in the background (qemu_pid, killed on exit), its
+# serial ports written to console.log and status, both emptied first; t0
+# is when.  CPROF_VM_APPEND_FIRST goes to the first boot only.
+vm_start() {
+	local append
+	: >"$res/status"
+	: >"$res/console.log"
+	append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check"
+	((attempt > 1)) || append+=${CPROF_VM_APPEND_FIRST:+ $CPROF_VM_APPEND_FIRST}
+	t0=$(date +%s)
+
+	# shellcheck disable=SC2086 # $accel is a list of options
+	qemu-system-x86_64 \
+		-nodefaults -display none -no-reboot -monitor none \
+		$accel -smp 2 -m 2G \
+		-kernel "${k_image[$kver]}" -initrd "$initrd" -append "$append" \
+		-serial "file:$res/console.log" -serial "file:$res/status" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
+		</dev/null >"$res/qemu.log" 2>&1 &
+	qemu_pid=$!
+	# shellcheck disable=SC2064 # this VM's pid, now
+	trap "kill $qemu_pid 2>/dev/null || true" EXIT
+	if [[ -n $verbose ]]; then
+		tail -n +1 -f --pid="$qemu_pid" "$res/console.log" &
+	fi
+}
+
+# vm_handle_line LINE: one line from the guest's status port; results are
+# printed as the guest reports them.
+vm_handle_line() {
+	local line=${1%$'\r'} name status secs note
+	case $line in
+	"RESULT "*)
+		read -r _ name status secs note <<<"$line"
+		result[$name]=$status
+		report "$status" "$name" "$kver" "$secs" "$note"
+		if [[ -n $print_logs ]]; then
+			show_file "$name output" "$res/$name.log" 10000
+		elif [[ $status == fail ]]; then
+			show_file "$name output" "$res/$name.log" 60
 		fi
+		if [[ $status == fail ]]; then
+			show_file "$name kernel log" "$res/$name.dmesg" 40
+		fi
+		;;
+	"SLOW "*)
+		if [[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)); then
+			slow=${line#SLOW }
+			((slow <= max_slow)) || max_slow=$slow
+		fi
+		;;
+	"BOOT ok") echo "   booted in $(($(date +%s) - t0)) s" ;;
+	"BOOT "* | "INIT-FAIL "*) boot_note=${line#* } ;;
+	DONE) done_seen=1 ;;
+	esac
+}
 
-		# Print results as the guest reports them.
-		handle_line() {
-			local line=${1%$'\r'} name status secs note
-			case $line in
-			"RESULT "*)
-				read -r _ name status secs note <<<"$line"
-				result[$name]=$status
-				report "$status" "$name" "$kver" "$secs" "$note"
-				if [[ -n $print_logs ]]; then
-					show_file "$name output" "$res/$name.log" 10000
-				elif [[ $status == fail ]]; then
-					show_file "$name output" "$res/$name.log" 60
-				fi
-				if [[ $status == fail ]]; then
-					show_file "$name kernel log" "$res/$name.dmesg" 40
-				fi
-				;;
-			"SLOW "*)
-				if [[ ${line#SLOW } =~ ^[0-9]+$ ]] && ((${line#SLOW } > slow)); then
-					slow=${line#SLOW }
-					((slow <= max_slow)) || max_slow=$slow
-				fi
-				;;
-			"BOOT ok") echo "   booted in $(($(date +%s) - t0)) s" ;;
-			"BOOT "* | "INIT-FAIL "*) boot_note=${line#* } ;;
-			DONE) done_seen=1 ;;
-			esac
-		}
-		# Until the guest's init reports BOOT, a console that stays
-		# silent for the stall bound is a boot that stopped (seen under
-		# TCG at "Loading compiled-in X.509 certificates"): kill it.
-		local timed_out='' stalled='' killing=''
-		console_size=0
-		stall_t=$t0
-		while kill -0 "$qemu_pid" 2>/dev/null; do
-			sleep 1
-			while IFS= read -r line; do
-				seen=$((seen + 1))
-				handle_line "$line"
-			done < <(tail -n +"$((seen + 1))" "$res/status")
-			now=$(date +%s)
-			if [[ -z $timed_out$stalled ]] && ((now > $(stop_at))); then
-				timed_out=1
-			elif [[ -z $timed_out$stalled ]] && ((seen == 0)); then
-				if (($(stat -c %s "$res/console.log") != console_size)); then
-					console_size=$(stat -c %s "$res/console.log")
-					stall_t=$now
-				elif ((now - stall_t > boot_stall * max_slow)); then
-					stalled=$((now - stall_t))
-				fi
-			fi
-			if [[ -n $timed_out$stalled && -z $killing ]]; then
-				killing=1
-				kill -TERM "$qemu_pid" 2>/dev/null || true
-				( sleep 10 && kill -KILL "$qemu_pid" 2>/dev/null ) &
-			fi
-		done
-		rc=0
-		wait "$qemu_pid" || rc=$?
-		# Lines that arrived after the last poll.  (read fails on a last line
-		# without its newline: a partial line waits for the next round.)
+# vm_watch: until the VM exits (rc: qemu's exit status), handle the status
+# lines as they come, and stop the VM once it runs past vm_stop_at
+# (timed_out) or, until the guest's init reports BOOT, once its console
+# stays silent for the stall bound (stalled: a boot that stopped, seen
+# under TCG at "Loading compiled-in X.509 certificates").
+vm_watch() {
+	local line now console_size=0 stall_t=$t0 killing=''
+	timed_out=''
+	stalled=''
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		sleep 1
 		while IFS= read -r line; do
-			handle_line "$line"
+			seen=$((seen + 1))
+			vm_handle_line "$line"
 		done < <(tail -n +"$((seen + 1))" "$res/status")
-
-		# A kernel that panics or stalls before init reports anything (no
-		# BOOT line: no test started, no module of ours loaded) failed to
-		# boot the emulated machine: seen on 6.12 under TCG, an int3 oops
-		# in sched_clock_cpu while the boot patched static keys, and the
-		# stall above.  Boot again, three boots at most; each failed
-		# boot's console log is kept as console-bootN.log.
-		local why=
-		if [[ -n $stalled ]]; then
-			why="the guest made no progress for $stalled s before init (last console line: $(tail -n 1 "$res/console.log" | tr -d '\r' | cut -c1-100))"
-		elif [[ -z $timed_out ]] && ! grep -q '^BOOT ' "$res/status" &&
-			grep -q "Kernel panic" "$res/console.log"; then
-			why="the kernel panicked before init ($(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r'))"
+		now=$(date +%s)
+		if [[ -z $timed_out$stalled ]] && ((now > $(vm_stop_at))); then
+			timed_out=1
+		elif [[ -z $timed_out$stalled ]] && ((seen == 0)); then
+			if (($(stat -c %s "$res/console.log") != console_size)); then
+				console_size=$(stat -c %s "$res/console.log")
+				stall_t=$now
+			elif ((now - stall_t > boot_stall * max_slow)); then
+				stalled=$((now - stall_t))
+			fi
 		fi
-		if [[ -n $why ]] && ((attempt < 3)); then
-			echo "   $why: booting once more"
-			mv "$res/console.log" "$res/console-boot$attempt.log"
-			attempt=$((attempt + 1))
-			seen=0
-			slow=1
-			continue
+		if [[ -n $timed_out$stalled && -z $killing ]]; then
+			killing=1
+			kill -TERM "$qemu_pid" 2>/dev/null || true
+			( sleep 10 && kill -KILL "$qemu_pid" 2>/dev/null ) &
 		fi
-		[[ -z $stalled ]] || fate=$why
-		break
 	done
+	rc=0
+	wait "$qemu_pid" || rc=$?
+	# Lines that arrived after the last poll.  (read fails on a last line
+	# without its newline: a partial line waits for the next round.)
+	while IFS= read -r line; do
+		vm_handle_line "$line"
+	done < <(tail -n +"$((seen + 1))" "$res/status")
+}
+
+# vm_boot_failed: why, if this boot failed before the guest's init reported
+# anything (no BOOT line: no test started, no module of ours loaded): it
+# stalled, or the kernel panicked.  Seen on 6.12 under TCG: an int3 oops
+# in sched_clock_cpu while the boot patched static keys, and the stall.
+vm_boot_failed() {
+	why=
+	if [[ -n $stalled ]]; then
+		why="the guest made no progress for $stalled s before init (last console line: $(tail -n 1 "$res/console.log" | tr -d '\r' | cut -c1-100))"
+	elif [[ -z $timed_out ]] && ! grep -q '^BOOT ' "$res/status" &&
+		grep -q "Kernel panic" "$res/console.log"; then
+		why="the kernel panicked before init ($(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r'))"
+	fi
+}
+
+# kernel_report: what the guest could not report: a boot that failed, a VM
+# that ended before DONE, and the tests left without a result.
+kernel_report() {
+	local name what="did not finish"
 	if [[ -n $boot_note ]]; then
 		report fail "boot" "$kver" "-" "$boot_note"
 		show_file "console" "$res/console.log" 60
@@ -574,7 +586,7 @@ run_kernel() {
 		if [[ -n $fate ]]; then
 			:
 		elif [[ -n $timed_out ]]; then
-			fate="host timeout: the VM ran past $(($(stop_at) - t0))s"
+			fate="host timeout: the VM ran past $(($(vm_stop_at) - t0))s"
 		elif grep -q "Kernel panic" "$res/console.log"; then
 			fate="kernel panic: $(grep -m 1 "Kernel panic" "$res/console.log" | tr -d '\r')"
 		else
@@ -586,7 +598,6 @@ run_kernel() {
 	fi
 	# Tests run in plan order: the first one without a result was running
 	# when the VM died, unless it died before guest.sh started.
-	local what="did not finish"
 	grep -q '^BOOT ' "$res/status" || what="not run"
 	for name in "${plan_names[@]}"; do
 		[[ -n ${result[$name]:-} ]] && continue
@@ -594,6 +605,49 @@ run_kernel() {
 		[[ $what == "not run" ]] || show_file "$name output" "$res/$name.log" 40
 		what="not run"
 	done
+}
+
+# run_kernel KVER DEADLINE: build for KVER, boot it and run the plan,
+# finishing by DEADLINE (epoch seconds, 0 for none).
+run_kernel() {
+	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total
+	local attempt=1 t0 slow=1 qemu_pid rc seen=0 timed_out='' stalled='' why=''
+	local boot_note='' done_seen='' fate='' left=''
+	local -A result=()
+
+	((kdeadline == 0)) || left=", $((kdeadline - $(date +%s))) s left for them"
+	echo "== $kver: ${#plan_names[@]} test(s)$left"
+	if ((kdeadline > 0 && kdeadline - $(date +%s) < 120)); then
+		fail_plan "$kver" "make check's time budget ran out (CPROF_CHECK_MINUTES)"
+		return 0
+	fi
+	mkdir -p "$build/$kver"
+	t0=$(date +%s)
+	kernel_build || return 0
+	pick_accel "$kver" "$initrd"
+	echo "   module and initramfs ready in $(($(date +%s) - t0)) s"
+
+	kernel_write_plan
+	# A boot that fails before the guest's init reports (vm_boot_failed)
+	# failed to boot the emulated machine, not a test: boot again, three
+	# boots at most; each failed boot's console log is kept as
+	# console-bootN.log.
+	while :; do
+		vm_start
+		vm_watch
+		vm_boot_failed
+		if [[ -n $why ]] && ((attempt < 3)); then
+			echo "   $why: booting once more"
+			mv "$res/console.log" "$res/console-boot$attempt.log"
+			attempt=$((attempt + 1))
+			seen=0
+			slow=1
+			continue
+		fi
+		[[ -z $stalled ]] || fate=$why
+		break
+	done
+	kernel_report
 }
 
 # With a deadline, each kernel gets an equal share of the time left.
