@@ -29,8 +29,14 @@
 #   -v, --verbose     copy the guest console to stdout
 #   TEST              a name in tests/vm/tests (k_ctl, k_ctl.sh), a glob
 #                     ('k_*') or a path to a script anywhere in the repo.
-#                     Default: every tests/vm/tests/*.sh but the benchmarks b_*
-#                     and the debug kernel's stress tests d_*.
+#                     Default: every test in tests/vm/tests/ORDER but the
+#                     benchmarks b_* and the debug kernel's stress tests d_*.
+#
+# The tests run in the order tests/vm/tests/ORDER lists them, however they
+# are named (a script outside tests/vm/tests, named by its path, runs
+# before them, in the order named).  ORDER must list every
+# tests/vm/tests/*.sh exactly once: run.sh refuses to run (--list
+# included) while it does not.
 #
 # For each kernel, one after the other: build the module against that
 # kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
@@ -67,10 +73,14 @@
 #     is booted again, up to three boots.  CPROF_VM_APPEND_FIRST adds
 #     kernel parameters to the first boot only: a way to see that
 #     (e.g. "rdinit=/bin/busybox -- sleep 100000" never reaches init).
+#   - listed in tests/vm/tests/ORDER, where it should run.
 #   - name prefixes: h_ harness, i_ the installed packages (DKMS's module),
-#     k_ kernel module, u_ userland end to end,
+#     k_ kernel module, p_ against perf, u_ userland end to end,
 #     b_ benchmarks (run only when named, by make bench), d_ stress tests
-#     for a debug kernel (run only when named, by make check-debug).
+#     for a debug kernel (run only when named, by make check-debug),
+#     z_lockdown last.
+#   - lines of text (the stream as build/workloads/streamtext prints it,
+#     pprof's tables) are read by field name: rawk in tests/vm/lib/records.sh.
 #
 # Exit status: 0 if every test passed or skipped, 1 otherwise.
 set -euo pipefail
@@ -148,6 +158,31 @@ fi
 
 # ---------------------------------------------------------------- tests
 
+# read_order: order (the names in tests/vm/tests/ORDER, in order) and
+# order_index (each name's place); dies unless ORDER names every
+# tests/vm/tests/*.sh, once each, and nothing else.
+order=()
+declare -A order_index=()
+read_order() {
+	local list=$REPO/tests/vm/tests/ORDER line name rest f
+	[[ -f $list ]] || die "no tests/vm/tests/ORDER: the order of the tests"
+	while IFS= read -r line || [[ -n $line ]]; do
+		read -r name rest <<<"${line%%#*}"
+		[[ -n $name ]] || continue
+		[[ -z $rest && $name =~ ^[A-Za-z0-9_.+-]+$ ]] || die "tests/vm/tests/ORDER: bad line '$line'"
+		[[ -z ${order_index[$name]:-} ]] || die "tests/vm/tests/ORDER lists $name twice"
+		[[ -f $REPO/tests/vm/tests/$name.sh ]] || die "tests/vm/tests/ORDER lists $name: no tests/vm/tests/$name.sh"
+		order_index[$name]=${#order[@]}
+		order+=("$name")
+	done <"$list"
+	for f in "$REPO"/tests/vm/tests/*.sh; do
+		[[ -e $f ]] || continue
+		name=$(basename "$f" .sh)
+		[[ -n ${order_index[$name]:-} ]] ||
+			die "tests/vm/tests/$name.sh is not in tests/vm/tests/ORDER: add it where it should run"
+	done
+}
+
 # Fills plan_names/plan_scripts/plan_timeouts from the TEST arguments.
 plan_names=()
 plan_scripts=()
@@ -167,13 +202,17 @@ add_test() {
 	plan_timeouts+=("${t:-$test_timeout}")
 }
 
+# resolve_tests: the plan, in ORDER's order: the tests named (all but b_
+# and d_ when none is), after the scripts named by a path outside
+# tests/vm/tests.
 resolve_tests() {
-	local arg path matched f
+	local arg path matched f name
+	local -A named=()
+	local -a outside=()
 	if [[ ${#tests[@]} -eq 0 ]]; then
-		for f in "$REPO"/tests/vm/tests/*.sh; do
-			[[ -e $f ]] || continue
-			[[ $(basename "$f") != [bd]_* ]] || continue
-			add_test "tests/vm/tests/$(basename "$f")"
+		for name in "${order[@]}"; do
+			[[ $name != [bd]_* ]] || continue
+			add_test "tests/vm/tests/$name.sh"
 		done
 		return 0
 	fi
@@ -181,19 +220,31 @@ resolve_tests() {
 		if [[ $arg == */* ]]; then
 			path=$(realpath -e "$arg" 2>/dev/null) || die "no such test script: $arg"
 			[[ $path == "$REPO"/* ]] || die "$arg is outside the repository (the guest sees only the repo)"
-			add_test "${path#"$REPO"/}"
+			name=$(basename "$path" .sh)
+			if [[ $path == "$REPO/tests/vm/tests/$name.sh" && -n ${order_index[$name]:-} ]]; then
+				named[$name]=1
+			else
+				outside+=("${path#"$REPO"/}")
+			fi
 			continue
 		fi
 		matched=
 		for f in "$REPO"/tests/vm/tests/${arg%.sh}.sh; do
 			[[ -e $f ]] || continue
-			add_test "tests/vm/tests/$(basename "$f")"
+			named[$(basename "$f" .sh)]=1
 			matched=1
 		done
 		[[ -n $matched ]] || die "no test matches '$arg' in tests/vm/tests"
 	done
+	for path in "${outside[@]}"; do
+		add_test "$path"
+	done
+	for name in "${order[@]}"; do
+		[[ -z ${named[$name]:-} ]] || add_test "tests/vm/tests/$name.sh"
+	done
 }
 
+read_order
 resolve_tests
 [[ ${#plan_names[@]} -gt 0 ]] || die "no tests to run"
 
