@@ -45,19 +45,6 @@ void cprof_ring_free(struct cprof_ring *r)
 }
 
 /**
- * cprof_ring_reset() - empty a ring, keeping its memory
- * @r: the ring
- *
- * Context: only while neither side runs: between profiles.
- */
-void cprof_ring_reset(struct cprof_ring *r)
-{
-	r->head = 0;
-	r->tail = 0;
-	r->resv_head = 0;
-}
-
-/**
  * cprof_ring_reserve() - reserve room for the next record
  * @r: the ring
  * @max: the record's largest size, header included, a multiple of 8

@@ -21,7 +21,6 @@ struct cprof_ring {
 
 int cprof_ring_init(struct cprof_ring *r, u32 size, int node);
 void cprof_ring_free(struct cprof_ring *r);
-void cprof_ring_reset(struct cprof_ring *r);
 void *cprof_ring_reserve(struct cprof_ring *r, u32 max);
 void cprof_ring_commit(struct cprof_ring *r, u32 type, u32 flags, u32 size);
 bool cprof_ring_half_full(const struct cprof_ring *r);
