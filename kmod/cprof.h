@@ -13,8 +13,6 @@
 
 #include "cprof_format.h"
 
-#define CPROF_FREQ_MAX		100000	/* 10 us period */
-#define CPROF_SECONDS_MAX	86400
 #define CPROF_NO_DEADLINE	U64_MAX	/* seconds=0: until stopped */
 #define CPROF_BUDGET_DEFAULT	25	/* % of a CPU, as perf's default */
 #define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */

@@ -37,6 +37,10 @@
 #define CPROF_PATH_MAX		4096
 #define CPROF_RELEASE_LEN	72	/* utsname release, NUL-padded */
 
+/* The most ctl's freq= and seconds= take (cprof-dump's -F and -d too). */
+#define CPROF_FREQ_MAX		100000	/* 10 us period */
+#define CPROF_SECONDS_MAX	86400
+
 /* Sampling modes (header.mode, ctl "mode="). */
 enum cprof_mode {
 	CPROF_MODE_BOTH		= 0,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "cprof_format.h"
 #include "httpd.h"
 #include "ingest.h"
 #include "ksyms.h"
@@ -200,12 +201,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.out.nodes = l;
 		break;
 	case 'd':
-		if (parse_long("duration", arg, 1, LIVE_SECONDS_MAX,
+		if (parse_long("duration", arg, 1, CPROF_SECONDS_MAX,
 			       &env.duration))
 			return EINVAL;
 		break;
 	case 'F':
-		if (parse_long("frequency", arg, 1, LIVE_FREQ_MAX, &env.freq))
+		if (parse_long("frequency", arg, 1, CPROF_FREQ_MAX, &env.freq))
 			return EINVAL;
 		break;
 	case 'p':
@@ -255,19 +256,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.http_opts = true;
 		break;
 	case OPT_HTTP_MAX_SECONDS:
-		if (parse_long("--http-max-seconds", arg, 1, LIVE_SECONDS_MAX,
+		if (parse_long("--http-max-seconds", arg, 1, CPROF_SECONDS_MAX,
 			       &env.http.max_seconds))
 			return EINVAL;
 		env.http_opts = true;
 		break;
 	case OPT_HTTP_MAX_FREQ:
-		if (parse_long("--http-max-freq", arg, 1, LIVE_FREQ_MAX,
+		if (parse_long("--http-max-freq", arg, 1, CPROF_FREQ_MAX,
 			       &env.http.max_freq))
 			return EINVAL;
 		env.http_opts = true;
 		break;
 	case OPT_EVERY:
-		if (parse_long("window length", arg, 1, LIVE_SECONDS_MAX,
+		if (parse_long("window length", arg, 1, CPROF_SECONDS_MAX,
 			       &env.every))
 			return EINVAL;
 		break;

@@ -9,9 +9,11 @@
 #include <stddef.h>
 
 #define LIVE_PROC_DIR	"/proc/cprof"
-#define LIVE_FREQ_MAX	100000
-#define LIVE_SECONDS_MAX	86400
-#define LIVE_PID_MAX	4194304		/* PID_MAX_LIMIT on 64-bit */
+/*
+ * The most ctl's pid= takes: the module checks it against the kernel's
+ * PID_MAX_LIMIT (4 Mi on 64-bit), which no userland header holds.
+ */
+#define LIVE_PID_MAX	4194304
 
 struct live_settings {
 	const char *proc_dir;
