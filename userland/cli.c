@@ -149,9 +149,11 @@ static const struct argp_option opts[] = {
 	{ "http-insecure-no-auth", OPT_HTTP_INSECURE, NULL, 0,
 	  "--http on TCP without a token or certificates: every process that reaches the port reads every process's stacks", 0 },
 	{ "http-max-seconds", OPT_HTTP_MAX_SECONDS, "N", 0,
-	  "--http: the most seconds= a client may ask (default 3600)", 0 },
+	  "--http: the most seconds= a client may ask (default "
+	  STRINGIFY(HTTPD_SECONDS_MAX) ")", 0 },
 	{ "http-max-freq", OPT_HTTP_MAX_FREQ, "HZ", 0,
-	  "--http: the most freq= a client may ask (default 4000)", 0 },
+	  "--http: the most freq= a client may ask (default "
+	  STRINGIFY(HTTPD_FREQ_MAX) ")", 0 },
 	{ "load-unwind-tables", OPT_LOAD_TABLES, NULL, 0,
 	  "Load the unwind tables of the running programs (-p: of one) into the module and exit, for a profile read with cat", 0 },
 	{ "kallsyms", OPT_KALLSYMS, "FILE", 0,

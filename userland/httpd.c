@@ -33,6 +33,7 @@
 
 #include "answer.h"
 #include "cgroups.h"
+#include "cprof_format.h"
 #include "httpauth.h"
 #include "httpd.h"
 #include "ingest.h"
@@ -57,6 +58,12 @@
  */
 #define HEAD_DEADLINE_S		10.0
 #define CONNECTIONS_MAX		64
+/* seconds= when a request gives none, as Go's handler (within max_seconds) */
+#define SECONDS_DEFAULT		30
+
+_Static_assert(HTTPD_SECONDS_MAX <= CPROF_SECONDS_MAX &&
+	       HTTPD_FREQ_MAX <= CPROF_FREQ_MAX,
+	       "a default ceiling above the module's limit");
 #define CONNECTIONS_PER_ADDR	8
 
 /* A connection whose request has not arrived whole yet. */
@@ -97,7 +104,8 @@ static const char index_page[] =
 "<p>\nProfile Descriptions:\n<ul>\n"
 "<li><div class=profile-name>profile: </div> CPU profile of the whole "
 "machine (every CPU, kernel and user stacks, cprof.ko). You can specify "
-"the duration in the seconds GET parameter (default 30, at most 3600). "
+"the duration in the seconds GET parameter (default " STRINGIFY(SECONDS_DEFAULT)
+", at most " STRINGIFY(HTTPD_SECONDS_MAX) "). "
 "nosymbol=1 leaves symbolization to the client (addresses, mappings and "
 "build IDs only); freq=HZ sets the samples per second per CPU and pid=PID "
 "profiles one process. After you get the profile file, use the go tool "
@@ -396,7 +404,8 @@ static enum MHD_Result serve_profile(struct server *srv,
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
 		.o = srv->o, .pid = -1,
-		.seconds = srv->o->max_seconds < 30 ? srv->o->max_seconds : 30,
+		.seconds = srv->o->max_seconds < SECONDS_DEFAULT ?
+			   srv->o->max_seconds : SECONDS_DEFAULT,
 	};
 	struct resolve_opts ropts = { 0 };
 	struct profile *prof = NULL;

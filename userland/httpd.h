@@ -28,8 +28,15 @@
 
 #include "httpauth.h"
 
-#define HTTPD_SECONDS_MAX	3600	/* the default ceiling of seconds= */
-#define HTTPD_FREQ_MAX		4000	/* ... and of freq= (perf's -F) */
+/*
+ * The default ceilings of seconds= and freq= (--http-max-seconds,
+ * --http-max-freq): deliberately below the module's CPROF_SECONDS_MAX and
+ * CPROF_FREQ_MAX, which the options may raise them to, so that a client
+ * holds the profiler an hour at most, at perf record's default frequency
+ * at most.  Plain numbers: --help and the index page print them.
+ */
+#define HTTPD_SECONDS_MAX	3600
+#define HTTPD_FREQ_MAX		4000
 
 struct httpd_opts {
 	const char *addr;	/* listen.h's forms */

@@ -10,6 +10,10 @@
 
 #define PROG_NAME	"cprof-dump"
 
+/* A numeric define as a string literal, for messages: STRINGIFY(N_MAX). */
+#define STRINGIFY(x)	STRINGIFY_(x)
+#define STRINGIFY_(x)	#x
+
 /* "cprof-dump: <msg>" on stderr; returns -1 so callers write return fail(). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "cprof-dump: warning: <msg>" on stderr. */
