@@ -47,8 +47,6 @@
 
 /* How long a request waits for new programs' unwind tables. */
 #define TABLES_WAIT_S		2.0
-/* How often at most the tables of deleted files are looked for. */
-#define SWEEP_S			60.0
 /* An idle connection (a request sent slowly, or not at all) is closed. */
 #define IDLE_TIMEOUT_S		10
 /*
@@ -322,7 +320,7 @@ static void load_tables(struct server *srv, const struct query *q,
 {
 	if (!srv->o->unwind_tables)
 		return;
-	tableload__sweep(srv->unw, SWEEP_S);
+	tableload__sweep(srv->unw, TABLELOAD_SWEEP_S);
 	tableload__prime(&srv->unw, srv->o->proc_dir, q->pid > 0 ? q->pid : 0,
 			 &w->stop, TABLES_WAIT_S);
 }

@@ -38,6 +38,9 @@ struct tableload *tableload__start(const char *proc_dir);
  */
 void tableload__scan(struct tableload *l, pid_t pid);
 
+/* How often the readers that run for long (--http, --every) sweep. */
+#define TABLELOAD_SWEEP_S	60.0
+
 /*
  * Queue a sweep, unless one was queued less than interval seconds ago:
  * the tables this loader wrote whose files no process maps any more and

@@ -260,8 +260,8 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	rotate(w->o);
 out:
 	prune(w);
-	/* the tables of programs deleted meanwhile, once a minute */
-	tableload__sweep(w->o->unw, 60);
+	/* the tables of programs deleted meanwhile */
+	tableload__sweep(w->o->unw, TABLELOAD_SWEEP_S);
 	outfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';
