@@ -19,7 +19,7 @@
 #include "httpd.h"
 #include "ingest.h"
 #include "ksyms.h"
-#include "live.h"
+#include "modprofile.h"
 #include "outfile.h"
 #include "output.h"
 #include "profile.h"
@@ -70,7 +70,7 @@ static struct env {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
 	.symbolize = true,
 	.pid = -1,
-	.proc_dir = LIVE_PROC_DIR,
+	.proc_dir = MODPROFILE_PROC_DIR,
 	.unwind_tables = true,
 	.http = {
 		.max_seconds = HTTPD_SECONDS_MAX,
@@ -161,7 +161,7 @@ static const struct argp_option opts[] = {
 	{ "modules", OPT_MODULES, "FILE", 0,
 	  "Kernel modules (default /proc/modules)", 0 },
 	{ "proc-dir", OPT_PROC_DIR, "DIR", 0,
-	  "Where the module's ctl and profile files are (default " LIVE_PROC_DIR ")", 0 },
+	  "Where the module's ctl and profile files are (default " MODPROFILE_PROC_DIR ")", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
@@ -212,7 +212,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		break;
 	case 'p':
-		if (parse_long("pid", arg, 0, LIVE_PID_MAX, &env.pid))
+		if (parse_long("pid", arg, 0, MODPROFILE_PID_MAX, &env.pid))
 			return EINVAL;
 		break;
 	case OPT_KALLSYMS:
@@ -301,14 +301,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
  */
 static volatile sig_atomic_t interrupted;
 static bool soft_interrupt;
-static struct live live = { .fd = -1, .ctl_fd = -1 };
+static struct modprofile mp = { .fd = -1, .ctl_fd = -1 };
 static char tmp_path[4096];
 
 static void sig_handler(int sig)
 {
 	if (sig != SIGHUP && soft_interrupt && !interrupted) {
 		interrupted = 1;
-		live__stop(&live);
+		modprofile__stop(&mp);
 		return;
 	}
 	if (tmp_path[0])
@@ -334,7 +334,7 @@ static void setup_signals(const struct outfile *out)
 /* Configure the module and open its profile; the fd, or -1. */
 static int start_profile(void)
 {
-	struct live_settings set = {
+	struct modprofile_settings set = {
 		.proc_dir = env.proc_dir,
 		.seconds = env.duration,
 		.freq = env.freq,
@@ -352,13 +352,13 @@ static int start_profile(void)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	ret = live__start(&live, &set, &err, msg, sizeof(msg));
+	ret = modprofile__start(&mp, &set, &err, msg, sizeof(msg));
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return fail("%s", msg);
 	if (interrupted)
-		live__stop(&live);
-	return live.fd;
+		modprofile__stop(&mp);
+	return mp.fd;
 }
 
 /* The stream to read; its name in messages in *name.  -1 on error. */
@@ -456,7 +456,7 @@ static int load_tables_only(void)
 /* The combinations of options that make no sense.  0 ok, else 2. */
 static int check_options(void)
 {
-	bool live_run = env.duration || env.every;
+	bool profiling = env.duration || env.every;
 
 	if (env.http.addr && (env.duration || env.every || env.input ||
 			      env.output || env.freq || env.pid >= 0 ||
@@ -473,12 +473,12 @@ static int check_options(void)
 		fail("--load-unwind-tables only loads tables: it takes -p alone");
 		return 2;
 	}
-	if (live_run && env.input) {
+	if (profiling && env.input) {
 		fail("%s runs a profile: it does not read -i %s",
 		     env.every ? "--every" : "-d", env.input);
 		return 2;
 	}
-	if (!live_run && !env.http.addr && !env.load_tables &&
+	if (!profiling && !env.http.addr && !env.load_tables &&
 	    (env.freq || env.pid >= 0)) {
 		fail("-F and -p set up a profile: use them with -d SECONDS or --every");
 		return 2;
@@ -552,10 +552,10 @@ static int run_windows(struct resolve_opts *ropts)
 	wo.unw = load_tables_first(&stopped);
 	if (stopped || start_profile() < 0)
 		goto out;
-	err = windows__run(live.fd, live.path, &wo) ? 1 : 0;
+	err = windows__run(mp.fd, mp.path, &wo) ? 1 : 0;
 out:
 	tableload__stop(wo.unw, NULL);
-	live__close(&live);
+	modprofile__close(&mp);
 	return err;
 }
 
@@ -614,7 +614,7 @@ int main(int argc, char **argv)
 		if (stopped)
 			goto cleanup;
 		fd = start_profile();
-		in_name = live.path;
+		in_name = mp.path;
 	} else {
 		fd = open_input(&in_name);
 	}
@@ -657,8 +657,8 @@ cleanup:
 	resolved__free(res);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
-	if (fd > STDIN_FILENO && fd != live.fd)
+	if (fd > STDIN_FILENO && fd != mp.fd)
 		close(fd);
-	live__close(&live);
+	modprofile__close(&mp);
 	return err;
 }

@@ -5,11 +5,11 @@
  * libmicrohttpd runs each connection in its own thread, so a profile
  * request simply runs the profile in its handler: it gives the module the
  * tables of programs started since the last request (for at most
- * TABLES_WAIT_S), starts the profile (live.c), reads the stream to its END
- * record, then symbolizes and answers.  From the first of these steps to
- * the last a watcher thread polls the connection for the client's hang-up
- * and, if it comes, stops whichever step runs: the module's profile ends
- * at once, table loading and symbolization are left, nothing is sent.
+ * TABLES_WAIT_S), starts the profile (modprofile.c), reads the stream to
+ * its END record, then symbolizes and answers.  From the first of these
+ * steps to the last a watcher thread polls the connection for the client's
+ * hang-up and, if it comes, stops whichever step runs: the module's profile
+ * ends at once, table loading and symbolization are left, nothing is sent.
  *
  * Who may ask is httpauth.c's business, where the socket is listen.c's.
  * The unwind-table loader lives as long as the server, so a file is
@@ -38,7 +38,7 @@
 #include "httpd.h"
 #include "ingest.h"
 #include "listen.h"
-#include "live.h"
+#include "modprofile.h"
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
@@ -79,7 +79,7 @@ struct server {
 	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
 	struct pending *pending;	/* every open connection */
 	bool busy;			/* a profile is being served */
-	struct live *cur;		/* its files, for a stop on SIGTERM */
+	struct modprofile *cur;		/* its files, for a stop on SIGTERM */
 	volatile bool stopping;
 };
 
@@ -211,7 +211,7 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 		parse_param(key, val, 1, q->o->max_freq, &q->freq, q->err,
 			    sizeof(q->err));
 	else if (!strcmp(key, "pid"))
-		parse_param(key, val, 0, LIVE_PID_MAX, &q->pid, q->err,
+		parse_param(key, val, 0, MODPROFILE_PID_MAX, &q->pid, q->err,
 			    sizeof(q->err));
 	else if (!strcmp(key, "nosymbol")) {
 		if (parse_param(key, val, 0, 1, &flag, q->err, sizeof(q->err)))
@@ -230,8 +230,8 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 struct watch {
 	int conn_fd;
 	int wake[2];			/* written when the work ends */
-	pthread_mutex_t lock;		/* live */
-	const struct live *live;	/* the profile running, or NULL */
+	pthread_mutex_t lock;		/* mp */
+	const struct modprofile *mp;	/* the profile running, or NULL */
 	const char *phase;		/* what the request does now */
 	const char *gone_in;		/* ... when the client went away */
 	volatile sig_atomic_t stop;
@@ -259,8 +259,8 @@ static void *watch_main(void *arg)
 			pthread_mutex_lock(&w->lock);
 			w->gone_in = w->phase;
 			w->stop = 1;
-			if (w->live)
-				live__stop(w->live);
+			if (w->mp)
+				modprofile__stop(w->mp);
 			pthread_mutex_unlock(&w->lock);
 			break;
 		}
@@ -275,7 +275,7 @@ static void watch_start(struct watch *w, struct MHD_Connection *c)
 	w->wake[0] = w->wake[1] = -1;
 	w->phase = w->gone_in = "loading unwind tables";
 	w->stop = 0;
-	w->live = NULL;
+	w->mp = NULL;
 	w->running = false;
 	pthread_mutex_init(&w->lock, NULL);
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -285,13 +285,13 @@ static void watch_start(struct watch *w, struct MHD_Connection *c)
 	w->running = !pthread_create(&w->thread, NULL, watch_main, w);
 }
 
-static void watch_set_live(struct watch *w, const struct live *live)
+static void watch_set_profile(struct watch *w, const struct modprofile *mp)
 {
 	pthread_mutex_lock(&w->lock);
-	w->live = live;
-	w->phase = live ? "profiling" : "symbolizing";
-	if (live && w->stop)
-		live__stop(live);
+	w->mp = mp;
+	w->phase = mp ? "profiling" : "symbolizing";
+	if (mp && w->stop)
+		modprofile__stop(mp);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -330,11 +330,11 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 				struct watch *w, struct profile **prof,
 				struct cgroups *cg, char *msg, size_t size)
 {
-	struct live_settings set = {
+	struct modprofile_settings set = {
 		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
 		.freq = q->freq, .pid = q->pid,
 	};
-	struct live live = { .fd = -1, .ctl_fd = -1 };
+	struct modprofile mp = { .fd = -1, .ctl_fd = -1 };
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 	struct ingest *in;
 	int err;
@@ -342,7 +342,7 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 	load_tables(srv, q, w);
 	if (w->stop)
 		return 0;
-	if (live__start(&live, &set, &err, msg, size)) {
+	if (modprofile__start(&mp, &set, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
 			 err == EACCES || err == EPERM ? MHD_HTTP_FORBIDDEN :
 			 err == ENOENT ? MHD_HTTP_SERVICE_UNAVAILABLE :
@@ -350,26 +350,26 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 		goto out;
 	}
 	pthread_mutex_lock(&srv->lock);
-	srv->cur = &live;
+	srv->cur = &mp;
 	if (srv->stopping)
-		live__stop(&live);
+		modprofile__stop(&mp);
 	pthread_mutex_unlock(&srv->lock);
-	watch_set_live(w, &live);
+	watch_set_profile(w, &mp);
 
 	snprintf(msg, size, "failed to read the profile");
-	in = ingest__open(live.fd, live.path, srv->unw, cg);
+	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
 	if (in && !ingest__run(in, NULL)) {
 		*prof = ingest__take(in);
 		status = 0;
 	}
 	ingest__close(in);
 
-	watch_set_live(w, NULL);
+	watch_set_profile(w, NULL);
 	pthread_mutex_lock(&srv->lock);
 	srv->cur = NULL;
 	pthread_mutex_unlock(&srv->lock);
 out:
-	live__close(&live);
+	modprofile__close(&mp);
 	return status;
 }
 
@@ -795,7 +795,7 @@ int httpd__run(const struct httpd_opts *o)
 	pthread_mutex_lock(&srv.lock);
 	srv.stopping = true;
 	if (srv.cur)
-		live__stop(srv.cur);
+		modprofile__stop(srv.cur);
 	pthread_mutex_unlock(&srv.lock);
 	fd = MHD_quiesce_daemon(d);
 	listen__close(&la, fd);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * live - run a profile through the module's files.  See live.h.
+ * modprofile - a profile the module runs, through its files.  See
+ * modprofile.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live.h"
+#include "modprofile.h"
 
 /* Why the module refused an open, and what to do about it. */
 static const char *refusal_hint(int err)
@@ -27,15 +28,16 @@ static const char *refusal_hint(int err)
 	}
 }
 
-int live__start(struct live *l, const struct live_settings *s, int *err,
-		char *msg, size_t size)
+int modprofile__start(struct modprofile *mp,
+		      const struct modprofile_settings *s, int *err,
+		      char *msg, size_t size)
 {
 	char ctl[4096], settings[128];
 	int len;
 	ssize_t n;
 
-	l->fd = -1;
-	l->ctl_fd = -1;
+	mp->fd = -1;
+	mp->ctl_fd = -1;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", s->proc_dir);
 	len = snprintf(settings, sizeof(settings), "seconds=%ld\n", s->seconds);
 	if (s->freq)
@@ -44,52 +46,52 @@ int live__start(struct live *l, const struct live_settings *s, int *err,
 	if (s->pid >= 0)
 		len += snprintf(settings + len, sizeof(settings) - len,
 				"pid=%ld\n", s->pid);
-	l->ctl_fd = open(ctl, O_WRONLY | O_CLOEXEC);
-	if (l->ctl_fd < 0) {
+	mp->ctl_fd = open(ctl, O_WRONLY | O_CLOEXEC);
+	if (mp->ctl_fd < 0) {
 		*err = errno;
 		snprintf(msg, size, "failed to open %s: %s%s", ctl,
 			 strerror(*err), refusal_hint(*err));
 		return -1;
 	}
-	n = write(l->ctl_fd, settings, len);
+	n = write(mp->ctl_fd, settings, len);
 	if (n != len) {
 		*err = n < 0 ? errno : EIO;
 		snprintf(msg, size, "failed to configure the profile (%.*s) in %s: %s%s",
 			 len - 1, settings, ctl,
 			 n < 0 ? strerror(*err) : "short write",
 			 refusal_hint(*err));
-		live__close(l);
+		modprofile__close(mp);
 		return -1;
 	}
-	snprintf(l->path, sizeof(l->path), "%s/profile", s->proc_dir);
-	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
-	if (l->fd < 0) {
+	snprintf(mp->path, sizeof(mp->path), "%s/profile", s->proc_dir);
+	mp->fd = open(mp->path, O_RDONLY | O_CLOEXEC);
+	if (mp->fd < 0) {
 		*err = errno;
-		snprintf(msg, size, "failed to open %s: %s%s", l->path,
+		snprintf(msg, size, "failed to open %s: %s%s", mp->path,
 			 strerror(*err), refusal_hint(*err));
-		live__close(l);
+		modprofile__close(mp);
 		return -1;
 	}
 	return 0;
 }
 
-void live__stop(const struct live *l)
+void modprofile__stop(const struct modprofile *mp)
 {
 	static const char stop[] = "stop=1\n";
 	ssize_t unreported;
 
-	if (l->ctl_fd < 0)
+	if (mp->ctl_fd < 0)
 		return;
-	unreported = write(l->ctl_fd, stop, sizeof(stop) - 1);
+	unreported = write(mp->ctl_fd, stop, sizeof(stop) - 1);
 	(void)unreported;
 }
 
-void live__close(struct live *l)
+void modprofile__close(struct modprofile *mp)
 {
-	if (l->fd >= 0)
-		close(l->fd);
-	if (l->ctl_fd >= 0)
-		close(l->ctl_fd);
-	l->fd = -1;
-	l->ctl_fd = -1;
+	if (mp->fd >= 0)
+		close(mp->fd);
+	if (mp->ctl_fd >= 0)
+		close(mp->ctl_fd);
+	mp->fd = -1;
+	mp->ctl_fd = -1;
 }
