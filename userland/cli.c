@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "cgroups.h"
 #include "cprof_format.h"
 #include "httpd.h"
 #include "ingest.h"
 #include "ksyms.h"
 #include "modprofile.h"
-#include "outfile.h"
 #include "output.h"
 #include "profile.h"
 #include "resolve.h"
@@ -316,11 +316,11 @@ static void sig_handler(int sig)
 	_exit(128 + sig);
 }
 
-static void setup_signals(const struct outfile *out)
+static void setup_signals(const struct atomicfile *out)
 {
 	/* no SA_RESTART: a blocked read returns and the loop goes on */
 	struct sigaction sa = { .sa_handler = sig_handler };
-	const char *tmp = out ? outfile__tmp_path(out) : NULL;
+	const char *tmp = out ? atomicfile__tmp_path(out) : NULL;
 
 	if (tmp)
 		snprintf(tmp_path, sizeof(tmp_path), "%s", tmp);
@@ -568,7 +568,7 @@ int main(int argc, char **argv)
 	};
 	struct resolve_opts ropts = { 0 };
 	const struct cprof_end *end;
-	struct outfile *out = NULL;
+	struct atomicfile *out = NULL;
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
 	struct tableload *unw = NULL;
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
 		return err;
 	}
 
-	out = outfile__open(env.output);
+	out = atomicfile__open(env.output);
 	if (!out)
 		goto cleanup;
 	setup_signals(out);
@@ -643,17 +643,17 @@ int main(int argc, char **argv)
 	ropts.ksyms_loader = NULL;
 	if (!res)
 		goto cleanup;
-	err = output__write(res, &env.out, outfile__stream(out),
-			    outfile__name(out));
+	err = output__write(res, &env.out, atomicfile__stream(out),
+			    atomicfile__name(out));
 	if (!err) {
-		err = outfile__commit(out);
+		err = atomicfile__commit(out);
 		out = NULL;
 	}
 	err = err ? 1 : 0;
 cleanup:
 	tableload__stop(unw, NULL);
 	ksyms__load_cancel(ropts.ksyms_loader);
-	outfile__abort(out);
+	atomicfile__abort(out);
 	resolved__free(res);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "answer.h"
+#include "atomicfile.h"
 #include "ingest.h"
-#include "outfile.h"
 #include "profile.h"
 #include "util.h"
 #include "windows.h"
@@ -192,7 +192,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 {
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
-	struct outfile *out = NULL;
+	struct atomicfile *out = NULL;
 	char name[64], path[4096], why[160];
 	char *body = NULL;
 	size_t len = 0;
@@ -216,7 +216,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	/*
 	 * A window that cannot be written out even unsymbolized, or whose
 	 * file cannot be written (a full disk, EIO, the directory gone;
-	 * outfile.c said why), is lost, not the run: the next one may have
+	 * atomicfile.c said why), is lost, not the run: the next one may have
 	 * room, all the more once --keep rotated.
 	 */
 	err = 0;
@@ -226,18 +226,18 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
 	else
-		out = outfile__open(path);
-	if (out && w->o->tmp_path && outfile__tmp_path(out))
+		out = atomicfile__open(path);
+	if (out && w->o->tmp_path && atomicfile__tmp_path(out))
 		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
-			 outfile__tmp_path(out));
+			 atomicfile__tmp_path(out));
 	if (!bad && out && len &&
-	    fwrite(body, 1, len, outfile__stream(out)) != len)
-		warning("failed to write %s: %s", outfile__name(out),
+	    fwrite(body, 1, len, atomicfile__stream(out)) != len)
+		warning("failed to write %s: %s", atomicfile__name(out),
 			strerror(errno));
 	if (!bad)
-		bad = !out || ferror(outfile__stream(out));
+		bad = !out || ferror(atomicfile__stream(out));
 	if (!bad) {
-		bad = outfile__commit(out) != 0;
+		bad = atomicfile__commit(out) != 0;
 		out = NULL;
 	}
 	if (bad) {
@@ -262,7 +262,7 @@ out:
 	prune(w);
 	/* the tables of programs deleted meanwhile */
 	tableload__sweep(w->o->unw, TABLELOAD_SWEEP_S);
-	outfile__abort(out);
+	atomicfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';
 	free(body);

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * atomicfile - an output that appears whole or not at all.  See
+ * atomicfile.h.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -7,18 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "atomicfile.h"
 #include "util.h"
 
-struct outfile {
+struct atomicfile {
 	FILE *f;
 	char *path;	/* NULL: stdout */
 	char *tmp;
 };
 
-struct outfile *outfile__open(const char *path)
+struct atomicfile *atomicfile__open(const char *path)
 {
-	struct outfile *o = calloc(1, sizeof(*o));
+	struct atomicfile *o = calloc(1, sizeof(*o));
 	char *dir = NULL, *base = NULL;
 	struct stat st;
 	int fd = -1;
@@ -77,40 +81,40 @@ oom:
 err:
 	free(dir);
 	free(base);
-	outfile__abort(o);
+	atomicfile__abort(o);
 	return NULL;
 }
 
-FILE *outfile__stream(const struct outfile *o)
+FILE *atomicfile__stream(const struct atomicfile *o)
 {
 	return o->f;
 }
 
-const char *outfile__name(const struct outfile *o)
+const char *atomicfile__name(const struct atomicfile *o)
 {
 	return o->path ? o->path : "stdout";
 }
 
-const char *outfile__tmp_path(const struct outfile *o)
+const char *atomicfile__tmp_path(const struct atomicfile *o)
 {
 	return o->tmp;
 }
 
-static void outfile__free(struct outfile *o)
+static void atomicfile__free(struct atomicfile *o)
 {
 	free(o->path);
 	free(o->tmp);
 	free(o);
 }
 
-int outfile__commit(struct outfile *o)
+int atomicfile__commit(struct atomicfile *o)
 {
 	int err = 0;
 
 	if (!o->path) {
 		if (fflush(stdout) || ferror(stdout))
 			err = fail("failed to write stdout: %s", strerror(errno));
-		outfile__free(o);
+		atomicfile__free(o);
 		return err;
 	}
 	if (fclose(o->f)) {
@@ -121,14 +125,14 @@ int outfile__commit(struct outfile *o)
 		err = fail("failed to rename %s to %s: %s", o->tmp, o->path,
 			   strerror(errno));
 	} else {
-		outfile__free(o);
+		atomicfile__free(o);
 		return 0;
 	}
-	outfile__abort(o);
+	atomicfile__abort(o);
 	return err;
 }
 
-void outfile__abort(struct outfile *o)
+void atomicfile__abort(struct atomicfile *o)
 {
 	if (!o)
 		return;
@@ -136,5 +140,5 @@ void outfile__abort(struct outfile *o)
 		fclose(o->f);
 	if (o->tmp)
 		unlink(o->tmp);
-	outfile__free(o);
+	atomicfile__free(o);
 }
