@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-design.sh: docs/design.md's maps of kmod/ and userland/ against the
+# code.  Each "## Units (DIR/)" section lists every unit of DIR in its
+# table, and its "Who calls whom" graph names, for each unit, exactly the
+# other units whose headers the unit's .c and .h include.  Left out of the
+# comparison: a unit's own header, and the headers every unit may use
+# (kmod: cprof.h, compat.h and the format, cprof_format.h; userland:
+# util.h, while its units that read the format say so).
+# Then a damaged copy of design.md must be caught.  Run by
+# tests/host/run.sh.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+# shellcheck source=lib.sh
+. tests/host/lib.sh
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+
+# documented DESIGN DIR: "unit dep" lines from DIR's section of DESIGN (a
+# unit without dependencies: "unit -"), and "table unit" lines for the
+# units its table lists.
+documented() {
+	awk -v sect="## Units ($2/)" '
+		/^## / { on = ($0 == sect); graph = 0; code = 0; next }
+		!on { next }
+		/^\| `[a-z_]+\.[ch]` \|/ {
+			u = $2; gsub(/`/, "", u); sub(/\.[ch]$/, "", u)
+			print "table", u
+		}
+		/^Who calls whom/ { graph = 1; next }
+		graph && /^```/ { code = !code; if (!code) graph = 0; next }
+		graph && code {
+			n = split($0, clause, /;/)
+			for (c = 1; c <= n; c++) {
+				if (split(clause[c], side, /──>/) != 2) continue
+				gsub(/\([^)]*\)/, "", side[2])
+				if (side[1] ~ /most units/) continue
+				nl = split(side[1], left, /,/)
+				for (i = 1; i <= nl; i++) {
+					l = left[i]; gsub(/[ \t]/, "", l)
+					if (side[2] ~ /nothing/) { print l, "-"; continue }
+					nr = split(side[2], right, /,/)
+					for (j = 1; j <= nr; j++) {
+						r = right[j]; gsub(/[ \t]/, "", r); sub(/\.h$/, "", r)
+						if (r != "") print l, r
+					}
+				}
+			}
+		}' "$1"
+}
+
+# included DIR SKIP...: "unit dep" for every local header a unit of DIR
+# includes, "unit -" for each unit, "file unit" for each .c file.
+included() {
+	local dir=$1 f u h
+	shift
+	for f in $(git ls-files -- "$dir/*.c" "$dir/*.h"); do
+		u=$(basename "$f")
+		u=${u%.[ch]}
+		[[ $f == *.c ]] && echo "file $u"
+		echo "$u -"
+		sed -n -E 's/^#include "([a-z_]+)\.h".*/\1/p' "$f" | while read -r h; do
+			[[ $h == "$u" || " $* " == *" $h "* ]] || echo "$u $h"
+		done
+	done
+}
+
+# compare DESIGN DIR SKIP...: the differences, one line each; none: empty.
+compare() {
+	local design=$1 dir=$2
+	shift 2
+	documented "$design" "$dir" | sort -u >"$tmp/doc"
+	included "$dir" "$@" | sort -u >"$tmp/code"
+	# the table: every .c file of DIR, and no unit that is not there
+	comm -13 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
+		<(sed -n 's/^file //p' "$tmp/code" | sort -u) |
+		sed "s|.*|$dir/&.c is not in design.md's table of $dir/|"
+	comm -23 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
+		<(grep -v -e '^file ' -e '^table ' "$tmp/code" | cut -d' ' -f1 | sort -u) |
+		sed "s|.*|design.md's table of $dir/ lists &, which is not in $dir/|"
+	# the graph: arrows, both ways ("unit -" lines only say a unit exists)
+	comm -23 <(grep -v -e '^file ' -e '^table ' -e ' -$' "$tmp/doc") \
+		<(grep -v -e '^file ' -e ' -$' "$tmp/code") |
+		sed "s|^\([^ ]*\) \(.*\)|design.md: \1 ──> \2, but $dir/\1 includes no \2.h|"
+	comm -13 <(grep -v -e '^file ' -e '^table ' -e ' -$' "$tmp/doc") \
+		<(grep -v -e '^file ' -e ' -$' "$tmp/code") |
+		sed "s|^\([^ ]*\) \(.*\)|$dir/\1 includes \2.h; design.md has no \1 ──> \2|"
+}
+
+check() {
+	local design=$1
+	{
+		compare "$design" kmod cprof compat cprof_format
+		compare "$design" userland util
+	} >"$tmp/diff"
+}
+
+check docs/design.md
+cp "$tmp/diff" "$tmp/base"
+if [[ -s $tmp/diff ]]; then
+	not_ok "docs/design.md's unit maps disagree with the code:"
+	sed 's/^/    /' "$tmp/diff"
+else
+	ok "docs/design.md: every unit of kmod/ and userland/ in its tables, every include in its call graphs"
+fi
+
+# Damaged copies: an arrow taken out, an arrow added, a unit left out of a
+# table.  Each must be caught.
+damage() {
+	local what=$1 expr=$2
+	local found
+	sed -E "$expr" docs/design.md >"$tmp/design.md"
+	check "$tmp/design.md"
+	found=$(comm -13 <(sort "$tmp/base") <(sort "$tmp/diff") | head -n 1)
+	if [[ -n $found ]]; then
+		ok "a design.md with $what is caught: $found"
+	else
+		not_ok "a design.md with $what passes"
+	fi
+}
+damage "unwind's arrow to utable taken out" 's/^(unwind ──> .*), utable.*/\1/'
+damage "an arrow from ring to maps added" 's/^session, access, maps, ring ──> .*/session, access, maps ──> nothing\nring ──> maps/'
+# shellcheck disable=SC2016 # backquotes of markdown, not of the shell
+damage "boxed.c left out of the userland table" '/^\| `boxed\.c` \|/d'
