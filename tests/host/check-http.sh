@@ -52,6 +52,9 @@ fi
 # serve ARGS...: cprof-dump ARGS with no module, in the background ($pid,
 # its stderr in $tmp/err), until it says where it serves or exits.
 serve() {
+	# emptied here: the background job's own redirection may come after
+	# the first look below, which would then read the last server's line
+	: >"$tmp/err"
 	"$dump" "$@" --proc-dir "$tmp/noproc" --no-unwind-tables 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 50); do
