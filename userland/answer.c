@@ -4,6 +4,7 @@
  */
 #include "answer.h"
 #include "boxed.h"
+#include "debugfetch.h"
 #include "util.h"
 
 struct job {
@@ -12,13 +13,18 @@ struct job {
 	const struct output_opts *oo;
 };
 
-/* In the child: resolve and write to out. */
+/*
+ * In the child: resolve and write to out.  A request or window never
+ * waits on a debuginfod server: the cache only (debugfetch.h).
+ */
 static int write_out(void *arg, FILE *out)
 {
 	const struct job *j = arg;
-	struct resolved *res = resolved__new(j->p, j->ro);
+	struct resolved *res;
 	int err;
 
+	debugfetch_set_budget(0);
+	res = resolved__new(j->p, j->ro);
 	if (!res)
 		return -1;
 	err = output__write(res, j->oo, out, "the profile");

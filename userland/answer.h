@@ -5,7 +5,8 @@
  * boxed_symbolize (boxed.h): libdw reads users' files there.  If
  * symbolizing fails (a file past the limits, a fault), the profile is
  * written again unsymbolized, as nosymbol=1 writes it: a hostile file
- * costs the names, not the profile.
+ * costs the names, not the profile.  Debug files come from debuginfod's
+ * cache only, never a server (debugfetch.h).
  */
 #ifndef CPROF_ANSWER_H
 #define CPROF_ANSWER_H

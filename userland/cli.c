@@ -17,6 +17,7 @@
 #include "atomicfile.h"
 #include "cgroups.h"
 #include "cprof_format.h"
+#include "debugfetch.h"
 #include "httpd.h"
 #include "ingest.h"
 #include "ksyms.h"
@@ -47,6 +48,8 @@ enum {
 	OPT_EVERY,
 	OPT_KEEP,
 	OPT_CGROUP,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_SECONDS,
 };
 
 static struct env {
@@ -129,6 +132,11 @@ static const struct argp_option opts[] = {
 	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, 0,
 	  "Addresses and mappings only: pprof can symbolize later", 0 },
 	{ "nodes", 'n', "N", 0, "Rows of -f top (default 20, 0: all)", 0 },
+	{ "debuginfod", OPT_DEBUGINFOD, "URLS", 0,
+	  "Fetch missing debug files by build ID from these debuginfod servers (space-separated; default $DEBUGINFOD_URLS; '': none)", 0 },
+	{ "debuginfod-seconds", OPT_DEBUGINFOD_SECONDS, "N", 0,
+	  "Wait at most N seconds in all on debuginfod servers (default "
+	  STRINGIFY(DEBUGFETCH_SECONDS_DEFAULT) "; 0: their cache only)", 0 },
 	{ "duration", 'd', "SECONDS", 0,
 	  "Run a profile of SECONDS through /proc/cprof instead of reading a stream", 0 },
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
@@ -286,6 +294,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CGROUP:
 		env.out.cgroup = true;
+		break;
+	case OPT_DEBUGINFOD:
+		if (setenv("DEBUGINFOD_URLS", arg, 1)) {
+			fail("--debuginfod: %s", strerror(errno));
+			return EINVAL;
+		}
+		break;
+	case OPT_DEBUGINFOD_SECONDS:
+		if (parse_long("number of seconds", arg, 0,
+			       DEBUGFETCH_SECONDS_MAX, &l))
+			return EINVAL;
+		debugfetch_set_budget(l);
 		break;
 	case ARGP_KEY_ARG:
 		fail("unexpected argument: '%s' (see --help)", arg);

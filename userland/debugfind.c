@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "debugfetch.h"
 #include "debugfind.h"
 #include "elfbound.h"
 #include "safeopen.h"
@@ -68,6 +70,34 @@ static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
 	return same;
 }
 
+/*
+ * From a debuginfod server (or its cache), by the binary's build ID, and
+ * held to what a debug file found on disk is held to.
+ */
+static int fetched(Dwfl_Module *mod, char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	struct stat st;
+	char *path;
+	int n, fd;
+
+	n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n <= 0)
+		return -1;
+	fd = debugfetch_find(id, n, &path);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !belongs(mod, fd, &st, 0)) {
+		close(fd);
+		free(path);
+		return -1;
+	}
+	*debuginfo_file_name = path;
+	return fd;
+}
+
 int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		   Dwarf_Addr base, const char *file_name,
 		   const char *debuglink_file, GElf_Word debuglink_crc,
@@ -77,7 +107,6 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 	static const struct { const char *prefix, *middle; } forms[] = {
 		{ "", "/" }, { "", "/.debug/" }, { "/usr/lib/debug", "/" },
 	};
-	const char *env = getenv("DEBUGINFOD_URLS");
 	bool odd = false;
 	char path[4096], *copy, *dir;
 	struct stat st;
@@ -88,9 +117,12 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !file_name || !debuglink_file ||
-	    strchr(debuglink_file, '/'))
+	if (fd >= 0)
 		return fd;
+	if (!file_name || !debuglink_file)
+		return fetched(mod, debuginfo_file_name);
+	if (strchr(debuglink_file, '/'))
+		return -1;
 	copy = strdup(file_name);
 	if (!copy)
 		return -1;
@@ -116,14 +148,6 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 	}
 	free(copy);
-	if (odd || !env || !*env)
-		return -1;
-	/*
-	 * debuginfod: libdwfl's client.  It looks at the same candidates
-	 * first, with a plain open() and no bounds: only when there were
-	 * none does it get to run.
-	 */
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
-					    file_name, debuglink_file,
-					    debuglink_crc, debuginfo_file_name);
+	/* a planted candidate refused: no debuginfod lookup either */
+	return odd ? -1 : fetched(mod, debuginfo_file_name);
 }

@@ -12,9 +12,11 @@
  *      when it has none, their CRC32 is the debuglink's, read from files
  *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
  *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
- *   3. with DEBUGINFOD_URLS set, libdwfl's debuginfod client, only if
- *      no candidate of 2. was there at all (it would open them again, with
- *      no bounds).
+ *   3. with DEBUGINFOD_URLS set, by build ID from a debuginfod server or
+ *      its cache, within the run's time budget (debugfetch.h), held to
+ *      the same build ID and inflate checks; only if no candidate of 2.
+ *      was there at all (a planted file refused there is not worked
+ *      around).
  */
 #ifndef CPROF_DEBUGFIND_H
 #define CPROF_DEBUGFIND_H

@@ -202,10 +202,10 @@ static const char *intern(struct syms_cache *c, const char *s)
 }
 
 /*
- * Every binary keeps its file, its debug file and libdwfl's debuginfod client
- * (a few sockets) open until the cache is freed, and a system-wide profile
- * touches hundreds of binaries: lift the soft limit on open files to the hard
- * one, as perf does, rather than fail to open them.
+ * Every binary keeps its file and its debug file open until the cache is
+ * freed, and a system-wide profile touches hundreds of binaries: lift the
+ * soft limit on open files to the hard one, as perf does, rather than fail
+ * to open them.
  */
 static void raise_nofile_limit(void)
 {

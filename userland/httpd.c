@@ -34,6 +34,7 @@
 #include "answer.h"
 #include "cgroups.h"
 #include "cprof_format.h"
+#include "debugfetch.h"
 #include "httpauth.h"
 #include "httpd.h"
 #include "ingest.h"
@@ -76,6 +77,7 @@ struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
 	struct tableload *unw;		/* NULL: none (yet) */
+	struct debugfetch_queue *debug;	/* NULL: no debuginfod servers */
 	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
 	struct pending *pending;	/* every open connection */
 	bool busy;			/* a profile is being served */
@@ -358,6 +360,8 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 
 	snprintf(msg, size, "failed to read the profile");
 	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
+	if (in)
+		ingest__fetch_debug(in, srv->debug);
 	if (in && !ingest__run(in, NULL)) {
 		*prof = ingest__take(in);
 		status = 0;
@@ -758,8 +762,10 @@ int httpd__run(const struct httpd_opts *o)
 		srv.unw = tableload__start(o->proc_dir);
 		tableload__scan(srv.unw, 0);
 	}
+	srv.debug = debugfetch_queue__start();
 	d = start_daemon(&srv, fd);
 	if (!d) {
+		debugfetch_queue__stop(srv.debug);
 		tableload__stop(srv.unw, NULL);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
@@ -801,6 +807,7 @@ int httpd__run(const struct httpd_opts *o)
 	listen__close(&la, fd);
 	drain(&srv, d);
 	MHD_stop_daemon(d);
+	debugfetch_queue__stop(srv.debug);
 	tableload__stop(srv.unw, NULL);
 	httpauth__free(srv.auth);
 	pthread_mutex_destroy(&srv.lock);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debugfetch.h"
 #include "ingest.h"
 #include "stream.h"
 #include "util.h"
@@ -16,6 +17,7 @@ struct ingest {
 	struct profile *p;
 	struct tableload *unw;
 	struct cgroups *cg;
+	struct debugfetch_queue *debug;
 };
 
 struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
@@ -42,6 +44,11 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 		return NULL;
 	}
 	return in;
+}
+
+void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
+{
+	in->debug = q;
 }
 
 void ingest__close(struct ingest *in)
@@ -73,9 +80,12 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			ret = -1;
 			break;
 		}
-		if (rec->type == CPROF_REC_MMAP)
+		if (rec->type == CPROF_REC_MMAP) {
 			tableload__note(in->unw,
 					(const struct cprof_mmap *)rec);
+			debugfetch_queue__note(in->debug,
+					       (const struct cprof_mmap *)rec);
+		}
 		cgroups__note(in->cg, rec);
 		if (ops->after) {
 			ret = ops->after(ops->arg, rec);

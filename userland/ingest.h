@@ -8,12 +8,14 @@
  * handed to the reader's own record function), and shown to the helpers
  * that follow a live stream: the unwind-table loader is given each
  * mapping's file (a program that started during the profile), the cgroup
- * resolver each sample's cgroup id (looked up while the cgroup exists).
+ * resolver each sample's cgroup id (looked up while the cgroup exists),
+ * a debuginfod queue (if given) each mapping's build ID.
  */
 #ifndef CPROF_INGEST_H
 #define CPROF_INGEST_H
 
 #include "cgroups.h"
+#include "debugfetch.h"
 #include "profile.h"
 #include "tableload.h"
 
@@ -46,6 +48,9 @@ struct ingest_ops {
  */
 struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 			    struct cgroups *cg);
+/* Queue each mapping's build ID to q (NULL: none) from now on. */
+void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q);
+
 /* NULL-safe; fd is not closed, a profile taken is not freed. */
 void ingest__close(struct ingest *in);
 

@@ -18,6 +18,7 @@
 #include <hashtab.h>
 
 #include "cgroups.h"
+#include "debugfetch.h"
 #include "elfsyms.h"
 #include "ksyms.h"
 #include "resolve.h"
@@ -858,6 +859,8 @@ struct resolved *resolved__new(const struct profile *p,
 		goto cleanup;
 	resolver__mapping_flags(&rs);
 	err = resolver__summary(&rs);
+	if (!err && rs.symbolize)
+		debugfetch_summary();
 cleanup:
 	if (err) {
 		if (err != CANCELLED)

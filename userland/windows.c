@@ -21,6 +21,7 @@
 
 #include "answer.h"
 #include "atomicfile.h"
+#include "debugfetch.h"
 #include "ingest.h"
 #include "profile.h"
 #include "util.h"
@@ -464,6 +465,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	struct ingest_ops ops = {
 		.record = windows__record, .idle = windows__idle, .arg = &w,
 	};
+	struct debugfetch_queue *debug;
 	struct ingest *in;
 	bool timing = false;
 	timer_t timer;
@@ -472,6 +474,9 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	in = ingest__open(fd, name, o->unw, o->ropts->cgroups);
 	if (!in)
 		return -1;
+	/* windows ask debuginfod's cache only (answer.h); this fills it */
+	debug = debugfetch_queue__start();
+	ingest__fetch_debug(in, debug);
 	w.hdr = *ingest__header(in);
 	w.maps = ingest__profile(in);
 	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);
@@ -495,5 +500,6 @@ out:
 	if (w.gone)
 		htab_delete(w.gone);
 	ingest__close(in);
+	debugfetch_queue__stop(debug);
 	return err;
 }
