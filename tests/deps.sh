@@ -21,7 +21,10 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
 	# userland: cprof-dump and its tests
 	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
-	libdebuginfod-dev debuginfod libiberty-dev libmicrohttpd-dev libgnutls28-dev golang-go golang-github-google-pprof-dev
+	libdebuginfod-dev debuginfod libiberty-dev
+	libmicrohttpd-dev libgnutls28-dev golang-go golang-github-google-pprof-dev
+	# u_debuginfod serves python3.11's detached debug file
+	python3.11-dbg
 	# tests and checks (make lint takes checkpatch.pl from linux-source-6.1)
 	linux-perf perl sparse shellcheck linux-source-6.1
 	# what a person sees: u_browser renders pages in it
