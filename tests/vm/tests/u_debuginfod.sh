@@ -111,7 +111,6 @@ for ((i = 0; i < 100; i++)); do
 done
 [[ -e $tmp/silent.ready ]] || fail "the silent server did not start"
 
-kload
 spawn python3 -c 'while True: pass'
 t0=${EPOCHREALTIME/./}
 env -u DEBUGINFOD_URLS "$CPROF_DUMP" -d 4 --no-unwind-tables -o "$OUT/quiet.pb.gz" 2>"$OUT/quiet.err" ||
