@@ -121,6 +121,13 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 				 cprof_session_deadline(s));
 	if (err)
 		goto release;
+	/*
+	 * A "stop=1" since the session began found no ticks to stop, or
+	 * stopped some while they were being armed: they stop now, as that
+	 * write promised, not at the reader's first read.
+	 */
+	if (cprof_session_state(s) != CPROF_SESSION_RUNNING)
+		cprof_sample_stop();
 	file->private_data = rd;
 	return 0;
 

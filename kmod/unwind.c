@@ -81,7 +81,8 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
  * they mean nothing.
  *
  * Context: the tick (hard interrupt).
- * Return: the registers, or NULL (kernel threads, execve()).
+ * Return: the registers, or NULL (kernel threads and user workers, a task
+ * without an mm, execve(), saved registers that are not user mode's).
  */
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 {
@@ -316,7 +317,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 			return CPROF_STEP_OK;
 		}
 		step = cprof_fp_step(&w->f);
-		/* A wrapper with a frame: its caller again, so on. */
+		/* A wrapper with a frame: its caller again; step once more. */
 		if (step != CPROF_STEP_OK || !wrapper_caller ||
 		    w->f.ip != wrapper_caller)
 			return step;
