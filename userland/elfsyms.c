@@ -17,10 +17,8 @@
 #endif
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <hashtab.h>
 #include <libiberty/demangle.h>
@@ -425,63 +423,7 @@ static void binary_shrank(struct binary *b)
 }
 
 /* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
-/* Is the ELF file on fd the one whose build ID is want (hex)? */
-static bool has_build_id(int fd, const char *want)
-{
-	char hex[2 * 256 + 1] = "";
-	const void *id;
-	ssize_t n;
-	Elf *elf;
-
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		return false;
-	n = dwelf_elf_gnu_build_id(elf, &id);
-	if (n > 0 && n <= 256)
-		hex_encode(hex, id, (size_t)n);
-	elf_end(elf);
-	return n > 0 && !strcmp(hex, want);
-}
-
-/*
- * The file at path as process pid sees it, if pid runs with another root
- * or mount namespace than ours (a container): opened inside that root
- * (safeopen.h), and kept only if its build ID is want.  -1 otherwise:
- * the path is then opened here, as the host sees it.
- */
-static int open_in_process(pid_t pid, const char *path, const char *want,
-			   struct stat *st)
-{
-	char proc[64], ns[64], own[64];
-	struct stat root, here;
-	ssize_t n, m;
-	int rootfd, fd;
-
-	if (pid <= 0 || !*want)
-		return -1;
-	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)pid);
-	n = readlink(proc, ns, sizeof(ns));
-	m = readlink("/proc/self/ns/mnt", own, sizeof(own));
-	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-	rootfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -1;
-	if (n > 0 && n == m && !memcmp(ns, own, n) && !fstat(rootfd, &root) &&
-	    !stat("/", &here) && root.st_dev == here.st_dev &&
-	    root.st_ino == here.st_ino) {
-		close(rootfd);
-		return -1;		/* the host's view: nothing to do */
-	}
-	fd = safe_open(rootfd, path, st);
-	close(rootfd);
-	if (fd >= 0 && !has_build_id(fd, want)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static int binary_open(struct binary *b, pid_t pid, const char *path)
+static int binary_open(struct binary *b, const char *path)
 {
 	struct syms_cache *c = b->cache;
 	const unsigned char *bits;
@@ -497,9 +439,7 @@ static int binary_open(struct binary *b, pid_t pid, const char *path)
 		return 0;
 	}
 	/* a FIFO or a device is never opened (safeopen.h) */
-	fd = open_in_process(pid, path, b->want_build_id, &st);
-	if (fd < 0)
-		fd = safe_open(-1, path, &st);
+	fd = safe_open(-1, path, &st);
 	if (fd < 0) {
 		b->error = errno == ENOENT || errno == ENOTDIR ? "not found" :
 			   intern(c, safe_strerror(errno));
@@ -553,7 +493,7 @@ static int binary_open(struct binary *b, pid_t pid, const char *path)
 }
 
 /* binary_open(), surviving SIGBUS (busguard.h) */
-static int binary_open_guarded(struct binary *b, pid_t pid, const char *path)
+static int binary_open_guarded(struct binary *b, const char *path)
 {
 	struct busguard guard;
 	int ret;
@@ -563,20 +503,13 @@ static int binary_open_guarded(struct binary *b, pid_t pid, const char *path)
 		binary_shrank(b);
 		return 0;
 	}
-	ret = binary_open(b, pid, path);
+	ret = binary_open(b, path);
 	busguard__leave(&guard);
 	return ret;
 }
 
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			       const uint8_t *build_id, size_t build_id_len)
-{
-	return syms_cache__get_in(c, 0, path, build_id, build_id_len);
-}
-
-struct binary *syms_cache__get_in(struct syms_cache *c, pid_t pid,
-				  const char *path, const uint8_t *build_id,
-				  size_t build_id_len)
 {
 	static const char deleted[] = " (deleted)";
 	char want[2 * 256 + 1] = "", *real = NULL;
@@ -621,7 +554,7 @@ struct binary *syms_cache__get_in(struct syms_cache *c, pid_t pid,
 			goto oom;
 		open_path = real;
 	}
-	if (binary_open_guarded(b, pid, open_path))
+	if (binary_open_guarded(b, open_path))
 		goto oom;
 	free(real);
 	*slot = b;

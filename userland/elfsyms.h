@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 struct syms_cache;
 struct binary;
@@ -31,16 +30,6 @@ void syms_cache__free(struct syms_cache *c);
  */
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			       const uint8_t *build_id, size_t build_id_len);
-/*
- * The same for a file process pid maps: if pid runs in another mount
- * namespace or root (a container) and its file at path has the build ID
- * given, that file, read through /proc/PID/root; else the path as this
- * machine sees it (a build ID that differs is then reported by
- * binary__build_id_mismatch(), and nothing is named from that file).
- */
-struct binary *syms_cache__get_in(struct syms_cache *c, pid_t pid,
-				  const char *path, const uint8_t *build_id,
-				  size_t build_id_len);
 /*
  * Frames for one FILE OFFSET (ip - mapping.start + mapping.pgoff), translated
  * to the ELF's virtual address via its PT_LOAD program headers (PIE, non-PIE,

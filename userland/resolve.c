@@ -333,8 +333,8 @@ static int resolver__user_mapping(struct resolver *rs,
 	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
 		st.why = "no file";
 	} else {
-		st.bin = syms_cache__get_in(rs->syms, mm->pid, mm->path,
-					    mm->build_id, mm->build_id_size);
+		st.bin = syms_cache__get(rs->syms, mm->path, mm->build_id,
+					 mm->build_id_size);
 		if (!st.bin)
 			return -1;
 		if (binary__error(st.bin)) {
