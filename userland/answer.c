@@ -23,7 +23,7 @@ static int write_out(void *arg, FILE *out)
 	struct resolved *res;
 	int err;
 
-	debugfetch_set_budget(0);
+	debugfetch_cache_only();
 	res = resolved__new(j->p, j->ro);
 	if (!res)
 		return -1;

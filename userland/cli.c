@@ -608,6 +608,7 @@ int main(int argc, char **argv)
 	err = check_options();
 	if (err)
 		return err;
+	debugfetch_setup();
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();

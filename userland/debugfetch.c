@@ -8,24 +8,34 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cprof_format.h"
+#include "safeopen.h"
 #include "strtab.h"
 #include "util.h"
 
+/* Longest build ID asked for (libdwfl takes up to 64 bytes). */
+#define ID_MAX		64
+
 static struct {
 	debuginfod_client *client;
+	bool broken;		/* debuginfod_begin() failed: said once */
+	bool quiet;		/* the cache only, and no summary */
 	struct strtab *asked;	/* build IDs asked this run, in hex */
 	bool *found;		/* by asked's index: was it there? */
 	size_t found_cap;
 	double budget;		/* seconds, the whole run */
 	double start;		/* of the query under way */
 	bool waited;		/* it asked a server (the cache did not have it) */
-	bool cut;		/* and the budget cut it */
+	bool cut;		/* and the budget (or the disk) cut it */
+	int last_err;		/* errno of the last failure not a miss */
 	struct debugfetch_stats st;
 } df = { .budget = DEBUGFETCH_SECONDS_DEFAULT };
 
@@ -33,7 +43,7 @@ bool debugfetch_enabled(void)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 
-	return urls && *urls;
+	return urls && *urls && !df.broken;
 }
 
 void debugfetch_set_budget(double seconds)
@@ -41,10 +51,86 @@ void debugfetch_set_budget(double seconds)
 	df.budget = seconds > 0 ? seconds : 0;
 }
 
+void debugfetch_cache_only(void)
+{
+	df.budget = 0;
+	df.quiet = true;
+}
+
+/*
+ * Where libdebuginfod keeps its files: DEBUGINFOD_CACHE_PATH (which
+ * debugfetch_setup() sets for root), else its default, $XDG_CACHE_HOME
+ * or ~/.cache, then debuginfod_client.  NULL if none can be named.
+ */
+static const char *cache_dir(void)
+{
+	static char dir[4096];
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (env && *env)
+		return env;
+	if (base && *base)
+		snprintf(dir, sizeof(dir), "%s/debuginfod_client", base);
+	else if (home && *home)
+		snprintf(dir, sizeof(dir), "%s/.cache/debuginfod_client", home);
+	else
+		return NULL;
+	return dir;
+}
+
+void debugfetch_setup(void)
+{
+	static const char dir[] = DEBUGFETCH_CACHE_DIR;
+	struct stat st;
+	char parent[sizeof(dir)];
+
+	/* a download may not be larger than a file cprof-dump would read */
+	if (!debugfetch_enabled())
+		return;
+	if (!getenv("DEBUGINFOD_MAXSIZE") &&
+	    setenv("DEBUGINFOD_MAXSIZE", DEBUGFETCH_FILE_MAX, 1))
+		goto off;
+	if (geteuid() != 0 || getenv("DEBUGINFOD_CACHE_PATH"))
+		return;
+	/*
+	 * Root's cache is a directory only root may write, whatever HOME or
+	 * XDG_CACHE_HOME an su or sudo -E left behind: libdebuginfod opens,
+	 * writes and deletes files there with plain system calls.
+	 */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	*strrchr(parent, '/') = '\0';
+	if ((mkdir(parent, 0755) && errno != EEXIST) ||
+	    (mkdir(dir, 0700) && errno != EEXIST))
+		goto off;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 0077) || lstat(parent, &st) ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022)) {
+		errno = EPERM;
+		goto off;
+	}
+	if (!setenv("DEBUGINFOD_CACHE_PATH", dir, 1))
+		return;
+off:
+	df.broken = true;
+	warning("debuginfod: %s: %s (it must be a directory only root may write): debug files not fetched",
+		dir, strerror(errno));
+}
+
+/* Too little room left where the cache is: stop downloading. */
+static bool disk_full(void)
+{
+	const char *dir = cache_dir();
+	struct statvfs sv;
+
+	return dir && !statvfs(dir, &sv) &&
+	       (unsigned long long)sv.f_bavail * sv.f_frsize <
+	       DEBUGFETCH_FREE_MIN;
+}
+
 /*
  * libdebuginfod's progress callback: called while a query waits on a
- * server (never for a file in the cache), about once a second.  Non-zero
- * ends the query.
+ * server, about once a second.  Non-zero ends the query.
  */
 static int on_progress(debuginfod_client *client, long done, long total)
 {
@@ -52,7 +138,8 @@ static int on_progress(debuginfod_client *client, long done, long total)
 	(void)done;
 	(void)total;
 	df.waited = true;
-	if (df.st.seconds + (monotonic_seconds() - df.start) < df.budget)
+	if (df.st.seconds + (monotonic_seconds() - df.start) < df.budget &&
+	    !disk_full())
 		return 0;
 	df.cut = true;
 	return 1;
@@ -61,27 +148,24 @@ static int on_progress(debuginfod_client *client, long done, long total)
 /*
  * Was build_id asked before in this run?  libdwfl asks for a module's
  * debug file more than once (for its symbols, for its DWARF): a file is
- * asked for, and counted, once.  -1: new (*i its index), 0: not there,
- * 1: there (in the cache now).
+ * asked for, and counted, once.  -1: new (*i its index, -1 if it cannot
+ * be remembered), 0: not there, 1: there (in the cache now).
  */
-static int asked_before(const unsigned char *build_id, int len, int64_t *i)
+static int asked_before(const char *hex, int64_t *i)
 {
-	char hex[2 * CPROF_BUILD_ID_MAX + 1];
 	size_t before;
 
 	*i = -1;
-	if (len > CPROF_BUILD_ID_MAX)
-		return -1;
 	if (!df.asked && !(df.asked = strtab__new()))
 		return -1;
-	hex_encode(hex, build_id, len);
 	before = strtab__nr(df.asked);
-	*i = strtab__intern(df.asked, hex);
-	if (*i < 0 || grow_array(&df.found, &df.found_cap, *i + 1,
-				 sizeof(*df.found))) {
-		*i = -1;
+	/* room first: an interned ID always has its slot */
+	if (grow_array(&df.found, &df.found_cap, before + 1,
+		       sizeof(*df.found)))
 		return -1;
-	}
+	*i = strtab__intern(df.asked, hex);
+	if (*i < 0)
+		return -1;
 	if ((size_t)*i == before) {
 		df.found[*i] = false;
 		return -1;
@@ -89,27 +173,62 @@ static int asked_before(const unsigned char *build_id, int len, int64_t *i)
 	return df.found[*i];
 }
 
+/* The debug file of hex in the cache, or -1 (an empty file: a miss). */
+static int cached(const char *hex, char **path)
+{
+	const char *dir = cache_dir();
+	struct stat st;
+	char *p;
+	int fd;
+
+	if (!dir || asprintf(&p, "%s/%s/debuginfo", dir, hex) < 0)
+		return -1;
+	fd = safe_open(-1, p, &st);
+	if (fd >= 0 && st.st_size > 0) {
+		*path = p;
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return -1;
+}
+
 int debugfetch_find(const unsigned char *build_id, int len, char **path)
 {
-	bool spent = df.st.seconds >= df.budget;
+	char hex[2 * ID_MAX + 1];
 	int64_t i;
 	int fd, before;
 
 	*path = NULL;
-	if (!debugfetch_enabled() || len <= 0)
+	if (!debugfetch_enabled() || len <= 0 || len > ID_MAX)
 		return -1;
-	if (!df.client) {
-		df.client = debuginfod_begin();
-		if (!df.client)
-			return -1;
-		debuginfod_set_progressfn(df.client, on_progress);
-	}
-	before = asked_before(build_id, len, &i);
+	hex_encode(hex, build_id, len);
+	before = asked_before(hex, &i);
 	if (before == 0)
 		return -1;
-	if (before == 1)
-		return debuginfod_find_debuginfo(df.client, build_id, len,
-						 path);
+	/* the cache first, without libdebuginfod: no server, no thread */
+	fd = cached(hex, path);
+	if (fd >= 0 || before == 1) {
+		if (fd >= 0 && before < 0)
+			df.st.found++;
+		if (fd >= 0 && i >= 0)
+			df.found[i] = true;
+		return fd;
+	}
+	if (df.st.seconds >= df.budget) {
+		df.st.unasked++;
+		return -1;
+	}
+	if (!df.client) {
+		df.client = debuginfod_begin();
+		if (!df.client) {
+			df.broken = true;
+			warning("debuginfod: no client (libdebuginfod): debug files not fetched");
+			return -1;
+		}
+		debuginfod_set_progressfn(df.client, on_progress);
+	}
 	df.waited = false;
 	df.cut = false;
 	df.start = monotonic_seconds();
@@ -124,12 +243,14 @@ int debugfetch_find(const unsigned char *build_id, int len, char **path)
 	}
 	free(*path);
 	*path = NULL;
-	if (df.cut && spent)
-		df.st.unasked++;
-	else if (df.cut)
+	if (df.cut)
 		df.st.cut++;
-	else
+	else if (fd == -ENOENT)
 		df.st.missing++;
+	else {
+		df.st.failed++;
+		df.last_err = -fd;
+	}
 	return -1;
 }
 
@@ -142,21 +263,25 @@ void debugfetch_get_stats(struct debugfetch_stats *st)
 void debugfetch_summary(void)
 {
 	const struct debugfetch_stats *st = &df.st;
-	char why[160] = "";
+	char why[256] = "";
 	size_t n = 0;
 
-	if (!st->missing && !st->cut && !st->unasked)
+	if (df.quiet || (!st->missing && !st->cut && !st->unasked &&
+			 !st->failed))
 		return;
 	if (st->missing)
 		n += snprintf(why + n, sizeof(why) - n, "; %u not on the servers",
 			      st->missing);
+	if (st->failed && n < sizeof(why))
+		n += snprintf(why + n, sizeof(why) - n, "; %u failed (%s)",
+			      st->failed, strerror(df.last_err));
 	if (st->cut && n < sizeof(why))
 		n += snprintf(why + n, sizeof(why) - n,
 			      "; %u cut off by the budget", st->cut);
 	if (st->unasked && n < sizeof(why))
 		snprintf(why + n, sizeof(why) - n,
 			 "; %u not asked: the budget was spent", st->unasked);
-	warning("debuginfod: %u debug file%s fetched%s, %.1f s of a %g s budget (the frames of the others keep their addresses)",
+	warning("debuginfod: %u debug file%s fetched or cached%s, %.1f s of a %g s budget (the frames of the others keep their addresses)",
 		st->found, st->found == 1 ? "" : "s", why, st->seconds,
 		df.budget);
 }
@@ -176,7 +301,7 @@ struct debugfetch_queue {
 	bool stop;		/* under lock; read unlocked by the callback */
 };
 
-/* Cut a fetch that takes too long, or when the queue stops. */
+/* Cut a fetch that takes too long, fills the disk, or when the queue stops. */
 static int queue_progress(debuginfod_client *client, long done, long total)
 {
 	struct debugfetch_queue *q = debuginfod_get_user_data(client);
@@ -184,17 +309,25 @@ static int queue_progress(debuginfod_client *client, long done, long total)
 	(void)done;
 	(void)total;
 	return __atomic_load_n(&q->stop, __ATOMIC_RELAXED) ||
-	       monotonic_seconds() - q->start > DEBUGFETCH_QUEUE_FILE_SECONDS;
+	       monotonic_seconds() - q->start > DEBUGFETCH_QUEUE_FILE_SECONDS ||
+	       disk_full();
 }
 
 static void *queue_main(void *arg)
 {
 	struct debugfetch_queue *q = arg;
-	debuginfod_client *client = debuginfod_begin();
+	debuginfod_client *client;
 	struct queued one;
+	sigset_t all;
 	char *path;
 	int fd;
 
+	/* the process's signals are for its other threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	client = debuginfod_begin();
+	if (!client)
+		warning("debuginfod: no client (libdebuginfod): debug files not fetched in the background");
 	if (client) {
 		debuginfod_set_user_data(client, q);
 		debuginfod_set_progressfn(client, queue_progress);
@@ -206,6 +339,8 @@ static void *queue_main(void *arg)
 		if (q->stop)
 			break;
 		one = q->ids[q->next++];
+		if (q->next == q->nr)
+			q->next = q->nr = 0;	/* drained: start over */
 		pthread_mutex_unlock(&q->lock);
 		if (client) {
 			q->start = monotonic_seconds();
@@ -228,7 +363,7 @@ struct debugfetch_queue *debugfetch_queue__start(void)
 {
 	struct debugfetch_queue *q;
 
-	if (!debugfetch_enabled())
+	if (!debugfetch_enabled() || df.budget <= 0)
 		return NULL;
 	q = calloc(1, sizeof(*q));
 	if (!q || !(q->seen = strtab__new())) {
@@ -259,10 +394,24 @@ void debugfetch_queue__note(struct debugfetch_queue *q,
 		return;
 	hex_encode(hex, m->build_id, m->build_id_size);
 	pthread_mutex_lock(&q->lock);
+	/*
+	 * Bounded whatever the stream names (any user can map files with
+	 * made-up build IDs): at most DEBUGFETCH_QUEUE_PENDING waiting (the
+	 * rest come again with a later request's mappings), and the set of
+	 * those asked for starts over at DEBUGFETCH_QUEUE_MAX.
+	 */
+	if (strtab__nr(q->seen) > DEBUGFETCH_QUEUE_MAX) {
+		struct strtab *fresh = strtab__new();
+
+		if (fresh) {
+			strtab__free(q->seen);
+			q->seen = fresh;
+		}
+	}
 	before = strtab__nr(q->seen);
-	if (before <= DEBUGFETCH_QUEUE_MAX &&
-	    (i = strtab__intern(q->seen, hex)) >= 0 && (size_t)i == before &&
-	    !grow_array(&q->ids, &q->cap, q->nr + 1, sizeof(*q->ids))) {
+	if (q->nr - q->next < DEBUGFETCH_QUEUE_PENDING &&
+	    !grow_array(&q->ids, &q->cap, q->nr + 1, sizeof(*q->ids)) &&
+	    (i = strtab__intern(q->seen, hex)) >= 0 && (size_t)i == before) {
 		memcpy(q->ids[q->nr].id, m->build_id, m->build_id_size);
 		q->ids[q->nr].len = m->build_id_size;
 		q->nr++;

@@ -29,21 +29,43 @@
 /* The default budget of a run, in seconds. */
 #define DEBUGFETCH_SECONDS_DEFAULT	5
 #define DEBUGFETCH_SECONDS_MAX		3600
+/* root's cache, unless DEBUGINFOD_CACHE_PATH names another */
+#define DEBUGFETCH_CACHE_DIR		"/var/cache/cprof-dump/debuginfod"
+/* DEBUGINFOD_MAXSIZE unless set: the largest file downloaded (bytes) */
+#define DEBUGFETCH_FILE_MAX		"2147483648"
+/* downloads stop when less is free where the cache is */
+#define DEBUGFETCH_FREE_MIN		(1ULL << 30)
 
 struct debugfetch_stats {
 	unsigned int found;	/* from a server or the cache */
 	unsigned int missing;	/* no server had it */
+	unsigned int failed;	/* another error (a refused connection...) */
 	unsigned int cut;	/* a server took longer than the budget left */
 	unsigned int unasked;	/* the budget was spent: the cache only */
 	double seconds;		/* spent waiting on servers */
 	double budget;
 };
 
+/*
+ * Once, before anything is fetched, if servers are to be asked:
+ * DEBUGINFOD_MAXSIZE, and for root a cache only root may write
+ * (DEBUGFETCH_CACHE_DIR) unless DEBUGINFOD_CACHE_PATH names one.  If
+ * that cannot be, one warning line, and no server is asked.
+ */
+void debugfetch_setup(void);
+
 /* Servers to ask?  (DEBUGINFOD_URLS is set and not empty.) */
 bool debugfetch_enabled(void);
 
 /* The budget of the rest of the run, in seconds; 0: the cache only. */
 void debugfetch_set_budget(double seconds);
+
+/*
+ * The cache only, read without libdebuginfod (no server, no thread, no
+ * network library in a forked child), and no summary: an --http answer
+ * or --every window.
+ */
+void debugfetch_cache_only(void);
 
 /*
  * The debug file of a build ID: a descriptor, and in *path its name
@@ -57,7 +79,8 @@ void debugfetch_get_stats(struct debugfetch_stats *st);
 /*
  * One warning line if any debug file could not be fetched (how many, and
  * why: not on the servers, or the budget), e.g.
- *   debuginfod: 2 debug files fetched; 3 not asked: the budget of 5 s was spent
+ *   debuginfod: 2 debug files fetched or cached; 3 not asked: the budget
+ *   was spent, 5.2 s of a 5 s budget (the frames of the others keep ...)
  */
 void debugfetch_summary(void);
 
@@ -66,10 +89,15 @@ struct debugfetch_queue;
 
 /* Longest wait on one file of the queue, in seconds. */
 #define DEBUGFETCH_QUEUE_FILE_SECONDS	60
-/* Build IDs a queue remembers; past that, new ones are not fetched. */
+/* Build IDs a queue remembers; past that, it forgets them all. */
 #define DEBUGFETCH_QUEUE_MAX		100000
+/* Build IDs waiting at most; more are dropped (and come again). */
+#define DEBUGFETCH_QUEUE_PENDING	1024
 
-/* Start the queue's thread; NULL when there are no servers to ask. */
+/*
+ * Start the queue's thread; NULL when there are no servers to ask, or
+ * the budget is 0 (the cache only).
+ */
 struct debugfetch_queue *debugfetch_queue__start(void);
 /* Queue the debug file of a mapping record's build ID; NULL-safe. */
 void debugfetch_queue__note(struct debugfetch_queue *q,

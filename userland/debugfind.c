@@ -148,6 +148,12 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 	}
 	free(copy);
-	/* a planted candidate refused: no debuginfod lookup either */
-	return odd ? -1 : fetched(mod, debuginfo_file_name);
+	/*
+	 * A planted candidate refused: no debuginfod lookup either.  Nor for
+	 * a dwz alternate file (file_name is then the debug file, not the
+	 * module): the module's build ID would fetch its own debug file.
+	 */
+	if (odd || (modname && strcmp(file_name, modname)))
+		return -1;
+	return fetched(mod, debuginfo_file_name);
 }

@@ -475,7 +475,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	if (!in)
 		return -1;
 	/* windows ask debuginfod's cache only (answer.h); this fills it */
-	debug = debugfetch_queue__start();
+	debug = o->ropts->symbolize ? debugfetch_queue__start() : NULL;
 	ingest__fetch_debug(in, debug);
 	w.hdr = *ingest__header(in);
 	w.maps = ingest__profile(in);

@@ -28,6 +28,8 @@ done
 
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:exitcode=99"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
+LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
+export LSAN_OPTIONS
 
 passed=0 failed=0 skipped=0
 for b in $builds; do
