@@ -20,6 +20,8 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
+# userland only: one kernel is enough
+[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
 	skip "no debuginfod on this host (apt-get install debuginfod)"
 fi
