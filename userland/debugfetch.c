@@ -121,11 +121,15 @@ off:
 static bool disk_full(void)
 {
 	const char *dir = cache_dir();
+	unsigned long long avail;
 	struct statvfs sv;
 
-	return dir && !statvfs(dir, &sv) &&
-	       (unsigned long long)sv.f_bavail * sv.f_frsize <
-	       DEBUGFETCH_FREE_MIN;
+	if (!dir || statvfs(dir, &sv))
+		return false;
+	avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+	return avail < DEBUGFETCH_FREE_MIN ||
+	       avail < (unsigned long long)sv.f_blocks * sv.f_frsize / 100 *
+		       DEBUGFETCH_FREE_PERCENT;
 }
 
 /*

@@ -33,8 +33,12 @@
 #define DEBUGFETCH_CACHE_DIR		"/var/cache/cprof-dump/debuginfod"
 /* DEBUGINFOD_MAXSIZE unless set: the largest file downloaded (bytes) */
 #define DEBUGFETCH_FILE_MAX		"2147483648"
-/* downloads stop when less is free where the cache is */
-#define DEBUGFETCH_FREE_MIN		(1ULL << 30)
+/*
+ * Downloads stop when less than this is free where the cache is: 64 MiB
+ * and 5 % of that file system (a small /tmp is no reason to stop).
+ */
+#define DEBUGFETCH_FREE_MIN		(64ULL << 20)
+#define DEBUGFETCH_FREE_PERCENT		5
 
 struct debugfetch_stats {
 	unsigned int found;	/* from a server or the cache */
