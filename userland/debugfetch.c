@@ -35,6 +35,7 @@ static struct {
 	double start;		/* of the query under way */
 	bool waited;		/* it asked a server (the cache did not have it) */
 	bool cut;		/* and the budget (or the disk) cut it */
+	bool disk_full;		/* a download stopped for want of room */
 	int last_err;		/* errno of the last failure not a miss */
 	struct debugfetch_stats st;
 } df = { .budget = DEBUGFETCH_SECONDS_DEFAULT };
@@ -142,11 +143,11 @@ static int on_progress(debuginfod_client *client, long done, long total)
 	(void)done;
 	(void)total;
 	df.waited = true;
-	if (df.st.seconds + (monotonic_seconds() - df.start) < df.budget &&
-	    !disk_full())
-		return 0;
-	df.cut = true;
-	return 1;
+	if (df.st.seconds + (monotonic_seconds() - df.start) >= df.budget)
+		df.cut = true;
+	else if (disk_full())
+		df.cut = df.disk_full = true;
+	return df.cut;
 }
 
 /*
@@ -280,8 +281,9 @@ void debugfetch_summary(void)
 		n += snprintf(why + n, sizeof(why) - n, "; %u failed (%s)",
 			      st->failed, strerror(df.last_err));
 	if (st->cut && n < sizeof(why))
-		n += snprintf(why + n, sizeof(why) - n,
-			      "; %u cut off by the budget", st->cut);
+		n += snprintf(why + n, sizeof(why) - n, "; %u cut off by %s",
+			      st->cut, df.disk_full ?
+			      "the budget or a nearly full disk" : "the budget");
 	if (st->unasked && n < sizeof(why))
 		snprintf(why + n, sizeof(why) - n,
 			 "; %u not asked: the budget was spent", st->unasked);
