@@ -33,7 +33,6 @@ static struct {
 	size_t found_cap;
 	double budget;		/* seconds, the whole run */
 	double start;		/* of the query under way */
-	bool waited;		/* it asked a server (the cache did not have it) */
 	bool cut;		/* and the budget (or the disk) cut it */
 	bool disk_full;		/* a download stopped for want of room */
 	int last_err;		/* errno of the last failure not a miss */
@@ -142,7 +141,6 @@ static int on_progress(debuginfod_client *client, long done, long total)
 	(void)client;
 	(void)done;
 	(void)total;
-	df.waited = true;
 	if (df.st.seconds + (monotonic_seconds() - df.start) >= df.budget)
 		df.cut = true;
 	else if (disk_full())
@@ -234,12 +232,11 @@ int debugfetch_find(const unsigned char *build_id, int len, char **path)
 		}
 		debuginfod_set_progressfn(df.client, on_progress);
 	}
-	df.waited = false;
 	df.cut = false;
 	df.start = monotonic_seconds();
 	fd = debuginfod_find_debuginfo(df.client, build_id, len, path);
-	if (df.waited)
-		df.st.seconds += monotonic_seconds() - df.start;
+	/* the cache was read above: this call went to a server */
+	df.st.seconds += monotonic_seconds() - df.start;
 	if (fd >= 0) {
 		df.st.found++;
 		if (i >= 0)
@@ -262,7 +259,6 @@ int debugfetch_find(const unsigned char *build_id, int len, char **path)
 void debugfetch_get_stats(struct debugfetch_stats *st)
 {
 	*st = df.st;
-	st->budget = df.budget;
 }
 
 void debugfetch_summary(void)

@@ -47,7 +47,6 @@ struct debugfetch_stats {
 	unsigned int cut;	/* a server took longer than the budget left */
 	unsigned int unasked;	/* the budget was spent: the cache only */
 	double seconds;		/* spent waiting on servers */
-	double budget;
 };
 
 /*
