@@ -230,14 +230,34 @@ enum cprof_cfa_base {
 	CPROF_CFA_PLT	= 3,	/* PLT entry: sp + 8, + 8 if (ip & 15) >= 11 */
 	CPROF_CFA_END	= 4,	/* outermost frame (return address undefined) */
 	CPROF_CFA_STOP	= 5,	/* a rule the tick does not follow: stop */
-	CPROF_CFA_MAX	= 5,
+	CPROF_CFA_SP_DEREF = 6,	/* CFA = *(sp + lo) + hi */
+	CPROF_CFA_FP_DEREF = 7,	/* CFA = *(rbp + lo) + hi */
+	CPROF_CFA_REG	= 8,	/* CFA = DWARF register hi + lo: first frame */
+	CPROF_CFA_MAX	= 8,
 };
+
+/*
+ * The rows whose CFA takes two numbers hold them in cfa_off, lo in its low
+ * half and hi in its high half, each a signed 16-bit number:
+ *  - *_DEREF: a function that realigned its stack saved the CFA in its
+ *    frame: the word at sp or rbp + lo, plus hi (gcc's DRAP: *(rbp - 8);
+ *    OpenSSL's assembly: *(rsp + N) + M);
+ *  - CPROF_CFA_REG: another register (0 rax ... 15 r15, DWARF's numbers)
+ *    plus lo, in prologues and in assembly that keeps the entry stack
+ *    pointer in a register.  Only the interrupted frame's registers are
+ *    known: in any other frame the row is no information.
+ */
+#define CPROF_CFA_PAIR(lo, hi) \
+	((__s32)(((__u32)(__u16)(__s16)(hi) << 16) | (__u16)(__s16)(lo)))
+#define CPROF_CFA_LO(off)	((__s16)((__u32)(off) & 0xffff))
+#define CPROF_CFA_HI(off)	((__s16)((__u32)(off) >> 16))
 
 /* Where the caller's rbp is (fp_rule). */
 enum cprof_fp_rule {
 	CPROF_FP_SAME	= 0,	/* unchanged */
 	CPROF_FP_AT	= 1,	/* saved at CFA + fp_off */
-	CPROF_FP_MAX	= 1,
+	CPROF_FP_AT_FP	= 2,	/* saved at rbp + fp_off (gcc's DRAP) */
+	CPROF_FP_MAX	= 2,
 };
 
 /*

@@ -9,8 +9,10 @@
  * saved on kernel entry when the tick hit a system call or fault, so a
  * sample shows the user frames that led into the kernel.  Each step takes
  * the frame's rule from the unwind table userland loaded for its file
- * (utable.c: the CFA is sp or rbp plus an offset, the return address is
- * below it, the caller's rbp maybe saved beside it), so code without frame
+ * (utable.c: the CFA is sp or rbp plus an offset, a word the frame saved
+ * where it realigned the stack, or in the interrupted frame another
+ * register plus an offset; the return address is below it, the
+ * caller's rbp maybe saved beside it), so code without frame
  * pointers and frameless leaves unwind; where no table covers the address
  * the step follows the frame-pointer chain, as perf does.  Either way the
  * caller's stack pointer must lie above the frame's, so every walk ends,
@@ -116,6 +118,9 @@ fault:
  */
 #define CPROF_USTACK_SPAN	(16UL << 20)
 
+/* Below the interrupted stack pointer, its red zone (x86-64 ABI). */
+#define CPROF_USTACK_REDZONE	128UL
+
 /*
  * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
  * mapping the last table step looked up, with its file's table, which the
@@ -130,7 +135,30 @@ struct cprof_uframe {
 	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
 	struct cprof_utable_view table;	/* pos's file's */
 	bool has_table;
+	/* the interrupted registers, while at their frame, if all exact */
+	struct pt_regs *regs;
 };
+
+/* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
+static const u8 cprof_dwarf_regs[] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/* DWARF's register @reg of @regs. */
+static bool cprof_dwarf_reg(struct pt_regs *regs, int reg, unsigned long *val)
+{
+	if ((unsigned int)reg >= ARRAY_SIZE(cprof_dwarf_regs))
+		return false;
+	*val = regs_get_register(regs, cprof_dwarf_regs[reg]);
+	return true;
+}
 
 enum cprof_step {
 	CPROF_STEP_OK,		/* @f is the caller's frame */
@@ -168,6 +196,20 @@ static bool cprof_syscall_caller(struct cprof_uframe *f)
 	f->ip = cand;
 	f->sp += sizeof(cand);
 	return true;
+}
+
+/*
+ * A word a table's rule says is on the stack: read only from the span
+ * CPROF_USTACK_SPAN above the interrupted stack pointer (and its red
+ * zone).  Page faults disabled.
+ */
+static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
+			     unsigned long *val)
+{
+	if (addr + CPROF_USTACK_REDZONE - f->base >
+	    CPROF_USTACK_SPAN + CPROF_USTACK_REDZONE - sizeof(long))
+		return false;
+	return cprof_read_word(addr, val);
 }
 
 /*
@@ -210,12 +252,29 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 		/* ld's PLT entries: 16 bytes, the push after the 11th. */
 		cfa = f->sp + 8 + ((f->ip & 15) >= 11 ? 8 : 0);
 		break;
+	case CPROF_CFA_SP_DEREF:
+	case CPROF_CFA_FP_DEREF:
+		/* The stack was realigned; the CFA was saved in the frame. */
+		cfa = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
+		if (!cprof_read_stack(f, cfa + CPROF_CFA_LO(row.cfa_off),
+				      &cfa))
+			return CPROF_STEP_BAD;
+		cfa += CPROF_CFA_HI(row.cfa_off);
+		break;
+	case CPROF_CFA_REG:
+		/* The interrupted frame's registers only. */
+		if (!exact || !f->regs ||
+		    !cprof_dwarf_reg(f->regs, CPROF_CFA_HI(row.cfa_off), &cfa))
+			return CPROF_STEP_NONE;
+		cfa += CPROF_CFA_LO(row.cfa_off);
+		break;
 	case CPROF_CFA_END:
 		return CPROF_STEP_END;
 	default:
 		/*
-		 * A rule the table could not express (stack realignment, a
-		 * signal frame): the frame-pointer chain may still hold.
+		 * A rule the table could not express (a CFA from another
+		 * register, a signal frame): the frame-pointer chain may
+		 * still hold.
 		 */
 		return CPROF_STEP_NONE;
 	}
@@ -225,6 +284,9 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 		return CPROF_STEP_BAD;
 	if (row.fp_rule == CPROF_FP_AT &&
 	    !cprof_read_word(cfa + row.fp_off, &fp))
+		return CPROF_STEP_BAD;
+	if (row.fp_rule == CPROF_FP_AT_FP &&
+	    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
 		return CPROF_STEP_BAD;
 	if (!cprof_read_word(cfa - sizeof(long), &f->ip))
 		return CPROF_STEP_BAD;
@@ -300,6 +362,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 
 	w->first = false;
 	w->wrapper_caller = 0;
+	w->f.regs = NULL;
 	for (;; first = false) {
 		/*
 		 * The first ip is in the interrupted function even when it
@@ -361,9 +424,14 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
 		.flags = flags,
 		.first = true,
 	};
-	/* Entry code sets orig_ax to -1 for interrupts and exceptions. */
-	if (!entry || (long)uregs->orig_ax < 0)
+	/*
+	 * Entry code sets orig_ax to -1 for interrupts and exceptions; a
+	 * system call's entry overwrote rax, rcx and r11.
+	 */
+	if (!entry || (long)uregs->orig_ax < 0) {
 		*flags |= CPROF_SAMPLE_USER_EXACT;
+		w->f.regs = uregs;
+	}
 	/* 32-bit tasks have another frame layout: leaf only. */
 	w->leaf_only = !user_64bit_mode(uregs);
 	if (!w->leaf_only && cprof_utable_any())

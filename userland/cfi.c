@@ -8,8 +8,11 @@
  * pointer encodings, two section formats) read from files anyone may write.
  * Userland does that work once per file instead.  libdw executes the CFI;
  * this unit reduces the rules at each address to a fixed-size row (the CFA
- * is sp or rbp plus an offset, or the PLT rule; the return address is at
- * CFA - 8; the caller's rbp is unchanged or saved at CFA + an offset) keyed
+ * is sp or rbp plus an offset, the word at sp or rbp plus an offset plus
+ * another (a realigned stack), another register plus an offset (the
+ * interrupted frame only), or the PLT rule; the return address is at
+ * CFA - 8; the caller's rbp is unchanged, or saved at CFA or rbp plus an
+ * offset) keyed
  * by file offset, which is what a frame's address turns into through
  * /proc/PID/maps.  The tick binary-searches the last row at or below a
  * frame's offset and applies it with a few loads.
@@ -24,10 +27,11 @@
  *  - for each FDE, libdw's rules at its first address, which also say up
  *    to where they hold (dwarf_cfi_addrframe(), dwarf_frame_info()); then
  *    at that address, and so on to the FDE's end;
- *  - each rule set becomes a row: what the tick cannot follow (an
- *    expression, a return address not at CFA - 8, a signal frame, an FDE
- *    libdw cannot execute) becomes CPROF_CFA_STOP, which ends the walk
- *    rather than guessing; an undefined
+ *  - each rule set becomes a row: what the tick cannot follow (a CFA
+ *    from another register or by another expression, a return address
+ *    not at CFA - 8, a signal frame, an FDE libdw cannot execute) becomes
+ *    CPROF_CFA_STOP, which ends the walk rather than guessing, its code
+ *    counted by reason (struct cfi_table's stop_bytes); an undefined
  *    return address (_start) CPROF_CFA_END; addresses no FDE covers
  *    CPROF_CFA_NONE (the tick walks frame pointers there);
  *  - equal neighbours merge, and addresses become file offsets.
@@ -69,6 +73,7 @@
 
 #define REG_RBP		6
 #define REG_RSP		7
+#define REG_LAST_GP	15		/* r15: the last of rax ... r15 */
 #define REG_RA		16
 #define PLT_THRESHOLD	11		/* the (ip & 15) >= 11 of CPROF_CFA_PLT */
 /* FDE bytes libdw executes, summed over rows: some 3 GB a second */
@@ -201,11 +206,108 @@ static bool ra_undefined(Dwarf_Frame *fr)
 }
 
 /*
- * The row for the rules of fr.  *plt is the PLT expression's threshold if
- * the CFA is that expression (the row is then CPROF_CFA_PLT), else -1.
+ * Register reg saved at rbp + *off (DW_CFA_expression reg: DW_OP_breg6
+ * off, as gcc describes registers in a function that realigns the stack)?
+ * libdw gives the expression after a DW_OP_call_frame_cfa (DWARF pushes
+ * the CFA first), which DW_OP_breg6 does not use.
+ */
+static bool saved_at_rbp(Dwarf_Frame *fr, int reg, int64_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, reg, mem, &ops, &n) != 0 || !ops)
+		return false;
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa) {
+		ops++;
+		n--;
+	}
+	if (n != 1 || ops[0].atom != DW_OP_breg6)
+		return false;
+	*off = (int64_t)ops[0].number;
+	return true;
+}
+
+/* The register a DW_OP_breg<N> or DW_OP_bregx names, or -1. */
+static int breg(const Dwarf_Op *op)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+		return op->atom - DW_OP_breg0;
+	if (op->atom == DW_OP_bregx && op->number <= INT32_MAX)
+		return (int)op->number;
+	return -1;
+}
+
+/* A DW_OP_breg<N>'s or DW_OP_bregx's offset. */
+static int64_t breg_off(const Dwarf_Op *op)
+{
+	return (int64_t)(op->atom == DW_OP_bregx ? op->number2 : op->number);
+}
+
+/*
+ * The CFA of the rules as a row's cfa_base and offset, or the reason the
+ * tick cannot follow it (*why):
+ *  - sp or rbp plus an offset;
+ *  - the word at sp or rbp plus N, plus M: a function that realigned its
+ *    stack saved the CFA there (gcc's DRAP: DW_OP_breg6 -8; DW_OP_deref;
+ *    OpenSSL's perlasm: DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst M);
+ *  - another general register plus an offset (prologues that realign
+ *    the stack, gcc's r10; assembly that keeps the entry sp in rax or
+ *    r11), which the tick follows in the interrupted frame only;
+ *  - ld's PLT expression (*plt: its threshold);
+ * anything else stops the walk.
+ */
+static bool cfa_rule(const Dwarf_Op *ops, size_t n, struct cprof_urow *r,
+		     int64_t *off, int *plt, enum cfi_stop *why)
+{
+	int reg = n ? breg(&ops[0]) : -1;
+	int64_t m = 0;
+
+	*why = CFI_STOP_CFA_EXPR;
+	if (n == 1 && (reg == REG_RSP || reg == REG_RBP)) {
+		r->cfa_base = reg == REG_RSP ? CPROF_CFA_SP : CPROF_CFA_FP;
+		*off = breg_off(&ops[0]);
+		return true;
+	}
+	if (n == 1 && reg >= 0) {
+		*why = CFI_STOP_CFA_REG;
+		if (reg > REG_LAST_GP ||
+		    !fits(breg_off(&ops[0]), INT16_MIN, INT16_MAX))
+			return false;
+		r->cfa_base = CPROF_CFA_REG;
+		*off = CPROF_CFA_PAIR(breg_off(&ops[0]), reg);
+		return true;
+	}
+	if ((*plt = plt_threshold(ops, n)) >= 0) {
+		r->cfa_base = CPROF_CFA_PLT;
+		*off = 0;
+		return true;
+	}
+	if ((n == 2 || n == 3) && (reg == REG_RSP || reg == REG_RBP) &&
+	    ops[1].atom == DW_OP_deref) {
+		if (n == 3 && ops[2].atom != DW_OP_plus_uconst)
+			return false;
+		if (n == 3)
+			m = ops[2].number > INT16_MAX ? INT16_MAX + 1 :
+							(int64_t)ops[2].number;
+		if (!fits(breg_off(&ops[0]), INT16_MIN, INT16_MAX) ||
+		    !fits(m, 0, INT16_MAX))
+			return false;
+		r->cfa_base = reg == REG_RSP ? CPROF_CFA_SP_DEREF :
+					       CPROF_CFA_FP_DEREF;
+		*off = CPROF_CFA_PAIR(breg_off(&ops[0]), m);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The row for the rules of fr; *why says what made it CPROF_CFA_STOP.
+ * *plt is the PLT expression's threshold if the CFA is that expression
+ * (the row is then CPROF_CFA_PLT), else -1.
  */
 static void classify(Dwarf_Frame *fr, bool signal, struct cprof_urow *r,
-		     int *plt)
+		     int *plt, enum cfi_stop *why)
 {
 	Dwarf_Op *ops;
 	int64_t off;
@@ -213,33 +315,21 @@ static void classify(Dwarf_Frame *fr, bool signal, struct cprof_urow *r,
 
 	*plt = -1;
 	*r = stop_row;
+	*why = CFI_STOP_SIGNAL;
 	if (signal)
 		return;
 	if (ra_undefined(fr)) {
 		r->cfa_base = CPROF_CFA_END;
 		return;
 	}
+	*why = CFI_STOP_RA;
 	if (!saved_at_cfa(fr, REG_RA, &off) || off != -8)
 		return;
+	*why = CFI_STOP_LIBDW;
 	if (dwarf_frame_cfa(fr, &ops, &n) != 0 || !ops)
 		return;
-	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
-		r->cfa_base = ops[0].number == REG_RSP ? CPROF_CFA_SP :
-							  CPROF_CFA_FP;
-		off = (int64_t)ops[0].number2;
-	} else if (n == 1 && (ops[0].atom == DW_OP_breg7 ||
-			      ops[0].atom == DW_OP_breg6)) {
-		r->cfa_base = ops[0].atom == DW_OP_breg7 ? CPROF_CFA_SP :
-							    CPROF_CFA_FP;
-		off = (int64_t)ops[0].number;
-	} else if ((*plt = plt_threshold(ops, n)) >= 0) {
-		r->cfa_base = CPROF_CFA_PLT;
-		off = 0;
-	} else {
-		return;
-	}
-	if (!fits(off, INT32_MIN, INT32_MAX)) {
+	if (!cfa_rule(ops, n, r, &off, plt, why) ||
+	    !fits(off, INT32_MIN, INT32_MAX)) {
 		*r = stop_row;
 		*plt = -1;
 		return;
@@ -247,6 +337,10 @@ static void classify(Dwarf_Frame *fr, bool signal, struct cprof_urow *r,
 	r->cfa_off = (int32_t)off;
 	if (saved_at_cfa(fr, REG_RBP, &off) && fits(off, INT16_MIN, INT16_MAX)) {
 		r->fp_rule = CPROF_FP_AT;
+		r->fp_off = (int16_t)off;
+	} else if (saved_at_rbp(fr, REG_RBP, &off) &&
+		   fits(off, INT16_MIN, INT16_MAX)) {
+		r->fp_rule = CPROF_FP_AT_FP;
 		r->fp_off = (int16_t)off;
 	}
 }
@@ -357,6 +451,7 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 		Dwarf_Frame *fr = NULL;
 		struct cprof_urow r;
 		bool signal = false;
+		enum cfi_stop why;
 		int plt;
 
 		work += f->cost + ROW_WORK;
@@ -366,6 +461,7 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 					WORK_MAX);
 		if (work > FDE_WORK_MAX) {	/* a huge FDE: give up on it */
 			kind.other = true;
+			c->stop_bytes[CFI_STOP_LIBDW] += f->hi - pc;
 			ret = push_row(c, &c->rows, pc, &stop_row);
 			break;
 		}
@@ -375,13 +471,16 @@ static int fde_rows(struct ctx *c, const struct fde *f, uint64_t pc)
 			/* libdw cannot say: the tick must not guess */
 			free(fr);
 			kind.other = true;
+			c->stop_bytes[CFI_STOP_LIBDW] += f->hi - pc;
 			ret = push_row(c, &c->rows, pc, &stop_row);
 			break;
 		}
-		classify(fr, signal, &r, &plt);
+		classify(fr, signal, &r, &plt, &why);
 		free(fr);
 		if (end > f->hi)
 			end = f->hi;
+		if (r.cfa_base == CPROF_CFA_STOP)
+			c->stop_bytes[why] += end - pc;
 		if (plt >= 0 && plt != PLT_THRESHOLD) {
 			kind.frame = true;	/* an IBT PLT: jumps only */
 			if (push_plt_rows(c, pc, end, plt, &r))
@@ -618,6 +717,7 @@ int cfi_compile(int fd, struct cfi_table *t, char *err, size_t errlen)
 	int ret;
 
 	memset(t, 0, sizeof(*t));
+	c.stop_bytes = t->stop_bytes;
 	if (err && errlen)
 		err[0] = '\0';
 	ret = compile(&c, fd, t);
@@ -648,25 +748,60 @@ void cfi_table_free(struct cfi_table *t)
 	t->n = 0;
 }
 
+const char *cfi_stop_name(enum cfi_stop why)
+{
+	static const char *const names[CFI_STOP_NR] = {
+		[CFI_STOP_SIGNAL] = "signal frame",
+		[CFI_STOP_RA] = "return address not at CFA - 8",
+		[CFI_STOP_CFA_REG] = "CFA from another register (not rax ... r15)",
+		[CFI_STOP_CFA_EXPR] = "other CFA expression",
+		[CFI_STOP_LIBDW] = "rules libdw could not give",
+	};
+
+	return (unsigned int)why < CFI_STOP_NR ? names[why] : "?";
+}
+
 static const char *base_name(unsigned int b)
 {
 	static const char *const names[] = {
 		[CPROF_CFA_NONE] = "none", [CPROF_CFA_SP] = "sp",
 		[CPROF_CFA_FP] = "fp", [CPROF_CFA_PLT] = "plt",
 		[CPROF_CFA_END] = "end", [CPROF_CFA_STOP] = "stop",
+		[CPROF_CFA_SP_DEREF] = "*sp", [CPROF_CFA_FP_DEREF] = "*fp",
+		[CPROF_CFA_REG] = "reg",
 	};
 
 	return b <= CPROF_CFA_MAX ? names[b] : "?";
 }
 
+static const char *fp_rule_name(unsigned int r)
+{
+	static const char *const names[] = {
+		[CPROF_FP_SAME] = "same", [CPROF_FP_AT] = "at",
+		[CPROF_FP_AT_FP] = "atfp",
+	};
+
+	return r <= CPROF_FP_MAX ? names[r] : "?";
+}
+
 void cfi_table_print(FILE *f, const struct cfi_table *t)
 {
+	const struct cprof_urow *r;
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
-		fprintf(f, "%x %s %d %s %d\n", (unsigned int)t->pc[i],
-			base_name(t->row[i].cfa_base), (int)t->row[i].cfa_off,
-			t->row[i].fp_rule == CPROF_FP_AT ? "at" :
-			t->row[i].fp_rule == CPROF_FP_SAME ? "same" : "?",
-			(int)t->row[i].fp_off);
+	for (i = 0; i < t->n; i++) {
+		r = &t->row[i];
+		if (r->cfa_base == CPROF_CFA_SP_DEREF ||
+		    r->cfa_base == CPROF_CFA_FP_DEREF ||
+		    r->cfa_base == CPROF_CFA_REG)
+			fprintf(f, "%x %s %d+%d %s %d\n", (unsigned int)t->pc[i],
+				base_name(r->cfa_base),
+				CPROF_CFA_LO(r->cfa_off),
+				CPROF_CFA_HI(r->cfa_off),
+				fp_rule_name(r->fp_rule), (int)r->fp_off);
+		else
+			fprintf(f, "%x %s %d %s %d\n", (unsigned int)t->pc[i],
+				base_name(r->cfa_base), (int)r->cfa_off,
+				fp_rule_name(r->fp_rule), (int)r->fp_off);
+	}
 }

@@ -14,6 +14,19 @@
 
 #include "cprof_format.h"
 
+/* Why code got CPROF_CFA_STOP rows: the rules the tick does not follow. */
+enum cfi_stop {
+	CFI_STOP_SIGNAL,	/* a signal frame */
+	CFI_STOP_RA,		/* the return address not at CFA - 8 */
+	CFI_STOP_CFA_REG,	/* the CFA from another register than sp, rbp */
+	CFI_STOP_CFA_EXPR,	/* another CFA expression */
+	CFI_STOP_LIBDW,		/* rules libdw could not give, or too costly */
+	CFI_STOP_NR
+};
+
+/* "signal frame", ...: for messages */
+const char *cfi_stop_name(enum cfi_stop why);
+
 struct cfi_table {
 	uint32_t *pc;			/* file offsets, strictly increasing */
 	struct cprof_urow *row;		/* row[i] holds from pc[i] to pc[i+1] */
@@ -23,6 +36,8 @@ struct cfi_table {
 	 * first frame, the module may walk the file by frame pointers.
 	 */
 	bool frame_pointers;
+	/* bytes of code whose rows are CPROF_CFA_STOP, by reason */
+	uint64_t stop_bytes[CFI_STOP_NR];
 };
 
 /*

@@ -57,6 +57,7 @@ struct ctx {
 	uint64_t fsize;			/* the file's size */
 	uint64_t inflated;		/* compressed sections, decompressed */
 	bool not_fp;			/* a function may call without a frame */
+	uint64_t *stop_bytes;		/* struct cfi_table's, by enum cfi_stop */
 	uint64_t plt_lo[4], plt_hi[4];	/* .plt, .plt.got, .plt.sec */
 	int nplt;
 	uint64_t work;

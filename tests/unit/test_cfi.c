@@ -95,8 +95,8 @@ static const char asm_src[] =
 	"	.cfi_startproc\n"
 	"	nop\n"
 	"asm_expr_in:\n"
-	/* DW_CFA_def_cfa_expression: DW_OP_breg7 8; DW_OP_deref */
-	"	.cfi_escape 0x0f, 0x03, 0x77, 0x08, 0x06\n"
+	/* DW_CFA_def_cfa_expression: DW_OP_breg7 8; DW_OP_breg7 0; plus */
+	"	.cfi_escape 0x0f, 0x05, 0x77, 0x08, 0x77, 0x00, 0x22\n"
 	"	nop\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
@@ -152,6 +152,36 @@ static const char asm_src[] =
 	"asm_state_restored:\n"
 	"	.cfi_restore_state\n"
 	"	popq	%rbx\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"asm_deref:\n"			/* OpenSSL's realigned frames */
+	"	.cfi_startproc\n"
+	"	nop\n"
+	"asm_deref_in:\n"
+	/* DW_CFA_def_cfa_expression: DW_OP_breg7 24; DW_OP_deref; +8 */
+	"	.cfi_escape 0x0f, 0x05, 0x77, 0x18, 0x06, 0x23, 0x08\n"
+	"	.cfi_offset %rbp, -24\n"
+	"	nop\n"
+	"asm_deref_far:\n"
+	/* the same, N = 40000: beyond the row's 16 bits */
+	"	.cfi_escape 0x0f, 0x07, 0x77, 0xc0, 0xb8, 0x02, 0x06, 0x23, 0x08\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"asm_drap:\n"			/* gcc's stack realignment */
+	"	.cfi_startproc\n"
+	"	nop\n"
+	"asm_drap_r10:\n"
+	"	.cfi_def_cfa %r10, 0\n"
+	"	nop\n"
+	"asm_drap_in:\n"
+	/* DW_CFA_def_cfa_expression: DW_OP_breg6 -8; DW_OP_deref */
+	"	.cfi_escape 0x0f, 0x03, 0x76, 0x78, 0x06\n"
+	/* DW_CFA_expression: rbp at DW_OP_breg6 0 */
+	"	.cfi_escape 0x10, 0x06, 0x02, 0x76, 0x00\n"
+	"	nop\n"
+	"asm_drap_xmm:\n"
+	/* DW_CFA_def_cfa: xmm0 (17), 8: not a general register */
+	"	.cfi_escape 0x0c, 0x11, 0x08\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"asm_reg255:\n"
@@ -491,6 +521,32 @@ static void check_asm(struct elfinfo *e, const struct cfi_table *t,
 	check_rule(t, label, "asm: other CFA expressions stop",
 		   sym_off(e, "asm_expr_in", 0), CPROF_CFA_STOP, 0,
 		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: CFA = *(sp + 24) + 8, rbp at cfa-24",
+		   sym_off(e, "asm_deref_in", 0), CPROF_CFA_SP_DEREF,
+		   CPROF_CFA_PAIR(24, 8), CPROF_FP_AT, -24);
+	check_rule(t, label, "asm: *(sp + 40000) + 8 does not fit: stops",
+		   sym_off(e, "asm_deref_far", 0), CPROF_CFA_STOP, 0,
+		   CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: DRAP prologue: CFA = r10 + 0",
+		   sym_off(e, "asm_drap_r10", 0), CPROF_CFA_REG,
+		   CPROF_CFA_PAIR(0, 10), CPROF_FP_SAME, 0);
+	check_rule(t, label, "asm: DRAP body: CFA = *(rbp - 8), rbp at rbp",
+		   sym_off(e, "asm_drap_in", 0), CPROF_CFA_FP_DEREF,
+		   CPROF_CFA_PAIR(-8, 0), CPROF_FP_AT_FP, 0);
+	check_rule(t, label, "asm: a CFA from xmm0 stops",
+		   sym_off(e, "asm_drap_xmm", 0), CPROF_CFA_STOP, 0,
+		   CPROF_FP_SAME, 0);
+	/* asm_expr_in's 2 bytes, asm_deref_far's 1, asm_big_in's 1 */
+	test_condf(t->stop_bytes[CFI_STOP_CFA_EXPR] == 4,
+		   "%s: stops counted: other CFA expressions 4 bytes (got %llu)",
+		   label, (unsigned long long)t->stop_bytes[CFI_STOP_CFA_EXPR]);
+	test_condf(t->stop_bytes[CFI_STOP_CFA_REG] == 1 &&
+		   t->stop_bytes[CFI_STOP_SIGNAL] == 2 &&
+		   t->stop_bytes[CFI_STOP_RA] == 1,
+		   "%s: stops counted: xmm0 1 byte, signal frame 2, return address 1 (got %llu, %llu, %llu)",
+		   label, (unsigned long long)t->stop_bytes[CFI_STOP_CFA_REG],
+		   (unsigned long long)t->stop_bytes[CFI_STOP_SIGNAL],
+		   (unsigned long long)t->stop_bytes[CFI_STOP_RA]);
 	check_rule(t, label, "asm: after the expression's FDE: none",
 		   sym_off(e, "asm_gap2", 0), CPROF_CFA_NONE, 0,
 		   CPROF_FP_SAME, 0);
