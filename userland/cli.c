@@ -471,6 +471,7 @@ static int load_tables_only(void)
 			 &interrupted, -1);
 	if (!l)
 		return 1;
+	tableload__report_stops(l, true);
 	tableload__stop(l, &st);
 	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
@@ -657,6 +658,7 @@ int main(int argc, char **argv)
 	prof = read_stream(fd, in_name, unw, ropts.cgroups);
 	if (!prof)
 		goto cleanup;
+	tableload__report_stops(unw, false);
 	tableload__stop(unw, NULL);
 	unw = NULL;
 	end = profile__end(prof);

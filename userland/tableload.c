@@ -28,6 +28,7 @@
 #include <hashtab.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,14 @@ struct tableload_item {
 	char path[];
 };
 
+/* A file whose table has code the tick cannot walk through, and why. */
+struct stopped {
+	uint64_t bytes[CFI_STOP_NR];	/* struct cfi_table's stop_bytes */
+	char path[];
+};
+
+#define STOPPED_MAX	64		/* files kept, the first ones */
+
 struct tableload {
 	int fd;				/* PROC_DIR/unwind */
 	pthread_t thread;
@@ -64,6 +73,8 @@ struct tableload {
 	htab_t loaded;			/* struct loaded: the tables written */
 	double last_sweep;		/* monotonic_seconds() */
 	struct tableload_stats stats;
+	struct stopped *stopped[STOPPED_MAX];	/* by the thread, locked */
+	size_t nstopped;
 };
 
 /*
@@ -276,7 +287,10 @@ static const struct boxed_limits compile_limits = {
 		   (sizeof(uint32_t) + sizeof(struct cprof_urow)),
 };
 
-/* The table as the child writes it: n, frame_pointers, pc[n], row[n]. */
+/*
+ * The table as the child writes it: n, frame_pointers, stop_bytes[], pc[n],
+ * row[n].
+ */
 struct compile_job {
 	int fd;
 };
@@ -285,7 +299,7 @@ static int compile_child(void *arg, FILE *out)
 {
 	const struct compile_job *j = arg;
 	struct cfi_table t = { 0 };
-	uint64_t head[2];
+	uint64_t head[2 + CFI_STOP_NR];
 	char err[256];
 	int bad;
 
@@ -293,6 +307,7 @@ static int compile_child(void *arg, FILE *out)
 		return -1;	/* no CFI: no line, the caller counts it */
 	head[0] = t.n;
 	head[1] = t.frame_pointers;
+	memcpy(head + 2, t.stop_bytes, sizeof(t.stop_bytes));
 	bad = fwrite(head, sizeof(head), 1, out) != 1 ||
 	      fwrite(t.pc, sizeof(*t.pc), t.n, out) != t.n ||
 	      fwrite(t.row, sizeof(*t.row), t.n, out) != t.n;
@@ -308,7 +323,7 @@ static int compile_boxed(int fd, struct cfi_table *t)
 {
 	struct compile_job j = { .fd = fd };
 	char *buf = NULL, msg[160];
-	uint64_t head[2];
+	uint64_t head[2 + CFI_STOP_NR];
 	size_t len = 0, n;
 
 	memset(t, 0, sizeof(*t));
@@ -333,11 +348,84 @@ static int compile_boxed(int fd, struct cfi_table *t)
 	       n * sizeof(*t->row));
 	t->n = n;
 	t->frame_pointers = head[1];
+	memcpy(t->stop_bytes, head + 2, sizeof(t->stop_bytes));
 	free(buf);
 	return 0;
 bad:
 	free(buf);
 	return -1;
+}
+
+/* Keep what stops walks in t's file, if anything does. */
+static void note_stops(struct tableload *l, const struct cfi_table *t,
+		       const char *path)
+{
+	struct stopped *sf;
+	uint64_t any = 0;
+	int k;
+
+	for (k = 0; k < CFI_STOP_NR; k++)
+		any |= t->stop_bytes[k];
+	if (!any || l->nstopped >= STOPPED_MAX)
+		return;
+	sf = malloc(sizeof(*sf) + strlen(path) + 1);
+	if (!sf)
+		return;
+	memcpy(sf->bytes, t->stop_bytes, sizeof(sf->bytes));
+	strcpy(sf->path, path);
+	pthread_mutex_lock(&l->lock);
+	l->stopped[l->nstopped++] = sf;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Appends to a line of size bytes; *len past size once it is full. */
+static void append(char *line, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void append(char *line, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line + *len, size - *len, fmt, ap);
+	va_end(ap);
+	*len = n < 0 ? size : *len + (size_t)n;
+}
+
+void tableload__report_stops(struct tableload *l, bool all)
+{
+	char line[1024];
+	size_t i, len = 0;
+	int k;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->nstopped; i++) {
+		const struct stopped *sf = l->stopped[i];
+		const char *base = strrchr(sf->path, '/');
+		bool first = true;
+
+		for (k = 0; k < CFI_STOP_NR; k++) {
+			if (!sf->bytes[k] || (!all && (k == CFI_STOP_SIGNAL ||
+						       k == CFI_STOP_RA)))
+				continue;
+			if (first)
+				append(line, sizeof(line), &len, "%s%s: ",
+				       len ? "; " : "",
+				       base ? base + 1 : sf->path);
+			append(line, sizeof(line), &len, "%s%s %llu B",
+			       first ? "" : ", ", cfi_stop_name(k),
+			       (unsigned long long)sf->bytes[k]);
+			first = false;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (len)
+		warning("unwind tables: code where user stack walks stop, by file and rule: %s%s",
+			line, len >= sizeof(line) ? "..." : "");
 }
 
 /* Compile and load the table of one mapping's file, unless known. */
@@ -370,8 +458,10 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		if (!fstat(fd, &st))
 			file_key(after, sizeof(after), st.st_dev, st.st_ino,
 				 st.st_size, mtime_ns(&st));
-		if (!strcmp(key, after))
+		if (!strcmp(key, after)) {
 			write_table(l, &st, &t, key, it->path);
+			note_stops(l, &t, it->path);
+		}
 		else
 			l->stats.changed++;
 	} else {
@@ -741,6 +831,8 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	}
 	if (stats)
 		*stats = l->stats;
+	while (l->nstopped)
+		free(l->stopped[--l->nstopped]);
 	htab_delete(l->seen);
 	htab_delete(l->loaded);
 	pthread_mutex_destroy(&l->lock);

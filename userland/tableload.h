@@ -77,6 +77,16 @@ bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
 bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
 		      const volatile sig_atomic_t *stop, double timeout);
 
+/*
+ * One warning line naming the files whose tables have code where a user
+ * stack walk stops (cfi.h's enum cfi_stop), with the bytes of code by
+ * rule: the CFA shapes the module does not follow; with all, also signal
+ * frames and return addresses not at CFA - 8 (longjmp, signal
+ * trampolines: code every C library has).  Nothing if there are none;
+ * NULL is fine.
+ */
+void tableload__report_stops(struct tableload *l, bool all);
+
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
 void tableload__stop(struct tableload *l, struct tableload_stats *stats);
 

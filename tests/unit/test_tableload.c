@@ -5,14 +5,17 @@
  * executable mappings are scanned, each file's table written once, keyed
  * by the file as fstat() describes it, whole and well-formed; tables the
  * "module" lists already are not written again; a stream's mapping record
- * of a file seen is not either; and a missing unwind file is no error.
+ * of a file seen is not either; a missing unwind file is no error; and
+ * --load-unwind-tables names the files where walks stop, and why.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tableload.h"
@@ -193,6 +196,41 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
 		   (unsigned long long)st.forgotten);
 }
 
+/*
+ * --load-unwind-tables names the files whose code stops walks, and why: a
+ * python3 that loaded libcrypto (OpenSSL's assembly keeps one CFA shape
+ * the module does not follow) and libc (longjmp, the signal trampoline).
+ */
+static void test_report_stops(const char *dir, const char *unwind)
+{
+	char *err;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid == 0) {
+		execlp("python3", "python3", "-c",
+		       "import hashlib, sys, time\n"
+		       "hashlib.sha256(b'x').digest()\n"
+		       "print('ready', flush=True)\n"
+		       "time.sleep(60)", (char *)NULL);
+		_exit(127);
+	}
+	usleep(800 * 1000);	/* python3 -c 'import hashlib': 50 ms */
+	truncate(unwind, 0);
+	st = run("%s --load-unwind-tables --proc-dir %s -p %d", cprof_dump(),
+		 dir, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	err = slurp(tmp_path("err.txt"), NULL);
+	test_condf(st == 0 && err &&
+		   strstr(err, "libcrypto.so.3: other CFA expression ") &&
+		   strstr(err, "libc.so.6: signal frame "),
+		   "--load-unwind-tables: files where walks stop, by rule (%s)",
+		   err ? err : "no output");
+	free(err);
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("proc");
@@ -261,5 +299,6 @@ int main(void)
 		   w.tables);
 	test_sweep(dir, unwind);
 	test_sweep_leftovers(dir, unwind);
+	test_report_stops(dir, unwind);
 	return test_report();
 }
