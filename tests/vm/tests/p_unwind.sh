@@ -22,6 +22,13 @@
 #     4/7 of the samples in spin;
 #   - gospin (Go: main.one, main.three call a frameless leaf 1:3): within 3
 #     points of 25% and 75% of the samples in main.spin;
+#   - realign (-O2, no frame pointers; main -> one : three = 1:3 -> spin,
+#     one and three realigning their stack by gcc's DRAP, their CFA the
+#     word at rbp - 8): >= 99% reach main, one's share of spin within 3
+#     points of 25%;
+#   - openssl speed sha256 (Debian's libcrypto: its SHA-256 assembly keeps
+#     the entry stack pointer in a register, then in its realigned frame,
+#     CFA = *(rsp + N) + 8): >= 90% reach __libc_start_main;
 #   - the stream marks stacks unwound with tables (flag bit 7): at least
 #     one sample with it, and /proc/cprof/stats counts them (user_table).
 #   perf's shares are printed beside, not asserted.
@@ -162,6 +169,14 @@ split_check leafshare ';spin$' 14.3 28.6 57.1 -- ';a;spin$' ';b;spin$' ';c;spin$
 
 profile_all gospin "$WORKLOADS/gospin" 600
 split_check gospin ';main\.spin$' 25 75 -- ';main\.one;main\.spin$' ';main\.three;main\.spin$'
+
+profile_all realign "$WORKLOADS/realign" 600
+reach realign '(^|;)main;' 99
+split_check realign ';spin$' 25 75 -- ';one;spin$' ';three;spin$'
+
+# One block size for the whole run; killed by stop_work.
+profile_all openssl openssl speed -seconds 300 -bytes 8192 sha256
+reach openssl '(^|;)__libc_start_(main|call_main)(_impl)?;' 90
 
 tables=$(($(stat_of user_table) - tables0))
 echo "user walks with tables: $tables; unwind tables loaded: $(stat_of unwind_tables) ($(stat_of unwind_bytes) bytes)"
