@@ -135,8 +135,6 @@ struct cprof_uframe {
 	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
 	struct cprof_utable_view table;	/* pos's file's */
 	bool has_table;
-	/* the interrupted registers, while at their frame, if all exact */
-	struct pt_regs *regs;
 };
 
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
@@ -150,6 +148,8 @@ static const u8 cprof_dwarf_regs[] = {
 	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
 };
+
+static_assert(sizeof(struct pt_regs) <= 256);
 
 /* DWARF's register @reg of @regs. */
 static bool cprof_dwarf_reg(struct pt_regs *regs, int reg, unsigned long *val)
@@ -215,13 +215,16 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 /*
  * One step by the unwind table of @f->ip's file.  @exact: @f->ip is the
  * interrupted instruction, else a return address (its call is just before
- * it, and may be a function's last instruction).  The caller has page
- * faults disabled and holds the RCU read lock that keeps @st.
+ * it, and may be a function's last instruction).  @regs: the interrupted
+ * registers, if @f is their frame and they are all as the code left them
+ * (not a system call's); else NULL.  The caller has page faults disabled
+ * and holds the RCU read lock that keeps @st.
  */
 static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
-					struct cprof_uframe *f, bool exact)
+					struct cprof_uframe *f, bool exact,
+					struct pt_regs *regs)
 {
-	unsigned long cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
+	unsigned long addr, cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
 	struct cprof_urow row;
 
 	if (at < f->pos.start || at >= f->pos.end) {
@@ -255,16 +258,16 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	case CPROF_CFA_SP_DEREF:
 	case CPROF_CFA_FP_DEREF:
 		/* The stack was realigned; the CFA was saved in the frame. */
-		cfa = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
-		if (!cprof_read_stack(f, cfa + CPROF_CFA_LO(row.cfa_off),
+		addr = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
+		if (!cprof_read_stack(f, addr + CPROF_CFA_LO(row.cfa_off),
 				      &cfa))
 			return CPROF_STEP_BAD;
 		cfa += CPROF_CFA_HI(row.cfa_off);
 		break;
 	case CPROF_CFA_REG:
 		/* The interrupted frame's registers only. */
-		if (!exact || !f->regs ||
-		    !cprof_dwarf_reg(f->regs, CPROF_CFA_HI(row.cfa_off), &cfa))
+		if (!regs ||
+		    !cprof_dwarf_reg(regs, CPROF_CFA_HI(row.cfa_off), &cfa))
 			return CPROF_STEP_NONE;
 		cfa += CPROF_CFA_LO(row.cfa_off);
 		break;
@@ -272,9 +275,9 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 		return CPROF_STEP_END;
 	default:
 		/*
-		 * A rule the table could not express (a CFA from another
-		 * register, a signal frame): the frame-pointer chain may
-		 * still hold.
+		 * A rule the table could not express (a CFA expression of
+		 * another shape, a signal frame): the frame-pointer chain
+		 * may still hold.
 		 */
 		return CPROF_STEP_NONE;
 	}
@@ -342,6 +345,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
 struct cprof_uwalk {
 	struct cprof_uframe f;
 	const struct cprof_mmstate *st;
+	struct pt_regs *regs;		/* f's while first, if exact */
 	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
 	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
 	bool first;			/* f.ip is the interrupted ip */
@@ -362,13 +366,13 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 
 	w->first = false;
 	w->wrapper_caller = 0;
-	w->f.regs = NULL;
 	for (;; first = false) {
 		/*
 		 * The first ip is in the interrupted function even when it
 		 * is a system call's return address: the call is not last.
 		 */
-		step = w->st ? cprof_table_step(w->st, &w->f, first) :
+		step = w->st ? cprof_table_step(w->st, &w->f, first,
+						first ? w->regs : NULL) :
 			CPROF_STEP_NONE;
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
@@ -430,11 +434,14 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
 	 */
 	if (!entry || (long)uregs->orig_ax < 0) {
 		*flags |= CPROF_SAMPLE_USER_EXACT;
-		w->f.regs = uregs;
+		w->regs = uregs;
 	}
 	/* 32-bit tasks have another frame layout: leaf only. */
 	w->leaf_only = !user_64bit_mode(uregs);
-	if (!w->leaf_only && cprof_utable_any())
+	/* Tables' rules read a span above sp: it must not wrap. */
+	if (!w->leaf_only && cprof_utable_any() &&
+	    uregs->sp >= CPROF_USTACK_REDZONE &&
+	    uregs->sp <= TASK_SIZE_MAX - CPROF_USTACK_SPAN)
 		w->st = cprof_maps_current();
 }
 

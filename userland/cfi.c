@@ -30,7 +30,8 @@
  *  - each rule set becomes a row: what the tick cannot follow (a CFA
  *    from another register or by another expression, a return address
  *    not at CFA - 8, a signal frame, an FDE libdw cannot execute) becomes
- *    CPROF_CFA_STOP, which ends the walk rather than guessing, its code
+ *    CPROF_CFA_STOP (the tick tries the frame-pointer chain there, as
+ *    where no table is, rather than a rule that guesses), its code
  *    counted by reason (struct cfi_table's stop_bytes); an undefined
  *    return address (_start) CPROF_CFA_END; addresses no FDE covers
  *    CPROF_CFA_NONE (the tick walks frame pointers there);
@@ -287,11 +288,11 @@ static bool cfa_rule(const Dwarf_Op *ops, size_t n, struct cprof_urow *r,
 	    ops[1].atom == DW_OP_deref) {
 		if (n == 3 && ops[2].atom != DW_OP_plus_uconst)
 			return false;
+		if (n == 3 && ops[2].number > INT16_MAX)
+			return false;
 		if (n == 3)
-			m = ops[2].number > INT16_MAX ? INT16_MAX + 1 :
-							(int64_t)ops[2].number;
-		if (!fits(breg_off(&ops[0]), INT16_MIN, INT16_MAX) ||
-		    !fits(m, 0, INT16_MAX))
+			m = (int64_t)ops[2].number;
+		if (!fits(breg_off(&ops[0]), INT16_MIN, INT16_MAX))
 			return false;
 		r->cfa_base = reg == REG_RSP ? CPROF_CFA_SP_DEREF :
 					       CPROF_CFA_FP_DEREF;
@@ -753,7 +754,7 @@ const char *cfi_stop_name(enum cfi_stop why)
 	static const char *const names[CFI_STOP_NR] = {
 		[CFI_STOP_SIGNAL] = "signal frame",
 		[CFI_STOP_RA] = "return address not at CFA - 8",
-		[CFI_STOP_CFA_REG] = "CFA from another register (not rax ... r15)",
+		[CFI_STOP_CFA_REG] = "CFA from another register",
 		[CFI_STOP_CFA_EXPR] = "other CFA expression",
 		[CFI_STOP_LIBDW] = "rules libdw could not give",
 	};

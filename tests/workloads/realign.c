@@ -5,6 +5,7 @@
  *
  *   main -> one   -> spin    1 part of the work
  *        -> three -> spin    3 parts
+ *        -> rspin            4 parts
  *
  * one and three hold a 64-byte aligned buffer and an array of variable
  * length: gcc then realigns the stack through a register (its "DRAP",
@@ -12,6 +13,11 @@
  * rbp - 8 (DW_CFA_def_cfa_expression: DW_OP_breg6 -8; DW_OP_deref) and
  * the caller's rbp the word at rbp.  spin is a frameless leaf.  A walk
  * that reaches main from spin, and the 1:3 split, need those rules.
+ *
+ * rspin (assembly) keeps its entry stack pointer in r11 and realigns
+ * the stack, its CFA r11 + 8 throughout, as OpenSSL's assembly does: a
+ * walk that reaches main from it needs that rule in the interrupted frame
+ * (rbp holds no frame: main has none).
  *
  * Prints the rounds done.
  */
@@ -24,6 +30,27 @@ NOINLINE void spin(unsigned long n)
 	for (unsigned long i = 0; i < n; i++)
 		sink += i;
 }
+
+/* rspin(n): n turns of a loop, the CFA in r11 (see above). */
+void rspin(unsigned long n);
+__asm__(
+	"	.text\n"
+	"	.globl	rspin\n"
+	"	.type	rspin, @function\n"
+	"rspin:\n"
+	"	.cfi_startproc\n"
+	"	movq	%rsp, %r11\n"
+	"	.cfi_def_cfa_register %r11\n"
+	"	subq	$192, %rsp\n"
+	"	andq	$-64, %rsp\n"
+	"1:	movq	%rdi, (%rsp)\n"
+	"	decq	%rdi\n"
+	"	jnz	1b\n"
+	"	movq	%r11, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	rspin, .-rspin\n");
 
 /* Identical bodies: the split is 1:3 by the calls alone. */
 NOINLINE void one(unsigned long n)
@@ -58,8 +85,9 @@ int main(int argc, char **argv)
 		three(100000);
 		three(100000);
 		three(100000);
+		rspin(400000);
 		rounds++;
 	} while (now_sec() < end);
-	printf("realign: %lu rounds of one:three = 1:3\n", rounds);
+	printf("realign: %lu rounds of one:three:rspin = 1:3:4\n", rounds);
 	return 0;
 }
