@@ -193,14 +193,17 @@ struct cprof_end {
  * looks up a frame's row by its offset in that file (address - mapping
  * start + mapping offset).
  *
- * A table is struct cprof_utable, then __u32 pc[nr_rows] (file offsets,
- * strictly increasing), then struct cprof_urow row[nr_rows].  Row i holds
- * from pc[i] up to pc[i + 1]; the last row must be CPROF_CFA_NONE.  A table
- * with nr_rows 0 removes the file's table; a table for a file that has one
- * replaces it.
+ * A table is struct cprof_utable, then struct cprof_urow rule[nr_rules]
+ * (each distinct rule once: a file of a million rows has a few hundred),
+ * then __u32 pc[nr_rows] (file offsets, strictly increasing), then __u16
+ * rule_of[nr_rows] (indexes into rule[]).  Row i, rule[rule_of[i]], holds
+ * from pc[i] up to pc[i + 1]; the last row's rule must be CPROF_CFA_NONE.
+ * A table with nr_rows 0 (and nr_rules 0) removes the file's table; a
+ * table for a file that has one replaces it.
  */
-#define CPROF_UTABLE_MAGIC	0x31545543	/* "CUT1" little-endian */
+#define CPROF_UTABLE_MAGIC	0x32545543	/* "CUT2" little-endian */
 #define CPROF_UTABLE_ROWS_MAX	(1u << 24)
+#define CPROF_UTABLE_RULES_MAX	(1u << 16)
 
 struct cprof_utable {
 	__u32	magic;			/* CPROF_UTABLE_MAGIC */
@@ -211,7 +214,7 @@ struct cprof_utable {
 	__u64	file_size;		/* st_size */
 	__s64	mtime_ns;		/* st_mtim, in ns */
 	__u32	flags;			/* CPROF_UTABLE_* */
-	__u32	reserved;		/* 0 */
+	__u32	nr_rules;		/* 1 ... CPROF_UTABLE_RULES_MAX */
 };
 
 /*
@@ -261,8 +264,8 @@ enum cprof_fp_rule {
 };
 
 /*
- * The return address is always at CFA - 8 (x86-64).  A frame's caller has
- * sp = CFA.
+ * A rule.  The return address is always at CFA - 8 (x86-64).  A frame's
+ * caller has sp = CFA.
  */
 struct cprof_urow {
 	__u8	cfa_base;		/* enum cprof_cfa_base */

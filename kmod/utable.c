@@ -12,6 +12,12 @@
  * gives them) and answers the tick's question: which row
  * holds this offset of that file?  A binary search within the rows of the
  * offset's page (an index the module builds), no lock, no allocation.
+ *
+ * A row takes 4 bytes: the low 16 bits of its offset (the page index gives
+ * the rest) and the index of its rule among the table's distinct rules,
+ * which userland lists once each (a few hundred for a million rows).  With
+ * the page index and the rules, Debian's large libraries take about 4.1
+ * bytes a row.
  * A table also names the file's size and mtime: a file rewritten in place,
  * or another file that got a freed inode number, does not match it.
  *
@@ -38,11 +44,14 @@
 #define CPROF_UTABLE_MAX	16384	/* tables */
 #define CPROF_UTAB_PAGE_SHIFT	12	/* the index's granule */
 
+/* The offset bits a row keeps; a page (of the index) lies within them. */
+#define CPROF_UTAB_LO_BITS	16
+static_assert(CPROF_UTAB_PAGE_SHIFT <= CPROF_UTAB_LO_BITS);
+
 /*
- * ent[] (each row beside its offset, so that a lookup's last probes and
- * the row share cache lines and pages), then page[]: page[p] is the last
- * row at or below offset p << CPROF_UTAB_PAGE_SHIFT, so a lookup searches
- * one page's rows.
+ * ent[], then page[]: page[p] is the last row at or below offset p <<
+ * CPROF_UTAB_PAGE_SHIFT, so a lookup searches one page's rows; then
+ * rule[].
  */
 struct cprof_utab {
 	struct hlist_node node;
@@ -53,9 +62,12 @@ struct cprof_utab {
 	u32 dev;
 	u32 nr;
 	u32 npages;
+	u32 nrules;
+	u32 first;			/* the first row's offset */
 	bool frame_pointers;		/* CPROF_UTABLE_FP */
 	size_t bytes;
 	u32 *page;
+	struct cprof_urow *rule;
 	struct cprof_uent ent[];
 };
 
@@ -111,8 +123,10 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 		return false;
 	v->ent = t->ent;
 	v->page = t->page;
+	v->rule = t->rule;
 	v->nr = t->nr;
 	v->npages = t->npages;
+	v->first = t->first;
 	v->frame_pointers = t->frame_pointers;
 	return true;
 }
@@ -129,73 +143,79 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 		      struct cprof_urow *row)
 {
-	u64 p = off >> CPROF_UTAB_PAGE_SHIFT;
+	u64 p = off >> CPROF_UTAB_PAGE_SHIFT, at, seg;
 	u32 lo, hi, mid;
 
 	/* before the first row, or past the last one (NONE) */
-	if (p >= v->npages || off < v->ent[0].pc)
+	if (p >= v->npages || off < v->first)
 		return false;
-	/* The last row with pc <= off is in [page[p], page[p + 1]]. */
+	/*
+	 * The last row with pc <= off is in [page[p], page[p + 1]]; those
+	 * after page[p] lie in (p's start, p + 1's start]: in p's 64 KiB,
+	 * but for one at the start of the next 64 KiB.
+	 */
 	lo = v->page[p];
 	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
+	seg = off & ~(u64)(BIT(CPROF_UTAB_LO_BITS) - 1);
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (v->ent[mid].pc <= off)
+		at = seg | v->ent[mid].pc_lo;
+		if (at <= p << CPROF_UTAB_PAGE_SHIFT)
+			at += BIT(CPROF_UTAB_LO_BITS);
+		if (at <= off)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	*row = v->ent[lo].row;
+	*row = v->rule[v->ent[lo].rule];
 	return row->cfa_base != CPROF_CFA_NONE;
 }
 
-static bool cprof_utab_valid(const struct cprof_utab *t)
+static bool cprof_urow_valid(const struct cprof_urow *r)
 {
-	const struct cprof_uent *e = t->ent;
-	u32 i;
-
-	for (i = 0; i < t->nr; i++) {
-		if (i && e[i].pc <= e[i - 1].pc)
-			return false;
-		if (e[i].row.cfa_base > CPROF_CFA_MAX ||
-		    e[i].row.fp_rule > CPROF_FP_MAX)
-			return false;
-		if (!(i & 65535))
-			cond_resched();
-	}
-	return e[t->nr - 1].row.cfa_base == CPROF_CFA_NONE;
+	return r->cfa_base <= CPROF_CFA_MAX && r->fp_rule <= CPROF_FP_MAX;
 }
 
-static void cprof_utab_index(struct cprof_utab *t)
-{
-	u32 p, r = 0;
-
-	for (p = 0; p < t->npages; p++) {
-		while (r + 1 < t->nr &&
-		       t->ent[r + 1].pc <= (u64)p << CPROF_UTAB_PAGE_SHIFT)
-			r++;
-		t->page[p] = r;
-		if (!(p & 65535))
-			cond_resched();
-	}
-}
-
-/* pc[] and row[] as userland writes them, into @t's ent[]. */
+/*
+ * rule[], pc[] and rule_of[] as userland writes them (after the header, at
+ * @buf), into @t's rule[], ent[] and page[], checked: offsets strictly
+ * increasing, every rule known and every index naming one, the last row a
+ * NONE, the last offset in @t->npages' last page (it sized the index when
+ * first read).
+ */
 static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 {
-	const u32 __user *upc = (const void __user *)buf;
-	const struct cprof_urow __user *urow =
-		(const void __user *)(buf + t->nr * sizeof(u32));
-	u32 i;
+	const u32 __user *upc = (const void __user *)(buf + t->nrules *
+						      sizeof(*t->rule));
+	const u16 __user *uidx = (const void __user *)(upc + t->nr);
+	u32 i, p = 0, pc = 0, prev = 0;
+	u16 idx = 0;
 
-	for (i = 0; i < t->nr; i++) {
-		if (get_user(t->ent[i].pc, upc + i) ||
-		    copy_from_user(&t->ent[i].row, urow + i,
-				   sizeof(t->ent[i].row)))
+	if (copy_from_user(t->rule, buf, t->nrules * sizeof(*t->rule)))
+		return -EFAULT;
+	for (i = 0; i < t->nrules; i++)
+		if (!cprof_urow_valid(&t->rule[i]))
+			return -EINVAL;
+	for (i = 0; i < t->nr; i++, prev = pc) {
+		if (get_user(pc, upc + i) || get_user(idx, uidx + i))
 			return -EFAULT;
+		if ((i && pc <= prev) || idx >= t->nrules)
+			return -EINVAL;
+		if (!i)
+			t->first = pc;
+		t->ent[i].pc_lo = pc & (BIT(CPROF_UTAB_LO_BITS) - 1);
+		t->ent[i].rule = idx;
+		/* the pages that start below pc: row i - 1 is their last */
+		while (p < t->npages && (u64)p << CPROF_UTAB_PAGE_SHIFT < pc)
+			t->page[p++] = i ? i - 1 : 0;
 		if (!(i & 1023))
 			cond_resched();
 	}
+	if (pc >> CPROF_UTAB_PAGE_SHIFT != t->npages - 1 ||
+	    t->rule[idx].cfa_base != CPROF_CFA_NONE)
+		return -EINVAL;
+	while (p < t->npages)
+		t->page[p++] = t->nr - 1;
 	return 0;
 }
 
@@ -241,10 +261,11 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		return -EFAULT;
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
 	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX ||
-	    hdr.flags & ~CPROF_UTABLE_FP || hdr.reserved)
+	    hdr.nr_rules > CPROF_UTABLE_RULES_MAX ||
+	    !hdr.nr_rows != !hdr.nr_rules || hdr.flags & ~CPROF_UTABLE_FP)
 		return -EINVAL;
-	rows_bytes = (size_t)hdr.nr_rows *
-		     (sizeof(u32) + sizeof(struct cprof_urow));
+	rows_bytes = (size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
+		     (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(u16));
 	if (count != sizeof(hdr) + rows_bytes)
 		return -EINVAL;
 	if (!hdr.nr_rows) {
@@ -252,11 +273,15 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		return err ?: count;
 	}
 	/* The last offset sizes the page index. */
-	if (get_user(last, (const u32 __user *)(buf + sizeof(hdr)) +
+	if (get_user(last, (const u32 __user *)(buf + sizeof(hdr) +
+						 hdr.nr_rules *
+						 sizeof(struct cprof_urow)) +
 		     hdr.nr_rows - 1))
 		return -EFAULT;
 	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
-	bytes = struct_size(t, ent, hdr.nr_rows) + (size_t)npages * sizeof(u32);
+	bytes = struct_size(t, ent, hdr.nr_rows) +
+		(size_t)npages * sizeof(u32) +
+		(size_t)hdr.nr_rules * sizeof(struct cprof_urow);
 	limit = (u64)cprof_ctl_unwind_mb() << 20;
 	/* checked again under the mutex: this spares the copy */
 	if (bytes > limit - min(limit, READ_ONCE(cprof_utab_bytes)))
@@ -270,17 +295,14 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->dev = hdr.dev;
 	t->nr = hdr.nr_rows;
 	t->npages = npages;
+	t->nrules = hdr.nr_rules;
 	t->frame_pointers = hdr.flags & CPROF_UTABLE_FP;
 	t->bytes = bytes;
 	t->page = (u32 *)(t->ent + t->nr);
+	t->rule = (struct cprof_urow *)(t->page + t->npages);
 	err = cprof_utab_copy(t, buf + sizeof(hdr));
 	if (err)
 		goto free;
-	err = -EINVAL;
-	/* (the last offset may have changed since it was read) */
-	if (t->ent[t->nr - 1].pc != last || !cprof_utab_valid(t))
-		goto free;
-	cprof_utab_index(t);
 
 	mutex_lock(&cprof_utab_mutex);
 	old = cprof_utab_lookup(t->dev, t->ino);

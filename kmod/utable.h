@@ -9,18 +9,20 @@
 struct cprof_file_pos;
 struct seq_file;
 
-/* One row of a table, beside the file offset it starts at. */
+/* One row of a table: where it starts, its rule. */
 struct cprof_uent {
-	u32 pc;
-	struct cprof_urow row;
+	u16 pc_lo;		/* the offset's low 16 bits */
+	u16 rule;		/* in the table's rule[] */
 };
 
 /* A table as the tick's lookups see it: from cprof_utable_get(). */
 struct cprof_utable_view {
 	const struct cprof_uent *ent;
 	const u32 *page;
+	const struct cprof_urow *rule;
 	u32 nr;
 	u32 npages;
+	u32 first;		/* the first row's offset */
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
 };
 

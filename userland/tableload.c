@@ -199,6 +199,74 @@ static void read_loaded(struct tableload *l)
 	fclose(f);
 }
 
+static hashval_t rule_hash(const void *p)
+{
+	return iterative_hash(p, sizeof(struct cprof_urow), 0);
+}
+
+static int rule_eq(const void *a, const void *b)
+{
+	return !memcmp(a, b, sizeof(struct cprof_urow));
+}
+
+/*
+ * The table as the module takes it (cprof_format.h): hdr (nr_rules set
+ * here), each distinct rule once, pc[], rule_of[].  NULL (a warning said
+ * why) if it has more distinct rules than the format holds, or for want
+ * of memory.
+ */
+static char *encode_table(const struct cfi_table *t, struct cprof_utable *hdr,
+			  size_t *len)
+{
+	size_t cap = t->n < CPROF_UTABLE_RULES_MAX ? t->n :
+						     CPROF_UTABLE_RULES_MAX;
+	struct cprof_urow *rule = malloc(cap * sizeof(*rule));
+	uint16_t *rule_of = malloc(t->n * sizeof(*rule_of));
+	htab_t seen = htab_create_alloc(1024, rule_hash, rule_eq, NULL, calloc,
+					free);
+	size_t i, nr = 0;
+	char *buf = NULL, *at;
+	void **slot;
+
+	if (!rule || !rule_of || !seen)
+		goto out;
+	for (i = 0; i < t->n; i++) {
+		slot = htab_find_slot(seen, &t->row[i], INSERT);
+		if (!slot)
+			goto out;
+		if (!*slot) {
+			if (nr == cap) {
+				warning("unwind tables: a table of %zu rows has more than %u distinct rules: not loaded",
+					t->n, CPROF_UTABLE_RULES_MAX);
+				goto out;
+			}
+			rule[nr] = t->row[i];
+			*slot = &rule[nr++];
+		}
+		rule_of[i] = (uint16_t)((struct cprof_urow *)*slot - rule);
+	}
+	hdr->nr_rules = nr;
+	*len = sizeof(*hdr) + nr * sizeof(*rule) + t->n * sizeof(*t->pc) +
+	       t->n * sizeof(*rule_of);
+	buf = malloc(*len);
+	if (!buf)
+		goto out;
+	at = buf;
+	memcpy(at, hdr, sizeof(*hdr));
+	at += sizeof(*hdr);
+	memcpy(at, rule, nr * sizeof(*rule));
+	at += nr * sizeof(*rule);
+	memcpy(at, t->pc, t->n * sizeof(*t->pc));
+	at += t->n * sizeof(*t->pc);
+	memcpy(at, rule_of, t->n * sizeof(*rule_of));
+out:
+	if (seen)
+		htab_delete(seen);
+	free(rule);
+	free(rule_of);
+	return buf;
+}
+
 static void write_table(struct tableload *l, const struct stat *st,
 			const struct cfi_table *t, const char *key,
 			const char *path)
@@ -213,16 +281,14 @@ static void write_table(struct tableload *l, const struct stat *st,
 		.mtime_ns = mtime_ns(st),
 		.flags = t->frame_pointers ? CPROF_UTABLE_FP : 0,
 	};
-	size_t pcs = t->n * sizeof(*t->pc), rows = t->n * sizeof(*t->row);
-	size_t len = sizeof(hdr) + pcs + rows;
-	char *buf = malloc(len);
+	size_t len = 0;
+	char *buf = encode_table(t, &hdr, &len);
 	ssize_t n;
 
-	if (!buf)
+	if (!buf) {
+		l->stats.refused++;
 		return;
-	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), t->pc, pcs);
-	memcpy(buf + sizeof(hdr) + pcs, t->row, rows);
+	}
 	n = write(l->fd, buf, len);
 	if (n < 0 && errno == ENOSPC) {
 		/* the tables of files gone may be what fills it */
@@ -242,8 +308,11 @@ static void write_table(struct tableload *l, const struct stat *st,
 		warning("unwind tables: the module's unwind_mb is full: programs loaded from now on unwind by frame pointers only");
 		l->full = true;
 	} else if (l->stats.refused == 1) {
-		warning("unwind tables: the module refused a table of %zu rows: %s",
-			t->n, n < 0 ? strerror(errno) : "short write");
+		warning("unwind tables: the module refused a table of %zu rows: %s%s",
+			t->n, n < 0 ? strerror(errno) : "short write",
+			n < 0 && errno == EINVAL ?
+			" (is the loaded cprof.ko older than this cprof-dump?)" :
+			"");
 	}
 }
 

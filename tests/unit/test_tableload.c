@@ -29,8 +29,16 @@ struct written {
 	int bad;		/* malformed */
 	int self;		/* tables of this test binary */
 	int dup;		/* a file written twice */
+	uint64_t rows, rules;	/* in all */
 	uint64_t ino[64];
 };
+
+/* A table's bytes as cprof_format.h lays it out. */
+static size_t table_size(const struct cprof_utable *h)
+{
+	return sizeof(*h) + (size_t)h->nr_rules * sizeof(struct cprof_urow) +
+	       (size_t)h->nr_rows * (sizeof(uint32_t) + sizeof(uint16_t));
+}
 
 /* Parse the tables written to path (one after the other). */
 static void parse(const char *path, struct written *w)
@@ -44,25 +52,40 @@ static void parse(const char *path, struct written *w)
 	stat("/proc/self/exe", &self);
 	while (buf && at + sizeof(struct cprof_utable) <= len) {
 		struct cprof_utable h;
+		const struct cprof_urow *rule;
 		const uint32_t *pc;
-		const struct cprof_urow *row;
+		const uint16_t *rule_of;
 		size_t size;
 		uint32_t r;
 
 		memcpy(&h, buf + at, sizeof(h));
-		size = sizeof(h) + (size_t)h.nr_rows * 12;
+		size = table_size(&h);
 		if (h.magic != CPROF_UTABLE_MAGIC || h.size != sizeof(h) ||
-		    !h.nr_rows || at + size > len) {
+		    !h.nr_rows || !h.nr_rules || at + size > len) {
 			w->bad++;
 			break;
 		}
-		pc = (const void *)(buf + at + sizeof(h));
-		row = (const void *)(buf + at + sizeof(h) + h.nr_rows * 4);
+		rule = (const void *)(buf + at + sizeof(h));
+		pc = (const void *)(rule + h.nr_rules);
+		rule_of = (const void *)(pc + h.nr_rows);
 		for (r = 1; r < h.nr_rows; r++)
 			if (pc[r] <= pc[r - 1])
 				break;
-		if (r < h.nr_rows || row[h.nr_rows - 1].cfa_base != CPROF_CFA_NONE)
+		if (r < h.nr_rows)
 			w->bad++;
+		for (r = 0; r < h.nr_rows; r++)
+			if (rule_of[r] >= h.nr_rules)
+				break;
+		if (r < h.nr_rows ||
+		    rule[rule_of[h.nr_rows - 1]].cfa_base != CPROF_CFA_NONE)
+			w->bad++;
+		/* each rule once: no two alike */
+		for (r = 1; r < h.nr_rules && h.nr_rules <= 4096; r++)
+			for (i = 0; i < (int)r; i++)
+				if (!memcmp(&rule[r], &rule[i], sizeof(*rule)))
+					w->bad++;
+		w->rows += h.nr_rows;
+		w->rules += h.nr_rules;
 		if (h.ino == self.st_ino && h.dev == (uint32_t)self.st_dev &&
 		    h.file_size == (uint64_t)self.st_size)
 			w->self++;
@@ -98,7 +121,7 @@ static void count_records(const char *path, size_t from, uint64_t ino,
 			*removals += h.ino == ino;
 		else
 			(*tables)++;
-		at += sizeof(h) + (size_t)h.nr_rows * 12;
+		at += table_size(&h);
 	}
 	free(buf);
 }
@@ -257,6 +280,9 @@ int main(void)
 		   "own mappings: %d tables written (this binary, libc, ld.so...), %llu counted",
 		   w.tables, (unsigned long long)st.loaded);
 	test_cond("every table well-formed", w.tables && !w.bad);
+	test_condf(w.rules * 20 < w.rows,
+		   "each rule written once: %llu rules for %llu rows",
+		   (unsigned long long)w.rules, (unsigned long long)w.rows);
 	test_cond("this binary's table keyed by its fstat()", w.self == 1);
 	test_cond("no file written twice", !w.dup);
 

@@ -4,7 +4,7 @@
  *
  *   badtables reject UNWIND_FILE
  *	writes malformed tables, each of which the module must refuse with
- *	the errno the format promises (EINVAL, ENOENT, and ENOSPC for 2.4 MB
+ *	the errno the format promises (EINVAL, ENOENT, and ENOSPC for 1.3 MB
  *	of rows: set unwind_mb=1 first); prints one line per case and exits 1
  *	if any was taken or refused otherwise, or the table list changed.
  *   badtables random UNWIND_FILE FILE SECONDS
@@ -45,23 +45,53 @@ static uint64_t rnd(void)
 	return rng;
 }
 
+/* The bytes of a table of n rows and r rules (cprof_format.h). */
+static size_t table_bytes(size_t n, size_t r)
+{
+	return sizeof(struct cprof_utable) + r * sizeof(struct cprof_urow) +
+	       n * (sizeof(uint32_t) + sizeof(uint16_t));
+}
+
 /*
- * Write header, pcs and rows as one buffer of len bytes, or of the size the
- * header's row count makes (at most the rows there are).
+ * Write the table as one buffer of len bytes, or of the size the header's
+ * counts make (at most the rows there are).  Each row its own rule (the
+ * module does not ask for distinct ones), but past CPROF_UTABLE_RULES_MAX
+ * rows, which share the rules of the first; the last row keeps its own.
+ * rules: the header's nr_rules (-1: that count; another is written as it
+ * is, with the rules there are).  bad_index: the row whose rule index is
+ * one past the last (-1: none).
  */
-static ssize_t put(int fd, const struct table *t, size_t len)
+static ssize_t put(int fd, const struct table *t, size_t len, long rules,
+		   long bad_index)
 {
 	size_t n = t->hdr.nr_rows < t->alloc ? t->hdr.nr_rows : t->alloc;
-	size_t exact = sizeof(t->hdr) + n * (sizeof(uint32_t) + sizeof(*t->row));
-	char *buf = calloc(1, (len > exact ? len : exact) + 64);
+	size_t r = n < CPROF_UTABLE_RULES_MAX ? n : CPROF_UTABLE_RULES_MAX;
+	struct cprof_utable hdr = t->hdr;
+	size_t exact, i;
+	uint16_t *rule_of;
+	char *buf;
 	ssize_t ret;
 
+	hdr.nr_rules = rules < 0 ? r : (uint32_t)rules;
+	exact = table_bytes(n, hdr.nr_rules);
+	buf = calloc(1, (len > exact ? len : exact) + 64 +
+			r * sizeof(struct cprof_urow));
 	if (!buf)
 		return -1;
-	memcpy(buf, &t->hdr, sizeof(t->hdr));
-	memcpy(buf + sizeof(t->hdr), t->pc, n * sizeof(uint32_t));
-	memcpy(buf + sizeof(t->hdr) + n * sizeof(uint32_t), t->row,
-	       n * sizeof(*t->row));
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), t->row, (r ? r - 1 : 0) * sizeof(*t->row));
+	if (r)
+		memcpy(buf + sizeof(hdr) + (r - 1) * sizeof(*t->row),
+		       &t->row[n - 1], sizeof(*t->row));
+	memcpy(buf + sizeof(hdr) + hdr.nr_rules * sizeof(*t->row), t->pc,
+	       n * sizeof(uint32_t));
+	rule_of = (uint16_t *)(buf + sizeof(hdr) +
+			       hdr.nr_rules * sizeof(*t->row) +
+			       n * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		rule_of[i] = i + 1 == n ? r - 1 : i % (r > 1 ? r - 1 : 1);
+	if (bad_index >= 0 && (size_t)bad_index < n)
+		rule_of[bad_index] = hdr.nr_rules;
 	ret = write(fd, buf, len ? len : exact);
 	free(buf);
 	return ret;
@@ -111,12 +141,13 @@ static int reject(const char *path)
 		"one byte over", "offsets not increasing", "equal offsets",
 		"unknown CFA rule", "unknown rbp rule", "last row not NONE",
 		"removing a table that is not there", "over unwind_mb",
-		"unknown flag", "reserved not zero",
+		"unknown flag", "rows but no rules", "too many rules",
+		"a rule index past the rules", "rules but no rows",
 	};
 	static const int want[] = {
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, ENOENT, ENOSPC,
-		EINVAL, EINVAL,
+		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 	};
 
 	if (fd < 0) {
@@ -125,6 +156,7 @@ static int reject(const char *path)
 	}
 	for (i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
 		struct table t;
+		long bad_index = -1, rules = -1;
 		size_t len = 0;
 		ssize_t r;
 		int err;
@@ -136,8 +168,8 @@ static int reject(const char *path)
 		case 2: t.hdr.size += 8; break;
 		case 3: t.hdr.size -= 8; break;
 		case 4: t.hdr.nr_rows = CPROF_UTABLE_ROWS_MAX + 1; len = 4096; break;
-		case 5: len = sizeof(t.hdr) + 8 * 12 - 1; break;
-		case 6: len = sizeof(t.hdr) + 8 * 12 + 1; break;
+		case 5: len = table_bytes(8, 8) - 1; break;
+		case 6: len = table_bytes(8, 8) + 1; break;
 		case 7: t.pc[3] = t.pc[2] - 1; break;
 		case 8: t.pc[3] = t.pc[2]; break;
 		case 9: t.row[2].cfa_base = CPROF_CFA_MAX + 1; break;
@@ -145,15 +177,18 @@ static int reject(const char *path)
 		case 11: t.row[7].cfa_base = CPROF_CFA_SP; break;
 		case 12: t.hdr.nr_rows = 0; break;
 		case 13:
-			/* 2.4 MB: k_utables sets unwind_mb=1 first */
+			/* 1.3 MB: k_utables sets unwind_mb=1 first */
 			free(t.pc);
 			free(t.row);
 			good(&t, 200000);
 			break;
 		case 14: t.hdr.flags = CPROF_UTABLE_FP << 1; break;
-		case 15: t.hdr.reserved = 1; break;
+		case 15: rules = 0; break;
+		case 16: rules = CPROF_UTABLE_RULES_MAX + 1; break;
+		case 17: bad_index = 3; break;
+		case 18: t.hdr.nr_rows = 0; rules = 1; break;
 		}
-		r = put(fd, &t, len);
+		r = put(fd, &t, len, rules, bad_index);
 		err = r < 0 ? errno : 0;
 		printf("%-36s %s\n", names[i], err ? strerror(err) : "taken");
 		if (err != want[i]) {
@@ -217,7 +252,7 @@ static int random_tables(const char *path, const char *file, double secs)
 			r->fp_off = rnd() % 3 ? (int16_t)offs[rnd() % 4] : (int16_t)rnd();
 		}
 		t.row[n - 1].cfa_base = CPROF_CFA_NONE;
-		if (put(fd, &t, 0) < 0)
+		if (put(fd, &t, 0, -1, -1) < 0)
 			refused++;
 		else
 			written++;
@@ -246,7 +281,7 @@ static int remove_table(const char *path, const char *file)
 	t.hdr.size = sizeof(t.hdr);
 	t.hdr.dev = st.st_dev;
 	t.hdr.ino = st.st_ino;
-	r = put(fd, &t, 0);
+	r = put(fd, &t, 0, -1, -1);
 	if (r < 0)
 		perror("removing the table");
 	close(fd);
