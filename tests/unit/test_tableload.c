@@ -45,7 +45,7 @@ static void parse(const char *path, struct written *w)
 {
 	struct stat self;
 	size_t len = 0, at = 0;
-	char *buf = slurp(path, &len);
+	char *buf = slurp(path, &len), *one = NULL;
 	int i;
 
 	memset(w, 0, sizeof(*w));
@@ -65,7 +65,15 @@ static void parse(const char *path, struct written *w)
 			w->bad++;
 			break;
 		}
-		rule = (const void *)(buf + at + sizeof(h));
+		/* tables follow each other unaligned: one, copied aligned */
+		free(one);
+		one = malloc(size);
+		if (!one) {
+			w->bad++;
+			break;
+		}
+		memcpy(one, buf + at, size);
+		rule = (const void *)(one + sizeof(h));
 		pc = (const void *)(rule + h.nr_rules);
 		rule_of = (const void *)(pc + h.nr_rows);
 		for (r = 1; r < h.nr_rows; r++)
@@ -97,6 +105,7 @@ static void parse(const char *path, struct written *w)
 		w->tables++;
 		at += size;
 	}
+	free(one);
 	free(buf);
 }
 
