@@ -5,7 +5,6 @@
 #include "answer.h"
 #include "boxed.h"
 #include "debugfetch.h"
-#include "procview.h"
 #include "util.h"
 
 struct job {
@@ -40,12 +39,9 @@ int answer__build(const struct profile *p, const struct resolve_opts *ro,
 {
 	struct resolve_opts plain = *ro;
 	struct job j = { .p = p, .ro = ro, .oo = oo };
-	size_t nr_fds;
-	/* the files of other views held since the stream named them */
-	int *fds = procviews__fds(ro->views, &nr_fds);
 
-	if (!boxed__run_fds(write_out, &j, fds, nr_fds, &boxed_symbolize, stop,
-			    buf, len, msg, size))
+	if (!boxed__run(write_out, &j, &boxed_symbolize, stop, buf, len, msg,
+			size))
 		return 0;
 	if ((stop && *stop) || !ro->symbolize)
 		return -1;

@@ -37,38 +37,21 @@ static uint64_t vm_size(void)
 	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* Close the descriptors from lo to hi (inclusive). */
-static void close_from(int lo, int hi)
+/* Close the descriptors from lo to hi (inclusive), but keep. */
+static void close_from(int lo, int hi, int keep)
 {
 	int fd;
 
+	if (keep >= lo && keep <= hi) {
+		close_from(lo, keep - 1, -1);
+		close_from(keep + 1, hi, -1);
+		return;
+	}
 	if (lo > hi)
 		return;
 	if (close_range(lo, hi, 0))
 		for (fd = lo; fd <= hi && fd < 4096; fd++)
 			close(fd);
-}
-
-static int fd_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Close every descriptor from 4 on but the n of keep (sorted). */
-static void close_but(const int *keep, size_t n)
-{
-	int lo = 4;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (keep[i] < lo)
-			continue;
-		close_from(lo, keep[i] - 1);
-		lo = keep[i] + 1;
-	}
-	close_from(lo, INT32_MAX);
 }
 
 /*
@@ -104,33 +87,26 @@ static void child_signals(pid_t parent, const sigset_t *mask)
 	pthread_sigmask(SIG_SETMASK, mask, NULL);
 }
 
-/* In the child: the pipe as fd 3, keep[] above it, limits, fn, out. */
-static void child(int wfd, int *keep, size_t nr_keep, uint64_t as_bytes,
+/* In the child: the pipe as fd 3, *keep_fd above it, limits, fn, out. */
+static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 		  unsigned int cpu, int (*fn)(void *arg, FILE *out), void *arg)
 {
 	struct rlimit as = { .rlim_cur = as_bytes, .rlim_max = as_bytes };
 	struct rlimit cpul = { .rlim_cur = cpu, .rlim_max = cpu + 1 };
-	int *sorted = NULL;
-	size_t i, n = 0;
+	int keep = -1;
 	FILE *out;
 
-	/* the kept files out of the pipe's way: 3 is the pipe's */
-	if (nr_keep && !(sorted = malloc(nr_keep * sizeof(*sorted))))
-		_exit(1);
-	for (i = 0; i < nr_keep; i++) {
-		if (keep[i] < 0)
-			continue;
-		if (keep[i] <= 3 && (keep[i] = fcntl(keep[i], F_DUPFD, 4)) < 0)
+	/* the kept file out of the pipe's way: 3 is the pipe's */
+	if (keep_fd) {
+		keep = *keep_fd;
+		if (keep <= 3 && (keep = fcntl(keep, F_DUPFD, 4)) < 0)
 			_exit(1);
-		sorted[n++] = keep[i];
+		*keep_fd = keep;
 	}
-	if (n)
-		qsort(sorted, n, sizeof(*sorted), fd_cmp);
 	if (wfd != 3 && dup2(wfd, 3) != 3)
 		_exit(1);
 	/* no client's connection, no listening socket held open here */
-	close_but(sorted, n);
-	free(sorted);
+	close_from(4, INT32_MAX, keep);
 	if (setrlimit(RLIMIT_AS, &as) || setrlimit(RLIMIT_CPU, &cpul))
 		_exit(1);
 	out = fdopen(3, "w");
@@ -195,15 +171,6 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		  const volatile sig_atomic_t *stop, char **buf, size_t *len,
 		  char *msg, size_t size)
 {
-	return boxed__run_fds(fn, arg, keep_fd, keep_fd ? 1 : 0, lim, stop,
-			      buf, len, msg, size);
-}
-
-int boxed__run_fds(int (*fn)(void *arg, FILE *out), void *arg, int *keep,
-		   size_t nr_keep, const struct boxed_limits *lim,
-		   const volatile sig_atomic_t *stop, char **buf, size_t *len,
-		   char *msg, size_t size)
-{
 	double until = monotonic_seconds() + lim->wall_seconds;
 	uint64_t as_bytes = vm_size() + lim->mem_bytes;
 	size_t cap = 0;
@@ -224,8 +191,7 @@ int boxed__run_fds(int (*fn)(void *arg, FILE *out), void *arg, int *keep,
 	pid = fork();
 	if (pid == 0) {
 		child_signals(self, &mask);
-		child(pfd[1], keep, nr_keep, as_bytes, lim->cpu_seconds, fn,
-		      arg);
+		child(pfd[1], keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
 	}
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {

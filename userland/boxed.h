@@ -14,9 +14,8 @@
  *
  * The child is a fork() of a threaded process: it runs only fn (the other
  * threads do not exist in it), with the file descriptors it inherits
- * closed but the pipe, stderr and those the caller names (files to read
- * there), so that it holds no client's connection or listening socket
- * open.
+ * closed but the pipe and stderr, so that it holds no client's connection
+ * or listening socket open.
  */
 #ifndef CPROF_BOXED_H
 #define CPROF_BOXED_H
@@ -62,14 +61,5 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		  const struct boxed_limits *lim,
 		  const volatile sig_atomic_t *stop, char **buf, size_t *len,
 		  char *msg, size_t size);
-
-/*
- * The same with nr_keep descriptors kept (keep[i] < 0: none there), each
- * renumbered in the child where it must be.
- */
-int boxed__run_fds(int (*fn)(void *arg, FILE *out), void *arg, int *keep,
-		   size_t nr_keep, const struct boxed_limits *lim,
-		   const volatile sig_atomic_t *stop, char **buf, size_t *len,
-		   char *msg, size_t size);
 
 #endif /* CPROF_BOXED_H */

@@ -23,7 +23,6 @@
 #include "ksyms.h"
 #include "modprofile.h"
 #include "output.h"
-#include "procview.h"
 #include "profile.h"
 #include "resolve.h"
 #include "tableload.h"
@@ -441,13 +440,9 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 	return 0;
 }
 
-/*
- * Read the whole stream into a profile, noting its processes' views in
- * views (NULL: none).  NULL after printing why.
- */
+/* Read the whole stream into a profile.  NULL after printing why. */
 static struct profile *read_stream(int fd, const char *name,
-				   struct tableload *unw, struct cgroups *cg,
-				   struct procviews *views)
+				   struct tableload *unw, struct cgroups *cg)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
@@ -457,7 +452,6 @@ static struct profile *read_stream(int fd, const char *name,
 
 	if (!in)
 		return NULL;
-	ingest__note_views(in, views);
 	pr.p = ingest__profile(in);
 	if (!ingest__run(in, show ? &ops : NULL))
 		p = ingest__take(in);
@@ -632,17 +626,9 @@ int main(int argc, char **argv)
 		fail("out of memory");
 		return 1;
 	}
-	/*
-	 * A profile run here (-d, --every): its processes are this
-	 * machine's, their views noted as the stream shows them.  Without
-	 * (no /proc), every one is read as the host's.
-	 */
-	if (env.duration || env.every)
-		ropts.views = procviews__new(PROCVIEW_FILES_MAX);
 	if (env.every) {
 		err = run_windows(&ropts);
 		cgroups__free(ropts.cgroups);
-		procviews__free(ropts.views);
 		return err;
 	}
 
@@ -669,7 +655,7 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.views);
+	prof = read_stream(fd, in_name, unw, ropts.cgroups);
 	if (!prof)
 		goto cleanup;
 	tableload__report_stops(unw, false);
@@ -699,7 +685,6 @@ cleanup:
 	resolved__free(res);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
-	procviews__free(ropts.views);
 	if (fd > STDIN_FILENO && fd != mp.fd)
 		close(fd);
 	modprofile__close(&mp);

@@ -26,20 +26,6 @@
 /* Largest debug file whose CRC32 is computed (1 GiB). */
 #define DEBUGFIND_CRC_MAX	(1LL << 30)
 
-/*
- * A binary of another view (procview.h: a container's) has its debug
- * files looked for inside its process's root only, never at this
- * machine's paths: 1. by build ID under that root's /usr/lib/debug/
- * .build-id/, 2. by .gnu_debuglink there, held to the same checks, and
- * 3. from debuginfod by build ID (a file its servers sent, held to the
- * build ID).  A dwz alternate file likewise, there, by its own build ID.
- * Such a module's userdata (dwfl_module_info()) points to one of these;
- * fd -1: no root to look in (the process is gone), debuginfod only.
- */
-struct debugfind_root {
-	int fd;			/* an O_PATH descriptor of the root */
-};
-
 /* A Dwfl_Callbacks.find_debuginfo. */
 int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		   Dwarf_Addr base, const char *file_name,

@@ -7,7 +7,7 @@
  * A syms_cache owns every binary it opened and every string it handed out,
  * all until syms_cache__free().  Its containers are the rest of userland's:
  * names are interned once in a strtab (strtab.c), and libiberty's hashtab
- * holds the cache's binaries, by view, path and build id, and per binary its
+ * holds the cache's binaries, by path and build id, and per binary its
  * resolved file offsets (an offset is symbolized once however many samples
  * hit it, its frames kept in an arena) and the function index of each
  * compile unit it looked into.
@@ -82,16 +82,13 @@ struct cu_funcs {
 
 struct binary {
 	struct syms_cache *cache;
-	unsigned int view;		/* 0: this machine's (elfsyms.h) */
 	const char *path;
 	const char *want_build_id;	/* hex from the stream, "" if none */
-	hashval_t hash;			/* of view, path and want_build_id */
+	hashval_t hash;			/* of path and want_build_id */
 	const char *build_id;		/* hex from the file, "" if none */
 	const char *error;
 	int mismatch;
 	int has_debuginfo;
-	/* another view's root while the binary is read; the module's userdata */
-	struct debugfind_root root;
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -106,7 +103,7 @@ struct binary {
 };
 
 struct syms_cache {
-	htab_t bins;			/* struct binary by view, path, build id */
+	htab_t bins;			/* struct binary by path + build id */
 	struct strtab *strs;		/* every string handed out */
 	struct arena_chunk *arena;	/* struct resolved */
 };
@@ -163,8 +160,7 @@ static int bin_eq(const void *a, const void *b)
 {
 	const struct binary *x = a, *y = b;
 
-	return x->hash == y->hash && x->view == y->view &&
-	       !strcmp(x->path, y->path) &&
+	return x->hash == y->hash && !strcmp(x->path, y->path) &&
 	       !strcmp(x->want_build_id, y->want_build_id);
 }
 
@@ -426,20 +422,14 @@ static void binary_shrank(struct binary *b)
 	b->nr_loads = 0;
 }
 
-/*
- * Opens path (as view says, NULL: this machine's); on failure sets
- * b->error and leaves a binary resolving nothing.
- */
-static int binary_open(struct binary *b, const struct syms_view *view,
-		       const char *path)
+/* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
+static int binary_open(struct binary *b, const char *path)
 {
 	struct syms_cache *c = b->cache;
 	const unsigned char *bits;
 	GElf_Addr id_vaddr;
 	struct stat st;
 	char hex[2 * 256 + 1];
-	const char *why;
-	void **userdata;
 	int id_len, fd;
 	bool too_big;
 	Elf *elf;
@@ -448,17 +438,8 @@ static int binary_open(struct binary *b, const struct syms_view *view,
 		b->error = "not a file";
 		return 0;
 	}
-	if (view && view->id) {
-		/* through the process, never at this machine's path */
-		fd = view->open(view->arg, &st, &b->root.fd, &why);
-		if (fd < 0) {
-			b->error = why;
-			return 0;
-		}
-	} else {
-		/* a FIFO or a device is never opened (safeopen.h) */
-		fd = safe_open(-1, path, &st);
-	}
+	/* a FIFO or a device is never opened (safeopen.h) */
+	fd = safe_open(-1, path, &st);
 	if (fd < 0) {
 		b->error = errno == ENOENT || errno == ENOTDIR ? "not found" :
 			   intern(c, safe_strerror(errno));
@@ -483,11 +464,6 @@ static int binary_open(struct binary *b, const struct syms_view *view,
 		b->error = intern(c, dwfl_errmsg(-1));
 		return b->error ? 0 : -1;
 	}
-	/* another view's debug files: inside its root only (debugfind.h) */
-	if (view && view->id &&
-	    dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL, NULL,
-			     NULL))
-		*userdata = &b->root;
 	elf = dwfl_module_getelf(b->mod, &b->bias);
 	if (!elf) {
 		b->error = intern(c, dwfl_errmsg(-1));
@@ -516,20 +492,8 @@ static int binary_open(struct binary *b, const struct syms_view *view,
 	return 0;
 }
 
-/*
- * binary_open(), surviving SIGBUS (busguard.h).  Every debug file is
- * looked for while the binary is read (its symbols, then its DWARF): a
- * view's root is closed after.
- */
-static void binary_read(struct binary *b)
-{
-	if (b->root.fd >= 0)
-		close(b->root.fd);
-	b->root.fd = -1;
-}
-
-static int binary_open_guarded(struct binary *b, const struct syms_view *view,
-			       const char *path)
+/* binary_open(), surviving SIGBUS (busguard.h) */
+static int binary_open_guarded(struct binary *b, const char *path)
 {
 	struct busguard guard;
 	int ret;
@@ -537,25 +501,15 @@ static int binary_open_guarded(struct binary *b, const struct syms_view *view,
 	busguard__enter(&guard);
 	if (sigsetjmp(guard.jb, 1)) {
 		binary_shrank(b);
-		binary_read(b);
 		return 0;
 	}
-	ret = binary_open(b, view, path);
+	ret = binary_open(b, path);
 	busguard__leave(&guard);
-	binary_read(b);
 	return ret;
 }
 
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			       const uint8_t *build_id, size_t build_id_len)
-{
-	return syms_cache__get_in(c, NULL, path, build_id, build_id_len);
-}
-
-struct binary *syms_cache__get_in(struct syms_cache *c,
-				  const struct syms_view *view,
-				  const char *path, const uint8_t *build_id,
-				  size_t build_id_len)
 {
 	static const char deleted[] = " (deleted)";
 	char want[2 * 256 + 1] = "", *real = NULL;
@@ -566,12 +520,9 @@ struct binary *syms_cache__get_in(struct syms_cache *c,
 
 	if (!c || !path)
 		return NULL;
-	if (view && view->id)
-		key.view = view->id;
 	if (build_id && build_id_len > 0 && build_id_len <= 256)
 		hex_encode(want, build_id, build_id_len);
 	key.hash = iterative_hash(want, strlen(want), htab_hash_string(path));
-	key.hash = iterative_hash(&key.view, sizeof(key.view), key.hash);
 	slot = htab_find_slot_with_hash(c->bins, &key, key.hash, INSERT);
 	if (!slot)
 		return NULL;
@@ -582,8 +533,6 @@ struct binary *syms_cache__get_in(struct syms_cache *c,
 	if (!b)
 		return NULL;
 	b->cache = c;
-	b->view = key.view;
-	b->root.fd = -1;
 	b->path = intern(c, path);
 	b->want_build_id = intern(c, want);
 	b->hash = key.hash;
@@ -594,13 +543,10 @@ struct binary *syms_cache__get_in(struct syms_cache *c,
 	if (!b->path || !b->want_build_id || !b->cus || !b->tab)
 		goto oom;
 
-	/*
-	 * an unlinked file may be there again under its old name (another
-	 * view's is read through its process: procview.h)
-	 */
+	/* an unlinked file may be there again under its old name */
 	open_path = path;
 	len = strlen(path);
-	if (!b->view && len > sizeof(deleted) - 1 &&
+	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(path + len - (sizeof(deleted) - 1), deleted) &&
 	    access(path, F_OK)) {
 		real = strndup(path, len - (sizeof(deleted) - 1));
@@ -608,7 +554,7 @@ struct binary *syms_cache__get_in(struct syms_cache *c,
 			goto oom;
 		open_path = real;
 	}
-	if (binary_open_guarded(b, view, open_path))
+	if (binary_open_guarded(b, open_path))
 		goto oom;
 	free(real);
 	*slot = b;

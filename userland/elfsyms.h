@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 struct syms_cache;
 struct binary;
@@ -31,31 +30,6 @@ void syms_cache__free(struct syms_cache *c);
  */
 struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 			       const uint8_t *build_id, size_t build_id_len);
-
-/*
- * Where a process saw its files (procview.h): its view's id, 0 being this
- * machine's own view, whose files are opened at their paths.  Another
- * view's file is opened only by open(arg, ...): a descriptor for reading
- * (the binary's from then on) and in *root that process's root (an O_PATH
- * descriptor, closed once the binary is read; -1: none), where its debug
- * files are looked for (debugfind.h); or -1 with *why, which the binary
- * then reports as its error.
- */
-struct syms_view {
-	unsigned int id;
-	int (*open)(void *arg, struct stat *st, int *root, const char **why);
-	void *arg;
-};
-
-/*
- * The same for the file of a process whose view is view (NULL: this
- * machine's): binaries are cached by view too, so that what one view
- * shows at a path names nothing of another's.
- */
-struct binary *syms_cache__get_in(struct syms_cache *c,
-				  const struct syms_view *view,
-				  const char *path, const uint8_t *build_id,
-				  size_t build_id_len);
 /*
  * Frames for one FILE OFFSET (ip - mapping.start + mapping.pgoff), translated
  * to the ELF's virtual address via its PT_LOAD program headers (PIE, non-PIE,

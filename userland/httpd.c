@@ -41,7 +41,6 @@
 #include "listen.h"
 #include "modprofile.h"
 #include "output.h"
-#include "procview.h"
 #include "profile.h"
 #include "resolve.h"
 #include "tableload.h"
@@ -328,14 +327,10 @@ static void load_tables(struct server *srv, const struct query *q,
 			 &w->stop, TABLES_WAIT_S);
 }
 
-/*
- * Run the profile of q; *prof gets what was read, ro's cgroups and views
- * what its samples and mappings showed.  0 ok, else a status.
- */
+/* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
 static unsigned int run_profile(struct server *srv, const struct query *q,
 				struct watch *w, struct profile **prof,
-				const struct resolve_opts *ro, char *msg,
-				size_t size)
+				struct cgroups *cg, char *msg, size_t size)
 {
 	struct modprofile_settings set = {
 		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
@@ -364,11 +359,9 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 	watch_set_profile(w, &mp);
 
 	snprintf(msg, size, "failed to read the profile");
-	in = ingest__open(mp.fd, mp.path, srv->unw, ro->cgroups);
-	if (in) {
+	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
+	if (in)
 		ingest__fetch_debug(in, srv->debug);
-		ingest__note_views(in, ro->views);
-	}
 	if (in && !ingest__run(in, NULL)) {
 		*prof = ingest__take(in);
 		status = 0;
@@ -449,19 +442,16 @@ static enum MHD_Result serve_profile(struct server *srv,
 	}
 
 	watch_start(&w, c);
-	/*
-	 * per request: the paths of the cgroups that ran meanwhile only, the
-	 * views of the processes that did (procview.h; none without /proc)
-	 */
+	/* per request: the paths of the cgroups that ran meanwhile only */
 	ropts.cgroups = cgroups__new(NULL);
-	ropts.views = procviews__new(PROCVIEW_FILES_MAX);
 	ropts.stop = &w.stop;
 	if (!ropts.cgroups) {
 		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "out of memory");
 		goto out;
 	}
-	status = run_profile(srv, &q, &w, &prof, &ropts, msg, sizeof(msg));
+	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, msg,
+			     sizeof(msg));
 	if (!w.stop && !status &&
 	    build_answer(prof, &q, &ropts, &w, &body, &len, msg,
 			 sizeof(msg)) && !w.stop)
@@ -489,7 +479,6 @@ out:
 	watch_end(&w);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
-	procviews__free(ropts.views);
 	pthread_mutex_lock(&srv->lock);
 	srv->busy = false;
 	pthread_mutex_unlock(&srv->lock);

@@ -8,7 +8,6 @@
 
 #include "debugfetch.h"
 #include "ingest.h"
-#include "procview.h"
 #include "stream.h"
 #include "util.h"
 
@@ -19,7 +18,6 @@ struct ingest {
 	struct tableload *unw;
 	struct cgroups *cg;
 	struct debugfetch_queue *debug;
-	struct procviews *views;
 };
 
 struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
@@ -53,11 +51,6 @@ void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 	in->debug = q;
 }
 
-void ingest__note_views(struct ingest *in, struct procviews *v)
-{
-	in->views = v;
-}
-
 void ingest__close(struct ingest *in)
 {
 	if (!in)
@@ -88,13 +81,6 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			break;
 		}
 		if (rec->type == CPROF_REC_MMAP) {
-			if (procviews__note(in->views,
-					    (const struct cprof_mmap *)rec)) {
-				fail("failed to aggregate samples: %s",
-				     strerror(ENOMEM));
-				ret = -1;
-				break;
-			}
 			tableload__note(in->unw,
 					(const struct cprof_mmap *)rec);
 			debugfetch_queue__note(in->debug,

@@ -9,16 +9,13 @@
  * that follow a live stream: the unwind-table loader is given each
  * mapping's file (a program that started during the profile), the cgroup
  * resolver each sample's cgroup id (looked up while the cgroup exists),
- * a debuginfod queue (if given) each mapping's build ID, the views (if
- * given) each mapping, whose process is most likely still there to say
- * what it sees (procview.h).
+ * a debuginfod queue (if given) each mapping's build ID.
  */
 #ifndef CPROF_INGEST_H
 #define CPROF_INGEST_H
 
 #include "cgroups.h"
 #include "debugfetch.h"
-#include "procview.h"
 #include "profile.h"
 #include "tableload.h"
 
@@ -53,11 +50,6 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 			    struct cgroups *cg);
 /* Queue each mapping's build ID to q (NULL: none) from now on. */
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q);
-/*
- * Note the view of each mapping's process in v (NULL: none) from now on:
- * a live stream only, whose processes are this machine's now.
- */
-void ingest__note_views(struct ingest *in, struct procviews *v);
 
 /* NULL-safe; fd is not closed, a profile taken is not freed. */
 void ingest__close(struct ingest *in);

@@ -4,9 +4,7 @@
  *
  * Each distinct (mapping, address) becomes one location and is symbolized
  * once; each binary is opened once (syms_cache); functions and mappings are
- * deduplicated.  A user mapping is one per range, file, build ID and view
- * (procview.h): what one process saw at a path names no other view's
- * frames.  All strings are copied into the string table, so the
+ * deduplicated.  All strings are copied into the string table, so the
  * symbolizer's caches are dropped when the model is built.
  */
 #include <errno.h>
@@ -23,7 +21,6 @@
 #include "debugfetch.h"
 #include "elfsyms.h"
 #include "ksyms.h"
-#include "procview.h"
 #include "resolve.h"
 #include "safeopen.h"
 #include "util.h"
@@ -35,12 +32,12 @@ enum key_kind {
 	KEY_KLOC = 1,	/* kernel location: address */
 	KEY_ULOC,	/* user location: mapping, address */
 	KEY_KMAP,	/* kernel mapping: file */
-	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id, view */
+	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
 };
 
-#define KEY_WORDS	6
+#define KEY_WORDS	5
 
 struct ent {
 	hashval_t hash;
@@ -69,7 +66,6 @@ struct resolver {
 	size_t alloc_loc_ids, alloc_samples, alloc_comments;
 	uint64_t unmapped;		/* user addresses in no mapping */
 	struct cgroups *cgroups;	/* NULL: cgroup ids stay numbers */
-	const struct procviews *views;	/* NULL: every process is the host's */
 	const volatile sig_atomic_t *stop;	/* NULL: never */
 };
 
@@ -298,28 +294,12 @@ static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 	return 0;
 }
 
-struct in_view {
-	const struct procviews *views;
-	const struct cprof_mmap *mm;
-};
-
-/* A syms_view's open(): the file of a mapping of another view. */
-static int open_in_view(void *arg, struct stat *st, int *root,
-			const char **why)
-{
-	const struct in_view *iv = arg;
-
-	return procviews__open(iv->views, iv->mm, st, root, why);
-}
-
 /* The pprof mapping of an MMAP record, opening its binary once. */
 static int resolver__user_mapping(struct resolver *rs,
 				  const struct cprof_mmap *mm, uint32_t *id)
 {
 	struct ent rec_key = { .kind = KEY_MMAP, .k = { (uintptr_t)mm } };
 	struct ent key = { .kind = KEY_UMAP };
-	struct in_view iv = { .views = rs->views, .mm = mm };
-	struct syms_view view = { .open = open_in_view, .arg = &iv };
 	struct res_mapping m = { 0 };
 	struct map_state st = { 0 };
 	char hex[2 * CPROF_BUILD_ID_MAX + 1] = "";
@@ -343,8 +323,6 @@ static int resolver__user_mapping(struct resolver *rs,
 	key.k[2] = mm->pgoff;
 	key.k[3] = file;
 	key.k[4] = bid;
-	view.id = procviews__view(rs->views, mm);
-	key.k[5] = view.id;
 	slot = resolver__find(rs, &key, id);
 	if (!slot)
 		return -1;
@@ -355,8 +333,8 @@ static int resolver__user_mapping(struct resolver *rs,
 	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
 		st.why = "no file";
 	} else {
-		st.bin = syms_cache__get_in(rs->syms, &view, mm->path,
-					    mm->build_id, mm->build_id_size);
+		st.bin = syms_cache__get(rs->syms, mm->path, mm->build_id,
+					 mm->build_id_size);
 		if (!st.bin)
 			return -1;
 		if (binary__error(st.bin)) {
@@ -710,7 +688,6 @@ static int resolver__summary(struct resolver *rs)
 {
 	const struct resolved *r = rs->r;
 	struct unres *u;
-	const char *why;
 	uint64_t total = rs->unmapped;
 	size_t i, j, n = 0;
 	char *line = NULL;
@@ -728,14 +705,11 @@ static int resolver__summary(struct resolver *rs)
 		if (!st->unresolved || (r->mappings[i].kernel && !rs->ks))
 			continue;
 		total += st->unresolved;
-		/* one path, several views: each reason of its own */
-		why = st->why ? st->why : "no symbol";
-		for (j = 0; j < n && (u[j].file != r->mappings[i].file ||
-				      strcmp(u[j].why, why)); j++)
+		for (j = 0; j < n && u[j].file != r->mappings[i].file; j++)
 			;
 		if (j == n) {
 			u[n].file = r->mappings[i].file;
-			u[n].why = why;
+			u[n].why = st->why ? st->why : "no symbol";
 			n++;
 		}
 		u[j].nr += st->unresolved;
@@ -862,7 +836,6 @@ struct resolved *resolved__new(const struct profile *p,
 	loader = own.ksyms_loader;
 	if (opts->cgroups && same_boot(h))
 		rs.cgroups = opts->cgroups;
-	rs.views = opts->views;
 	rs.r = calloc(1, sizeof(*rs.r));
 	if (!rs.r)
 		goto cleanup;

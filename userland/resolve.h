@@ -86,7 +86,6 @@ struct resolved {
 
 struct ksyms_loader;
 struct cgroups;
-struct procviews;
 
 struct resolve_opts {
 	bool symbolize;
@@ -102,12 +101,6 @@ struct resolve_opts {
 	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".
 	 */
 	struct cgroups *cgroups;
-	/*
-	 * The view each mapping record was seen in (procview.h), noted as
-	 * the stream was read; NULL (a stream from a file): every process
-	 * is read as the host's, its files at their paths here.
-	 */
-	struct procviews *views;
 	/*
 	 * Looked at as user frames are symbolized (NULL: never): once set,
 	 * resolved__new() stops and returns NULL without a message.

@@ -23,7 +23,6 @@
 #include "atomicfile.h"
 #include "debugfetch.h"
 #include "ingest.h"
-#include "procview.h"
 #include "profile.h"
 #include "util.h"
 #include "windows.h"
@@ -169,17 +168,6 @@ static bool pid_gone(uint32_t pid, void *arg)
 	return true;
 }
 
-/* pid_gone(), and what its views held goes with its records */
-static bool pid_gone_forget(uint32_t pid, void *arg)
-{
-	struct prune *pr = arg;
-
-	if (!pid_gone(pid, arg))
-		return false;
-	procviews__forget(pr->w->o->ropts->views, pid);
-	return true;
-}
-
 static void prune(struct windows *w)
 {
 	struct prune pr = { .w = w };
@@ -189,7 +177,7 @@ static void prune(struct windows *w)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pr.now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	w->dropped += profile__drop_pids(w->maps, pid_gone_forget, &pr);
+	w->dropped += profile__drop_pids(w->maps, pid_gone, &pr);
 	/* the periods the windows still open need, no older ones */
 	if (w->nr_open)
 		profile__drop_periods(w->maps,
@@ -489,7 +477,6 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	/* windows ask debuginfod's cache only (answer.h); this fills it */
 	debug = o->ropts->symbolize ? debugfetch_queue__start() : NULL;
 	ingest__fetch_debug(in, debug);
-	ingest__note_views(in, o->ropts->views);
 	w.hdr = *ingest__header(in);
 	w.maps = ingest__profile(in);
 	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);

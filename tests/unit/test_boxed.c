@@ -3,8 +3,7 @@
  * test_boxed: work in a child process with limits (userland/boxed.c): its
  * output comes back whole; a failure, a fault, memory past the limit, CPU
  * past the limit, an answer too large and a stop each end it with one
- * line and no output; the child holds none of the parent's descriptors
- * but those it is asked to keep, moved above the pipe's where they must.
+ * line and no output; the child holds none of the parent's descriptors.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,19 +97,6 @@ static int fd_closed(void *arg, FILE *out)
 		     "open", out) < 0;
 }
 
-/* keep[0..3) in the child: open (o) or closed (c) each, then fd 9's. */
-static int fds_open(void *arg, FILE *out)
-{
-	const int *keep = arg;
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (fputc(keep[i] > 3 && fcntl(keep[i], F_GETFD) >= 0 ? 'o' :
-			  'c', out) == EOF)
-			return -1;
-	return fputc(fcntl(9, F_GETFD) >= 0 ? 'o' : 'c', out) == EOF;
-}
-
 /* The caller's SIGINT handler: run in the child, it would end it. */
 static void on_sigint(int sig)
 {
@@ -195,29 +181,6 @@ int main(void)
 		   "the parent's descriptors are closed in the child (%.*s)",
 		   (int)len, buf ? buf : "");
 	free(buf);
-
-	/*
-	 * Kept: two of the parent's descriptors and its fd 3, which the pipe
-	 * takes in the child (moved above it there, not in the parent); not
-	 * kept: fd 9.  A free slot (-1) is nothing.
-	 */
-	{
-		int keep[4] = { p[0], 3, p[1], -1 }, three = keep[1];
-
-		if (dup2(p[0], 3) != 3 || dup2(p[0], 9) != 9) {
-			test_cond("dup2", 0);
-			return test_report();
-		}
-		test_condf(boxed__run_fds(fds_open, keep, keep, 4, &lim, &stop,
-					  &buf, &len, msg, sizeof(msg)) == 0 &&
-			   len == 4 && !memcmp(buf, "oooc", 4) &&
-			   keep[1] == three,
-			   "descriptors kept in the child, fd 3 moved there only, another closed (%.*s)",
-			   (int)len, buf ? buf : msg);
-		free(buf);
-		close(9);
-		close(3);
-	}
 
 	/* a SIGINT in the child (Ctrl-C reaches the process group) */
 	signal(SIGINT, on_sigint);
