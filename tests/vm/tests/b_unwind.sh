@@ -25,6 +25,12 @@
 # capture into a report: cprof-dump -f top against perf report --stdio
 # (which unwinds the dwarf capture then).
 #
+# Then the tables' memory: the tables of libc, python3, node and
+# libLLVM-14 (loaded with --load-unwind-tables for a process that maps
+# each), their rows and bytes as /proc/cprof/unwind lists them, bytes a
+# row, beside what the layout before c9a3853 took for the same rows (12
+# bytes a row and 4 a 4 KiB page of the file, computed).
+#
 # Results: $OUT/results (key value lines) and a table in the log.  Nothing
 # here fails on a figure, only on a tool that does not work.
 # vm-timeout: 1800
@@ -206,6 +212,38 @@ for n in "${runs[@]}"; do
 	res "$n.report_ms" "${REPORT[$n]}"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+
+# Table memory: NAME FILE CMD...; CMD maps FILE and waits.
+echo "-- table memory"
+module new
+printf '%-8s %9s %11s %9s %13s\n' file rows bytes bytes/row before/row
+table_bytes() {
+	local name=$1 file=$2 pid ino rows bytes size
+	shift 2
+	[[ -r $file ]] || { echo "$name: no $file"; return 0; }
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	JOBS+=("$pid")
+	sleep 2
+	"$CPROF_DUMP" --load-unwind-tables -p "$pid" 2>"$W/mem.err" ||
+		fail "loading $name's tables failed: $(cat "$W/mem.err")"
+	ino=$(stat -L -c %i "$file")
+	size=$(stat -L -c %s "$file")
+	read -r rows bytes < <(awk -v ino="$ino" '$2 == ino { print $5, $6; exit }' /proc/cprof/unwind)
+	[[ -n $rows ]] || fail "$name: no table for $file in /proc/cprof/unwind"
+	printf '%-8s %9s %11s %9s %13s\n' "$name" "$rows" "$bytes" "$(ratio "$bytes" "$rows")" \
+		"$(ratio $((rows * 12 + (size / 4096 + 1) * 4)) "$rows")"
+	res "$name.table_rows" "$rows"
+	res "$name.table_bytes" "$bytes"
+	jobs_stop
+}
+LIBDIR=/usr/lib/x86_64-linux-gnu
+table_bytes libc "$LIBDIR/libc.so.6" sleep 60
+table_bytes python3 "$(readlink -f /usr/bin/python3)" python3 -c 'import time; time.sleep(60)'
+table_bytes node "$(readlink -f /usr/bin/node)" node -e 'setTimeout(() => {}, 60000)'
+table_bytes libLLVM "$LIBDIR/libLLVM-14.so.1" python3 -c \
+	'import ctypes, time; ctypes.CDLL("libLLVM-14.so.1"); time.sleep(60)'
+
 echo "handler: table/dwarf $(ratio "${MED[table]}" "${MED[dwarf]}"), table/fp $(ratio "${MED[table]}" "${MED[fp]}"), fptab/fpfp $(ratio "${MED[fptab]}" "${MED[fpfp]}"), fpfp/fpold $(ratio "${MED[fpfp]}" "${MED[fpold]:-0}")"
 echo "bytes per sample: table/dwarf $(ratio "${BPS[table]}" "${BPS[dwarf]}")"
 echo "report time: cprof-dump/perf report (dwarf) $(ratio "${REPORT[table]}" "${REPORT[dwarf]}")"
