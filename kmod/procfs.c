@@ -123,7 +123,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	int cpu;
 
 	struct cprof_cpu_stats c;
-	u64 period, tables, bytes;
+	u64 period, tables, bytes, evicted;
 
 	for_each_possible_cpu(cpu) {
 		cprof_sample_stats(cpu, &c);
@@ -131,9 +131,10 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "profiling %d\n", cprof_session_active());
 	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
-	cprof_utable_usage(&tables, &bytes);
+	cprof_utable_usage(&tables, &bytes, &evicted);
 	seq_printf(m, "unwind_tables %llu\n", tables);
 	seq_printf(m, "unwind_bytes %llu\n", bytes);
+	seq_printf(m, "unwind_evicted %llu\n", evicted);
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);

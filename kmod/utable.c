@@ -23,12 +23,20 @@
  *
  * The memory for tables is bounded by the ctl setting unwind_mb, their
  * number by CPROF_UTABLE_MAX (which keeps the hash chains short: the tick
- * walks one per frame); a table that does not fit is refused with -ENOSPC
- * and changes nothing.  Tables outlive profiles (a binary's table stays
- * good while the file does) and go with the module, or when userland
- * writes a table of no rows for the file.
+ * walks one per frame).  A table that does not fit makes room by evicting
+ * the least recently used tables: each notes the jiffy a tick last found
+ * it (or it was loaded), so a table of a file no tick walks any more, or
+ * of a file rewritten in place (its size or mtime no longer match), goes
+ * first.  Only a table larger than unwind_mb by itself is refused
+ * (-ENOSPC, nothing changes).  Evictions are counted (unwind_evicted in
+ * /proc/cprof/stats); userland notices them when it compares the list
+ * with what it wrote, and loads a table again when its file is mapped
+ * again.  Tables outlive profiles (a binary's table stays good while the
+ * file does) and go with the module, by eviction, or when userland writes
+ * a table of no rows for the file.
  */
 #include <linux/hashtable.h>
+#include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -65,6 +73,7 @@ struct cprof_utab {
 	u32 nrules;
 	u32 first;			/* the first row's offset */
 	bool frame_pointers;		/* CPROF_UTABLE_FP */
+	unsigned long used;		/* jiffies: last found by a tick */
 	size_t bytes;
 	u32 *page;
 	struct cprof_urow *rule;
@@ -75,6 +84,7 @@ static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
 static u64 cprof_utab_count;		/* read locklessly by the tick */
 static u64 cprof_utab_bytes;
+static u64 cprof_utab_evicted;
 
 static u64 cprof_utab_key(u32 dev, u64 ino)
 {
@@ -117,10 +127,14 @@ bool cprof_utable_any(void)
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v)
 {
-	const struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
+	struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
+	unsigned long now = jiffies;
 
 	if (!t || t->size != pos->size || t->mtime_ns != pos->mtime_ns)
 		return false;
+	/* the eviction's clock: a store a jiffy at most, not one a frame */
+	if (READ_ONCE(t->used) != now)
+		WRITE_ONCE(t->used, now);
 	v->ent = t->ent;
 	v->page = t->page;
 	v->rule = t->rule;
@@ -219,20 +233,50 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 	return 0;
 }
 
+/* Unhash and free @t once the ticks are done with it; under the mutex. */
+static void cprof_utab_drop(struct cprof_utab *t)
+{
+	lockdep_assert_held(&cprof_utab_mutex);
+	hash_del_rcu(&t->node);
+	WRITE_ONCE(cprof_utab_count, cprof_utab_count - 1);
+	cprof_utab_bytes -= t->bytes;
+	kvfree_rcu(t, rcu);
+}
+
 static ssize_t cprof_utab_remove(u32 dev, u64 ino)
 {
 	struct cprof_utab *old;
 
 	mutex_lock(&cprof_utab_mutex);
 	old = cprof_utab_lookup(dev, ino);
-	if (old) {
-		hash_del_rcu(&old->node);
-		WRITE_ONCE(cprof_utab_count, cprof_utab_count - 1);
-		cprof_utab_bytes -= old->bytes;
-		kvfree_rcu(old, rcu);
-	}
+	if (old)
+		cprof_utab_drop(old);
 	mutex_unlock(&cprof_utab_mutex);
 	return old ? 0 : -ENOENT;
+}
+
+/*
+ * Evict the table least recently found by a tick, other than @keep (the
+ * one a write replaces); under the mutex.  A scan: evictions happen in
+ * writes, which compile a file first, and there are at most
+ * CPROF_UTABLE_MAX tables.  Return: false when there was none to evict.
+ */
+static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
+{
+	struct cprof_utab *t, *lru = NULL;
+	int bkt;
+
+	lockdep_assert_held(&cprof_utab_mutex);
+	hash_for_each(cprof_utab_table, bkt, t, node)
+		if (t != keep &&
+		    (!lru || time_before(READ_ONCE(t->used),
+					 READ_ONCE(lru->used))))
+			lru = t;
+	if (!lru)
+		return false;
+	cprof_utab_drop(lru);
+	cprof_utab_evicted++;
+	return true;
 }
 
 /**
@@ -240,11 +284,13 @@ static ssize_t cprof_utab_remove(u32 dev, u64 ino)
  * @buf: struct cprof_utable, pc[], row[]
  * @count: exactly the table's size
  *
+ * A table that does not fit in unwind_mb, or would be one past
+ * CPROF_UTABLE_MAX, first evicts the least recently used tables.
+ *
  * Context: process; may sleep.
- * Return: @count, or -EINVAL (a malformed table), -ENOSPC (over unwind_mb
- *	or CPROF_UTABLE_MAX tables),
- *	-ENOENT (removing a table that is not there), -ENOMEM, -EFAULT.
- *	Nothing changes on error.
+ * Return: @count, or -EINVAL (a malformed table), -ENOSPC (the table alone
+ *	is larger than unwind_mb), -ENOENT (removing a table that is not
+ *	there), -ENOMEM, -EFAULT.  Nothing changes on error.
  */
 ssize_t cprof_utable_write(const char __user *buf, size_t count)
 {
@@ -284,7 +330,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		(size_t)hdr.nr_rules * sizeof(struct cprof_urow);
 	limit = (u64)cprof_ctl_unwind_mb() << 20;
 	/* checked again under the mutex: this spares the copy */
-	if (bytes > limit - min(limit, READ_ONCE(cprof_utab_bytes)))
+	if (bytes > limit)
 		return -ENOSPC;
 	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!t)
@@ -304,14 +350,22 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (err)
 		goto free;
 
+	t->used = jiffies;
+
 	mutex_lock(&cprof_utab_mutex);
-	old = cprof_utab_lookup(t->dev, t->ino);
+	/* unwind_mb may have been lowered since */
+	limit = (u64)cprof_ctl_unwind_mb() << 20;
 	err = -ENOSPC;
-	if (cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit ||
-	    (!old && cprof_utab_count >= CPROF_UTABLE_MAX)) {
+	if (bytes > limit) {
 		mutex_unlock(&cprof_utab_mutex);
 		goto free;
 	}
+	old = cprof_utab_lookup(t->dev, t->ino);
+	/* ends: with only @old left, the table fits */
+	while ((cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit ||
+		(!old && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
+	       cprof_utab_evict_lru(old))
+		;
 	if (old) {
 		/* a tick finds the old table or the new one, never neither */
 		hlist_replace_rcu(&old->node, &t->node);
@@ -359,14 +413,16 @@ void cprof_utable_show(struct seq_file *m)
  * cprof_utable_usage() - how many tables are loaded, and their memory
  * @tables: the count
  * @bytes: the memory they take, which unwind_mb bounds
+ * @evicted: the tables evicted to make room, since the module was loaded
  *
  * Context: process; sleeps.
  */
-void cprof_utable_usage(u64 *tables, u64 *bytes)
+void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted)
 {
 	mutex_lock(&cprof_utab_mutex);
 	*tables = cprof_utab_count;
 	*bytes = cprof_utab_bytes;
+	*evicted = cprof_utab_evicted;
 	mutex_unlock(&cprof_utab_mutex);
 }
 

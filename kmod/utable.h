@@ -33,7 +33,7 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
 bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 		      struct cprof_urow *row);
-void cprof_utable_usage(u64 *tables, u64 *bytes);
+void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
 
 #endif /* CPROF_UTABLE_H */

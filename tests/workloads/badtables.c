@@ -15,6 +15,10 @@
  *	end, fault-free, every time.  Prints how many tables it wrote.
  *   badtables remove UNWIND_FILE FILE
  *	writes a table of no rows for FILE, which removes its table.
+ *   badtables fill UNWIND_FILE INO ROWS
+ *	writes a table of ROWS rows for a file no process maps (a device
+ *	of no such file, inode INO): it takes room under unwind_mb, and no
+ *	tick ever uses it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -288,6 +292,28 @@ static int remove_table(const char *path, const char *file)
 	return r < 0;
 }
 
+/* A table of rows rows for the fake file (good()'s device, inode ino). */
+static int fill(const char *path, unsigned long long ino, uint32_t rows)
+{
+	int fd = open(path, O_RDWR);
+	struct table t;
+	ssize_t r;
+
+	if (fd < 0 || rows < 2) {
+		perror(path);
+		return 1;
+	}
+	good(&t, rows);
+	t.hdr.ino = ino;
+	r = put(fd, &t, 0, -1, -1);
+	if (r < 0)
+		perror("writing the table");
+	free(t.pc);
+	free(t.row);
+	close(fd);
+	return r < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "reject"))
@@ -296,6 +322,9 @@ int main(int argc, char **argv)
 		return remove_table(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "random"))
 		return random_tables(argv[2], argv[3], atof(argv[4]));
-	fprintf(stderr, "usage: badtables reject UNWIND_FILE | random UNWIND_FILE FILE SECONDS | remove UNWIND_FILE FILE\n");
+	if (argc == 5 && !strcmp(argv[1], "fill"))
+		return fill(argv[2], strtoull(argv[3], NULL, 0),
+			    strtoul(argv[4], NULL, 0));
+	fprintf(stderr, "usage: badtables reject UNWIND_FILE | random UNWIND_FILE FILE SECONDS | remove UNWIND_FILE FILE | fill UNWIND_FILE INO ROWS\n");
 	return 2;
 }

@@ -15,7 +15,14 @@
 #     samples them at 999 Hz and depth 127: the kernel does not crash, warn
 #     or hang (the harness checks the log and taint), the profile ends
 #     complete, user stacks hold no kernel address, and the walks that used
-#     a table (user_table) and those cut short (user_faults) are counted.
+#     a table (user_table) and those cut short (user_faults) are counted;
+#   - a full unwind_mb evicts the least recently used tables: with
+#     unwind_mb=1, a program's tables are loaded, then tables of files
+#     no process maps, then the program is profiled (its tables are used),
+#     then more unused tables: they evict the unused ones loaded after the
+#     program's, not the program's own (first in, but used last); the
+#     bytes stay within 1 MiB, unwind_evicted counts, and a profile after
+#     still walks with the program's table.
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -83,4 +90,53 @@ echo "$n samples of the programs under random tables, $kaddr kernel-space user f
 # A table of no rows removes the file's table.
 "$WORKLOADS/badtables" remove "$U" /tmp/ub || fail "removing /tmp/ub's table failed"
 ! grep -q "^$devino " "$U" || fail "/tmp/ub's table is still listed after its removal"
+
+# Eviction, least recently used first.  good()'s fake device is 0x12345:
+# listed as 123:45.
+fake_listed() { grep -c "^123:45 " "$U" || true; }
+# A fresh module: no table but those loaded here.
+rmmod cprof || fail "rmmod cprof failed"
+kload
+ctl unwind_mb=1
+/tmp/ub 60 >/dev/null &
+ub=$!
+"$CPROF_DUMP" --load-unwind-tables -p "$ub" 2>"$OUT/load2.err" ||
+	fail "loading /tmp/ub's tables failed: $(cat "$OUT/load2.err")"
+grep -q "^$devino " "$U" || fail "no table for /tmp/ub under unwind_mb=1: $(cat "$U")"
+real=$(wc -l <"$U")
+for i in 1 2 3; do
+	"$WORKLOADS/badtables" fill "$U" "$i" 16000 || fail "fake table $i refused"
+done
+((real + 3 == $(wc -l <"$U"))) || fail "fake tables 1-3 evicted something: $(cat "$U")"
+ev0=$(stat_of unwind_evicted)
+table0=$(stat_of user_table)
+ctl freq=499 seconds=2 "pid=$ub" depth=127
+profile "$OUT/e1.raw"
+((table0 < $(stat_of user_table))) || fail "the profile of /tmp/ub used no table"
+for i in 4 5 6; do
+	"$WORKLOADS/badtables" fill "$U" "$i" 16000 || fail "fake table $i refused"
+done
+bytes=$(stat_of unwind_bytes)
+evicted=$(($(stat_of unwind_evicted) - ev0))
+echo "unwind_mb=1: $(wc -l <"$U") tables, $bytes bytes, $evicted evicted; listed:"
+cat "$U"
+((bytes <= 1048576)) || fail "unwind_bytes $bytes over unwind_mb=1"
+((evicted > 0)) || fail "nothing evicted: unwind_evicted did not grow"
+grep -q "^$devino " "$U" || fail "/tmp/ub's table, the one used last, was evicted"
+grep -q "^123:45 6 " "$U" || fail "the last table written is not listed"
+! grep -q "^123:45 1 " "$U" || fail "fake table 1, never used, outlived /tmp/ub's"
+table0=$(stat_of user_table)
+ctl freq=499 seconds=1 "pid=$ub" depth=127
+profile "$OUT/e2.raw"
+((table0 < $(stat_of user_table))) || fail "after the evictions, /tmp/ub's walks used no table"
+kill "$ub" 2>/dev/null || true
+wait
+# A table larger than unwind_mb by itself: ENOSPC, nothing evicted.
+n0=$(wc -l <"$U")
+ev0=$(stat_of unwind_evicted)
+! "$WORKLOADS/badtables" fill "$U" 7 300000 2>"$OUT/big.err" ||
+	fail "a 300000-row table was taken under unwind_mb=1"
+grep -q "No space left on device" "$OUT/big.err" || fail "not ENOSPC: $(cat "$OUT/big.err")"
+((n0 == $(wc -l <"$U") && ev0 == $(stat_of unwind_evicted))) ||
+	fail "a refused table evicted others"
 echo "k_utables: ok"
