@@ -62,13 +62,13 @@ struct stopped {
 
 struct tableload {
 	int fd;				/* PROC_DIR/unwind */
+	char *list_path;		/* the same, opened to read its list */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* queue or busy changed */
 	struct tableload_item *head, **tail;
 	bool busy;			/* the thread holds an item */
 	bool stopping;
-	bool full;			/* the module said ENOSPC */
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
 	double last_sweep;		/* monotonic_seconds() */
@@ -170,33 +170,65 @@ static void note_loaded(struct tableload *l, const char *key, uint32_t dev,
 }
 
 /*
- * The tables the module holds already, one
- * "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES" line each.
+ * Each table the module holds, from its list f (closed here): one
+ * "MAJOR:MINOR INODE SIZE MTIME_NS ROWS BYTES" line each (a line of
+ * another shape is skipped).  Whether the list could be read.
  */
+static bool each_module_table(struct tableload *l, FILE *f,
+			      void (*fn)(struct tableload *l, const char *key,
+					 uint32_t dev, uint64_t ino,
+					 uint64_t size, int64_t mtime,
+					 void *arg),
+			      void *arg)
+{
+	unsigned long long ino, size;
+	unsigned int maj, min;
+	long long mtime;
+	char *line = NULL, key[96];
+	size_t cap = 0;
+	bool whole = true;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		/* the module's lines are short, text, and end in a newline */
+		if (len > 200 || line[len - 1] != '\n' ||
+		    memchr(line, '\0', len))
+			continue;
+		if (sscanf(line, "%x:%x %llu %llu %lld %*u %*u", &maj, &min,
+			   &ino, &size, &mtime) != 5)
+			continue;
+		file_key(key, sizeof(key), makedev(maj, min), ino, size, mtime);
+		fn(l, key, makedev(maj, min), ino, size, mtime, arg);
+	}
+	if (ferror(f))
+		whole = false;
+	free(line);
+	fclose(f);
+	return whole;
+}
+
+static void found_loaded(struct tableload *l, const char *key, uint32_t dev,
+			 uint64_t ino, uint64_t size, int64_t mtime, void *arg)
+{
+	(void)arg;
+	seen_before(l, key);
+	/* an earlier run's: swept once no process maps its file */
+	if (l->loaded)
+		note_loaded(l, key, dev, ino, size, mtime, "");
+}
+
+/* The tables the module holds already, read through the writer's file. */
 static void read_loaded(struct tableload *l)
 {
 	int fd = dup(l->fd);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	unsigned long long ino, size;
-	unsigned int maj, min;
-	long long mtime;
-	char key[96];
 
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	while (fscanf(f, "%x:%x %llu %llu %lld %*u %*u", &maj, &min, &ino,
-		      &size, &mtime) == 5) {
-		file_key(key, sizeof(key), makedev(maj, min), ino, size, mtime);
-		seen_before(l, key);
-		/* an earlier run's: swept once no process maps its file */
-		if (l->loaded)
-			note_loaded(l, key, makedev(maj, min), ino, size,
-				    mtime, "");
-	}
-	fclose(f);
+	each_module_table(l, f, found_loaded, NULL);
 }
 
 static hashval_t rule_hash(const void *p)
@@ -290,11 +322,6 @@ static void write_table(struct tableload *l, const struct stat *st,
 		return;
 	}
 	n = write(l->fd, buf, len);
-	if (n < 0 && errno == ENOSPC) {
-		/* the tables of files gone may be what fills it */
-		do_sweep(l);
-		n = write(l->fd, buf, len);
-	}
 	free(buf);
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
@@ -305,8 +332,10 @@ static void write_table(struct tableload *l, const struct stat *st,
 	}
 	l->stats.refused++;
 	if (n < 0 && errno == ENOSPC) {
-		warning("unwind tables: the module's unwind_mb is full: programs loaded from now on unwind by frame pointers only");
-		l->full = true;
+		/* the module evicts others to make room: this one alone is over */
+		if (l->stats.too_large++ < 10)
+			warning("unwind tables: %s's table (%zu bytes) is larger than the module's unwind_mb: it unwinds by frame pointers",
+				path, len);
 	} else if (l->stats.refused == 1) {
 		warning("unwind tables: the module refused a table of %zu rows: %s%s",
 			t->n, n < 0 ? strerror(errno) : "short write",
@@ -592,6 +621,7 @@ static htab_t mapped_files(void)
 struct sweep {
 	struct tableload *l;
 	htab_t mapped;
+	htab_t listed;			/* the module's tables' keys */
 };
 
 /*
@@ -625,7 +655,6 @@ static int sweep_one(void **slot, void *arg)
 	if (write(l->fd, &hdr, sizeof(hdr)) != sizeof(hdr) && errno != ENOENT)
 		return 1;
 	l->stats.removed++;
-	l->full = false;
 	seen = htab_find_slot(l->seen, e->key, NO_INSERT);
 	if (seen)
 		htab_clear_slot(l->seen, seen);
@@ -658,9 +687,42 @@ static int forget_one(void **slot, void *arg)
 	return 1;
 }
 
+static void found_listed(struct tableload *l, const char *key, uint32_t dev,
+			 uint64_t ino, uint64_t size, int64_t mtime, void *arg)
+{
+	htab_t listed = arg;
+	void **slot = htab_find_slot(listed, key, INSERT);
+
+	(void)l, (void)dev, (void)ino, (void)size, (void)mtime;
+	if (slot && !*slot)
+		*slot = strdup(key);
+}
+
 /*
- * Remove the tables of files deleted or replaced, and forget the files
- * without a table that no process maps; the loader's thread.
+ * One table this loader wrote: if the module no longer lists it (evicted
+ * to make room for another, or removed by someone else), it is forgotten,
+ * and compiled again when a mapping names its file again.
+ */
+static int evicted_one(void **slot, void *arg)
+{
+	struct sweep *sw = arg;
+	struct loaded *e = *slot;
+	void **seen;
+
+	if (htab_find(sw->listed, e->key))
+		return 1;
+	sw->l->stats.evicted++;
+	seen = htab_find_slot(sw->l->seen, e->key, NO_INSERT);
+	if (seen)
+		htab_clear_slot(sw->l->seen, seen);
+	htab_clear_slot(sw->l->loaded, slot);
+	return 1;
+}
+
+/*
+ * Forget the tables the module evicted, remove the tables of files
+ * deleted or replaced, and forget the files without a table that no
+ * process maps; the loader's thread.
  */
 static void do_sweep(struct tableload *l)
 {
@@ -668,6 +730,16 @@ static void do_sweep(struct tableload *l)
 
 	if (!htab_elements(l->loaded) && !htab_elements(l->seen))
 		return;
+	sw.listed = htab_create_alloc(256, htab_hash_string, htab_eq_string,
+				      free, calloc, free);
+	if (sw.listed) {
+		/* opened anew: the list from its start, the writer's as it is */
+		FILE *f = fopen(l->list_path, "re");
+
+		if (f && each_module_table(l, f, found_listed, sw.listed))
+			htab_traverse_noresize(l->loaded, evicted_one, &sw);
+		htab_delete(sw.listed);
+	}
 	sw.mapped = mapped_files();
 	if (!sw.mapped)
 		return;
@@ -695,7 +767,7 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&l->lock);
 		if (it->sweep)
 			do_sweep(l);
-		else if (!l->full)
+		else
 			load_one(l, it);
 		free(it);
 		pthread_mutex_lock(&l->lock);
@@ -744,6 +816,7 @@ struct tableload *tableload__start(const char *proc_dir)
 		free(l);
 		return NULL;
 	}
+	l->list_path = strdup(path);
 	l->seen = htab_create_alloc(256, htab_hash_string, htab_eq_string,
 				    free, calloc, free);
 	l->loaded = htab_create_alloc(256, loaded_hash, loaded_eq, free,
@@ -752,14 +825,15 @@ struct tableload *tableload__start(const char *proc_dir)
 	l->tail = &l->head;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
-	if (l->seen)
+	if (l->seen && l->list_path)
 		read_loaded(l);
-	if (!l->seen || !l->loaded ||
+	if (!l->list_path || !l->seen || !l->loaded ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
 		if (l->seen)
 			htab_delete(l->seen);
 		if (l->loaded)
 			htab_delete(l->loaded);
+		free(l->list_path);
 		close(l->fd);
 		free(l);
 		return NULL;
@@ -904,6 +978,7 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 		free(l->stopped[--l->nstopped]);
 	htab_delete(l->seen);
 	htab_delete(l->loaded);
+	free(l->list_path);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	close(l->fd);

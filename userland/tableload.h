@@ -23,6 +23,8 @@ struct tableload_stats {
 	uint64_t removed;	/* tables of files deleted or replaced, removed */
 	uint64_t forgotten;	/* files without a table no process maps now */
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
+	uint64_t too_large;	/* of those, tables larger than unwind_mb */
+	uint64_t evicted;	/* tables the module evicted, forgotten */
 };
 
 /*
@@ -50,8 +52,9 @@ void tableload__scan(struct tableload *l, pid_t pid);
  * in the module whose files no process maps (their paths are not known).
  * Files that gave no table and that no process maps are forgotten (a
  * file mapped again is compiled again), so that memory follows what
- * runs.  A table refused for want of room sweeps at once and is tried
- * again.
+ * runs; so are the tables the module evicted to make room for others
+ * (least recently used first): a file whose table was evicted is
+ * compiled again when a mapping record names it again.
  */
 void tableload__sweep(struct tableload *l, double interval);
 

@@ -136,6 +136,63 @@ static void count_records(const char *path, size_t from, uint64_t ino,
 }
 
 /*
+ * What the module lists for the table of the file st describes, appended
+ * to the file that stands for it here: the loader reads the list to learn
+ * which of its tables the module evicted.
+ */
+static void list_table(const char *unwind, const struct stat *st)
+{
+	FILE *f = fopen(unwind, "a");
+
+	if (!f)
+		return;
+	fprintf(f, "\n%02x:%02x %llu %llu %lld 10 120\n", major(st->st_dev),
+		minor(st->st_dev), (unsigned long long)st->st_ino,
+		(unsigned long long)st->st_size,
+		(long long)st->st_mtim.tv_sec * 1000000000LL +
+			st->st_mtim.tv_nsec);
+	fclose(f);
+}
+
+/*
+ * A table the module no longer lists (it evicted it to make room) is
+ * forgotten by a sweep, and written again when a mapping names its file
+ * again; one it lists is not.
+ */
+static void test_evicted(const char *dir, const char *unwind)
+{
+	const char *prog = tmp_path("evicted");
+	struct {
+		struct cprof_mmap m;
+		char path[256];
+	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
+	struct tableload_stats st;
+	struct tableload *l;
+	int tables, removals;
+
+	if (run("cp /proc/%d/exe '%s'", (int)getpid(), prog)) {
+		test_cond("eviction fixture", false);
+		return;
+	}
+	snprintf(rec.m.path, sizeof(rec.path), "%s", prog);
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	l = tableload__start(dir);
+	tableload__note(l, &rec.m);
+	tableload__wait(l, &never, -1);
+	/* not listed: the module evicted it */
+	tableload__sweep(l, 0);
+	tableload__wait(l, &never, -1);
+	tableload__note(l, &rec.m);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	count_records(unwind, 0, 0, &tables, &removals);
+	test_condf(tables == 2 && st.evicted == 1 && st.loaded == 2,
+		   "a table the module evicted: forgotten by a sweep, written again when mapped again (%d tables, %llu evicted)",
+		   tables, (unsigned long long)st.evicted);
+	unlink(prog);
+}
+
+/*
  * A program's table is written; while the file is there (even not
  * mapped) a sweep keeps it; once it is deleted, a sweep removes the table
  * (a header of no rows for its inode), once.
@@ -162,6 +219,7 @@ static void test_sweep(const char *dir, const char *unwind)
 	l = tableload__start(dir);
 	tableload__note(l, &rec.m);
 	tableload__wait(l, &never, -1);
+	list_table(unwind, &pst);
 	tableload__sweep(l, 0);
 	tableload__wait(l, &never, -1);
 	count_records(unwind, 0, pst.st_ino, &tables, &removals);
@@ -333,6 +391,7 @@ int main(void)
 		   "the others written once though scanned twice: %d tables",
 		   w.tables);
 	test_sweep(dir, unwind);
+	test_evicted(dir, unwind);
 	test_sweep_leftovers(dir, unwind);
 	test_report_stops(dir, unwind);
 	return test_report();
