@@ -365,7 +365,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	while ((cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit ||
 		(!old && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
 	       cprof_utab_evict_lru(old))
-		;
+		cond_resched();	/* a scan an eviction: thousands, at worst */
 	if (old) {
 		/* a tick finds the old table or the new one, never neither */
 		hlist_replace_rcu(&old->node, &t->node);
