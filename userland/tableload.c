@@ -71,6 +71,7 @@ struct tableload {
 	bool stopping;
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
+	htab_t evictions;		/* struct evictions, by key */
 	double last_sweep;		/* monotonic_seconds() */
 	struct tableload_stats stats;
 	struct stopped *stopped[STOPPED_MAX];	/* by the thread, locked */
@@ -87,6 +88,28 @@ struct loaded {
 	uint32_t dev;
 	uint64_t ino, size;
 	int64_t mtime_ns;
+	char path[];
+};
+
+/* How often the module evicted a file's table (a key of seen). */
+struct evictions {
+	char key[96];			/* first: a string to htab */
+	unsigned int n;
+};
+
+/*
+ * A sweep loads an evicted table of a file still mapped again at once,
+ * this many times at most for one file (a second mapping record still
+ * loads it later): when the programs that run need more than unwind_mb,
+ * tables that keep evicting each other are not compiled every minute.
+ */
+#define RELOADS_MAX	2
+
+/* An executable file mapping seen by a sweep, one per inode. */
+struct mapped {
+	char ino[24];			/* first: a string to htab */
+	pid_t pid;
+	uint64_t start, end;
 	char path[];
 };
 
@@ -336,7 +359,7 @@ static void write_table(struct tableload *l, const struct stat *st,
 		if (l->stats.too_large++ < 10)
 			warning("unwind tables: %s's table (%zu bytes) is larger than the module's unwind_mb: it unwinds by frame pointers",
 				path, len);
-	} else if (l->stats.refused == 1) {
+	} else if (l->stats.refused - l->stats.too_large == 1) {
 		warning("unwind tables: the module refused a table of %zu rows: %s%s",
 			t->n, n < 0 ? strerror(errno) : "short write",
 			n < 0 && errno == EINVAL ?
@@ -570,21 +593,24 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 }
 
 /*
- * The inode of every executable file mapping of every process now.  By
- * inode alone: /proc/PID/maps gives the superblock's device, which is not
- * what fstat() says on btrfs subvolumes or overlayfs; a stray match keeps
- * a table, never removes one.
+ * The inode of every executable file mapping of every process now, with
+ * one mapping of it (struct mapped).  By inode alone: /proc/PID/maps gives
+ * the superblock's device, which is not what fstat() says on btrfs
+ * subvolumes or overlayfs; a stray match keeps a table, never removes one.
  */
 static htab_t mapped_files(void)
 {
 	htab_t set = htab_create_alloc(1024, htab_hash_string, htab_eq_string,
 				       free, calloc, free);
-	unsigned long long ino;
-	char path[64], line[4352], perms[8], key[48], *nl;
+	unsigned long long ino, lo, hi;
+	char path[64], line[4352], perms[8], key[24], *nl;
+	struct mapped *m;
 	struct dirent *de;
 	void **slot;
+	size_t len;
 	DIR *d;
 	FILE *f;
+	int at;
 
 	d = set ? opendir("/proc") : NULL;
 	if (!d) {
@@ -601,14 +627,28 @@ static htab_t mapped_files(void)
 			continue;
 		while (fgets(line, sizeof(line), f)) {
 			nl = strchr(line, '\n');
-			if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %llu", perms,
-				   &ino) == 2 && perms[2] == 'x' &&
-			    ino) {
-				snprintf(key, sizeof(key), "%llu", ino);
-				slot = htab_find_slot(set, key, INSERT);
-				if (slot && !*slot)
-					*slot = strdup(key);
-			}
+			if (nl)
+				*nl = '\0';
+			at = 0;
+			if (sscanf(line, "%llx-%llx %7s %*x %*x:%*x %llu %n",
+				   &lo, &hi, perms, &ino, &at) != 4 ||
+			    perms[2] != 'x' || !ino)
+				goto next;
+			snprintf(key, sizeof(key), "%llu", ino);
+			slot = htab_find_slot(set, key, INSERT);
+			if (!slot || *slot)
+				goto next;
+			len = at ? strlen(line + at) + 1 : 1;
+			m = malloc(sizeof(*m) + len);
+			if (!m)
+				goto next;
+			memcpy(m->ino, key, sizeof(key));
+			m->pid = atoi(de->d_name);
+			m->start = lo;
+			m->end = hi;
+			memcpy(m->path, at ? line + at : "", len);
+			*slot = m;
+next:
 			while (!nl && fgets(line, sizeof(line), f))
 				nl = strchr(line, '\n');
 		}
@@ -623,6 +663,9 @@ struct sweep {
 	htab_t mapped;
 	htab_t listed;			/* the module's tables' keys */
 };
+
+static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
+		    uint64_t end, const char *path);
 
 /*
  * One table: removed if no process maps its file and the file is gone
@@ -701,21 +744,58 @@ static void found_listed(struct tableload *l, const char *key, uint32_t dev,
 /*
  * One table this loader wrote: if the module no longer lists it (evicted
  * to make room for another, or removed by someone else), it is forgotten,
- * and compiled again when a mapping names its file again.
+ * and compiled again when a mapping names its file again; at once if a
+ * process maps it now (RELOADS_MAX times a file at most): a long stream
+ * sends a process's mapping records only once.
  */
 static int evicted_one(void **slot, void *arg)
 {
 	struct sweep *sw = arg;
+	struct tableload *l = sw->l;
 	struct loaded *e = *slot;
-	void **seen;
+	const struct mapped *m;
+	struct evictions *ev;
+	char ino[24];
+	void **seen, **evs;
 
 	if (htab_find(sw->listed, e->key))
 		return 1;
-	sw->l->stats.evicted++;
-	seen = htab_find_slot(sw->l->seen, e->key, NO_INSERT);
+	l->stats.evicted++;
+	seen = htab_find_slot(l->seen, e->key, NO_INSERT);
 	if (seen)
-		htab_clear_slot(sw->l->seen, seen);
-	htab_clear_slot(sw->l->loaded, slot);
+		htab_clear_slot(l->seen, seen);
+	snprintf(ino, sizeof(ino), "%" PRIu64, e->ino);
+	m = htab_find(sw->mapped, ino);
+	evs = m ? htab_find_slot(l->evictions, e->key, INSERT) : NULL;
+	if (evs && !*evs) {
+		ev = calloc(1, sizeof(*ev));
+		if (ev)
+			snprintf(ev->key, sizeof(ev->key), "%s", e->key);
+		*evs = ev;
+	}
+	ev = evs ? *evs : NULL;
+	if (ev && ++ev->n <= RELOADS_MAX && m->path[0] == '/') {
+		enqueue(l, m->pid, m->start, m->end, m->path);
+		l->stats.reloaded++;
+	}
+	htab_clear_slot(l->loaded, slot);
+	return 1;
+}
+
+/* A file's eviction count goes once no process maps it. */
+static int forget_evictions(void **slot, void *arg)
+{
+	struct sweep *sw = arg;
+	const struct evictions *ev = *slot;
+	uint64_t ino;
+	char key[24];
+
+	if (sscanf(ev->key, "%*" SCNu32 " %" SCNu64, &ino) == 1) {
+		snprintf(key, sizeof(key), "%" PRIu64, ino);
+		if (htab_find(sw->mapped, key))
+			return 1;
+	}
+	htab_clear_slot(sw->l->evictions, slot);
 	return 1;
 }
 
@@ -730,6 +810,9 @@ static void do_sweep(struct tableload *l)
 
 	if (!htab_elements(l->loaded) && !htab_elements(l->seen))
 		return;
+	sw.mapped = mapped_files();
+	if (!sw.mapped)
+		return;
 	sw.listed = htab_create_alloc(256, htab_hash_string, htab_eq_string,
 				      free, calloc, free);
 	if (sw.listed) {
@@ -740,9 +823,7 @@ static void do_sweep(struct tableload *l)
 			htab_traverse_noresize(l->loaded, evicted_one, &sw);
 		htab_delete(sw.listed);
 	}
-	sw.mapped = mapped_files();
-	if (!sw.mapped)
-		return;
+	htab_traverse_noresize(l->evictions, forget_evictions, &sw);
 	htab_traverse_noresize(l->loaded, sweep_one, &sw);
 	htab_traverse_noresize(l->seen, forget_one, &sw);
 	htab_delete(sw.mapped);
@@ -821,18 +902,22 @@ struct tableload *tableload__start(const char *proc_dir)
 				    free, calloc, free);
 	l->loaded = htab_create_alloc(256, loaded_hash, loaded_eq, free,
 				      calloc, free);
+	l->evictions = htab_create_alloc(16, htab_hash_string, htab_eq_string,
+					 free, calloc, free);
 	l->last_sweep = monotonic_seconds();
 	l->tail = &l->head;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	if (l->seen && l->list_path)
 		read_loaded(l);
-	if (!l->list_path || !l->seen || !l->loaded ||
+	if (!l->list_path || !l->seen || !l->loaded || !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
 		if (l->seen)
 			htab_delete(l->seen);
 		if (l->loaded)
 			htab_delete(l->loaded);
+		if (l->evictions)
+			htab_delete(l->evictions);
 		free(l->list_path);
 		close(l->fd);
 		free(l);
@@ -978,6 +1063,7 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 		free(l->stopped[--l->nstopped]);
 	htab_delete(l->seen);
 	htab_delete(l->loaded);
+	htab_delete(l->evictions);
 	free(l->list_path);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);

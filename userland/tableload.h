@@ -25,6 +25,7 @@ struct tableload_stats {
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */
 	uint64_t too_large;	/* of those, tables larger than unwind_mb */
 	uint64_t evicted;	/* tables the module evicted, forgotten */
+	uint64_t reloaded;	/* of those, queued again: their file mapped */
 };
 
 /*
@@ -54,7 +55,9 @@ void tableload__scan(struct tableload *l, pid_t pid);
  * file mapped again is compiled again), so that memory follows what
  * runs; so are the tables the module evicted to make room for others
  * (least recently used first): a file whose table was evicted is
- * compiled again when a mapping record names it again.
+ * compiled again at once if a process maps it (twice a file at most, so
+ * that tables that keep evicting each other are not compiled every
+ * minute), and whenever a mapping record names it again.
  */
 void tableload__sweep(struct tableload *l, double interval);
 

@@ -186,10 +186,34 @@ static void test_evicted(const char *dir, const char *unwind)
 	tableload__wait(l, &never, -1);
 	tableload__stop(l, &st);
 	count_records(unwind, 0, 0, &tables, &removals);
-	test_condf(tables == 2 && st.evicted == 1 && st.loaded == 2,
+	test_condf(tables == 2 && st.evicted == 1 && st.loaded == 2 &&
+		   !st.reloaded,
 		   "a table the module evicted: forgotten by a sweep, written again when mapped again (%d tables, %llu evicted)",
 		   tables, (unsigned long long)st.evicted);
 	unlink(prog);
+
+	/*
+	 * This test's own program, which a process (this one) maps: each
+	 * sweep that finds its table evicted loads it again at once, twice.
+	 */
+	if (readlink("/proc/self/exe", rec.path, sizeof(rec.path) - 1) < 0) {
+		test_cond("eviction fixture (own program)", false);
+		return;
+	}
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	l = tableload__start(dir);
+	tableload__note(l, &rec.m);
+	tableload__wait(l, &never, -1);
+	for (int i = 0; i < 4; i++) {
+		tableload__sweep(l, 0);
+		tableload__wait(l, &never, -1);
+	}
+	tableload__stop(l, &st);
+	count_records(unwind, 0, 0, &tables, &removals);
+	test_condf(tables == 3 && st.evicted == 3 && st.reloaded == 2,
+		   "... of a file a process maps: loaded again by the sweep, twice at most (%d tables, %llu evicted, %llu reloaded)",
+		   tables, (unsigned long long)st.evicted,
+		   (unsigned long long)st.reloaded);
 }
 
 /*
