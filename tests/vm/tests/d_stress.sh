@@ -7,10 +7,16 @@
 # in the default plan).
 #   - 10 kHz on every CPU for 20 s while a fork/exec storm runs: every
 #     sample of a new process sends its mapping request through maps.c;
-#   - 100 load/unload cycles, each with a reader blocked in read();
-#   - 50 CPU hotplug cycles of CPU 1 during one profile.
+#   - the same storm under cprof-dump -d with unwind_mb=1: the ticks walk
+#     with unwind tables while cprof-dump loads the tables of the new
+#     programs and the module evicts others to make room (kvfree_rcu()
+#     under the ticks' RCU readers);
+#   - 100 load/unload cycles, each with a reader blocked in read(), then
+#     20 with cprof-dump -d as the reader, loading tables as rmmod runs;
+#   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
+#     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
-# vm-timeout: 1200
+# vm-timeout: 1800
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -55,6 +61,29 @@ echo "storm: $execs execs; stream: $samples samples of $pids processes (END says
 kill "$burner" 2>/dev/null || true
 rmmod cprof || fail "rmmod after the storm failed"
 
+# --- the storm again under cprof-dump -d, tables evicted as others load
+[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
+kload budget=50
+ctl unwind_mb=1
+"$WORKLOADS/cpuburn" 30 >/dev/null &
+burner=$!
+storm 2
+table0=$(stat_of user_table)
+"$CPROF_DUMP" -d 15 -F 10000 -f folded -o "$OUT/dstorm.folded" 2>"$OUT/dstorm.err" ||
+	fail "cprof-dump -d through the storm failed: $(cat "$OUT/dstorm.err")"
+touch "$OUT/stop"
+wait
+cat "$OUT/dstorm.err"
+stacks=$(wc -l <"$OUT/dstorm.folded")
+echo "storm under cprof-dump -d: $stacks stacks; tables $(stat_of unwind_tables)" \
+	"($(stat_of unwind_bytes) bytes, $(stat_of unwind_evicted) evicted)," \
+	"walks with a table $(($(stat_of user_table) - table0)); $(stats_line)"
+((stacks > 0)) || fail "cprof-dump -d wrote no stacks"
+(($(stat_of user_table) > table0)) || fail "no walk used a table during the storm"
+(($(stat_of unwind_bytes) <= 1048576)) || fail "unwind_bytes over unwind_mb=1"
+kill "$burner" 2>/dev/null || true
+rmmod cprof || fail "rmmod after the storm under cprof-dump failed"
+
 # --- 100 load/unload cycles with a reader
 "$WORKLOADS/cpuburn" 600 >/dev/null &
 burner=$!
@@ -62,6 +91,25 @@ unload_cycles 100 2000 >"$OUT/cycles.log"
 kill "$burner" 2>/dev/null || true
 echo "load/unload: 100 cycles, $COMPLETE streams ended with reason unload"
 ((COMPLETE >= 50)) || fail "only $COMPLETE of 100 readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# cprof-dump -d as the reader: rmmod while it loads tables and reads.
+"$WORKLOADS/cpuburn" 600 >/dev/null &
+burner=$!
+for ((i = 1; i <= 20; i++)); do
+	kload
+	"$CPROF_DUMP" -d 30 -F 2000 -f folded -o "$OUT/dcycle.folded" 2>"$OUT/dcycle.err" &
+	dump=$!
+	sleep 0.$((RANDOM % 9 + 1))
+	[[ $i -le 10 ]] || sleep 2
+	rmmod cprof || fail "cycle $i with cprof-dump -d: rmmod failed"
+	rc=0
+	wait "$dump" || rc=$?
+	echo "cycle $i with cprof-dump -d: exit $rc: $(tail -n 1 "$OUT/dcycle.err")" >>"$OUT/dcycles.log"
+	((rc < 128)) || fail "cprof-dump -d died of signal $((rc - 128)) at rmmod: $(cat "$OUT/dcycle.err")"
+done
+kill "$burner" 2>/dev/null || true
+echo "load/unload: 20 cycles with cprof-dump -d as the reader, none killed by a signal"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- 50 hotplug cycles of CPU 1 during one profile
@@ -72,6 +120,9 @@ burner=$!
 "$WORKLOADS/cpuburn" 600 >/dev/null &
 burner2=$!
 kload freq=2000 seconds=600
+"$CPROF_DUMP" --load-unwind-tables 2>"$OUT/hp.load.err" ||
+	fail "loading the running programs' tables failed: $(cat "$OUT/hp.load.err")"
+tail -n 1 "$OUT/hp.load.err"
 reader_start "$OUT/hp.raw"
 for i in $(seq 1 50); do
 	echo 0 >"$cpu1" || fail "hotplug cycle $i: cpu1 did not go offline"
