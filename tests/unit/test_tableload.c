@@ -135,6 +135,18 @@ static void count_records(const char *path, size_t from, uint64_t ino,
 	free(buf);
 }
 
+/* A mapping record of this process naming path, as the stream gives one. */
+static void note_path(struct tableload *l, const char *path)
+{
+	struct {
+		struct cprof_mmap m;
+		char path[256];
+	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
+
+	snprintf(rec.m.path, sizeof(rec.path), "%s", path);
+	tableload__note(l, &rec.m);
+}
+
 /*
  * What the module lists for the table of the file st describes, appended
  * to the file that stands for it here: the loader reads the list to learn
@@ -162,27 +174,24 @@ static void list_table(const char *unwind, const struct stat *st)
 static void test_evicted(const char *dir, const char *unwind)
 {
 	const char *prog = tmp_path("evicted");
-	struct {
-		struct cprof_mmap m;
-		char path[256];
-	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
 	struct tableload_stats st;
 	struct tableload *l;
 	int tables, removals;
+	char self[256];
+	ssize_t n;
 
 	if (run("cp /proc/%d/exe '%s'", (int)getpid(), prog)) {
 		test_cond("eviction fixture", false);
 		return;
 	}
-	snprintf(rec.m.path, sizeof(rec.path), "%s", prog);
 	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
 	l = tableload__start(dir);
-	tableload__note(l, &rec.m);
+	note_path(l, prog);
 	tableload__wait(l, &never, -1);
 	/* not listed: the module evicted it */
 	tableload__sweep(l, 0);
 	tableload__wait(l, &never, -1);
-	tableload__note(l, &rec.m);
+	note_path(l, prog);
 	tableload__wait(l, &never, -1);
 	tableload__stop(l, &st);
 	count_records(unwind, 0, 0, &tables, &removals);
@@ -196,13 +205,15 @@ static void test_evicted(const char *dir, const char *unwind)
 	 * This test's own program, which a process (this one) maps: each
 	 * sweep that finds its table evicted loads it again at once, twice.
 	 */
-	if (readlink("/proc/self/exe", rec.path, sizeof(rec.path) - 1) < 0) {
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
 		test_cond("eviction fixture (own program)", false);
 		return;
 	}
+	self[n] = '\0';
 	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
 	l = tableload__start(dir);
-	tableload__note(l, &rec.m);
+	note_path(l, self);
 	tableload__wait(l, &never, -1);
 	for (int i = 0; i < 4; i++) {
 		tableload__sweep(l, 0);
@@ -224,10 +235,6 @@ static void test_evicted(const char *dir, const char *unwind)
 static void test_sweep(const char *dir, const char *unwind)
 {
 	const char *prog = tmp_path("prog");
-	struct {
-		struct cprof_mmap m;
-		char path[256];
-	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
 	struct tableload_stats st;
 	struct tableload *l;
 	struct stat pst;
@@ -238,10 +245,9 @@ static void test_sweep(const char *dir, const char *unwind)
 		test_cond("sweep fixture", false);
 		return;
 	}
-	snprintf(rec.m.path, sizeof(rec.path), "%s", prog);
 	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
 	l = tableload__start(dir);
-	tableload__note(l, &rec.m);
+	note_path(l, prog);
 	tableload__wait(l, &never, -1);
 	list_table(unwind, &pst);
 	tableload__sweep(l, 0);
@@ -275,10 +281,6 @@ static void test_sweep(const char *dir, const char *unwind)
 static void test_sweep_leftovers(const char *dir, const char *unwind)
 {
 	const char *text = tmp_path("notes.txt");
-	struct {
-		struct cprof_mmap m;
-		char path[256];
-	} rec = { .m = { .pid = getpid(), .start = 0x1000, .end = 0x2000 } };
 	const uint64_t old_ino = 987654321;
 	struct tableload_stats st;
 	struct tableload *l;
@@ -293,9 +295,8 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
 		test_cond("leftover fixture", false);
 		return;
 	}
-	snprintf(rec.m.path, sizeof(rec.path), "%s", text);
 	l = tableload__start(dir);
-	tableload__note(l, &rec.m);
+	note_path(l, text);
 	tableload__wait(l, &never, -1);
 	tableload__sweep(l, 0);
 	tableload__wait(l, &never, -1);
