@@ -218,6 +218,17 @@ struct cprof_utable {
 };
 
 /*
+ * The vDSO is no file, yet its code has call frame information and
+ * frameless leaves (clock_gettime()): its table is keyed by device
+ * makedev(4095, 0) (no block device has that major), inode 1, the size of
+ * its mapping and mtime 0, and its offsets are addresses in its image,
+ * which the kernel maps whole.  Userland makes it from its own vDSO: every
+ * 64-bit process of a kernel maps the same one.
+ */
+#define CPROF_UTABLE_VDSO_DEV	0xfff00u
+#define CPROF_UTABLE_VDSO_INO	1
+
+/*
  * Every function of the file that calls keeps the frame-pointer chain (it
  * sets up rbp, or it is a leaf): past a stack's first frame the module
  * walks the file's code by frame pointers, the table's rows serving the

@@ -64,7 +64,8 @@ struct cprof_mmstate {
 	u32 syncs;			/* requests served so far */
 	bool junk;			/* a sampled address no mapping covers */
 	u32 nr;
-	struct cprof_file_pos ranges[];	/* dev 0: no file, or not stat()ed */
+	/* dev 0: no file (but the vDSO), or not stat()ed */
+	struct cprof_file_pos ranges[];
 };
 
 struct cprof_maps_req {
@@ -348,11 +349,17 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 			v[n].pos.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 			if (vma->vm_file) {
 				v[n].file = get_file(vma->vm_file);
+			} else if (vma->vm_start ==
+				   (unsigned long)mm->context.vdso) {
+				v[n].pos.pgoff = 0;
+				v[n].name = "[vdso]";
+				/* its table's key (cprof_format.h) */
+				v[n].pos.dev = CPROF_UTABLE_VDSO_DEV;
+				v[n].pos.ino = CPROF_UTABLE_VDSO_INO;
+				v[n].pos.size = vma->vm_end - vma->vm_start;
 			} else {
 				v[n].pos.pgoff = 0;
-				v[n].name = vma->vm_start ==
-					(unsigned long)mm->context.vdso ?
-					"[vdso]" : "[anon]";
+				v[n].name = "[anon]";
 			}
 			n++;
 		}

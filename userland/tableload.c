@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -47,6 +49,7 @@
 struct tableload_item {
 	struct tableload_item *next;
 	bool sweep;			/* not a mapping: sweep the tables */
+	bool vdso;			/* not a mapping: the vDSO's table */
 	pid_t pid;
 	uint64_t start, end;
 	char path[];
@@ -592,6 +595,67 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	close(fd);
 }
 
+/* Is this the vDSO's table (cprof_format.h)? */
+static bool is_vdso(uint32_t dev, uint64_t ino)
+{
+	return dev == CPROF_UTABLE_VDSO_DEV && ino == CPROF_UTABLE_VDSO_INO;
+}
+
+/* The size of this process's vDSO mapping, 0 if it has none. */
+static size_t vdso_size(uintptr_t base)
+{
+	unsigned long long lo, hi;
+	char line[512];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == base &&
+		    hi > lo) {
+			size = hi - lo;
+			break;
+		}
+	fclose(f);
+	return size;
+}
+
+/*
+ * The vDSO's table: made from this process's own vDSO, which every 64-bit
+ * process of this kernel maps too, its image copied to a memory file and
+ * compiled as a file is.  Keyed as the module keys the vDSO's mapping.
+ */
+static void load_vdso(struct tableload *l)
+{
+	uintptr_t base = getauxval(AT_SYSINFO_EHDR);
+	size_t size = base ? vdso_size(base) : 0;
+	struct cfi_table t = { 0 };
+	struct stat st = { 0 };
+	char key[96];
+	int fd;
+
+	if (!size)
+		return;
+	st.st_dev = CPROF_UTABLE_VDSO_DEV;
+	st.st_ino = CPROF_UTABLE_VDSO_INO;
+	st.st_size = size;
+	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size, 0);
+	if (seen_before(l, key))
+		return;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, (const void *)base, size) == (ssize_t)size &&
+	    compile_boxed(fd, &t) == 0)
+		write_table(l, &st, &t, key, "[vdso]");
+	else
+		l->stats.no_cfi++;
+	cfi_table_free(&t);
+	close(fd);
+}
+
 /*
  * The inode of every executable file mapping of every process now, with
  * one mapping of it (struct mapped).  By inode alone: /proc/PID/maps gives
@@ -662,10 +726,12 @@ struct sweep {
 	struct tableload *l;
 	htab_t mapped;
 	htab_t listed;			/* the module's tables' keys */
+	bool vdso;			/* the vDSO's table was evicted */
 };
 
 static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 		    uint64_t end, const char *path);
+static void enqueue_vdso(struct tableload *l);
 
 /*
  * One table: removed if no process maps its file and the file is gone
@@ -688,7 +754,8 @@ static int sweep_one(void **slot, void *arg)
 	void **seen;
 
 	snprintf(key, sizeof(key), "%" PRIu64, e->ino);
-	if (htab_find(sw->mapped, key))
+	/* the vDSO's stays: it is no file, and every process maps it */
+	if (htab_find(sw->mapped, key) || is_vdso(e->dev, e->ino))
 		return 1;
 	if (e->path[0] && !stat(e->path, &st) && (uint32_t)st.st_dev == e->dev &&
 	    st.st_ino == e->ino && (uint64_t)st.st_size == e->size &&
@@ -764,6 +831,12 @@ static int evicted_one(void **slot, void *arg)
 	seen = htab_find_slot(l->seen, e->key, NO_INSERT);
 	if (seen)
 		htab_clear_slot(l->seen, seen);
+	if (is_vdso(e->dev, e->ino)) {
+		/* two pages, and every process maps it: at once */
+		sw->vdso = true;
+		htab_clear_slot(l->loaded, slot);
+		return 1;
+	}
 	snprintf(ino, sizeof(ino), "%" PRIu64, e->ino);
 	m = htab_find(sw->mapped, ino);
 	evs = m ? htab_find_slot(l->evictions, e->key, INSERT) : NULL;
@@ -824,6 +897,8 @@ static void do_sweep(struct tableload *l)
 		htab_delete(sw.listed);
 	}
 	htab_traverse_noresize(l->evictions, forget_evictions, &sw);
+	if (sw.vdso)
+		enqueue_vdso(l);
 	htab_traverse_noresize(l->loaded, sweep_one, &sw);
 	htab_traverse_noresize(l->seen, forget_one, &sw);
 	htab_delete(sw.mapped);
@@ -848,6 +923,8 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&l->lock);
 		if (it->sweep)
 			do_sweep(l);
+		else if (it->vdso)
+			load_vdso(l);
 		else
 			load_one(l, it);
 		free(it);
@@ -857,6 +934,16 @@ static void *loader_main(void *arg)
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+/* Queue an item for the loader's thread. */
+static void push(struct tableload *l, struct tableload_item *it)
+{
+	pthread_mutex_lock(&l->lock);
+	*l->tail = it;
+	l->tail = &it->next;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
 }
 
 static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
@@ -869,15 +956,22 @@ static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 		return;
 	it->next = NULL;
 	it->sweep = false;
+	it->vdso = false;
 	it->pid = pid;
 	it->start = start;
 	it->end = end;
 	memcpy(it->path, path, len);
-	pthread_mutex_lock(&l->lock);
-	*l->tail = it;
-	l->tail = &it->next;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
+	push(l, it);
+}
+
+static void enqueue_vdso(struct tableload *l)
+{
+	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
+
+	if (!it)
+		return;
+	it->vdso = true;
+	push(l, it);
 }
 
 struct tableload *tableload__start(const char *proc_dir)
@@ -923,6 +1017,7 @@ struct tableload *tableload__start(const char *proc_dir)
 		free(l);
 		return NULL;
 	}
+	enqueue_vdso(l);
 	return l;
 }
 
@@ -993,11 +1088,7 @@ void tableload__sweep(struct tableload *l, double interval)
 	if (!it)
 		return;
 	it->sweep = true;
-	pthread_mutex_lock(&l->lock);
-	*l->tail = it;
-	l->tail = &it->next;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
+	push(l, it);
 }
 
 void tableload__note(struct tableload *l, const struct cprof_mmap *m)

@@ -29,6 +29,8 @@ struct written {
 	int bad;		/* malformed */
 	int self;		/* tables of this test binary */
 	int dup;		/* a file written twice */
+	int vdso;		/* tables keyed as the vDSO */
+	uint64_t vdso_size;	/* the last one's file size */
 	uint64_t rows, rules;	/* in all */
 	uint64_t ino[64];
 };
@@ -97,6 +99,11 @@ static void parse(const char *path, struct written *w)
 		if (h.ino == self.st_ino && h.dev == (uint32_t)self.st_dev &&
 		    h.file_size == (uint64_t)self.st_size)
 			w->self++;
+		if (h.dev == CPROF_UTABLE_VDSO_DEV &&
+		    h.ino == CPROF_UTABLE_VDSO_INO && !h.mtime_ns) {
+			w->vdso++;
+			w->vdso_size = h.file_size;
+		}
 		for (i = 0; i < w->tables && i < 64; i++)
 			if (w->ino[i] == h.ino)
 				w->dup++;
@@ -128,7 +135,7 @@ static void count_records(const char *path, size_t from, uint64_t ino,
 			break;
 		if (!h.nr_rows)
 			*removals += h.ino == ino;
-		else
+		else if (h.dev != CPROF_UTABLE_VDSO_DEV)
 			(*tables)++;
 		at += table_size(&h);
 	}
@@ -166,6 +173,35 @@ static void list_table(const char *unwind, const struct stat *st)
 	fclose(f);
 }
 
+/* The size of this process's vDSO mapping (0: none). */
+static uint64_t vdso_size(void)
+{
+	unsigned long long lo, hi;
+	char line[512];
+	uint64_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+			size = hi - lo;
+	if (f)
+		fclose(f);
+	return size;
+}
+
+/* The module's line for the vDSO's table, appended as list_table() does. */
+static void list_vdso(const char *unwind)
+{
+	struct stat st = {
+		.st_dev = CPROF_UTABLE_VDSO_DEV,
+		.st_ino = CPROF_UTABLE_VDSO_INO,
+		.st_size = vdso_size(),
+	};
+
+	list_table(unwind, &st);
+}
+
 /*
  * A table the module no longer lists (it evicted it to make room) is
  * forgotten by a sweep, and written again when a mapping names its file
@@ -188,6 +224,7 @@ static void test_evicted(const char *dir, const char *unwind)
 	l = tableload__start(dir);
 	note_path(l, prog);
 	tableload__wait(l, &never, -1);
+	list_vdso(unwind);
 	/* not listed: the module evicted it */
 	tableload__sweep(l, 0);
 	tableload__wait(l, &never, -1);
@@ -195,7 +232,8 @@ static void test_evicted(const char *dir, const char *unwind)
 	tableload__wait(l, &never, -1);
 	tableload__stop(l, &st);
 	count_records(unwind, 0, 0, &tables, &removals);
-	test_condf(tables == 2 && st.evicted == 1 && st.loaded == 2 &&
+	/* st.loaded: the vDSO's too */
+	test_condf(tables == 2 && st.evicted == 1 && st.loaded == 3 &&
 		   !st.reloaded,
 		   "a table the module evicted: forgotten by a sweep, written again when mapped again (%d tables, %llu evicted)",
 		   tables, (unsigned long long)st.evicted);
@@ -216,6 +254,8 @@ static void test_evicted(const char *dir, const char *unwind)
 	note_path(l, self);
 	tableload__wait(l, &never, -1);
 	for (int i = 0; i < 4; i++) {
+		/* after the loader's last write, which may cover the last */
+		list_vdso(unwind);
 		tableload__sweep(l, 0);
 		tableload__wait(l, &never, -1);
 	}
@@ -250,6 +290,7 @@ static void test_sweep(const char *dir, const char *unwind)
 	note_path(l, prog);
 	tableload__wait(l, &never, -1);
 	list_table(unwind, &pst);
+	list_vdso(unwind);
 	tableload__sweep(l, 0);
 	tableload__wait(l, &never, -1);
 	count_records(unwind, 0, pst.st_ino, &tables, &removals);
@@ -376,6 +417,9 @@ int main(void)
 		   "each rule written once: %llu rules for %llu rows",
 		   (unsigned long long)w.rules, (unsigned long long)w.rows);
 	test_cond("this binary's table keyed by its fstat()", w.self == 1);
+	test_condf(w.vdso == 1 && w.vdso_size && w.vdso_size == vdso_size(),
+		   "the vDSO's table, keyed by the size of its mapping (%d, %llu bytes)",
+		   w.vdso, (unsigned long long)w.vdso_size);
 	test_cond("no file written twice", !w.dup);
 
 	/* The module lists this binary's table: it is not written again. */

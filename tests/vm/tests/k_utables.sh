@@ -22,7 +22,12 @@
 #     then more unused tables: they evict the unused ones loaded after the
 #     program's, not the program's own (first in, but used last); the
 #     bytes stay within 1 MiB, unwind_evicted counts, and a profile after
-#     still walks with the program's table.
+#     still walks with the program's table;
+#   - the vDSO's table (cprof-dump makes it from its own vDSO): listed as
+#     fff:00 1 SIZE 0, and a program that spends its time in the vDSO's
+#     clock_gettime(), called from code without frame pointers (clockspin),
+#     has its stacks reach main through it (with --no-unwind-tables the
+#     figure is printed beside).
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -139,4 +144,27 @@ ev0=$(stat_of unwind_evicted)
 grep -q "No space left on device" "$OUT/big.err" || fail "not ENOSPC: $(cat "$OUT/big.err")"
 ((n0 == $(wc -l <"$U") && ev0 == $(stat_of unwind_evicted))) ||
 	fail "a refused table evicted others"
+
+# The vDSO's table.
+rmmod cprof || fail "rmmod cprof failed"
+kload
+"$WORKLOADS/clockspin" 60 >/dev/null &
+cs=$!
+vdso_share() { # OUT [OPTION]: "stacks through the vDSO, those reaching main"
+	"$CPROF_DUMP" -d 3 -F 499 -p "$cs" -f folded -o "$1" ${2:+"$2"} 2>"$1.err" ||
+		fail "cprof-dump -d $2 failed: $(cat "$1.err")"
+	awk '/\[vdso\]/ { c = $NF; n += c; if ($0 ~ /;main;/) m += c }
+		END { print n + 0, m + 0 }' "$1"
+}
+read -r fn fm < <(vdso_share "$OUT/vdso.fp.folded" --no-unwind-tables)
+read -r tn tm < <(vdso_share "$OUT/vdso.table.folded")
+kill "$cs" 2>/dev/null || true
+wait
+grep -E "^fff:00 1 [0-9]+ 0 " "$U" || fail "no table listed for the vDSO: $(cat "$U")"
+echo "clockspin in the vDSO: $tm of $tn samples reach main with tables, $fm of $fn by frame pointers"
+((tn >= 200)) || fail "only $tn samples of clockspin in the vDSO"
+((tm * 100 >= tn * 95)) || {
+	grep '\[vdso\]' "$OUT/vdso.table.folded" | grep -v ';main;' | sort -t' ' -k2nr | head -n 5
+	fail "only $tm of $tn samples in the vDSO reach main"
+}
 echo "k_utables: ok"
