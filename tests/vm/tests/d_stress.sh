@@ -9,10 +9,13 @@
 #     sample of a new process sends its mapping request through maps.c;
 #   - the same storm under cprof-dump -d with unwind_mb=1: the ticks walk
 #     with unwind tables while cprof-dump loads the tables of the new
-#     programs and the module evicts others to make room (kvfree_rcu()
-#     under the ticks' RCU readers);
+#     programs and tables of no file are written all along, so that the
+#     module keeps evicting others (kvfree_rcu() under the ticks' RCU
+#     readers);
 #   - 100 load/unload cycles, each with a reader blocked in read(), then
-#     20 with cprof-dump -d as the reader, loading tables as rmmod runs;
+#     20 with cprof-dump -d: 10 unloaded while it loads the running
+#     programs' tables, 10 while it reads the profile (it must write what
+#     it got);
 #   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
 #     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
@@ -68,16 +71,26 @@ ctl unwind_mb=1
 "$WORKLOADS/cpuburn" 30 >/dev/null &
 burner=$!
 storm 2
+(
+	i=0
+	while [[ ! -e $OUT/stop ]]; do
+		"$WORKLOADS/badtables" fill /proc/cprof/unwind $((i++ % 64 + 100)) 16000 || exit 1
+	done
+	echo "$i" >"$OUT/fills"
+) &
+filler=$!
 table0=$(stat_of user_table)
 "$CPROF_DUMP" -d 15 -F 10000 -f folded -o "$OUT/dstorm.folded" 2>"$OUT/dstorm.err" ||
 	fail "cprof-dump -d through the storm failed: $(cat "$OUT/dstorm.err")"
 touch "$OUT/stop"
+wait "$filler" || fail "writing tables of no file during the storm failed"
 wait
 cat "$OUT/dstorm.err"
 stacks=$(wc -l <"$OUT/dstorm.folded")
 echo "storm under cprof-dump -d: $stacks stacks; tables $(stat_of unwind_tables)" \
 	"($(stat_of unwind_bytes) bytes, $(stat_of unwind_evicted) evicted)," \
-	"walks with a table $(($(stat_of user_table) - table0)); $(stats_line)"
+	"walks with a table $(($(stat_of user_table) - table0)), $(cat "$OUT/fills") tables of no file" \
+	"written; $(stats_line)"
 ((stacks > 0)) || fail "cprof-dump -d wrote no stacks"
 (($(stat_of user_table) > table0)) || fail "no walk used a table during the storm"
 (($(stat_of unwind_bytes) <= 1048576)) || fail "unwind_bytes over unwind_mb=1"
@@ -96,20 +109,28 @@ echo "load/unload: 100 cycles, $COMPLETE streams ended with reason unload"
 # cprof-dump -d as the reader: rmmod while it loads tables and reads.
 "$WORKLOADS/cpuburn" 600 >/dev/null &
 burner=$!
+written=0
 for ((i = 1; i <= 20; i++)); do
 	kload
+	rm -f "$OUT/dcycle.folded"
 	"$CPROF_DUMP" -d 30 -F 2000 -f folded -o "$OUT/dcycle.folded" 2>"$OUT/dcycle.err" &
 	dump=$!
+	if ((i > 10)); then
+		wait_profiling $((600 * ${CPROF_SLOW:-1})) ||
+			fail "cycle $i: cprof-dump -d did not start its profile"
+	fi
 	sleep 0.$((RANDOM % 9 + 1))
-	[[ $i -le 10 ]] || sleep 2
 	rmmod cprof || fail "cycle $i with cprof-dump -d: rmmod failed"
 	rc=0
 	wait "$dump" || rc=$?
 	echo "cycle $i with cprof-dump -d: exit $rc: $(tail -n 1 "$OUT/dcycle.err")" >>"$OUT/dcycles.log"
 	((rc < 128)) || fail "cprof-dump -d died of signal $((rc - 128)) at rmmod: $(cat "$OUT/dcycle.err")"
+	((i <= 10)) || [[ ! -s $OUT/dcycle.folded ]] || written=$((written + 1))
 done
 kill "$burner" 2>/dev/null || true
-echo "load/unload: 20 cycles with cprof-dump -d as the reader, none killed by a signal"
+echo "load/unload: 20 cycles with cprof-dump -d as the reader, none killed by a signal;" \
+	"of the 10 unloaded mid-profile, $written wrote their profile"
+((written >= 5)) || fail "only $written of 10 cprof-dump -d unloaded mid-profile wrote a profile"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- 50 hotplug cycles of CPU 1 during one profile
