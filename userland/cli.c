@@ -50,6 +50,7 @@ enum {
 	OPT_CGROUP,
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_SECONDS,
+	OPT_TABLE_CACHE,
 };
 
 static struct env {
@@ -69,6 +70,7 @@ static struct env {
 	bool http_opts;		/* an --http-* option was given */
 	long every;		/* --every SECONDS: continuous windows */
 	long keep;
+	const char *table_cache;	/* --table-cache; NULL: the default */
 } env = {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
 	.symbolize = true,
@@ -143,6 +145,9 @@ static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
+	{ "table-cache", OPT_TABLE_CACHE, "DIR", 0,
+	  "Keep compiled unwind tables in DIR (default: root's "
+	  "/var/cache/cprof-dump/tables; '': none)", 0 },
 	{ "every", OPT_EVERY, "SECONDS", 0,
 	  "Profile continuously (for -d SECONDS if given), writing a file per window of SECONDS into -o DIR (default .), named by its start", 0 },
 	{ "keep", OPT_KEEP, "N", 0,
@@ -306,6 +311,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			       DEBUGFETCH_SECONDS_MAX, &l))
 			return EINVAL;
 		debugfetch_set_budget(l);
+		break;
+	case OPT_TABLE_CACHE:
+		env.table_cache = arg;
 		break;
 	case ARGP_KEY_ARG:
 		fail("unexpected argument: '%s' (see --help)", arg);
@@ -473,8 +481,10 @@ static int load_tables_only(void)
 		return 1;
 	tableload__report_stops(l, true);
 	tableload__stop(l, &st);
-	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows); %llu files without call frame information, %llu refused\n",
+	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows; %llu from the cache, %llu of them before any program asked); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
+		(unsigned long long)(st.cached + st.preloaded),
+		(unsigned long long)st.preloaded,
 		(unsigned long long)st.no_cfi, (unsigned long long)st.refused);
 	return st.refused ? 1 : 0;
 }
@@ -610,6 +620,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	debugfetch_setup();
+	tableload_set_cache(env.table_cache);
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();

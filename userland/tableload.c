@@ -10,9 +10,14 @@
  *  - before a profile starts, every executable file mapping of the
  *    processes to profile (tableload__scan());
  *  - while it runs, each mapping record of the stream (tableload__note()): a
- *    program started or a library loaded since.
- * One thread compiles and writes, so the stream reader never waits for it;
- * samples taken before a file's table arrives walk frame pointers.
+ *    program started or a library loaded since;
+ * and, not a file, the vDSO (from this process's own).  With a table cache
+ * (tablecache.c), a file's table is read back rather than compiled, and a
+ * loader first loads the cache's most recently used tables that the
+ * module does not hold, so programs that ran before have theirs from
+ * their first sample.  One thread compiles and writes, so the stream reader never
+ * waits for it; samples taken before a file's table arrives walk frame
+ * pointers.
  *
  * A mapping's file is opened through /proc/PID/map_files (the very file
  * mapped, even if its path was replaced; this needs CAP_SYS_ADMIN), else
@@ -43,6 +48,7 @@
 #include "boxed.h"
 #include "cfi.h"
 #include "safeopen.h"
+#include "tablecache.h"
 #include "tableload.h"
 #include "util.h"
 
@@ -50,6 +56,7 @@ struct tableload_item {
 	struct tableload_item *next;
 	bool sweep;			/* not a mapping: sweep the tables */
 	bool vdso;			/* not a mapping: the vDSO's table */
+	bool preload;			/* not a mapping: the cache's tables */
 	pid_t pid;
 	uint64_t start, end;
 	char path[];
@@ -66,6 +73,8 @@ struct stopped {
 struct tableload {
 	int fd;				/* PROC_DIR/unwind */
 	char *list_path;		/* the same, opened to read its list */
+	char *ctl_path;			/* PROC_DIR/ctl: unwind_mb */
+	struct tablecache *cache;	/* NULL: none */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* queue or busy changed */
@@ -93,6 +102,19 @@ struct loaded {
 	int64_t mtime_ns;
 	char path[];
 };
+
+/* tableload_set_cache()'s directory; NULL: no cache. */
+static char *cache_dir;
+static bool cache_explicit;
+
+void tableload_set_cache(const char *dir)
+{
+	cache_explicit = dir != NULL;
+	if (!dir)
+		dir = tablecache__default_dir();
+	free(cache_dir);
+	cache_dir = dir && *dir ? strdup(dir) : NULL;
+}
 
 /* How often the module evicted a file's table (a key of seen). */
 struct evictions {
@@ -573,6 +595,14 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		close(fd);
 		return;
 	}
+	if (tablecache__get(l->cache, &st, &t) == 0) {
+		l->stats.cached++;
+		write_table(l, &st, &t, key, it->path);
+		note_stops(l, &t, it->path);
+		cfi_table_free(&t);
+		close(fd);
+		return;
+	}
 	if (compile_boxed(fd, &t) == 0) {
 		/*
 		 * The key names the file as it was compiled: one written to
@@ -585,6 +615,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		if (!strcmp(key, after)) {
 			write_table(l, &st, &t, key, it->path);
 			note_stops(l, &t, it->path);
+			tablecache__put(l->cache, &st, it->path, &t);
 		}
 		else
 			l->stats.changed++;
@@ -654,6 +685,58 @@ static void load_vdso(struct tableload *l)
 		l->stats.no_cfi++;
 	cfi_table_free(&t);
 	close(fd);
+}
+
+/* unwind_mb, as ctl says it (64 if it cannot be read). */
+static uint64_t unwind_mb(const struct tableload *l)
+{
+	FILE *f = fopen(l->ctl_path, "re");
+	unsigned int mb = 64;
+	char line[128];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "unwind_mb=%u", &mb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mb;
+}
+
+static bool preload_skip(void *arg, const struct stat *st)
+{
+	struct tableload *l = arg;
+	char key[96];
+
+	file_key(key, sizeof(key), st->st_dev, st->st_ino, st->st_size,
+		 mtime_ns(st));
+	return htab_find(l->seen, key) != NULL;
+}
+
+static void preload_one(void *arg, const struct stat *st, const char *path,
+			const struct cfi_table *t)
+{
+	struct tableload *l = arg;
+	char key[96];
+
+	file_key(key, sizeof(key), st->st_dev, st->st_ino, st->st_size,
+		 mtime_ns(st));
+	if (seen_before(l, key))
+		return;
+	l->stats.preloaded++;
+	write_table(l, st, t, key, path);
+}
+
+/*
+ * The cache's most recently used tables, into the module before any
+ * sample asks, up to half of unwind_mb (at about 4 bytes a row): the
+ * programs that ran before are complete from their first sample.  A file
+ * that is gone or was replaced never matches its table, which the next
+ * sweep removes.
+ */
+static void preload(struct tableload *l)
+{
+	tablecache__each_recent(l->cache, (unwind_mb(l) << 20) / 2 / 4,
+				preload_skip, preload_one, l);
 }
 
 /*
@@ -925,6 +1008,8 @@ static void *loader_main(void *arg)
 			do_sweep(l);
 		else if (it->vdso)
 			load_vdso(l);
+		else if (it->preload)
+			preload(l);
 		else
 			load_one(l, it);
 		free(it);
@@ -950,13 +1035,10 @@ static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 		    uint64_t end, const char *path)
 {
 	size_t len = strlen(path) + 1;
-	struct tableload_item *it = malloc(sizeof(*it) + len);
+	struct tableload_item *it = calloc(1, sizeof(*it) + len);
 
 	if (!it)
 		return;
-	it->next = NULL;
-	it->sweep = false;
-	it->vdso = false;
 	it->pid = pid;
 	it->start = start;
 	it->end = end;
@@ -971,6 +1053,16 @@ static void enqueue_vdso(struct tableload *l)
 	if (!it)
 		return;
 	it->vdso = true;
+	push(l, it);
+}
+
+static void enqueue_preload(struct tableload *l)
+{
+	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
+
+	if (!it)
+		return;
+	it->preload = true;
 	push(l, it);
 }
 
@@ -992,6 +1084,8 @@ struct tableload *tableload__start(const char *proc_dir)
 		return NULL;
 	}
 	l->list_path = strdup(path);
+	snprintf(path, sizeof(path), "%s/ctl", proc_dir);
+	l->ctl_path = strdup(path);
 	l->seen = htab_create_alloc(256, htab_hash_string, htab_eq_string,
 				    free, calloc, free);
 	l->loaded = htab_create_alloc(256, loaded_hash, loaded_eq, free,
@@ -1004,8 +1098,14 @@ struct tableload *tableload__start(const char *proc_dir)
 	pthread_cond_init(&l->cond, NULL);
 	if (l->seen && l->list_path)
 		read_loaded(l);
-	if (!l->list_path || !l->seen || !l->loaded || !l->evictions ||
+	if (cache_dir && l->list_path) {
+		/* the default may be unusable (a read-only /var): no cache */
+		l->cache = tablecache__open(cache_dir, cache_explicit);
+	}
+	if (!l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
+	    !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
+		tablecache__close(l->cache);
 		if (l->seen)
 			htab_delete(l->seen);
 		if (l->loaded)
@@ -1013,11 +1113,14 @@ struct tableload *tableload__start(const char *proc_dir)
 		if (l->evictions)
 			htab_delete(l->evictions);
 		free(l->list_path);
+		free(l->ctl_path);
 		close(l->fd);
 		free(l);
 		return NULL;
 	}
 	enqueue_vdso(l);
+	if (l->cache)
+		enqueue_preload(l);
 	return l;
 }
 
@@ -1155,7 +1258,9 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	htab_delete(l->seen);
 	htab_delete(l->loaded);
 	htab_delete(l->evictions);
+	tablecache__close(l->cache);
 	free(l->list_path);
+	free(l->ctl_path);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	close(l->fd);

@@ -26,7 +26,16 @@ struct tableload_stats {
 	uint64_t too_large;	/* of those, tables larger than unwind_mb */
 	uint64_t evicted;	/* tables the module evicted, forgotten */
 	uint64_t reloaded;	/* of those, queued again: their file mapped */
+	uint64_t cached;	/* tables read from the cache, not compiled */
+	uint64_t preloaded;	/* cached tables loaded before any sample */
 };
+
+/*
+ * Keep compiled tables in dir (tablecache.h), for the loaders started from
+ * now on: NULL, the default directory (unusable, say a read-only /var,
+ * without a word); "", none (as before this is called).
+ */
+void tableload_set_cache(const char *dir);
 
 /*
  * Open PROC_DIR/unwind and start the loader thread.  NULL (after a

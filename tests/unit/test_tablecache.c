@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_tablecache: compiled unwind tables kept on disk (tablecache.c).
+ *
+ * A table kept is read back as it was; the same file written to since,
+ * an entry changed on disk, a symlink or a FIFO in an entry's place, or a
+ * directory others may write are never used; the most recently used come
+ * first, and a loader on a fresh module loads them before any program
+ * asks (tableload.c).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tablecache.h"
+#include "tableload.h"
+#include "test.h"
+#include "testutil.h"
+
+static const volatile sig_atomic_t never;
+
+/* A table of n rows, row i at 16 i with its own offset. */
+static void make_table(struct cfi_table *t, size_t n)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->pc = calloc(n, sizeof(*t->pc));
+	t->row = calloc(n, sizeof(*t->row));
+	for (i = 0; i < n; i++) {
+		t->pc[i] = i * 16;
+		t->row[i].cfa_base = i + 1 < n ? CPROF_CFA_SP : CPROF_CFA_NONE;
+		t->row[i].cfa_off = 8 + i;
+	}
+	t->n = n;
+	t->frame_pointers = true;
+	t->stop_bytes[CFI_STOP_SIGNAL] = 10;
+}
+
+static bool same_table(const struct cfi_table *a, const struct cfi_table *b)
+{
+	return a->n == b->n && a->frame_pointers == b->frame_pointers &&
+	       !memcmp(a->pc, b->pc, a->n * sizeof(*a->pc)) &&
+	       !memcmp(a->row, b->row, a->n * sizeof(*a->row)) &&
+	       !memcmp(a->stop_bytes, b->stop_bytes, sizeof(a->stop_bytes));
+}
+
+/* The one entry file in dir (its name into name); false if not one. */
+static bool only_entry(const char *dir, char *name, size_t size)
+{
+	char cmd[4200];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s'", dir);
+	p = popen(cmd, "r");
+	while (p && fgets(name, size, p))
+		n++;
+	if (p)
+		pclose(p);
+	name[strcspn(name, "\n")] = '\0';
+	return n == 1;
+}
+
+struct seen {
+	int n;
+	char path[4][256];
+	size_t rows[4];
+};
+
+static void collect(void *arg, const struct stat *st, const char *path,
+		    const struct cfi_table *t)
+{
+	struct seen *s = arg;
+
+	(void)st;
+	if (s->n < 4) {
+		snprintf(s->path[s->n], sizeof(s->path[0]), "%s", path);
+		s->rows[s->n] = t->n;
+	}
+	s->n++;
+}
+
+int main(void)
+{
+	const char *dir = tmp_path("cache"), *file = tmp_path("prog");
+	char name[512], entry[4200];
+	struct cfi_table t, back;
+	struct tablecache *c;
+	struct stat st, st2;
+	struct seen s = { 0 };
+	int fd;
+
+	run("echo program > '%s'", file);
+	stat(file, &st);
+	c = tablecache__open(dir, true);
+	test_cond("a cache in a new directory", c != NULL);
+	make_table(&t, 1000);
+	tablecache__put(c, &st, file, &t);
+	test_cond("a table kept is read back as it was",
+		  tablecache__get(c, &st, &back) == 0 && same_table(&t, &back));
+	cfi_table_free(&back);
+
+	/* the same file, written to: its ctime and mtime change */
+	usleep(20000);
+	run("echo more >> '%s'", file);
+	stat(file, &st2);
+	test_cond("the file written to since: not its table",
+		  tablecache__get(c, &st2, &back) != 0);
+	st2 = st;
+	st2.st_ctim.tv_nsec ^= 1;
+	test_cond("another ctime (a recycled inode, a chmod): not its table",
+		  tablecache__get(c, &st2, &back) != 0);
+
+	/* an entry changed on disk */
+	test_cond("one entry file", only_entry(dir, name, sizeof(name)));
+	snprintf(entry, sizeof(entry), "%s/%s", dir, name);
+	fd = open(entry, O_RDWR);
+	pwrite(fd, "X", 1, 300);
+	close(fd);
+	test_cond("an entry changed on disk (its CRC): not used",
+		  tablecache__get(c, &st, &back) != 0);
+	/* a symlink to a good entry, and a FIFO, in an entry's place */
+	unlink(entry);
+	tablecache__put(c, &st, file, &t);
+	run("mv '%s' '%s.real' && ln -s '%s.real' '%s'", entry, entry, entry,
+	    entry);
+	test_cond("a symlink in an entry's place: not followed",
+		  tablecache__get(c, &st, &back) != 0);
+	unlink(entry);
+	mkfifo(entry, 0600);
+	test_cond("a FIFO in an entry's place: refused, not waited on",
+		  tablecache__get(c, &st, &back) != 0);
+	unlink(entry);
+	run("mv '%s.real' '%s'", entry, entry);
+	test_cond("... the entry back: used",
+		  tablecache__get(c, &st, &back) == 0 && same_table(&t, &back));
+	cfi_table_free(&back);
+
+	/* most recently used first; max_rows bounds what is read */
+	st2 = st;
+	st2.st_ino += 1;
+	usleep(20000);
+	tablecache__put(c, &st2, "/second", &t);
+	tablecache__each_recent(c, UINT64_MAX, NULL, collect, &s);
+	test_condf(s.n == 2 && !strcmp(s.path[0], "/second") &&
+		   !strcmp(s.path[1], file) && s.rows[0] == 1000,
+		   "each_recent: the newest first (%d: %s, %s)", s.n,
+		   s.path[0], s.path[1]);
+	memset(&s, 0, sizeof(s));
+	tablecache__each_recent(c, 1, NULL, collect, &s);
+	test_condf(s.n == 1, "each_recent: up to max_rows (%d)", s.n);
+	tablecache__close(c);
+	cfi_table_free(&t);
+
+	/* a directory others may write is not used */
+	run("chmod 0777 '%s'", dir);
+	c = tablecache__open(dir, true);
+	test_cond("a directory others may write: not used", c == NULL);
+	run("chmod 0700 '%s'", dir);
+
+	/*
+	 * The loader: a first one compiles this test's program and keeps its
+	 * table; a second on a fresh (empty) module loads it before any
+	 * program asks, and compiles nothing.
+	 */
+	{
+		const char *proc = tmp_path("proc"), *cache = tmp_path("tc");
+		char unwind[4200];
+		struct tableload_stats a, b;
+		struct tableload *l;
+
+		mkdir(proc, 0700);
+		snprintf(unwind, sizeof(unwind), "%s/unwind", proc);
+		close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+		tableload_set_cache(cache);
+		l = tableload__start(proc);
+		tableload__scan(l, getpid());
+		tableload__wait(l, &never, -1);
+		tableload__stop(l, &a);
+		close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+		l = tableload__start(proc);
+		tableload__scan(l, getpid());
+		tableload__wait(l, &never, -1);
+		tableload__stop(l, &b);
+		tableload_set_cache("");
+		test_condf(a.loaded >= 3 && !a.cached && !a.preloaded &&
+			   b.preloaded + 1 == a.loaded && b.loaded == a.loaded,
+			   "a loader on a fresh module: the cache's tables before any program asks (%llu compiled, then %llu preloaded of %llu; %llu/%llu without CFI, %llu/%llu changed)",
+			   (unsigned long long)a.loaded,
+			   (unsigned long long)b.preloaded,
+			   (unsigned long long)b.loaded,
+			   (unsigned long long)a.no_cfi,
+			   (unsigned long long)b.no_cfi,
+			   (unsigned long long)a.changed,
+			   (unsigned long long)b.changed);
+	}
+	return test_report();
+}

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# p_newproc: programs started after the profile, complete from their first
+# sample.  For each of python3 (a pure-Python loop, start-up included),
+# sqlite3 (a recursive CTE), xz, perl and gzip, started once the profile
+# runs and profiled to their end:
+#   - cold: a fresh module and an empty table cache: the program's table
+#     arrives once cprof-dump has compiled it (a second or more under
+#     emulation); its samples before that walk by frame pointers;
+#   - warm: a fresh module again (no table in it), the cache from the cold
+#     run: cprof-dump loads the cached tables into the module before the
+#     profile starts, so the program's first sample walks with its table;
+#   - perf record --call-graph dwarf of the same command, in this guest.
+# The share of each run's samples with user frames whose stack reaches a
+# process entry (_start, __libc_start_call_main, start_thread, ld.so's
+# entry and _dl_start) is printed for the three; warm must reach >= 99 % for each
+# program (and cold is printed, to show what the cache buys).  Samples
+# without a user frame (exec before the program runs, exit after its
+# memory is gone) have no user stack to complete, in either profiler.
+# Runs on 6.1 only: what it tests is userland's.
+# vm-timeout: 900
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/perfcmp.sh
+. "$REPO/tests/vm/lib/perfcmp.sh"
+
+# userland's work (the cache, the loader) on one kernel: make check's time
+[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
+[[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
+perf_find
+trap 'perf_restore' EXIT
+perf_unthrottle
+W=$OUT
+ENTRY='(_start|__libc_start_call_main|__libc_start_main[_a-z0-9]*|start_thread|_dl_start|_dl_start_user)'
+BIG=/usr/lib/x86_64-linux-gnu/libc.so.6
+
+declare -A CMD=(
+	[python3]="/usr/bin/python3 -c 'import time
+t = time.time()
+while time.time() - t < 2:
+    for i in range(10000):
+        pass'"
+	[sqlite3]="sqlite3 :memory: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000) SELECT sum(x) FROM c;'"
+	[xz]="xz -6 -c $BIG"
+	[perl]="perl -e '\$t = time; while (time - \$t < 2) { for (1 .. 10000) { } }'"
+	[gzip]="gzip -9 -c $BIG"
+)
+read -r -a NAMES <<<"${P_NEWPROC_ONLY:-python3 sqlite3 xz perl gzip}"
+
+# share FOLDED COMM: "samples-with-user-frames reaching-entry" of COMM's
+# stacks ("comm;root;...;leaf count", kernel frames suffixed _[k]).
+share() {
+	awk -v comm="$2" -v entry="^$ENTRY\$" '{
+		c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
+		n = split(s, f, ";")
+		if (f[1] != comm) next
+		u = 0
+		for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) { u = i; break }
+		if (!u) next
+		tot += c
+		# the dynamic loader entry has no symbol: its frame, then _dl_start
+		if (f[u] ~ entry || (f[u] ~ /^ld-linux/ && f[u + 1] == "_dl_start"))
+			ok += c
+	} END { print tot + 0, ok + 0 }' "$1"
+}
+
+# cprof RUN NAME CACHE: the profile of NAME's command started after it
+cprof_run() {
+	local run=$1 name=$2 cache=$3 dump
+	"$CPROF_DUMP" -d 60 -F 499 --table-cache "$cache" -f folded \
+		-o "$W/$name.$run.folded" 2>"$W/$name.$run.err" &
+	dump=$!
+	wait_profiling $((600 * ${CPROF_SLOW:-1})) ||
+		fail "$name ($run): cprof-dump's profile did not start: $(cat "$W/$name.$run.err")"
+	bash -c "${CMD[$name]}" >/dev/null 2>&1 || fail "$name: ${CMD[$name]} failed"
+	ctl stop=1
+	wait "$dump" || fail "$name ($run): cprof-dump failed: $(cat "$W/$name.$run.err")"
+}
+
+perf_run() { # NAME: "samples-with-user-frames reaching-entry"
+	local name=$1
+	"$PERF" record -q -e cpu-clock -F 499 --call-graph dwarf,16384 \
+		-o "$W/$name.data" -- bash -c "exec ${CMD[$name]}" >/dev/null 2>"$W/$name.perf.log" ||
+		fail "perf record $name failed: $(tail -n 3 "$W/$name.perf.log")"
+	"$PERF" script -i "$W/$name.data" -F comm,ip,sym,dso 2>/dev/null | awk -v entry="^$ENTRY\$" '
+	function flush() { if (n) { tot++; if (last ~ entry) ok++ } n = 0; last = "" }
+	NF == 0 { flush(); next }
+	/^[^ \t]/ { flush(); next }		# the sample line: comm
+	$NF != "([kernel.kallsyms])" { n++; last = $2; sub(/\+0x[0-9a-f]+$/, "", last) }
+	END { flush(); print tot + 0, ok + 0 }'
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }
+
+failed=""
+for name in "${NAMES[@]}"; do
+	comm=$name	# each command is exec'd by that name
+	cache=$W/cache.$name
+	rmmod cprof 2>/dev/null || true
+	kload budget=50
+	cprof_run cold "$name" "$cache"
+	rmmod cprof
+	kload budget=50
+	cprof_run warm "$name" "$cache"
+	read -r ct cm < <(share "$W/$name.cold.folded" "$comm")
+	read -r wt wm < <(share "$W/$name.warm.folded" "$comm")
+	read -r pt pm < <(perf_run "$name")
+	echo "$name: reach an entry: cprof cold $(pct "$cm" "$ct")% of $ct, warm $(pct "$wm" "$wt")% of $wt; perf dwarf $(pct "$pm" "$pt")% of $pt"
+	((wt >= 100)) || fail "$name: only $wt warm samples with user frames"
+	if ((wm * 100 < wt * 99)); then
+		failed+=" $name"
+		grep "^$comm;" "$W/$name.warm.folded" | grep -Ev "^$comm;$ENTRY;" |
+			sort -t' ' -k2nr | head -n 5
+	fi
+done
+rmmod cprof 2>/dev/null || true
+[[ -z $failed ]] || fail "below 99% from the first sample with cached tables:$failed"
+echo "p_newproc: ok"
