@@ -6,12 +6,12 @@
  * otherwise walks by frame pointers from its first sample until cprof-dump
  * has compiled its table (a second or more for python3 under emulation).
  * Kept here, a table is read back in milliseconds, and tableload.c loads
- * the most recently used ones into a fresh module before any profile, so a
- * program that ran before is complete from its first sample.
+ * the most recently used ones into a module that holds none before any
+ * profile, so a program that ran before is complete from its first sample.
  *
  * One file an entry, named by the file it describes: device, inode, size,
- * mtime and ctime (which no user can set: a file written to, replaced, or
- * a recycled inode is another name).  An entry holds a header (that key,
+ * mtime and ctime (a file written to, replaced, chmod-ed, or a recycled
+ * inode is another name); system files only (tablecache__keeps()).  An entry holds a header (that key,
  * the GNU build ID of the cprof-dump that compiled it: another build's
  * compiler may make other rows; the path the file was opened by; a CRC of
  * it all) and the table's rows.  An entry that does not check is not used,
@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -41,6 +43,7 @@
 #include "util.h"
 
 #define TC_MAGIC	"CPROFTC1"
+#define FUSE_SUPER_MAGIC	0x65735546
 #define TC_ID_MAX	32		/* a build ID's bytes */
 #define TC_PATH_MAX	4096
 
@@ -178,10 +181,13 @@ static uint64_t scan_bytes(int dirfd)
 	}
 	rewinddir(d);
 	while ((de = readdir(d))) {
-		if (strstr(de->d_name, ".tmp."))
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		/* another run's, being written now, is younger than an hour */
+		if (strstr(de->d_name, ".tmp.") &&
+		    st.st_mtim.tv_sec < time(NULL) - 3600)
 			unlinkat(dirfd, de->d_name, 0);
-		else if (parse_name(de->d_name, &key) &&
-			 !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		else if (parse_name(de->d_name, &key))
 			bytes += st.st_size;
 	}
 	closedir(d);
@@ -202,8 +208,7 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 	if (slash && slash != parent) {
 		*slash = '\0';
 		/* root's default: its parent is made as debugfetch makes it */
-		if (!strcmp(dir, TABLECACHE_ROOT_DIR))
-			mkdir(parent, 0755);
+		mkdir(parent, !strcmp(dir, TABLECACHE_ROOT_DIR) ? 0755 : 0700);
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		goto bad;
@@ -224,6 +229,9 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 	}
 	c->dirfd = fd;
 	dl_iterate_phdr(own_build_id, c);
+	if (!c->exe_id_len)
+		warning("unwind tables: this cprof-dump has no GNU build ID (link it with --build-id): tables are not kept in %s",
+			dir);
 	c->bytes = scan_bytes(fd);
 	return c;
 bad:
@@ -244,10 +252,14 @@ static uint32_t entry_crc(const struct tc_head *h, const void *rest,
 	return crc32(crc, rest, len);
 }
 
-/* An entry read whole, checked; 0 ok (*t and path filled). */
+/*
+ * An entry read whole, checked; 0 ok (*t and path filled).  Its header is
+ * read first: another build's entry (an upgrade made them all stale) is
+ * removed without reading the rest.  touch: mark it used now.
+ */
 static int read_entry(struct tablecache *c, const char *name,
 		      const struct stat *want, struct cfi_table *t,
-		      char *path, size_t path_size)
+		      char *path, size_t path_size, bool touch)
 {
 	struct tc_head h;
 	struct stat st;
@@ -269,6 +281,15 @@ static int read_entry(struct tablecache *c, const char *name,
 				   (sizeof(*t->pc) + sizeof(*t->row)))
 		goto out;
 	len = st.st_size;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		goto out;
+	if (memcmp(h.magic, TC_MAGIC, sizeof(h.magic)) ||
+	    h.exe_id_len != c->exe_id_len || !c->exe_id_len ||
+	    memcmp(h.exe_id, c->exe_id, c->exe_id_len)) {
+		if (unlinkat(c->dirfd, name, 0) == 0)
+			c->bytes -= c->bytes < (uint64_t)len ? c->bytes : len;
+		goto out;
+	}
 	buf = malloc(len);
 	if (!buf)
 		goto out;
@@ -277,11 +298,7 @@ static int read_entry(struct tablecache *c, const char *name,
 		if (r <= 0)
 			goto out;
 	}
-	memcpy(&h, buf, sizeof(h));
-	if (memcmp(h.magic, TC_MAGIC, sizeof(h.magic)) ||
-	    h.exe_id_len != c->exe_id_len || !c->exe_id_len ||
-	    memcmp(h.exe_id, c->exe_id, c->exe_id_len) ||
-	    h.dev != (uint32_t)want->st_dev || h.ino != (uint64_t)want->st_ino ||
+	if (h.dev != (uint32_t)want->st_dev || h.ino != (uint64_t)want->st_ino ||
 	    h.size != (uint64_t)want->st_size ||
 	    h.mtime_ns != ns_of(&want->st_mtim) ||
 	    h.ctime_ns != ns_of(&want->st_ctim) ||
@@ -308,7 +325,8 @@ static int read_entry(struct tablecache *c, const char *name,
 	if (path)
 		snprintf(path, path_size, "%s", buf + sizeof(h));
 	/* used now: the last to go */
-	futimens(fd, NULL);
+	if (touch)
+		futimens(fd, NULL);
 	ret = 0;
 out:
 	if (ret)
@@ -316,6 +334,15 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
+}
+
+bool tablecache__keeps(const struct stat *st, int fd)
+{
+	struct statfs sf;
+
+	return st->st_uid == 0 && !(st->st_mode & 0022) &&
+	       (fd < 0 || (!fstatfs(fd, &sf) &&
+			   sf.f_type != FUSE_SUPER_MAGIC));
 }
 
 int tablecache__get(struct tablecache *c, const struct stat *st,
@@ -326,7 +353,7 @@ int tablecache__get(struct tablecache *c, const struct stat *st,
 	if (!c)
 		return -1;
 	entry_name(name, sizeof(name), st);
-	return read_entry(c, name, st, t, NULL, 0);
+	return read_entry(c, name, st, t, NULL, 0, true);
 }
 
 struct old_entry {
@@ -469,7 +496,7 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 	char path[TC_PATH_MAX];
 	struct cfi_table t;
 	struct old_entry *v;
-	struct stat key;
+	struct stat key, now;
 	uint64_t rows = 0;
 	size_t n, i;
 
@@ -477,11 +504,23 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 		return;
 	n = list_entries(c, &v, true);
 	for (i = 0; i < n && rows < max_rows; i++) {
-		if (!parse_name(v[i].name, &key) || (skip && skip(arg, &key)) ||
-		    read_entry(c, v[i].name, &key, &t, path, sizeof(path)))
+		if (!parse_name(v[i].name, &key) ||
+		    (skip && skip(arg, &key)) ||
+		    read_entry(c, v[i].name, &key, &t, path, sizeof(path),
+			       false))
 			continue;
-		rows += t.n;
-		fn(arg, &key, path, &t);
+		/*
+		 * Only the file as it is now: an older entry of the same
+		 * inode would replace the newer one's table in the module.
+		 */
+		if (!stat(path, &now) && tablecache__keeps(&now, -1) &&
+		    now.st_dev == key.st_dev &&
+		    now.st_ino == key.st_ino && now.st_size == key.st_size &&
+		    ns_of(&now.st_mtim) == ns_of(&key.st_mtim) &&
+		    ns_of(&now.st_ctim) == ns_of(&key.st_ctim)) {
+			rows += t.n;
+			fn(arg, &key, path, &t);
+		}
 		cfi_table_free(&t);
 	}
 	free(v);

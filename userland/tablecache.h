@@ -40,6 +40,15 @@ const char *tablecache__default_dir(void);
 int tablecache__get(struct tablecache *c, const struct stat *st,
 		    struct cfi_table *t);
 
+/*
+ * Is the file st describes (open on fd, or -1) one whose table may be
+ * kept?  Root's and written by root only (system programs and libraries:
+ * what runs again and again), and not on FUSE, whose daemon says what
+ * inode, owner and times a file has.  Other files are compiled each
+ * time, as without a cache.
+ */
+bool tablecache__keeps(const struct stat *st, int fd);
+
 /* Keep t, the table of the file st describes, opened by path. */
 void tablecache__put(struct tablecache *c, const struct stat *st,
 		     const char *path, const struct cfi_table *t);
@@ -48,8 +57,10 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
  * The cached tables, most recently used first, until their rows pass
  * max_rows: fn gets each one's file (st: device, inode, size, mtime,
  * ctime), the path it was opened by and the table (fn frees nothing; the
- * table is freed after fn returns).  skip, if set, is asked first, from
- * the entry's name alone: a table it says to skip is not read.
+ * table is freed after fn returns), only if the file at that path is that
+ * very file now.  skip, if set, is asked first, from the entry's name
+ * alone: a table it says to skip is not read.  Reading them does not
+ * count as using them.
  */
 void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 			     bool (*skip)(void *arg, const struct stat *st),

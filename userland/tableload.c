@@ -75,6 +75,7 @@ struct tableload {
 	char *list_path;		/* the same, opened to read its list */
 	char *ctl_path;			/* PROC_DIR/ctl: unwind_mb */
 	struct tablecache *cache;	/* NULL: none */
+	size_t module_tables;		/* those it held at start */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* queue or busy changed */
@@ -259,6 +260,7 @@ static void found_loaded(struct tableload *l, const char *key, uint32_t dev,
 			 uint64_t ino, uint64_t size, int64_t mtime, void *arg)
 {
 	(void)arg;
+	l->module_tables++;
 	seen_before(l, key);
 	/* an earlier run's: swept once no process maps its file */
 	if (l->loaded)
@@ -347,7 +349,8 @@ out:
 	return buf;
 }
 
-static void write_table(struct tableload *l, const struct stat *st,
+/* Write t as the table of the file st describes; whether it was taken. */
+static bool write_table(struct tableload *l, const struct stat *st,
 			const struct cfi_table *t, const char *key,
 			const char *path)
 {
@@ -367,7 +370,7 @@ static void write_table(struct tableload *l, const struct stat *st,
 
 	if (!buf) {
 		l->stats.refused++;
-		return;
+		return false;
 	}
 	n = write(l->fd, buf, len);
 	free(buf);
@@ -376,7 +379,7 @@ static void write_table(struct tableload *l, const struct stat *st,
 		l->stats.rows += t->n;
 		note_loaded(l, key, st->st_dev, st->st_ino, st->st_size,
 			    mtime_ns(st), path);
-		return;
+		return true;
 	}
 	l->stats.refused++;
 	if (n < 0 && errno == ENOSPC) {
@@ -391,6 +394,7 @@ static void write_table(struct tableload *l, const struct stat *st,
 			" (is the loaded cprof.ko older than this cprof-dump?)" :
 			"");
 	}
+	return false;
 }
 
 /*
@@ -578,9 +582,10 @@ void tableload__report_stops(struct tableload *l, bool all)
 static void load_one(struct tableload *l, const struct tableload_item *it)
 {
 	struct cfi_table t = { 0 };
-	char key[96], after[96] = "";
-	struct stat st;
+	char key[96];
+	struct stat st, after;
 	int fd = open_mapped(it, &st);
+	bool keep;
 
 	if (fd < 0) {
 		/* someone put it there: say so, a few times */
@@ -595,9 +600,10 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		close(fd);
 		return;
 	}
-	if (tablecache__get(l->cache, &st, &t) == 0) {
-		l->stats.cached++;
-		write_table(l, &st, &t, key, it->path);
+	keep = l->cache && tablecache__keeps(&st, fd);
+	if (keep && tablecache__get(l->cache, &st, &t) == 0) {
+		if (write_table(l, &st, &t, key, it->path))
+			l->stats.cached++;
 		note_stops(l, &t, it->path);
 		cfi_table_free(&t);
 		close(fd);
@@ -606,19 +612,21 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	if (compile_boxed(fd, &t) == 0) {
 		/*
 		 * The key names the file as it was compiled: one written to
-		 * meanwhile (a new size or mtime) gets no table, for its
-		 * next key is a new file to the module anyway.
+		 * meanwhile (a new size, mtime or ctime) gets no table, for
+		 * its next key is a new file to the module anyway.
 		 */
-		if (!fstat(fd, &st))
-			file_key(after, sizeof(after), st.st_dev, st.st_ino,
-				 st.st_size, mtime_ns(&st));
-		if (!strcmp(key, after)) {
+		if (!fstat(fd, &after) && after.st_dev == st.st_dev &&
+		    after.st_ino == st.st_ino && after.st_size == st.st_size &&
+		    mtime_ns(&after) == mtime_ns(&st) &&
+		    after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+		    after.st_ctim.tv_nsec == st.st_ctim.tv_nsec) {
 			write_table(l, &st, &t, key, it->path);
 			note_stops(l, &t, it->path);
-			tablecache__put(l->cache, &st, it->path, &t);
-		}
-		else
+			if (keep)
+				tablecache__put(l->cache, &st, it->path, &t);
+		} else {
 			l->stats.changed++;
+		}
 	} else {
 		l->stats.no_cfi++;
 	}
@@ -722,16 +730,15 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
 		 mtime_ns(st));
 	if (seen_before(l, key))
 		return;
-	l->stats.preloaded++;
-	write_table(l, st, t, key, path);
+	if (write_table(l, st, t, key, path))
+		l->stats.preloaded++;
 }
 
 /*
- * The cache's most recently used tables, into the module before any
- * sample asks, up to half of unwind_mb (at about 4 bytes a row): the
- * programs that ran before are complete from their first sample.  A file
- * that is gone or was replaced never matches its table, which the next
- * sweep removes.
+ * The cache's most recently used tables, into a module that holds none,
+ * before any sample asks, up to half of unwind_mb (at about 4 bytes a
+ * row): the programs that ran before are complete from their first
+ * sample.  Only tables of files that are at their path now, unchanged.
  */
 static void preload(struct tableload *l)
 {
@@ -1119,7 +1126,8 @@ struct tableload *tableload__start(const char *proc_dir)
 		return NULL;
 	}
 	enqueue_vdso(l);
-	if (l->cache)
+	/* a module with tables was loaded for already: its room is theirs */
+	if (l->cache && !l->module_tables)
 		enqueue_preload(l);
 	return l;
 }

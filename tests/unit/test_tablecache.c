@@ -143,19 +143,46 @@ int main(void)
 		  tablecache__get(c, &st, &back) == 0 && same_table(&t, &back));
 	cfi_table_free(&back);
 
-	/* most recently used first; max_rows bounds what is read */
-	st2 = st;
-	st2.st_ino += 1;
-	usleep(20000);
-	tablecache__put(c, &st2, "/second", &t);
-	tablecache__each_recent(c, UINT64_MAX, NULL, collect, &s);
-	test_condf(s.n == 2 && !strcmp(s.path[0], "/second") &&
-		   !strcmp(s.path[1], file) && s.rows[0] == 1000,
-		   "each_recent: the newest first (%d: %s, %s)", s.n,
-		   s.path[0], s.path[1]);
-	memset(&s, 0, sizeof(s));
-	tablecache__each_recent(c, 1, NULL, collect, &s);
-	test_condf(s.n == 1, "each_recent: up to max_rows (%d)", s.n);
+	/*
+	 * Most recently used first, only files at their path as they are
+	 * now (file was written to since its entry), max_rows bounding what
+	 * is read; an older entry of the same inode (second, as it was
+	 * before a write) is not given, so it cannot replace the table of
+	 * the file as it is.
+	 */
+	{
+		const char *one = tmp_path("one"), *two = tmp_path("two");
+		struct stat s1, s2, old2;
+
+		run("echo one > '%s' && echo two > '%s' && chmod 0755 '%s' '%s'",
+		    one, two, one, two);
+		stat(one, &s1);
+		stat(two, &old2);
+		tablecache__put(c, &s1, one, &t);
+		usleep(20000);
+		run("echo more >> '%s'", two);
+		stat(two, &s2);
+		tablecache__put(c, &s2, two, &t);
+		usleep(20000);
+		tablecache__put(c, &old2, two, &t);
+		tablecache__each_recent(c, UINT64_MAX, NULL, collect, &s);
+		test_condf(s.n == 2 && !strcmp(s.path[0], two) &&
+			   !strcmp(s.path[1], one) && s.rows[0] == 1000,
+			   "each_recent: files as they are now, the newest first; not an older entry of the same inode, nor a file written to since (%d: %s, %s)",
+			   s.n, s.path[0], s.path[1]);
+		memset(&s, 0, sizeof(s));
+		tablecache__each_recent(c, 1, NULL, collect, &s);
+		test_condf(s.n == 1, "each_recent: up to max_rows (%d)", s.n);
+		run("chmod 0777 '%s'", one);
+		memset(&s, 0, sizeof(s));
+		tablecache__each_recent(c, UINT64_MAX, NULL, collect, &s);
+		test_condf(s.n == 1,
+			   "a file others may write: not kept, not preloaded (%d)",
+			   s.n);
+		stat(one, &s1);
+		test_cond("... tablecache__keeps() says so",
+			  !tablecache__keeps(&s1, -1));
+	}
 	tablecache__close(c);
 	cfi_table_free(&t);
 

@@ -13,8 +13,9 @@
 #     profile starts, so the program's first sample walks with its table;
 #   - perf record --call-graph dwarf of the same command, in this guest.
 # The share of each run's samples with user frames whose stack reaches a
-# process entry (_start, __libc_start_call_main, start_thread, ld.so's
-# entry and _dl_start) is printed for the three; warm must reach >= 99 % for each
+# process entry (_start, or the unnamed entry of a stripped program that
+# calls __libc_start_main; start_thread; ld.so's entry and _dl_start) is
+# printed for the three; warm must reach >= 99 % for each
 # program (and cold is printed, to show what the cache buys).  Samples
 # without a user frame (exec before the program runs, exit after its
 # memory is gone) have no user stack to complete, in either profiler.
@@ -60,8 +61,12 @@ share() {
 		for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) { u = i; break }
 		if (!u) next
 		tot += c
-		# the dynamic loader entry has no symbol: its frame, then _dl_start
-		if (f[u] ~ entry || (f[u] ~ /^ld-linux/ && f[u + 1] == "_dl_start"))
+		# an entry without a symbol: a stripped program, whose _start
+		# calls libc start code, and the dynamic loader, whose entry
+		# calls _dl_start (or is the first instruction run)
+		if (f[u] ~ entry || f[u + 1] ~ /^__libc_start_main/ ||
+		    (f[u] ~ /^ld-linux/ && (u == n || f[u + 1] == "_dl_start" ||
+					     f[u + 1] ~ /_\[k\]$/)))
 			ok += c
 	} END { print tot + 0, ok + 0 }' "$1"
 }
@@ -85,10 +90,21 @@ perf_run() { # NAME: "samples-with-user-frames reaching-entry"
 		-o "$W/$name.data" -- bash -c "exec ${CMD[$name]}" >/dev/null 2>"$W/$name.perf.log" ||
 		fail "perf record $name failed: $(tail -n 3 "$W/$name.perf.log")"
 	"$PERF" script -i "$W/$name.data" -F comm,ip,sym,dso 2>/dev/null | awk -v entry="^$ENTRY\$" '
-	function flush() { if (n) { tot++; if (last ~ entry) ok++ } n = 0; last = "" }
+	function flush() {
+		if (n) {
+			tot++
+			if (last ~ entry || prev ~ /^__libc_start_main/ ||
+			    (lastdso ~ /ld-linux/ && (n == 1 || prev == "_dl_start")))
+				ok++
+		}
+		n = 0; last = prev = lastdso = ""
+	}
 	NF == 0 { flush(); next }
 	/^[^ \t]/ { flush(); next }		# the sample line: comm
-	$NF != "([kernel.kallsyms])" { n++; last = $2; sub(/\+0x[0-9a-f]+$/, "", last) }
+	$NF != "([kernel.kallsyms])" {
+		n++; prev = last; last = $2; lastdso = $NF
+		sub(/\+0x[0-9a-f]+$/, "", last)
+	}
 	END { flush(); print tot + 0, ok + 0 }'
 }
 
