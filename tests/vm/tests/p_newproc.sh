@@ -40,12 +40,12 @@ BIG=/usr/lib/x86_64-linux-gnu/libc.so.6
 declare -A CMD=(
 	[python3]="/usr/bin/python3 -c 'import time
 t = time.time()
-while time.time() - t < 2:
+while time.time() - t < 1:
     for i in range(10000):
         pass'"
-	[sqlite3]="sqlite3 :memory: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000) SELECT sum(x) FROM c;'"
+	[sqlite3]="sqlite3 :memory: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 250000) SELECT sum(x) FROM c;'"
 	[xz]="xz -6 -c $BIG"
-	[perl]="perl -e '\$t = time; while (time - \$t < 2) { for (1 .. 10000) { } }'"
+	[perl]="perl -e '\$t = time; while (time - \$t < 1) { for (1 .. 10000) { } }'"
 	[gzip]="gzip -9 -c $BIG"
 )
 read -r -a NAMES <<<"${P_NEWPROC_ONLY:-python3 sqlite3 xz perl gzip}"
