@@ -165,21 +165,29 @@ static bool private_dir(const struct stat *st)
 	       !(st->st_mode & 0022);
 }
 
-/* Sum the entries' sizes; the temporary files of a run that died go. */
-static uint64_t scan_bytes(int dirfd)
+/* The directory dirfd, to list from its start; NULL if it cannot be. */
+static DIR *list_dir(int dirfd)
 {
 	int fd = dup(dirfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	if (d)
+		rewinddir(d);
+	return d;
+}
+
+/* Sum the entries' sizes; the temporary files of a run that died go. */
+static uint64_t scan_bytes(int dirfd)
+{
+	DIR *d = list_dir(dirfd);
 	struct dirent *de;
 	struct stat st, key;
 	uint64_t bytes = 0;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return 0;
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
@@ -376,20 +384,15 @@ static int by_used(const void *a, const void *b)
 static size_t list_entries(struct tablecache *c, struct old_entry **out,
 			   bool newest)
 {
-	int fd = dup(c->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = list_dir(c->dirfd);
 	struct old_entry *v = NULL, *e;
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
 	struct stat st, key;
 
 	*out = NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return 0;
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (!parse_name(de->d_name, &key) ||
 		    fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||

@@ -52,11 +52,17 @@
 #include "tableload.h"
 #include "util.h"
 
+/* What a queued item asks of the loader's thread. */
+enum item_kind {
+	ITEM_MAPPING,			/* the table of a mapping's file */
+	ITEM_SWEEP,			/* sweep the tables */
+	ITEM_VDSO,			/* the vDSO's table */
+	ITEM_PRELOAD,			/* the cache's tables */
+};
+
 struct tableload_item {
 	struct tableload_item *next;
-	bool sweep;			/* not a mapping: sweep the tables */
-	bool vdso;			/* not a mapping: the vDSO's table */
-	bool preload;			/* not a mapping: the cache's tables */
+	enum item_kind kind;
 	pid_t pid;
 	uint64_t start, end;
 	char path[];
@@ -821,7 +827,7 @@ struct sweep {
 
 static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 		    uint64_t end, const char *path);
-static void enqueue_vdso(struct tableload *l);
+static void enqueue_kind(struct tableload *l, enum item_kind kind);
 
 /*
  * One table: removed if no process maps its file and the file is gone
@@ -988,7 +994,7 @@ static void do_sweep(struct tableload *l)
 	}
 	htab_traverse_noresize(l->evictions, forget_evictions, &sw);
 	if (sw.vdso)
-		enqueue_vdso(l);
+		enqueue_kind(l, ITEM_VDSO);
 	htab_traverse_noresize(l->loaded, sweep_one, &sw);
 	htab_traverse_noresize(l->seen, forget_one, &sw);
 	htab_delete(sw.mapped);
@@ -1011,14 +1017,20 @@ static void *loader_main(void *arg)
 			l->tail = &l->head;
 		l->busy = true;
 		pthread_mutex_unlock(&l->lock);
-		if (it->sweep)
+		switch (it->kind) {
+		case ITEM_SWEEP:
 			do_sweep(l);
-		else if (it->vdso)
+			break;
+		case ITEM_VDSO:
 			load_vdso(l);
-		else if (it->preload)
+			break;
+		case ITEM_PRELOAD:
 			preload(l);
-		else
+			break;
+		case ITEM_MAPPING:
 			load_one(l, it);
+			break;
+		}
 		free(it);
 		pthread_mutex_lock(&l->lock);
 		l->busy = false;
@@ -1053,23 +1065,14 @@ static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 	push(l, it);
 }
 
-static void enqueue_vdso(struct tableload *l)
+/* Queue an item that is not a mapping. */
+static void enqueue_kind(struct tableload *l, enum item_kind kind)
 {
 	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
 
 	if (!it)
 		return;
-	it->vdso = true;
-	push(l, it);
-}
-
-static void enqueue_preload(struct tableload *l)
-{
-	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
-
-	if (!it)
-		return;
-	it->preload = true;
+	it->kind = kind;
 	push(l, it);
 }
 
@@ -1125,10 +1128,10 @@ struct tableload *tableload__start(const char *proc_dir)
 		free(l);
 		return NULL;
 	}
-	enqueue_vdso(l);
+	enqueue_kind(l, ITEM_VDSO);
 	/* a module with tables was loaded for already: its room is theirs */
 	if (l->cache && !l->module_tables)
-		enqueue_preload(l);
+		enqueue_kind(l, ITEM_PRELOAD);
 	return l;
 }
 
@@ -1184,8 +1187,6 @@ void tableload__scan(struct tableload *l, pid_t pid)
 
 void tableload__sweep(struct tableload *l, double interval)
 {
-	struct tableload_item *it;
-
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
@@ -1195,11 +1196,7 @@ void tableload__sweep(struct tableload *l, double interval)
 	}
 	l->last_sweep = monotonic_seconds();
 	pthread_mutex_unlock(&l->lock);
-	it = calloc(1, sizeof(*it) + 1);
-	if (!it)
-		return;
-	it->sweep = true;
-	push(l, it);
+	enqueue_kind(l, ITEM_SWEEP);
 }
 
 void tableload__note(struct tableload *l, const struct cprof_mmap *m)
