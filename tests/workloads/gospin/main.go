@@ -30,6 +30,22 @@ const unit = 20000
 
 var sink uint64
 
+// rng draws each spin call's length.
+var rng uint64 = 0x9e3779b97f4a7c15
+
+// length is a spin call's iterations: unit on average, uniform in
+// [unit/2, 3*unit/2).  Calls of one fixed length make rounds of one fixed
+// period, and a sampling period near a multiple of it samples the same
+// few places of each round (aliasing): under emulation, whose speed drifts
+// with the host's load, the share of one then moved by 3 or 4 points from
+// run to run.  Lengths drawn at random keep 1:3 on average and no phase.
+func length() uint64 {
+	rng ^= rng << 13
+	rng ^= rng >> 7
+	rng ^= rng << 17
+	return unit/2 + rng%unit
+}
+
 // spin is a register-only loop: no calls, no locals on the stack.
 //
 //go:noinline
@@ -48,14 +64,14 @@ func spin(n uint64) uint64 {
 //
 //go:noinline
 func one() {
-	sink += spin(unit)
+	sink += spin(length())
 }
 
 //go:noinline
 func three() {
-	sink += spin(unit)
-	sink += spin(unit)
-	sink += spin(unit)
+	sink += spin(length())
+	sink += spin(length())
+	sink += spin(length())
 }
 
 func main() {
