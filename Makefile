@@ -82,7 +82,9 @@ bench: workloads
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
 	done
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
-	tests/bench/report.sh build/vm-results/*/b_perf/results
+	@set -- build/vm-results/*/b_perf/results; \
+	if [ -e "$$1" ]; then tests/bench/report.sh "$$@"; \
+	else echo "bench: no b_perf results (BENCH_TESTS='$(BENCH_TESTS)'): the figures are in build/vm-results/*/b_*.log"; fi
 
 install: install-userland install-module
 
