@@ -281,7 +281,7 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
 
 /**
  * cprof_utable_write() - install, replace or remove one table
- * @buf: struct cprof_utable, pc[], row[]
+ * @buf: struct cprof_utable, rule[], pc[], rule_of[] (cprof_format.h)
  * @count: exactly the table's size
  *
  * A table that does not fit in unwind_mb, or would be one past
