@@ -66,17 +66,10 @@ static const char *cache_dir(void)
 {
 	static char dir[4096];
 	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
-	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	if (env && *env)
 		return env;
-	if (base && *base)
-		snprintf(dir, sizeof(dir), "%s/debuginfod_client", base);
-	else if (home && *home)
-		snprintf(dir, sizeof(dir), "%s/.cache/debuginfod_client", home);
-	else
-		return NULL;
-	return dir;
+	return user_cache_path(dir, sizeof(dir), "debuginfod_client");
 }
 
 void debugfetch_setup(void)

@@ -24,11 +24,11 @@
  * that, the least recently used go.
  */
 #include <dirent.h>
-#include <elf.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <link.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,56 +106,35 @@ static bool parse_name(const char *name, struct stat *st)
 	return true;
 }
 
-/* The GNU build ID of this program (dl_iterate_phdr's first object). */
-static int own_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+/* The GNU build ID of this program, by libdw, into c (none: length 0). */
+static void own_build_id(struct tablecache *c)
 {
-	struct tablecache *c = arg;
-	int i;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	const void *id;
+	ssize_t n = -1;
+	Elf *elf;
 
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		size_t left = ph->p_memsz;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		while (left >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *nh = (const void *)p;
-			size_t name = (nh->n_namesz + 3) & ~3UL;
-			size_t desc = (nh->n_descsz + 3) & ~3UL;
-
-			if (sizeof(*nh) + name + desc > left)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
-			    nh->n_descsz && nh->n_descsz <= TC_ID_MAX) {
-				memcpy(c->exe_id, p + sizeof(*nh) + name,
-				       nh->n_descsz);
-				c->exe_id_len = nh->n_descsz;
-				return 1;
-			}
-			p += sizeof(*nh) + name + desc;
-			left -= sizeof(*nh) + name + desc;
-		}
+	if (fd < 0)
+		return;
+	elf = elf_version(EV_CURRENT) != EV_NONE ?
+		elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n > 0 && n <= TC_ID_MAX) {
+		memcpy(c->exe_id, id, n);
+		c->exe_id_len = n;
 	}
-	return 1;	/* the main program only */
+	elf_end(elf);
+	close(fd);
 }
 
 const char *tablecache__default_dir(void)
 {
 	static char dir[4096];
-	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	if (geteuid() == 0)
 		return TABLECACHE_ROOT_DIR;
-	if (base && *base)
-		snprintf(dir, sizeof(dir), "%s/cprof-dump/tables", base);
-	else if (home && *home)
-		snprintf(dir, sizeof(dir), "%s/.cache/cprof-dump/tables", home);
-	else
-		return NULL;
-	return dir;
+	return user_cache_path(dir, sizeof(dir), "cprof-dump/tables");
 }
 
 /* A directory only this user may write: owned, not group/other-writable. */
@@ -236,7 +215,7 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 		goto bad;
 	}
 	c->dirfd = fd;
-	dl_iterate_phdr(own_build_id, c);
+	own_build_id(c);
 	if (!c->exe_id_len)
 		warning("unwind tables: this cprof-dump has no GNU build ID (link it with --build-id): tables are not kept in %s",
 			dir);

@@ -67,6 +67,19 @@ double monotonic_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+const char *user_cache_path(char *buf, size_t size, const char *name)
+{
+	const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (base && *base)
+		snprintf(buf, size, "%s/%s", base, name);
+	else if (home && *home)
+		snprintf(buf, size, "%s/.cache/%s", home, name);
+	else
+		return NULL;
+	return buf;
+}
+
 void hex_encode(char *out, const uint8_t *bytes, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -40,6 +40,12 @@ double monotonic_seconds(void);
  */
 int grow_array(void *vec, size_t *cap, size_t need, size_t elem);
 
+/*
+ * $XDG_CACHE_HOME/name, else $HOME/.cache/name, into buf; NULL if neither
+ * is set.
+ */
+const char *user_cache_path(char *buf, size_t size, const char *name);
+
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void hex_encode(char *out, const uint8_t *bytes, size_t n);
 
