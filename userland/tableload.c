@@ -15,9 +15,9 @@
  * (tablecache.c), a file's table is read back rather than compiled, and a
  * loader first loads the cache's most recently used tables that the
  * module does not hold, so programs that ran before have theirs from
- * their first sample.  One thread compiles and writes, so the stream reader never
- * waits for it; samples taken before a file's table arrives walk frame
- * pointers.
+ * their first sample.  One thread compiles and writes, so the stream
+ * reader never waits for it; samples taken before a file's table arrives
+ * walk frame pointers.
  *
  * A mapping's file is opened through /proc/PID/map_files (the very file
  * mapped, even if its path was replaced; this needs CAP_SYS_ADMIN), else
@@ -194,6 +194,12 @@ static void file_key(char *buf, size_t size, uint32_t dev, uint64_t ino,
 {
 	snprintf(buf, size, "%" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64,
 		 dev, ino, fsize, mtime_ns);
+}
+
+/* The key of the file st describes. */
+static void stat_key(char *buf, size_t size, const struct stat *st)
+{
+	file_key(buf, size, st->st_dev, st->st_ino, st->st_size, mtime_ns(st));
 }
 
 static void do_sweep(struct tableload *l);
@@ -600,8 +606,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 				it->path, (int)it->pid);
 		return;
 	}
-	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size,
-		 mtime_ns(&st));
+	stat_key(key, sizeof(key), &st);
 	if (seen_before(l, key)) {
 		close(fd);
 		return;
@@ -686,7 +691,7 @@ static void load_vdso(struct tableload *l)
 	st.st_dev = CPROF_UTABLE_VDSO_DEV;
 	st.st_ino = CPROF_UTABLE_VDSO_INO;
 	st.st_size = size;
-	file_key(key, sizeof(key), st.st_dev, st.st_ino, st.st_size, 0);
+	stat_key(key, sizeof(key), &st);
 	if (seen_before(l, key))
 		return;
 	fd = memfd_create("vdso", MFD_CLOEXEC);
@@ -721,8 +726,7 @@ static bool preload_skip(void *arg, const struct stat *st)
 	struct tableload *l = arg;
 	char key[96];
 
-	file_key(key, sizeof(key), st->st_dev, st->st_ino, st->st_size,
-		 mtime_ns(st));
+	stat_key(key, sizeof(key), st);
 	return htab_find(l->seen, key) != NULL;
 }
 
@@ -732,8 +736,7 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
 	struct tableload *l = arg;
 	char key[96];
 
-	file_key(key, sizeof(key), st->st_dev, st->st_ino, st->st_size,
-		 mtime_ns(st));
+	stat_key(key, sizeof(key), st);
 	if (seen_before(l, key))
 		return;
 	if (write_table(l, st, t, key, path))
@@ -1108,10 +1111,9 @@ struct tableload *tableload__start(const char *proc_dir)
 	pthread_cond_init(&l->cond, NULL);
 	if (l->seen && l->list_path)
 		read_loaded(l);
-	if (cache_dir && l->list_path) {
-		/* the default may be unusable (a read-only /var): no cache */
+	/* the default may be unusable (a read-only /var): no cache */
+	if (cache_dir)
 		l->cache = tablecache__open(cache_dir, cache_explicit);
-	}
 	if (!l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
 	    !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
