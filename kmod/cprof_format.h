@@ -143,6 +143,23 @@ struct cprof_mmap {
 	char	path[];			/* NUL-terminated, "[vdso]" etc. */
 };
 
+/* cprof_mmap.rec.flags */
+#define CPROF_MMAP_FILE_ID	(1u << 0)	/* a cprof_file_id ends it */
+
+/*
+ * The mapped file as stat() describes it, the last 16 bytes of a
+ * CPROF_REC_MMAP whose CPROF_MMAP_FILE_ID is set (the path's NUL comes
+ * before it).  A reader tells by it whether the file at the record's path,
+ * or the one it reads through the process, is the very file mapped: a
+ * process in another mount namespace has other files at the same paths.
+ * Unset for no file, or when the kernel could not stat it.
+ */
+struct cprof_file_id {
+	__u64	ino;
+	__u32	dev;			/* st_dev: new_encode_dev() */
+	__u32	pad;
+};
+
 /* Records lost on one CPU because its buffer was full. */
 struct cprof_lost {
 	struct cprof_rec rec;		/* CPROF_REC_LOST */

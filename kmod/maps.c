@@ -474,7 +474,9 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 			      const struct cprof_vma *v, u64 time_ns)
 {
 	struct cprof_mmap *m = dst;
+	struct cprof_file_id *id;
 	const char *path = v->name;
+	bool has_id = v->file && v->pos.dev;
 	size_t len, size;
 
 	if (v->file) {
@@ -483,13 +485,19 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 			path = "[unknown]";
 	}
 	len = strlen(path) + 1;
-	size = CPROF_ALIGN(sizeof(*m) + len);
+	size = CPROF_ALIGN(sizeof(*m) + len) + (has_id ? sizeof(*id) : 0);
 	if (size > room)
 		return 0;
 	memset(m, 0, size);
 	memmove(m->path, path, len);	/* path may live in cprof_maps_page */
 	m->rec.type = CPROF_REC_MMAP;
 	m->rec.size = size;
+	if (has_id) {
+		m->rec.flags = CPROF_MMAP_FILE_ID;
+		id = dst + size - sizeof(*id);
+		id->ino = v->pos.ino;
+		id->dev = v->pos.dev;
+	}
 	m->time_ns = time_ns;
 	m->pid = tgid;
 	m->start = v->pos.start;

@@ -235,7 +235,15 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 		break;
 	case CPROF_REC_MMAP:
 		mm = (const struct cprof_mmap *)r;
-		if (!memchr(mm->path, '\0', r->size - sizeof(*mm)))
+		need = sizeof(*mm) + 1;
+		if (r->flags & CPROF_MMAP_FILE_ID)
+			need += sizeof(struct cprof_file_id);
+		if (r->size < need)
+			return fail("%s: mmap record at byte %llu: size %u leaves no room for a path%s",
+				    s->name, at, r->size,
+				    r->flags & CPROF_MMAP_FILE_ID ?
+				    " and a file id" : "");
+		if (!memchr(mm->path, '\0', r->size - need + 1))
 			return fail("%s: mmap record at byte %llu: path not NUL-terminated",
 				    s->name, at);
 		if (mm->start >= mm->end)
@@ -327,4 +335,20 @@ void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg)
 {
 	s->on_interrupt = fn;
 	s->interrupt_arg = arg;
+}
+
+int stream__mmap_file_id(const struct cprof_mmap *mm, uint32_t *dev,
+			 uint64_t *ino)
+{
+	struct cprof_file_id id;
+
+	if (!(mm->rec.flags & CPROF_MMAP_FILE_ID) ||
+	    mm->rec.size < sizeof(*mm) + 1 + sizeof(id))
+		return 0;
+	memcpy(&id, (const char *)mm + mm->rec.size - sizeof(id), sizeof(id));
+	if (!id.dev && !id.ino)
+		return 0;
+	*dev = id.dev;
+	*ino = id.ino;
+	return 1;
 }

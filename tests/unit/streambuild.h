@@ -158,6 +158,26 @@ static inline void sb_mmap(struct sb *b, uint64_t time_ns, uint32_t pid,
 	memcpy(m->path, path, strlen(path) + 1);
 }
 
+/* sb_mmap() with the file's identity at the record's end */
+static inline void sb_mmap_id(struct sb *b, uint64_t time_ns, uint32_t pid,
+			      uint64_t start, uint64_t end, const char *path,
+			      uint32_t dev, uint64_t ino)
+{
+	size_t base = CPROF_ALIGN(sizeof(struct cprof_mmap) + strlen(path) + 1);
+	struct cprof_file_id *id;
+	struct cprof_mmap *m;
+
+	m = sb_rec(b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, base + sizeof(*id));
+	m->time_ns = time_ns;
+	m->pid = pid;
+	m->start = start;
+	m->end = end;
+	memcpy(m->path, path, strlen(path) + 1);
+	id = (struct cprof_file_id *)((char *)m + base);
+	id->dev = dev;
+	id->ino = ino;
+}
+
 static inline void sb_lost(struct sb *b, uint64_t time_ns, uint32_t cpu,
 			   uint64_t samples, uint64_t other)
 {

@@ -311,9 +311,68 @@ static void test_many_records(void)
 	sb_free(&b);
 }
 
+/*
+ * A mapping record's file identity (CPROF_MMAP_FILE_ID): read back, and
+ * refused where it leaves no room for the path or overlaps the path's NUL.
+ */
+static void test_file_id(void)
+{
+	struct cprof_mmap *m;
+	struct result res;
+	uint32_t dev = 0;
+	uint64_t ino = 0;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_mmap_id(&b, 1, 42, 0x1000, 0x2000, "/lib/x.so", 0x803, 1234567);
+	m = rec(&b, 0);
+	test_cond("a file identity is read back",
+		  stream__mmap_file_id(m, &dev, &ino) == 1 && dev == 0x803 &&
+		  ino == 1234567);
+	m->rec.flags = 0;
+	test_cond("... and only when flagged",
+		  stream__mmap_file_id(m, &dev, &ino) == 0);
+	m->rec.flags = CPROF_MMAP_FILE_ID;
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	decode(b.buf, b.len, &res);
+	test_condf(res.ret == 0 && res.types[CPROF_REC_MMAP] == 1,
+		   "a stream with one is accepted (%s)", res.msg);
+	sb_free(&b);
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 16);
+	m->start = 0x1000;
+	m->end = 0x2000;
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	decode(b.buf, b.len, &res);
+	test_condf(one_line_at(&res, sizeof(struct cprof_header)) &&
+		   strstr(res.msg, "no room for a path and a file id"),
+		   "no room for a path besides the identity: refused (%s)",
+		   res.msg);
+	sb_free(&b);
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 24);
+	m->start = 0x1000;
+	m->end = 0x2000;
+	memset(m->path, 'a', 24);
+	m->path[20] = '\0';	/* inside the identity */
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	decode(b.buf, b.len, &res);
+	test_condf(one_line_at(&res, sizeof(struct cprof_header)) &&
+		   strstr(res.msg, "path not NUL-terminated"),
+		   "a path whose NUL is inside the identity: refused (%s)",
+		   res.msg);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	test_valid();
+	test_file_id();
 	test_truncations();
 	test_corrupt();
 	test_short_reads();

@@ -26,7 +26,7 @@
 static const char *const layouts[] = {
 	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
-	"M time pid start end pgoff build_id_size path...",
+	"M time pid start end pgoff build_id_size dev ino path...",
 	"L time cpu samples other",
 	"T time cpu period_ns",
 	"E time duration_ns reason samples lost",
@@ -161,12 +161,19 @@ int main(int argc, char **argv)
 		}
 		case CPROF_REC_MMAP: {
 			struct cprof_mmap *m = (void *)buf;
+			struct cprof_file_id id = { 0 };
 
+			/* the file's identity, if any, is its last 16 bytes */
+			if ((rec.flags & CPROF_MMAP_FILE_ID) &&
+			    rec.size >= sizeof(*m) + 1 + sizeof(id))
+				memcpy(&id, buf + rec.size - sizeof(id),
+				       sizeof(id));
 			buf[rec.size - 1] = 0;
 			add("M %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %" PRIx64
-			    " %u %s", (uint64_t)m->time_ns, m->pid,
-			    (uint64_t)m->start, (uint64_t)m->end,
-			    (uint64_t)m->pgoff, m->build_id_size, m->path);
+			    " %u %u %" PRIu64 " %s", (uint64_t)m->time_ns,
+			    m->pid, (uint64_t)m->start, (uint64_t)m->end,
+			    (uint64_t)m->pgoff, m->build_id_size, id.dev,
+			    (uint64_t)id.ino, m->path);
 			end_line();
 			break;
 		}
