@@ -34,6 +34,7 @@
 #include "debugfind.h"
 #include "elfbound.h"
 #include "elfsyms.h"
+#include "mapfile.h"
 #include "safeopen.h"
 #include "strtab.h"
 #include "util.h"
@@ -84,7 +85,15 @@ struct binary {
 	struct syms_cache *cache;
 	const char *path;
 	const char *want_build_id;	/* hex from the stream, "" if none */
-	hashval_t hash;			/* of path and want_build_id */
+	/* the mapped file's identity: the key instead of the path */
+	bool has_id;
+	uint32_t dev;
+	uint64_t ino;
+	hashval_t hash;			/* of the key and want_build_id */
+	/* not reached (mapfile.h): the pids it was looked for through */
+	bool unreached;
+	uint32_t pid;
+	unsigned int tries;
 	const char *build_id;		/* hex from the file, "" if none */
 	const char *error;
 	int mismatch;
@@ -160,8 +169,11 @@ static int bin_eq(const void *a, const void *b)
 {
 	const struct binary *x = a, *y = b;
 
-	return x->hash == y->hash && !strcmp(x->path, y->path) &&
-	       !strcmp(x->want_build_id, y->want_build_id);
+	if (x->hash != y->hash || x->has_id != y->has_id ||
+	    strcmp(x->want_build_id, y->want_build_id))
+		return 0;
+	return x->has_id ? x->dev == y->dev && x->ino == y->ino :
+	       !strcmp(x->path, y->path);
 }
 
 static void *arena_alloc(struct syms_cache *c, size_t size, size_t align)
@@ -422,11 +434,17 @@ static void binary_shrank(struct binary *b)
 	b->nr_loads = 0;
 }
 
-/* Opens b->path; on failure sets b->error and leaves a binary resolving nothing. */
-static int binary_open(struct binary *b, const char *path)
+/*
+ * Opens m's file (at path, if m has no identity); on failure sets b->error
+ * and leaves a binary resolving nothing.
+ */
+static int binary_open(struct binary *b, const struct mapfile *m,
+		       const char *path)
 {
 	struct syms_cache *c = b->cache;
+	struct mapfile at = *m;
 	const unsigned char *bits;
+	const char *why;
 	GElf_Addr id_vaddr;
 	struct stat st;
 	char hex[2 * 256 + 1];
@@ -438,13 +456,17 @@ static int binary_open(struct binary *b, const char *path)
 		b->error = "not a file";
 		return 0;
 	}
-	/* a FIFO or a device is never opened (safeopen.h) */
-	fd = safe_open(-1, path, &st);
+	/* the very file mapped; a FIFO or a device is never opened */
+	at.path = path;
+	fd = mapfile_open(&at, &st, &why, NULL);
 	if (fd < 0) {
-		b->error = errno == ENOENT || errno == ENOTDIR ? "not found" :
-			   intern(c, safe_strerror(errno));
+		b->unreached = m->has_id;
+		b->pid = m->pid;
+		b->error = intern(c, why);
 		return b->error ? 0 : -1;
 	}
+	b->unreached = false;
+	b->error = NULL;
 	too_big = elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX;
 
 	b->dwfl = dwfl_begin(&offline_callbacks);
@@ -493,7 +515,8 @@ static int binary_open(struct binary *b, const char *path)
 }
 
 /* binary_open(), surviving SIGBUS (busguard.h) */
-static int binary_open_guarded(struct binary *b, const char *path)
+static int binary_open_guarded(struct binary *b, const struct mapfile *m,
+				const char *path)
 {
 	struct busguard guard;
 	int ret;
@@ -503,38 +526,75 @@ static int binary_open_guarded(struct binary *b, const char *path)
 		binary_shrank(b);
 		return 0;
 	}
-	ret = binary_open(b, path);
+	ret = binary_open(b, m, path);
 	busguard__leave(&guard);
 	return ret;
 }
 
-struct binary *syms_cache__get(struct syms_cache *c, const char *path,
-			       const uint8_t *build_id, size_t build_id_len)
+/*
+ * A file not reached through one process (mapfile.h) is looked for through
+ * the next that maps it, this many times at most.
+ */
+#define UNREACHED_RETRIES	8
+
+/* An unlinked file may be there again under its old name: that name. */
+static char *undeleted(const char *path)
 {
 	static const char deleted[] = " (deleted)";
-	char want[2 * 256 + 1] = "", *real = NULL;
-	struct binary key = { .path = path, .want_build_id = want }, *b;
-	const char *open_path;
-	void **slot;
-	size_t len;
+	size_t len = strlen(path), dl = sizeof(deleted) - 1;
 
-	if (!c || !path)
+	if (len > dl && !strcmp(path + len - dl, deleted) && access(path, F_OK))
+		return strndup(path, len - dl);
+	return strdup(path);
+}
+
+struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
+			       const uint8_t *build_id, size_t build_id_len)
+{
+	char want[2 * 256 + 1] = "", *open_path = NULL;
+	struct binary key = { .want_build_id = want }, *b;
+	hashval_t h;
+	void **slot;
+
+	if (!c || !m || !m->path)
 		return NULL;
 	if (build_id && build_id_len > 0 && build_id_len <= 256)
 		hex_encode(want, build_id, build_id_len);
-	key.hash = iterative_hash(want, strlen(want), htab_hash_string(path));
+	key.path = m->path;
+	key.has_id = m->has_id;
+	key.dev = m->dev;
+	key.ino = m->ino;
+	h = m->has_id ? iterative_hash(&m->ino, sizeof(m->ino), m->dev) :
+	    htab_hash_string(m->path);
+	key.hash = iterative_hash(want, strlen(want), h);
 	slot = htab_find_slot_with_hash(c->bins, &key, key.hash, INSERT);
 	if (!slot)
 		return NULL;
-	if (*slot)
-		return *slot;
+	b = *slot;
+	if (b && !(b->unreached && m->pid && m->pid != b->pid &&
+		   b->tries < UNREACHED_RETRIES))
+		return b;
+	open_path = undeleted(m->path);
+	if (!open_path)
+		return NULL;
+	if (b) {
+		/* nothing was made of it: try again through this process */
+		b->tries++;
+		if (binary_open_guarded(b, m, open_path))
+			b = NULL;
+		free(open_path);
+		return b;
+	}
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
-		return NULL;
+		goto oom;
 	b->cache = c;
-	b->path = intern(c, path);
+	b->path = intern(c, m->path);
 	b->want_build_id = intern(c, want);
+	b->has_id = m->has_id;
+	b->dev = m->dev;
+	b->ino = m->ino;
 	b->hash = key.hash;
 	b->build_id = "";
 	b->cus = htab_create_alloc(32, cu_hash, cu_eq, cu_del, calloc, free);
@@ -542,25 +602,13 @@ struct binary *syms_cache__get(struct syms_cache *c, const char *path,
 				   calloc, free);
 	if (!b->path || !b->want_build_id || !b->cus || !b->tab)
 		goto oom;
-
-	/* an unlinked file may be there again under its old name */
-	open_path = path;
-	len = strlen(path);
-	if (len > sizeof(deleted) - 1 &&
-	    !strcmp(path + len - (sizeof(deleted) - 1), deleted) &&
-	    access(path, F_OK)) {
-		real = strndup(path, len - (sizeof(deleted) - 1));
-		if (!real)
-			goto oom;
-		open_path = real;
-	}
-	if (binary_open_guarded(b, open_path))
+	if (binary_open_guarded(b, m, open_path))
 		goto oom;
-	free(real);
+	free(open_path);
 	*slot = b;
 	return b;
 oom:
-	free(real);
+	free(open_path);
 	binary_free(b);
 	return NULL;
 }

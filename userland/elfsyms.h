@@ -25,10 +25,14 @@ struct syms_cache *syms_cache__new(void);
 /* NULL-safe */
 void syms_cache__free(struct syms_cache *c);
 /*
- * Opened once per path (+build id); failures cached too (returns a binary
- * that resolves nothing, so callers can count it) -- or NULL only on OOM.
+ * The binary m maps, opened once per file (its device and inode when m has
+ * them, else its path) and build id, as mapfile.h finds it; failures cached
+ * too (returns a binary that resolves nothing, so callers can count it),
+ * but a file not reached through one process is looked for again through
+ * the next one.  NULL only on OOM.
  */
-struct binary *syms_cache__get(struct syms_cache *c, const char *path,
+struct mapfile;
+struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 			       const uint8_t *build_id, size_t build_id_len);
 /*
  * Frames for one FILE OFFSET (ip - mapping.start + mapping.pgoff), translated

@@ -21,8 +21,10 @@
 #include "debugfetch.h"
 #include "elfsyms.h"
 #include "ksyms.h"
+#include "mapfile.h"
 #include "resolve.h"
 #include "safeopen.h"
+#include "stream.h"
 #include "util.h"
 
 #define MAX_INLINE	64	/* frames for one address, inlined ones included */
@@ -32,12 +34,13 @@ enum key_kind {
 	KEY_KLOC = 1,	/* kernel location: address */
 	KEY_ULOC,	/* user location: mapping, address */
 	KEY_KMAP,	/* kernel mapping: file */
-	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id */
+	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id,
+			 * the file's device and inode (0, 0: unknown) */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
 };
 
-#define KEY_WORDS	5
+#define KEY_WORDS	7
 
 struct ent {
 	hashval_t hash;
@@ -58,6 +61,8 @@ struct resolver {
 	const struct profile *p;
 	struct resolved *r;
 	bool symbolize;
+	/* this boot's stream: files are named only if the very file mapped */
+	bool strict_files;
 	struct ksyms *ks;		/* NULL: kernel left unsymbolized */
 	struct syms_cache *syms;
 	htab_t tab;
@@ -302,6 +307,10 @@ static int resolver__user_mapping(struct resolver *rs,
 	struct ent key = { .kind = KEY_UMAP };
 	struct res_mapping m = { 0 };
 	struct map_state st = { 0 };
+	struct mapfile mf = {
+		.path = mm->path, .pid = mm->pid, .start = mm->start,
+		.end = mm->end, .strict = rs->strict_files,
+	};
 	char hex[2 * CPROF_BUILD_ID_MAX + 1] = "";
 	const char *build_id = hex;
 	int64_t file, bid;
@@ -323,6 +332,10 @@ static int resolver__user_mapping(struct resolver *rs,
 	key.k[2] = mm->pgoff;
 	key.k[3] = file;
 	key.k[4] = bid;
+	/* a file of the same path in another namespace is another mapping */
+	mf.has_id = stream__mmap_file_id(mm, &mf.dev, &mf.ino);
+	key.k[5] = mf.dev;
+	key.k[6] = mf.ino;
 	slot = resolver__find(rs, &key, id);
 	if (!slot)
 		return -1;
@@ -333,7 +346,7 @@ static int resolver__user_mapping(struct resolver *rs,
 	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
 		st.why = "no file";
 	} else {
-		st.bin = syms_cache__get(rs->syms, mm->path, mm->build_id,
+		st.bin = syms_cache__get(rs->syms, &mf, mm->build_id,
 					 mm->build_id_size);
 		if (!st.bin)
 			return -1;
@@ -661,12 +674,14 @@ struct unres {
 
 /*
  * A file put where a binary was, that the symbolizer refused to open (a
- * FIFO, a device): named first, whatever its count, so that a hostile
- * file is never hidden behind "and more".
+ * FIFO, a device), or another file than the one mapped (another mount
+ * namespace's): named first, whatever its count, so that neither is ever
+ * hidden behind "and more".
  */
 static bool unres_refused(const struct unres *u)
 {
-	return !strcmp(u->why, safe_strerror(SAFEOPEN_NOT_REGULAR));
+	return !strcmp(u->why, safe_strerror(SAFEOPEN_NOT_REGULAR)) ||
+	       mapfile_refused(u->why);
 }
 
 static int unres_cmp(const void *a, const void *b)
@@ -688,6 +703,7 @@ static int resolver__summary(struct resolver *rs)
 {
 	const struct resolved *r = rs->r;
 	struct unres *u;
+	const char *why;
 	uint64_t total = rs->unmapped;
 	size_t i, j, n = 0;
 	char *line = NULL;
@@ -705,11 +721,14 @@ static int resolver__summary(struct resolver *rs)
 		if (!st->unresolved || (r->mappings[i].kernel && !rs->ks))
 			continue;
 		total += st->unresolved;
-		for (j = 0; j < n && u[j].file != r->mappings[i].file; j++)
+		why = st->why ? st->why : "no symbol";
+		/* by path and reason: one namespace's may not hide another's */
+		for (j = 0; j < n && (u[j].file != r->mappings[i].file ||
+				      strcmp(u[j].why, why)); j++)
 			;
 		if (j == n) {
 			u[n].file = r->mappings[i].file;
-			u[n].why = st->why ? st->why : "no symbol";
+			u[n].why = why;
 			n++;
 		}
 		u[j].nr += st->unresolved;
@@ -834,7 +853,8 @@ struct resolved *resolved__new(const struct profile *p,
 	    resolve_opts__start_ksyms(&own))
 		goto cleanup;
 	loader = own.ksyms_loader;
-	if (opts->cgroups && same_boot(h))
+	rs.strict_files = same_boot(h);
+	if (opts->cgroups && rs.strict_files)
 		rs.cgroups = opts->cgroups;
 	rs.r = calloc(1, sizeof(*rs.r));
 	if (!rs.r)

@@ -19,6 +19,7 @@
 
 #include "debugfetch.h"
 #include "elfsyms.h"
+#include "mapfile.h"
 #include "test.h"
 #include "testutil.h"
 #include "util.h"
@@ -92,7 +93,7 @@ static int name_of(const char *path, unsigned long off, char *fn, size_t n,
 
 	*fn = '\0';
 	*line = 0;
-	b = c ? syms_cache__get(c, path, NULL, 0) : NULL;
+	b = c ? syms_cache__get(c, MAPFILE_PATH(path), NULL, 0) : NULL;
 	if (b)
 		nr = binary__resolve(b, off, fr, 4);
 	if (nr > 0) {

@@ -26,6 +26,7 @@
 
 #include "test.h"
 #include "../../userland/elfsyms.h"
+#include "../../userland/mapfile.h"
 
 #define MAX_FRAMES	8
 
@@ -435,7 +436,7 @@ static void check_with_dwarf(struct syms_cache *c, const char *label,
 		test_condf(0, "%s: fixture runs", label);
 		return;
 	}
-	b = syms_cache__get(c, exe, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(exe), NULL, 0);
 	test_condf(b && !binary__error(b), "%s: opens", label);
 	test_condf(binary__has_debuginfo(b), "%s: has DWARF line info", label);
 	test_condf(is(binary__path(b), exe), "%s: path kept", label);
@@ -521,7 +522,7 @@ static void check_symbols_only(struct syms_cache *c, const char *label,
 		test_condf(0, "%s: fixture runs", label);
 		return;
 	}
-	b = syms_cache__get(c, exe, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(exe), NULL, 0);
 	test_condf(b && !binary__error(b), "%s: opens", label);
 	test_condf(b && !binary__has_debuginfo(b), "%s: no DWARF", label);
 	n = binary__resolve(b, o.leaf, f, MAX_FRAMES);
@@ -563,7 +564,7 @@ static void test_stripped(struct syms_cache *c, const char *src)
 
 	if (sh("strip -s -o '%s' '%s'", bare, pie) == 0 &&
 	    !run_c_fixture(bare, &o)) {
-		b = syms_cache__get(c, bare, NULL, 0);
+		b = syms_cache__get(c, MAPFILE_PATH(bare), NULL, 0);
 		test_cond("stripped, nothing exported: error says no symbols",
 			  b && is(binary__error(b), "no symbols"));
 		test_cond("stripped, nothing exported: resolves nothing",
@@ -604,7 +605,7 @@ static void test_debuglink(struct syms_cache *c, const char *src)
 		struct binary *b;
 
 		alarm(20);
-		b = syms_cache__get(c, path_in("fifodir/linked"), NULL, 0);
+		b = syms_cache__get(c, MAPFILE_PATH(path_in("fifodir/linked")), NULL, 0);
 		alarm(0);
 		test_cond("a debuglink that is a FIFO: refused, not waited on",
 			  b && !binary__has_debuginfo(b));
@@ -636,7 +637,7 @@ static void test_truncated(void)
 	pid = fork();
 	if (pid == 0) {
 		struct syms_cache *c = syms_cache__new();
-		struct binary *b = c ? syms_cache__get(c, cut, NULL, 0) : NULL;
+		struct binary *b = c ? syms_cache__get(c, MAPFILE_PATH(cut), NULL, 0) : NULL;
 		struct binary *other;
 
 		if (!b || binary__error(b))
@@ -645,7 +646,7 @@ static void test_truncated(void)
 			_exit(2);
 		if (binary__resolve(b, o.leaf, f, MAX_FRAMES) != 0)
 			_exit(3);
-		other = syms_cache__get(c, pie, NULL, 0);
+		other = syms_cache__get(c, MAPFILE_PATH(pie), NULL, 0);
 		if (!other || binary__resolve(other, o.leaf, f, MAX_FRAMES) < 1 ||
 		    !is(f[0].function, "leaf"))
 			_exit(4);
@@ -687,23 +688,23 @@ static void test_build_ids(struct syms_cache *c)
 	test_cond("fixture has a build ID", len > 0);
 	if (len <= 0)
 		return;
-	plain = syms_cache__get(c, pie, NULL, 0);
+	plain = syms_cache__get(c, MAPFILE_PATH(pie), NULL, 0);
 	test_cond("build ID read from the file", is(binary__build_id_hex(plain), hex));
 	test_cond("no build ID given: no mismatch",
 		  plain && !binary__build_id_mismatch(plain));
-	same = syms_cache__get(c, pie, id, (size_t)len);
+	same = syms_cache__get(c, MAPFILE_PATH(pie), id, (size_t)len);
 	test_cond("matching build ID: no mismatch",
 		  same && !binary__build_id_mismatch(same));
 	id[0] ^= 0xff;
-	other = syms_cache__get(c, pie, id, (size_t)len);
+	other = syms_cache__get(c, MAPFILE_PATH(pie), id, (size_t)len);
 	test_cond("different build ID: a binary of its own",
 		  other && other != same && other != plain);
 	test_cond("different build ID: mismatch",
 		  other && binary__build_id_mismatch(other));
-	again = syms_cache__get(c, pie, id, (size_t)len);
+	again = syms_cache__get(c, MAPFILE_PATH(pie), id, (size_t)len);
 	test_cond("same path + build ID: the cached binary", again == other);
 	test_cond("same path, no build ID: the cached binary",
-		  syms_cache__get(c, pie, NULL, 0) == plain);
+		  syms_cache__get(c, MAPFILE_PATH(pie), NULL, 0) == plain);
 }
 
 /* This process's file mapping of addr: its path and addr's file offset. */
@@ -753,7 +754,7 @@ static void test_system_debuginfo(struct syms_cache *c)
 		       libc);
 		return;
 	}
-	b = syms_cache__get(c, libc, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(libc), NULL, 0);
 	test_cond("libc: build ID read", is(binary__build_id_hex(b), hex));
 	test_cond("libc: DWARF found through its build ID",
 		  b && !binary__error(b) && binary__has_debuginfo(b));
@@ -790,7 +791,7 @@ static void check_library(struct syms_cache *c, const char *label,
 	test_condf(!map_offset(ret, mapped, &off) && is(mapped, so),
 		   "%s: sample lies in the library's mapping", label);
 
-	b = syms_cache__get(c, so, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(so), NULL, 0);
 	test_condf(b && !binary__error(b) && binary__has_debuginfo(b),
 		   "%s: opens with DWARF", label);
 	n = binary__resolve(b, off, f, MAX_FRAMES);
@@ -854,7 +855,7 @@ static void test_cxx(struct syms_cache *c)
 		test_cond("build and run the C++ fixture", 0);
 		return;
 	}
-	b = syms_cache__get(c, exe, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(exe), NULL, 0);
 	n = binary__resolve(b, off, f, MAX_FRAMES);
 	frame_note("c++", f, n);
 	test_cond("c++: method demangled with its parameters",
@@ -880,7 +881,7 @@ static void test_cxx(struct syms_cache *c)
 		test_cond("strip the C++ fixture", 0);
 		return;
 	}
-	b = syms_cache__get(c, nodebug, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(nodebug), NULL, 0);
 	n = binary__resolve(b, off, f, MAX_FRAMES);
 	test_cond("c++ without DWARF: ELF symbol demangled",
 		  n == 1 && is(f[0].function, "ns::Widget::spin(int)") &&
@@ -907,7 +908,7 @@ static void test_nested(struct syms_cache *c)
 		test_cond("run the nested-function fixture", 0);
 		return;
 	}
-	b = syms_cache__get(c, exe, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(exe), NULL, 0);
 	n = binary__resolve(b, off, f, MAX_FRAMES);
 	frame_note("nested", f, n);
 	test_cond("nested function: its own frame, named from DWARF",
@@ -946,7 +947,7 @@ static void test_assembly(struct syms_cache *c)
 	test_cond("assembly: sample lies in the library's mapping",
 		  fn && !map_offset((unsigned long)fn, mapped, &off) &&
 		  is(mapped, so));
-	b = syms_cache__get(c, so, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(so), NULL, 0);
 	test_cond("assembly: has DWARF line info", binary__has_debuginfo(b));
 	n = fn ? binary__resolve(b, off, f, MAX_FRAMES) : 0;
 	frame_note("asm", f, n);
@@ -967,38 +968,38 @@ static void test_failures(struct syms_cache *c)
 	char deleted[4300];
 	struct binary *b, *b2;
 
-	b = syms_cache__get(c, missing, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(missing), NULL, 0);
 	test_cond("missing file: a binary anyway", b != NULL);
 	test_cond("missing file: error says not found",
 		  is(binary__error(b), "not found"));
 	test_cond("missing file: resolves nothing",
 		  binary__resolve(b, 0x1000, f, MAX_FRAMES) == 0);
 	test_cond("missing file: no build ID", is(binary__build_id_hex(b), ""));
-	b2 = syms_cache__get(c, missing, NULL, 0);
+	b2 = syms_cache__get(c, MAPFILE_PATH(missing), NULL, 0);
 	test_cond("missing file: failure cached", b2 == b);
 
 	/* the kernel's name for an unlinked file; one is there again */
 	snprintf(deleted, sizeof(deleted), "%s (deleted)", path_in("fix-pie"));
-	b = syms_cache__get(c, deleted, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(deleted), NULL, 0);
 	test_cond("\" (deleted)\": the file under its old name is opened",
 		  b && !binary__error(b) && is(binary__path(b), deleted));
 	snprintf(deleted, sizeof(deleted), "%s (deleted)", missing);
-	b = syms_cache__get(c, deleted, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(deleted), NULL, 0);
 	test_cond("\" (deleted)\" and gone: not found",
 		  is(binary__error(b), "not found"));
 
-	b = syms_cache__get(c, "[vdso]", NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH("[vdso]"), NULL, 0);
 	test_cond("[vdso]: not a file", is(binary__error(b), "not a file"));
-	b = syms_cache__get(c, "[anon]", NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH("[anon]"), NULL, 0);
 	test_cond("[anon]: not a file", is(binary__error(b), "not a file"));
 	test_cond("[anon]: resolves nothing",
 		  binary__resolve(b, 0, f, MAX_FRAMES) == 0);
 
-	b = syms_cache__get(c, text, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(text), NULL, 0);
 	test_cond("not an ELF file: an error", b && binary__error(b));
 	test_cond("not an ELF file: resolves nothing",
 		  binary__resolve(b, 0, f, MAX_FRAMES) == 0);
-	b = syms_cache__get(c, tmpdir, NULL, 0);
+	b = syms_cache__get(c, MAPFILE_PATH(tmpdir), NULL, 0);
 	test_cond("a directory: an error", b && binary__error(b));
 
 	syms_cache__free(NULL);
@@ -1032,7 +1033,7 @@ static void test_many_binaries(void)
 		/* a distinct build ID makes a distinct binary: 64 opens */
 		for (i = 0; c && i < 64; i++) {
 			uint8_t id[20] = { (uint8_t)i, 0xcf };
-			struct binary *b = syms_cache__get(c, pie, id, sizeof(id));
+			struct binary *b = syms_cache__get(c, MAPFILE_PATH(pie), id, sizeof(id));
 
 			failed += !b || binary__error(b) != NULL;
 		}

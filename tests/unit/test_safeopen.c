@@ -21,6 +21,7 @@
 #include "busguard.h"
 #include "cfi.h"
 #include "elfsyms.h"
+#include "mapfile.h"
 #include "safeopen.h"
 #include "test.h"
 #include "testutil.h"
@@ -163,7 +164,7 @@ static void test_inflate_bound(void)
 		struct binary *b;
 
 		getrusage(RUSAGE_SELF, &ru0);
-		b = c ? syms_cache__get(c, elf, NULL, 0) : NULL;
+		b = c ? syms_cache__get(c, MAPFILE_PATH(elf), NULL, 0) : NULL;
 		getrusage(RUSAGE_SELF, &ru1);
 		test_cond("the symbolizer opens the bomb without its DWARF",
 			  b && !binary__error(b) && !binary__has_debuginfo(b));
@@ -187,7 +188,7 @@ static void test_inflate_bound(void)
 		struct binary *b;
 
 		getrusage(RUSAGE_SELF, &ru0);
-		b = c ? syms_cache__get(c, tmp_path("linked"), NULL, 0) : NULL;
+		b = c ? syms_cache__get(c, MAPFILE_PATH(tmp_path("linked")), NULL, 0) : NULL;
 		getrusage(RUSAGE_SELF, &ru1);
 		test_cond("a debug file that would inflate past the bound is not taken",
 			  b && !binary__has_debuginfo(b));

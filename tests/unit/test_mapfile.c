@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_mapfile: a mapping's frames are named from the very file mapped
+ * (mapfile.h), never from another file at the same path.
+ *
+ * This process maps one build of a library, "v1", then another build is
+ * renamed over its path ("v2", as a container or an upgrade would leave
+ * the path) and mapped too.  A stream of this boot with their records
+ * (each with its file's device and inode, as the module writes them) and
+ * one sample in each is converted by cprof-dump:
+ *   - v1's frame is named from v1 (read through /proc/PID/map_files),
+ *     v2's from v2 (at its path): same path, same process, two files;
+ *   - a record claiming v1's range but another file (a reused pid's
+ *     mapping), and one of a process that is gone whose file is not at
+ *     its path, stay addresses, the summary saying why;
+ *   - a stream of another boot (-i of a file from elsewhere) reads the
+ *     path's file, as before the module recorded identities.
+ * Also mapfile_open()'s own answers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mapfile.h"
+#include "streambuild.h"
+#include "test.h"
+#include "testutil.h"
+
+#define PAGE	4096u
+
+/* A header whose boot time is this boot's (or a day earlier). */
+static struct cprof_header header_of_boot(bool this_boot)
+{
+	struct cprof_header h = sb_default_header();
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	h.start_time_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
+	h.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
+	if (!this_boot)
+		h.start_realtime_ns -= 86400ull * 1000000000ull;
+	return h;
+}
+
+/* The file offset of function fn in lib (a DSO: addresses are offsets). */
+static uint64_t func_offset(const char *lib, const char *fn)
+{
+	char cmd[1024], *out;
+	uint64_t off = 0;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"%s\" { print $1 }' > '%s'",
+		 lib, fn, tmp_path("nm.txt"));
+	if (run("%s", cmd))
+		return 0;
+	out = slurp(tmp_path("nm.txt"), NULL);
+	if (out)
+		off = strtoull(out, NULL, 16);
+	free(out);
+	return off;
+}
+
+static void *map_whole(const char *path, size_t *len, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0 || fstat(fd, st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*len = ((size_t)st->st_size + PAGE - 1) & ~(size_t)(PAGE - 1);
+	p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/* The folded line of comm's sample, or "" (the line is returned whole). */
+static const char *line_of(const char *folded, const char *comm, char *buf,
+			   size_t size)
+{
+	const char *p = folded;
+	size_t n = strlen(comm);
+
+	buf[0] = '\0';
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (len > n && !strncmp(p, comm, n) && p[n] == ';') {
+			snprintf(buf, size, "%.*s", (int)len, p);
+			break;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return buf;
+}
+
+struct fixture {
+	const char *path;		/* where v1 was, v2 is */
+	uint64_t a, alen, b, blen;	/* v1's and v2's mappings here */
+	struct stat v0, v1, v2;		/* v0: a build removed */
+	uint64_t off1, off2;		/* host_build in v1, container_build in v2 */
+};
+
+static int convert(const struct fixture *fx, bool this_boot, pid_t gone,
+		   const struct stat *other, char **folded, char **err)
+{
+	struct cprof_header h = header_of_boot(this_boot);
+	const char *in = tmp_path("in.bin"), *out = tmp_path("out.txt");
+	const char *errp = tmp_path("err.txt");
+	uint32_t me = (uint32_t)getpid();
+	uint64_t ip;
+	struct sb b;
+	int rc;
+
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap_id(&b, 1, me, fx->a, fx->a + fx->alen, fx->path,
+		   (uint32_t)fx->v1.st_dev, fx->v1.st_ino);
+	sb_mmap_id(&b, 1, me, fx->b, fx->b + fx->blen, fx->path,
+		   (uint32_t)fx->v2.st_dev, fx->v2.st_ino);
+	ip = fx->a + fx->off1;
+	sb_sample(&b, 10, me, me, 0, "v1", CPROF_SAMPLE_USER_MODE, 0, NULL,
+		  1, &ip);
+	ip = fx->b + fx->off2;
+	sb_sample(&b, 10, me, me, 0, "v2", CPROF_SAMPLE_USER_MODE, 0, NULL,
+		  1, &ip);
+	/* a reused pid: v1's range, but the record's file is another */
+	sb_mmap_id(&b, 1, me + 1000000, fx->a, fx->a + fx->alen, fx->path,
+		   (uint32_t)other->st_dev, other->st_ino);
+	/* ... through this very process, which maps v1 there */
+	sb_mmap_id(&b, 1, me, fx->a + (64u << 20), fx->a + (64u << 20) + PAGE,
+		   fx->path, (uint32_t)other->st_dev, other->st_ino);
+	ip = fx->a + (64u << 20) + 16;
+	sb_sample(&b, 10, me, me, 0, "forged", CPROF_SAMPLE_USER_MODE, 0,
+		  NULL, 1, &ip);
+	/* a process gone that mapped v1: named from v1, reached above */
+	sb_mmap_id(&b, 1, (uint32_t)gone, fx->a, fx->a + fx->alen, fx->path,
+		   (uint32_t)fx->v1.st_dev, fx->v1.st_ino);
+	ip = fx->a + fx->off1;
+	sb_sample(&b, 10, (uint32_t)gone, (uint32_t)gone, 0, "gonev1",
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	/* one that mapped v0, a build now nowhere: no name */
+	sb_mmap_id(&b, 1, (uint32_t)gone, fx->b, fx->b + fx->blen, fx->path,
+		   (uint32_t)fx->v0.st_dev, fx->v0.st_ino);
+	ip = fx->b + fx->off1;
+	sb_sample(&b, 10, (uint32_t)gone, (uint32_t)gone, 0, "gone",
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	rc = sb_write(&b, in, b.len);
+	sb_free(&b);
+	if (rc)
+		return -1;
+	rc = run("%s -i '%s' -f folded -o '%s' --kallsyms /dev/null 2>'%s'",
+		 cprof_dump(), in, out, errp);
+	*folded = slurp(out, NULL);
+	*err = slurp(errp, NULL);
+	return rc;
+}
+
+static void test_resolve(void)
+{
+	const char *src = tmp_path("v.c"), *lib1 = tmp_path("libv1.so");
+	const char *lib2 = tmp_path("libv2.so"), *other = tmp_path("other");
+	char path[512], line[1024], *folded = NULL, *err = NULL;
+	struct fixture fx = { 0 };
+	struct stat ost;
+	void *a, *b;
+	size_t alen, blen;
+	pid_t gone;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("libv.so"));
+	fx.path = path;
+	if (run("printf 'int NAME(int x) { return x * 3 + 1; }\\n' > '%s' && "
+		"cc -shared -fPIC -O0 -g0 -DNAME=host_build -o '%s' '%s' && "
+		"cc -shared -fPIC -O0 -g0 -DNAME=container_build -o '%s' '%s' && "
+		"echo other > '%s' && cp '%s' '%s'",
+		src, lib1, src, lib2, src, other, lib1, path)) {
+		test_cond("fixture: two builds of a library", false);
+		return;
+	}
+	if (run("cp '%s' '%s.v0'", lib1, path) || stat(tmp_path("libv.so.v0"), &fx.v0) ||
+	    unlink(tmp_path("libv.so.v0"))) {
+		test_cond("fixture: a build removed", false);
+		return;
+	}
+	fx.off1 = func_offset(lib1, "host_build");
+	fx.off2 = func_offset(lib2, "container_build");
+	a = map_whole(path, &alen, &fx.v1);
+	/* the other build over its path, as another namespace would see */
+	rc = run("cp '%s' '%s.new' && mv '%s.new' '%s'", lib2, path, path, path);
+	b = map_whole(path, &blen, &fx.v2);
+	test_cond("fixture: v1 mapped, v2 at its path and mapped",
+		  a && b && !rc && fx.off1 && fx.off2 &&
+		  fx.v1.st_ino != fx.v2.st_ino && !stat(other, &ost));
+	if (!a || !b || rc || !fx.off1 || !fx.off2)
+		return;
+	fx.a = (uintptr_t)a;
+	fx.alen = alen;
+	fx.b = (uintptr_t)b;
+	fx.blen = blen;
+	gone = gone_pid();
+
+	rc = convert(&fx, true, gone, &ost, &folded, &err);
+	test_condf(rc == 0 && folded, "this boot's stream converts (%d)", rc);
+	test_condf(strstr(line_of(folded, "v1", line, sizeof(line)),
+			  ";host_build "),
+		   "v1's frame named from v1, through the process (%s)", line);
+	test_condf(strstr(line_of(folded, "v2", line, sizeof(line)),
+			  ";container_build "),
+		   "v2's frame named from v2, at its path (%s)", line);
+	line_of(folded, "forged", line, sizeof(line));
+	test_condf(line[0] && !strstr(line, "_build"),
+		   "a record whose file is neither: an address (%s)", line);
+	test_condf(strstr(line_of(folded, "gonev1", line, sizeof(line)),
+			  ";host_build "),
+		   "a gone process that mapped v1: named from v1 all the same (%s)",
+		   line);
+	line_of(folded, "gone", line, sizeof(line));
+	test_condf(line[0] && !strstr(line, "_build"),
+		   "a gone process whose file is nowhere: an address (%s)",
+		   line);
+	test_condf(err && strstr(err, "the process is gone"),
+		   "... the summary says why (%s)", err ? err : "");
+	free(folded);
+	free(err);
+
+	rc = convert(&fx, false, gone, &ost, &folded, &err);
+	test_condf(rc == 0 &&
+		   strstr(line_of(folded, "gone", line, sizeof(line)),
+			  ";container_build "),
+		   "another boot's stream: the path's file, as before (%s)",
+		   line);
+	free(folded);
+	free(err);
+	munmap(a, alen);
+	munmap(b, blen);
+}
+
+static void test_open(void)
+{
+	const char *f = tmp_path("plain"), *why = NULL, *via = NULL;
+	struct mapfile m = { .path = f, .has_id = true, .strict = true };
+	struct stat st, st2;
+	size_t len;
+	void *p;
+	int fd;
+
+	if (run("head -c 10000 /dev/urandom > '%s'", f) || stat(f, &st)) {
+		test_cond("fixture", false);
+		return;
+	}
+	m.dev = (uint32_t)st.st_dev;
+	m.ino = st.st_ino;
+	fd = mapfile_open(&m, &st2, &why, &via);
+	test_cond("the very file at its path opens there",
+		  fd >= 0 && via && !strcmp(via, "path") &&
+		  st2.st_ino == st.st_ino);
+	if (fd >= 0)
+		close(fd);
+
+	m.ino++;
+	fd = mapfile_open(&m, &st2, &why, &via);
+	test_condf(fd < 0 && why && strstr(why, "another"),
+		   "another inode at its path, no process: refused (%s)",
+		   why ? why : "");
+	m.strict = false;
+	fd = mapfile_open(&m, &st2, &why, &via);
+	test_cond("... taken when not strict", fd >= 0);
+	if (fd >= 0)
+		close(fd);
+
+	/* through the process: this one maps it, then the path goes */
+	m.strict = true;
+	m.ino = st.st_ino;
+	p = map_whole(f, &len, &st2);
+	unlink(f);
+	m.pid = (uint32_t)getpid();
+	m.start = (uintptr_t)p;
+	m.end = (uintptr_t)p + len;
+	fd = p ? mapfile_open(&m, &st2, &why, &via) : -1;
+	test_cond("an unlinked file, through the process mapping it",
+		  fd >= 0 && via && !strcmp(via, "process") &&
+		  st2.st_ino == st.st_ino);
+	if (fd >= 0)
+		close(fd);
+	m.ino++;
+	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
+	test_cond("... but not if the mapping there is another file",
+		  fd < 0);
+	m.ino--;
+	m.end += PAGE;
+	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
+	test_cond("... nor for another range", fd < 0);
+	if (p)
+		munmap(p, len);
+
+	fd = mapfile_open(MAPFILE_PATH("/dev/null"), &st2, &why, &via);
+	test_condf(fd < 0 && why && !strcmp(why, "not a regular file"),
+		   "a device is refused (%s)", why ? why : "");
+}
+
+int main(void)
+{
+	test_open();
+	test_resolve();
+	return test_report();
+}

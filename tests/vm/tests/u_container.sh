@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_container: programs in a mount namespace of their own, over another
+# build of a library at the same path as the host's, are named from their
+# build; the host's program from the host's; in one `cprof-dump -d`.
+#   - Two builds of libpick.so, one soname, one path (a tmpfs here), their
+#     spinning function named pick_host_spin in one and pick_ctnr_spin in
+#     the other; one program linked against it, copied under three names.
+#   - spin_host runs in the host's view; spin_ctnr in `unshare -m` with the
+#     other build bind-mounted over that path; spin_gone likewise, for a
+#     second of the profile only: it has exited when the profile is
+#     symbolized, and is named from the same build, which spin_ctnr still
+#     maps (the module's records say which file, by device and inode);
+#     spin_lone, with a third build that nothing else maps, has exited too:
+#     its file cannot be had, and its frames stay addresses.
+#   - In the folded output, each program's samples in libpick.so carry its
+#     own build's function only (at least half of its samples, and none
+#     another build's); no libpick.so frame but spin_lone's is left
+#     unnamed, and the summary says why spin_lone's are.
+# vm-timeout: 240
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+command -v cc >/dev/null || skip "no C compiler here"
+command -v unshare >/dev/null || skip "no unshare(1) here"
+unshare -m true || skip "no mount namespaces here"
+
+# The two builds and the program, on the guest's tmpfs (the root is the
+# host's, read-only).
+tmp=$(mktemp -d)
+mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone"
+cat >"$tmp/pick.c" <<'EOF'
+volatile unsigned long pick_sink;
+__attribute__((noinline)) void NAME(void)
+{
+	for (;;)
+		pick_sink++;
+}
+void pick_spin(void)
+{
+	NAME();
+}
+EOF
+cat >"$tmp/spin.c" <<'EOF'
+#include <stdlib.h>
+#include <unistd.h>
+void pick_spin(void);
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		alarm(atoi(argv[1]));	/* SIGALRM ends it */
+	pick_spin();
+	return 0;
+}
+EOF
+for b in host:lib ctnr:ctnr lone:lone; do
+	cc -shared -fPIC -O1 -Wl,-soname,libpick.so -DNAME="pick_${b%%:*}_spin" \
+		-o "$tmp/${b#*:}/libpick.so" "$tmp/pick.c" || fail "cc libpick.so (${b%%:*}) failed"
+done
+cc -O1 -o "$tmp/spin_host" "$tmp/spin.c" -L"$tmp/lib" -lpick -Wl,-rpath,"$tmp/lib" || fail "cc spin failed"
+cp "$tmp/spin_host" "$tmp/spin_ctnr"
+cp "$tmp/spin_host" "$tmp/spin_gone"
+cp "$tmp/spin_host" "$tmp/spin_lone"
+lib=$tmp/lib/libpick.so
+nm -D "$lib" | grep -q pick_host_spin || fail "the host's build has no pick_host_spin"
+nm -D "$tmp/ctnr/libpick.so" | grep -q pick_ctnr_spin || fail "the other build has no pick_ctnr_spin"
+
+# in_ns BUILD PROG [ARG] &: PROG in a mount namespace of its own, BUILD's
+# libpick.so over the host's at $lib; in the background, $! is PROG's pid
+# (it execs).
+in_ns() {
+	local build=$1
+	shift
+	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
+	exec unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
+		sh "$tmp/$build/libpick.so" "$lib" "$@"
+}
+
+# mapped_ino PID: the inode of the libpick.so PID maps (its maps' 5th
+# column), once it does.
+mapped_ino() {
+	local i
+	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+		awk -v f="$lib" '$6 == f { print $5; exit }' "/proc/$1/maps" 2>/dev/null | grep . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+"$tmp/spin_host" &
+host=$!
+pids+=("$host")
+in_ns ctnr "$tmp/spin_ctnr" &
+ctnr=$!
+pids+=("$ctnr")
+host_ino=$(mapped_ino "$host") || fail "spin_host did not map $lib"
+ctnr_ino=$(mapped_ino "$ctnr") || fail "spin_ctnr did not map $lib"
+[[ $host_ino == "$(stat -c %i "$lib")" ]] || fail "spin_host maps inode $host_ino, not the host's build"
+[[ $ctnr_ino == "$(stat -c %i "$tmp/ctnr/libpick.so")" ]] ||
+	fail "spin_ctnr maps inode $ctnr_ino, not the other build: no namespace of its own?"
+echo "spin_host $host maps $lib inode $host_ino; spin_ctnr $ctnr, in its own mount namespace, inode $ctnr_ino"
+
+kload
+"$CPROF_DUMP" -d 4 -F 199 -f folded -o "$OUT/p.folded" 2>"$OUT/dump.err" &
+dump=$!
+wait_profiling || fail "the profile did not start"
+in_ns ctnr "$tmp/spin_gone" 1 &
+gone=$!
+pids+=("$gone")
+in_ns lone "$tmp/spin_lone" 1 &
+lone=$!
+pids+=("$lone")
+wait "$gone" 2>/dev/null || true
+wait "$lone" 2>/dev/null || true
+echo "spin_gone $gone and spin_lone $lone ran a second and exited"
+wait "$dump" || fail "cprof-dump -d failed: $(cat "$OUT/dump.err")"
+sed 's/^/  cprof-dump: /' "$OUT/dump.err"
+
+# Per program: samples, those in each build's function, those with a
+# libpick.so frame left unnamed ("libpick.so+0x...").
+counts() { # COMM: "total own other unnamed"
+	rawk -v c="$1" '{ n = split($folded_stack, f, ";") } f[1] == c {
+		t += $NF
+		if ($folded_stack ~ /(^|;)pick_host_spin(;|$)/) h += $NF
+		if ($folded_stack ~ /(^|;)pick_ctnr_spin(;|$)/) k += $NF
+		if ($folded_stack ~ /(^|;)pick_lone_spin(;|$)/) l += $NF
+		if ($folded_stack ~ /libpick\.so\+0x/) u += $NF
+	} END { print t + 0, h + 0, k + 0, l + 0, u + 0 }' "$OUT/p.folded"
+}
+read -r ht hh hk hl hu < <(counts spin_host)
+read -r ct ch ck cl cu < <(counts spin_ctnr)
+read -r gt gh gk gl gu < <(counts spin_gone)
+read -r lt lh lk ll lu < <(counts spin_lone)
+echo "spin_host: $ht samples, $hh in pick_host_spin, $hk in pick_ctnr_spin, $hu with unnamed libpick.so frames"
+echo "spin_ctnr: $ct samples, $ck in pick_ctnr_spin, $ch in pick_host_spin, $cu with unnamed libpick.so frames"
+echo "spin_gone: $gt samples, $gk in pick_ctnr_spin, $gh in pick_host_spin, $gu with unnamed libpick.so frames"
+echo "spin_lone: $lt samples, $ll in pick_lone_spin, $lh in pick_host_spin, $lk in pick_ctnr_spin, $lu with unnamed libpick.so frames"
+((ht >= 50 && ct >= 50 && gt >= 10 && lt >= 10)) ||
+	fail "too few samples to judge (spin_host $ht, spin_ctnr $ct, spin_gone $gt, spin_lone $lt)"
+((hl + cl + gl == 0)) || fail "samples of programs that never mapped the third build carry its name"
+((lh + lk + ll == 0)) || fail "the exited spin_lone, whose build nothing maps now, was named ($lh host, $lk other, $ll its own)"
+((lu * 2 >= lt)) || fail "only $lu of $lt samples of spin_lone have an unnamed libpick.so frame"
+grep -q "libpick.so.*the process is gone" "$OUT/dump.err" ||
+	fail "the summary does not say why spin_lone's frames are unnamed: $(cat "$OUT/dump.err")"
+((hk == 0)) || fail "$hk samples of the host's program carry the other build's name"
+((ch == 0)) || fail "$ch samples of the namespace's program carry the host's build's name"
+((gh == 0)) || fail "$gh samples of the exited namespace's program carry the host's build's name"
+((hh * 2 >= ht)) || fail "only $hh of $ht samples of spin_host in pick_host_spin"
+((ck * 2 >= ct)) || fail "only $ck of $ct samples of spin_ctnr in pick_ctnr_spin"
+((gk * 2 >= gt)) || fail "only $gk of $gt samples of the exited spin_gone in pick_ctnr_spin"
+((hu + cu + gu == 0)) || fail "libpick.so frames left unnamed: $(grep -m 3 'libpick.so+0x' "$OUT/p.folded")"
+echo "u_container: ok"
