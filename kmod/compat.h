@@ -10,6 +10,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
 #include <linux/sched.h>
 
 /*
@@ -19,6 +20,18 @@
  */
 #ifndef PF_USER_WORKER
 #define PF_USER_WORKER PF_IO_WORKER
+#endif
+
+/*
+ * Since 6.8 overlayfs maps a file of a lower layer as a backing file whose
+ * path is the layer's; file_user_path() gives the path the user mapped.
+ * Before, that was the mapped file's own path.
+ */
+#ifndef FMODE_BACKING
+static inline const struct path *file_user_path(const struct file *f)
+{
+	return &f->f_path;
+}
 #endif
 
 #endif /* CPROF_COMPAT_H */

@@ -102,6 +102,8 @@ struct cprof_vma {
 	struct cprof_file_pos pos;
 	struct file *file;
 	const char *name;		/* for mappings without a file */
+	s64 btime_ns;			/* with pos.dev, pos.ino: its record's */
+	u32 fs_magic;
 };
 
 static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
@@ -309,21 +311,28 @@ static bool cprof_maps_pop(struct cprof_maps_queue *q, struct cprof_maps_req *ou
 
 /*
  * The file of @v as stat() describes it (device, inode, size, mtime): the
- * key to its unwind table, which userland makes from the file it opens.
- * Cached attributes only: a network file system is not asked.
+ * key to its unwind table, which userland makes from the file it opens;
+ * with its birth time and file system, its MMAP record's identity.  The path
+ * the user mapped, as /proc/PID/map_files and stat() show it: overlayfs
+ * maps a file of a lower layer in its place.  Cached attributes only: a
+ * network file system is not asked.
  */
 static void cprof_vma_stat(struct cprof_vma *v)
 {
+	const struct path *path = file_user_path(v->file);
 	struct kstat ks;
 
-	if (vfs_getattr_nosec(&v->file->f_path, &ks,
-			      STATX_INO | STATX_SIZE | STATX_MTIME,
-			      AT_STATX_DONT_SYNC))
+	if (vfs_getattr_nosec(path, &ks,
+			      STATX_INO | STATX_SIZE | STATX_MTIME |
+			      STATX_BTIME, AT_STATX_DONT_SYNC))
 		return;		/* dev 0: no table */
 	v->pos.dev = new_encode_dev(ks.dev);
 	v->pos.ino = ks.ino;
 	v->pos.size = ks.size;
 	v->pos.mtime_ns = timespec64_to_ns(&ks.mtime);
+	if (ks.result_mask & STATX_BTIME)
+		v->btime_ns = timespec64_to_ns(&ks.btime);
+	v->fs_magic = path->dentry->d_sb->s_magic;
 }
 
 /* The executable mappings of @mm, with file references.  Sleeps. */
@@ -480,7 +489,8 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 	size_t len, size;
 
 	if (v->file) {
-		path = d_path(&v->file->f_path, cprof_maps_page, PAGE_SIZE);
+		path = d_path(file_user_path(v->file), cprof_maps_page,
+			      PAGE_SIZE);
 		if (IS_ERR(path))
 			path = "[unknown]";
 	}
@@ -496,7 +506,9 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 		m->rec.flags = CPROF_MMAP_FILE_ID;
 		id = dst + size - sizeof(*id);
 		id->ino = v->pos.ino;
+		id->btime_ns = v->btime_ns;
 		id->dev = v->pos.dev;
+		id->fs_magic = v->fs_magic;
 	}
 	m->time_ns = time_ns;
 	m->pid = tgid;

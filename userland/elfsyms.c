@@ -89,6 +89,7 @@ struct binary {
 	bool has_id;
 	uint32_t dev;
 	uint64_t ino;
+	int64_t btime_ns;
 	hashval_t hash;			/* of the key and want_build_id */
 	/* not reached (mapfile.h): the pids it was looked for through */
 	bool unreached;
@@ -172,7 +173,8 @@ static int bin_eq(const void *a, const void *b)
 	if (x->hash != y->hash || x->has_id != y->has_id ||
 	    strcmp(x->want_build_id, y->want_build_id))
 		return 0;
-	return x->has_id ? x->dev == y->dev && x->ino == y->ino :
+	return x->has_id ? x->dev == y->dev && x->ino == y->ino &&
+			   x->btime_ns == y->btime_ns :
 	       !strcmp(x->path, y->path);
 }
 
@@ -460,7 +462,7 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	at.path = path;
 	fd = mapfile_open(&at, &st, &why, NULL);
 	if (fd < 0) {
-		b->unreached = m->has_id;
+		b->unreached = m->has_id && m->strict;
 		b->pid = m->pid;
 		b->error = intern(c, why);
 		return b->error ? 0 : -1;
@@ -560,11 +562,15 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 		return NULL;
 	if (build_id && build_id_len > 0 && build_id_len <= 256)
 		hex_encode(want, build_id, build_id_len);
+	/* another boot's identities mean nothing here: its paths do */
 	key.path = m->path;
-	key.has_id = m->has_id;
-	key.dev = m->dev;
-	key.ino = m->ino;
-	h = m->has_id ? iterative_hash(&m->ino, sizeof(m->ino), m->dev) :
+	key.has_id = m->has_id && m->strict;
+	key.dev = m->id.dev;
+	key.ino = m->id.ino;
+	key.btime_ns = m->id.btime_ns;
+	h = key.has_id ?
+	    iterative_hash(&key.btime_ns, sizeof(key.btime_ns),
+			   iterative_hash(&key.ino, sizeof(key.ino), key.dev)) :
 	    htab_hash_string(m->path);
 	key.hash = iterative_hash(want, strlen(want), h);
 	slot = htab_find_slot_with_hash(c->bins, &key, key.hash, INSERT);
@@ -592,9 +598,10 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 	b->cache = c;
 	b->path = intern(c, m->path);
 	b->want_build_id = intern(c, want);
-	b->has_id = m->has_id;
-	b->dev = m->dev;
-	b->ino = m->ino;
+	b->has_id = key.has_id;
+	b->dev = key.dev;
+	b->ino = key.ino;
+	b->btime_ns = key.btime_ns;
 	b->hash = key.hash;
 	b->build_id = "";
 	b->cus = htab_create_alloc(32, cu_hash, cu_eq, cu_del, calloc, free);

@@ -5,21 +5,26 @@
  * A record names its file by path as the mapping process sees it; a
  * process in another mount namespace or under another root (a container)
  * has other files at the same paths, and a path's file may have been
- * replaced since.  The module records the mapped file's device and inode
- * (struct cprof_file_id), so the file is taken only if it is that one:
+ * replaced since.  The module records the mapped file's device, inode and
+ * birth time (struct cprof_file_id: a recycled inode number is another
+ * file, born later), so a file is taken only if it is that one:
  *
  *   1. at the record's path here, if it is the very file;
- *   2. else through the process while it lives, /proc/PID/map_files/S-E
- *      (the mapped file itself, wherever it is and even if unlinked),
- *      again only if it is the very file: a reused pid's mapping is not;
+ *   2. else through the process, /proc/PID/map_files/START-END (the mapped
+ *      file itself, wherever it is and even if unlinked), again only if it
+ *      is the very file: a reused pid's mapping is not.  Not on FUSE: a
+ *      user's FUSE server could hold the open for ever;
  *   3. else nothing: the frames stay addresses, and why says so.  Never
  *      the host's file of the same path and build ID: a build ID is a
  *      claim any file can make.
  *
+ * Whether a file is the one is decided from its cached attributes, before
+ * it is opened for reading (safe_open_if()): another file is never opened.
  * A record without an identity (a stream from an older module; a file the
- * kernel could not stat) is read at its path, as are all of a stream that
- * may come from another machine (-i), where no identity can match: the
- * build ID check is then the only one.  Files are opened by safe_open().
+ * kernel could not stat) is read at its path, as is every file of a stream
+ * that may come from another machine or boot (not strict), where neither an
+ * identity nor a pid means anything here: the build ID check is then the
+ * only one.  Files are opened by safe_open_if().
  */
 #ifndef CPROF_MAPFILE_H
 #define CPROF_MAPFILE_H
@@ -28,17 +33,18 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "cprof_format.h"
+
 struct mapfile {
 	const char *path;	/* the record's */
 	uint32_t pid;		/* the mapping process, 0 none */
 	uint64_t start, end;	/* its mapping */
-	bool has_id;		/* dev and ino are the mapped file's */
-	uint32_t dev;		/* as st_dev */
-	uint64_t ino;
+	bool has_id;		/* id is the mapped file's */
+	struct cprof_file_id id;
 	/*
-	 * The stream is this machine's, read now (-d, --every, --http): a
-	 * file whose identity is known is taken only if it matches.  Unset
-	 * (-i): the path's file is taken when no match is found.
+	 * The stream is this boot's: a file whose identity is known is
+	 * taken only if it matches, and the process may be asked.  Unset:
+	 * the path's file, whatever it is.
 	 */
 	bool strict;
 };
@@ -49,19 +55,27 @@ struct mapfile {
 /*
  * Open m's file read-only.  The descriptor (st filled) or -1 with *why
  * saying what was missing, one phrase: "not found", "the file at its path
- * is not the mapped one and the process is gone", ...  via (may be NULL)
- * says where it was found: "path" or "process".
+ * is another ... and the process is gone", ...  via (may be NULL) says
+ * where it was found: "path" or "process".
  */
 int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
 		 const char **via);
 
 /*
  * Is why (from mapfile_open()) a file refused for not being the one
- * mapped, which a summary names before any count?
+ * mapped, or not read for its file system, which a summary names before
+ * any count?
  */
 bool mapfile_refused(const char *why);
 
-/* Is st the file m maps?  True when m has no identity. */
-bool mapfile_is(const struct mapfile *m, const struct stat *st);
+/* Is there a process pid (running, or not yet reaped)? */
+bool mapfile_alive(uint32_t pid);
+
+/*
+ * Is sx (statx() with STATX_BASIC_STATS | STATX_BTIME) the file m maps?
+ * True when m has no identity or is not strict.
+ */
+struct statx;
+bool mapfile_is(const struct mapfile *m, const struct statx *sx);
 
 #endif /* CPROF_MAPFILE_H */

@@ -362,6 +362,33 @@ size_t profile__nr_pids(const struct profile *p)
 	return htab_elements(p->pid_tab);
 }
 
+struct each_mmap {
+	int (*fn)(const struct cprof_mmap *mm, void *arg);
+	void *arg;
+	int ret;
+};
+
+static int each_mmap_of_pid(void **slot, void *info)
+{
+	const struct pid_maps *pm = *slot;
+	struct each_mmap *e = info;
+	size_t i;
+
+	for (i = 0; i < pm->nr && !e->ret; i++)
+		e->ret = e->fn(pm->maps[i], e->arg);
+	return !e->ret;
+}
+
+int profile__for_each_mmap(const struct profile *p,
+			   int (*fn)(const struct cprof_mmap *mm, void *arg),
+			   void *arg)
+{
+	struct each_mmap e = { .fn = fn, .arg = arg };
+
+	htab_traverse_noresize(p->pid_tab, each_mmap_of_pid, &e);
+	return e.ret;
+}
+
 static int profile__add_throttle(struct profile *p,
 				 const struct cprof_throttle *t)
 {

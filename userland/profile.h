@@ -96,6 +96,13 @@ size_t profile__drop_pids(struct profile *p,
 size_t profile__drop_periods(struct profile *p, uint64_t time_ns);
 /* Pids with MMAP records. */
 size_t profile__nr_pids(const struct profile *p);
+/*
+ * fn(mm, arg) for every MMAP record (pid by pid, each pid's in stream
+ * order) until it returns non-zero, which is returned; else 0.
+ */
+int profile__for_each_mmap(const struct profile *p,
+			   int (*fn)(const struct cprof_mmap *mm, void *arg),
+			   void *arg);
 
 /*
  * Samples lost on cpu according to LOST records; *nanos gets them weighted

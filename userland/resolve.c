@@ -35,12 +35,12 @@ enum key_kind {
 	KEY_ULOC,	/* user location: mapping, address */
 	KEY_KMAP,	/* kernel mapping: file */
 	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id,
-			 * the file's device and inode (0, 0: unknown) */
+			 * the file's device, inode, birth time (0: unknown) */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
 };
 
-#define KEY_WORDS	7
+#define KEY_WORDS	8
 
 struct ent {
 	hashval_t hash;
@@ -299,6 +299,60 @@ static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 	return 0;
 }
 
+/* The search for a living process that maps a file not reached. */
+struct reach {
+	struct resolver *rs;
+	const struct cprof_mmap *mm;	/* whose file was not reached */
+	const struct mapfile *mf;
+	struct binary *bin;		/* the one found, or NULL */
+	bool oom;
+};
+
+static int reach_one(const struct cprof_mmap *mm, void *arg)
+{
+	struct reach *r = arg;
+	struct mapfile mf = {
+		.path = mm->path, .pid = mm->pid, .start = mm->start,
+		.end = mm->end, .strict = true,
+	};
+	struct binary *b;
+
+	if (mm->pid == r->mm->pid || !stream__mmap_file_id(mm, &mf.id) ||
+	    mf.id.dev != r->mf->id.dev || mf.id.ino != r->mf->id.ino ||
+	    mf.id.btime_ns != r->mf->id.btime_ns || !mapfile_alive(mm->pid))
+		return 0;
+	mf.has_id = true;
+	b = syms_cache__get(r->rs->syms, &mf, r->mm->build_id,
+			    r->mm->build_id_size);
+	if (!b) {
+		r->oom = true;
+		return 1;
+	}
+	if (binary__error(b))
+		return 0;
+	r->bin = b;
+	return 1;
+}
+
+/*
+ * mm's file was not reached through its process (gone, say) nor at its
+ * path: another process of the stream that still runs may map it.  The
+ * binary reached so, else bin; NULL on OOM.  Whichever process comes first
+ * in the samples, every mapping of the file gets its names.
+ */
+static struct binary *resolver__reach(struct resolver *rs,
+				      const struct cprof_mmap *mm,
+				      const struct mapfile *mf,
+				      struct binary *bin)
+{
+	struct reach r = { .rs = rs, .mm = mm, .mf = mf };
+
+	profile__for_each_mmap(rs->p, reach_one, &r);
+	if (r.oom)
+		return NULL;
+	return r.bin ? r.bin : bin;
+}
+
 /* The pprof mapping of an MMAP record, opening its binary once. */
 static int resolver__user_mapping(struct resolver *rs,
 				  const struct cprof_mmap *mm, uint32_t *id)
@@ -333,9 +387,10 @@ static int resolver__user_mapping(struct resolver *rs,
 	key.k[3] = file;
 	key.k[4] = bid;
 	/* a file of the same path in another namespace is another mapping */
-	mf.has_id = stream__mmap_file_id(mm, &mf.dev, &mf.ino);
-	key.k[5] = mf.dev;
-	key.k[6] = mf.ino;
+	mf.has_id = stream__mmap_file_id(mm, &mf.id);
+	key.k[5] = mf.id.dev;
+	key.k[6] = mf.id.ino;
+	key.k[7] = (uint64_t)mf.id.btime_ns;
 	slot = resolver__find(rs, &key, id);
 	if (!slot)
 		return -1;
@@ -348,6 +403,8 @@ static int resolver__user_mapping(struct resolver *rs,
 	} else {
 		st.bin = syms_cache__get(rs->syms, &mf, mm->build_id,
 					 mm->build_id_size);
+		if (st.bin && binary__error(st.bin) && mf.has_id && mf.strict)
+			st.bin = resolver__reach(rs, mm, &mf, st.bin);
 		if (!st.bin)
 			return -1;
 		if (binary__error(st.bin)) {

@@ -16,10 +16,14 @@
 #define CPROF_SAFEOPEN_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 /* errno of a path that is there but is not a regular file */
 #define SAFEOPEN_NOT_REGULAR	EMEDIUMTYPE
+
+/* errno of a file that want() refused */
+#define SAFEOPEN_NOT_WANTED	ESTALE
 
 /*
  * Open path for reading (O_RDONLY | O_CLOEXEC), relative to and inside
@@ -28,6 +32,18 @@
  * like, or SAFEOPEN_NOT_REGULAR.
  */
 int safe_open(int rootfd, const char *path, struct stat *st);
+
+/*
+ * The same, opened only if want(sx, arg) accepts the file: sx as its file
+ * system has it cached (statx() STATX_BASIC_STATS | STATX_BTIME,
+ * AT_STATX_DONT_SYNC: a FUSE server or a network file system is not
+ * asked), before anything opens it for reading, which runs its file
+ * system's open.  -1 with errno SAFEOPEN_NOT_WANTED if refused.
+ */
+struct statx;
+int safe_open_if(int rootfd, const char *path, struct stat *st,
+		 bool (*want)(const struct statx *sx, const void *arg),
+		 const void *arg);
 
 /* strerror() that names SAFEOPEN_NOT_REGULAR "not a regular file". */
 const char *safe_strerror(int err);

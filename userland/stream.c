@@ -31,6 +31,7 @@ _Static_assert(BUF_SIZE >= STREAM_REC_MAX && BUF_SIZE >= STREAM_HDR_MAX,
 _Static_assert(sizeof(struct cprof_header) % 8 == 0, "header alignment");
 _Static_assert(sizeof(struct cprof_sample) == 48, "sample layout");
 _Static_assert(sizeof(struct cprof_mmap) == 72, "mmap layout");
+_Static_assert(sizeof(struct cprof_file_id) == 24, "file id layout");
 
 struct stream {
 	int fd;
@@ -337,18 +338,12 @@ void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg)
 	s->interrupt_arg = arg;
 }
 
-int stream__mmap_file_id(const struct cprof_mmap *mm, uint32_t *dev,
-			 uint64_t *ino)
+int stream__mmap_file_id(const struct cprof_mmap *mm,
+			 struct cprof_file_id *id)
 {
-	struct cprof_file_id id;
-
 	if (!(mm->rec.flags & CPROF_MMAP_FILE_ID) ||
-	    mm->rec.size < sizeof(*mm) + 1 + sizeof(id))
+	    mm->rec.size < sizeof(*mm) + 1 + sizeof(*id))
 		return 0;
-	memcpy(&id, (const char *)mm + mm->rec.size - sizeof(id), sizeof(id));
-	if (!id.dev && !id.ino)
-		return 0;
-	*dev = id.dev;
-	*ino = id.ino;
-	return 1;
+	memcpy(id, (const char *)mm + mm->rec.size - sizeof(*id), sizeof(*id));
+	return id->dev || id->ino;
 }

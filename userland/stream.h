@@ -63,12 +63,12 @@ void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg);
 uint64_t stream__offset(const struct stream *s);
 
 /*
- * The identity of the file an mmap record maps (struct cprof_file_id): 1
- * with *dev (as st_dev) and *ino set, 0 when the record has none (no file,
- * or a stream from a module before it was recorded).
+ * The identity of the file an mmap record maps: 1 with *id set, 0 when the
+ * record has none (no file, or a stream from a module before it was
+ * recorded).
  */
-int stream__mmap_file_id(const struct cprof_mmap *mm, uint32_t *dev,
-			 uint64_t *ino);
+int stream__mmap_file_id(const struct cprof_mmap *mm,
+			 struct cprof_file_id *id);
 
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);

@@ -161,7 +161,7 @@ static inline void sb_mmap(struct sb *b, uint64_t time_ns, uint32_t pid,
 /* sb_mmap() with the file's identity at the record's end */
 static inline void sb_mmap_id(struct sb *b, uint64_t time_ns, uint32_t pid,
 			      uint64_t start, uint64_t end, const char *path,
-			      uint32_t dev, uint64_t ino)
+			      const struct cprof_file_id *file)
 {
 	size_t base = CPROF_ALIGN(sizeof(struct cprof_mmap) + strlen(path) + 1);
 	struct cprof_file_id *id;
@@ -174,8 +174,7 @@ static inline void sb_mmap_id(struct sb *b, uint64_t time_ns, uint32_t pid,
 	m->end = end;
 	memcpy(m->path, path, strlen(path) + 1);
 	id = (struct cprof_file_id *)((char *)m + base);
-	id->dev = dev;
-	id->ino = ino;
+	*id = *file;
 }
 
 static inline void sb_lost(struct sb *b, uint64_t time_ns, uint32_t cpu,

@@ -18,6 +18,7 @@
  * Also mapfile_open()'s own answers.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,17 +70,49 @@ static uint64_t func_offset(const char *lib, const char *fn)
 	return off;
 }
 
-static void *map_whole(const char *path, size_t *len, struct stat *st)
+/* The identity the module would record for fd's file. */
+static struct cprof_file_id file_id(int fd)
+{
+	struct cprof_file_id id = { 0 };
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx))
+		return id;
+	id.dev = (uint32_t)makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	id.ino = sx.stx_ino;
+	if (sx.stx_mask & STATX_BTIME)
+		id.btime_ns = (int64_t)sx.stx_btime.tv_sec * 1000000000 +
+			      sx.stx_btime.tv_nsec;
+	return id;
+}
+
+static struct cprof_file_id path_id(const char *path)
+{
+	struct cprof_file_id id = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		id = file_id(fd);
+		close(fd);
+	}
+	return id;
+}
+
+/* path mapped whole, read-only; *id its file's */
+static void *map_whole(const char *path, size_t *len,
+		       struct cprof_file_id *id)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	void *p;
 
-	if (fd < 0 || fstat(fd, st)) {
+	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
-	*len = ((size_t)st->st_size + PAGE - 1) & ~(size_t)(PAGE - 1);
+	*id = file_id(fd);
+	*len = ((size_t)st.st_size + PAGE - 1) & ~(size_t)(PAGE - 1);
 	p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	return p == MAP_FAILED ? NULL : p;
@@ -119,54 +153,56 @@ static const char *line_of(const char *folded, const char *comm, char *buf,
 struct fixture {
 	const char *path;		/* where v1 was, v2 is */
 	uint64_t a, alen, b, blen;	/* v1's and v2's mappings here */
-	struct stat v0, v1, v2;		/* v0: a build removed */
+	struct cprof_file_id v0, v1, v2;	/* v0: a build removed */
 	uint64_t off1, off2;		/* host_build in v1, container_build in v2 */
+	pid_t child;			/* a fork: the same mappings, alive */
+	pid_t gone;			/* a process reaped */
 };
 
-static int convert(const struct fixture *fx, bool this_boot, pid_t gone,
-		   const struct stat *other, char **folded, char **err)
+static void sample(struct sb *b, pid_t pid, const char *comm, uint64_t ip)
+{
+	sb_sample(b, 10, (uint32_t)pid, (uint32_t)pid, 0, comm,
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+}
+
+static int convert(const struct fixture *fx, bool this_boot,
+		   const struct cprof_file_id *other, char **folded,
+		   char **err)
 {
 	struct cprof_header h = header_of_boot(this_boot);
 	const char *in = tmp_path("in.bin"), *out = tmp_path("out.txt");
 	const char *errp = tmp_path("err.txt");
-	uint32_t me = (uint32_t)getpid();
-	uint64_t ip;
+	uint64_t far = fx->a + (128u << 20);	/* mapped by no one here */
+	pid_t me = getpid();
 	struct sb b;
 	int rc;
 
 	sb_init(&b);
 	sb_header(&b, &h);
-	sb_mmap_id(&b, 1, me, fx->a, fx->a + fx->alen, fx->path,
-		   (uint32_t)fx->v1.st_dev, fx->v1.st_ino);
-	sb_mmap_id(&b, 1, me, fx->b, fx->b + fx->blen, fx->path,
-		   (uint32_t)fx->v2.st_dev, fx->v2.st_ino);
-	ip = fx->a + fx->off1;
-	sb_sample(&b, 10, me, me, 0, "v1", CPROF_SAMPLE_USER_MODE, 0, NULL,
-		  1, &ip);
-	ip = fx->b + fx->off2;
-	sb_sample(&b, 10, me, me, 0, "v2", CPROF_SAMPLE_USER_MODE, 0, NULL,
-		  1, &ip);
-	/* a reused pid: v1's range, but the record's file is another */
-	sb_mmap_id(&b, 1, me + 1000000, fx->a, fx->a + fx->alen, fx->path,
-		   (uint32_t)other->st_dev, other->st_ino);
-	/* ... through this very process, which maps v1 there */
-	sb_mmap_id(&b, 1, me, fx->a + (64u << 20), fx->a + (64u << 20) + PAGE,
-		   fx->path, (uint32_t)other->st_dev, other->st_ino);
-	ip = fx->a + (64u << 20) + 16;
-	sb_sample(&b, 10, me, me, 0, "forged", CPROF_SAMPLE_USER_MODE, 0,
-		  NULL, 1, &ip);
-	/* a process gone that mapped v1: named from v1, reached above */
-	sb_mmap_id(&b, 1, (uint32_t)gone, fx->a, fx->a + fx->alen, fx->path,
-		   (uint32_t)fx->v1.st_dev, fx->v1.st_ino);
-	ip = fx->a + fx->off1;
-	sb_sample(&b, 10, (uint32_t)gone, (uint32_t)gone, 0, "gonev1",
-		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
-	/* one that mapped v0, a build now nowhere: no name */
-	sb_mmap_id(&b, 1, (uint32_t)gone, fx->b, fx->b + fx->blen, fx->path,
-		   (uint32_t)fx->v0.st_dev, fx->v0.st_ino);
-	ip = fx->b + fx->off1;
-	sb_sample(&b, 10, (uint32_t)gone, (uint32_t)gone, 0, "gone",
-		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	/*
+	 * First, a process gone that mapped v1 (elsewhere): its file is not
+	 * at its path; a process further on maps it and still runs.
+	 */
+	sb_mmap_id(&b, 1, (uint32_t)fx->gone, far, far + fx->alen, fx->path,
+		   &fx->v1);
+	sample(&b, fx->gone, "gonev1", far + fx->off1);
+	sb_mmap_id(&b, 1, (uint32_t)me, fx->a, fx->a + fx->alen, fx->path,
+		   &fx->v1);
+	sample(&b, me, "v1", fx->a + fx->off1);
+	sb_mmap_id(&b, 1, (uint32_t)me, fx->b, fx->b + fx->blen, fx->path,
+		   &fx->v2);
+	sample(&b, me, "v2", fx->b + fx->off2);
+	/*
+	 * A live process (a reused pid, as it were) whose mapping at that
+	 * range is v1, where the record says another file
+	 */
+	sb_mmap_id(&b, 1, (uint32_t)fx->child, fx->a, fx->a + fx->alen,
+		   fx->path, other);
+	sample(&b, fx->child, "forged", fx->a + fx->off1);
+	/* a process gone that mapped v0, a build now nowhere */
+	sb_mmap_id(&b, 1, (uint32_t)fx->gone, fx->b, fx->b + fx->blen,
+		   fx->path, &fx->v0);
+	sample(&b, fx->gone, "gone", fx->b + fx->off1);
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
 	rc = sb_write(&b, in, b.len);
 	sb_free(&b);
@@ -185,10 +221,9 @@ static void test_resolve(void)
 	const char *lib2 = tmp_path("libv2.so"), *other = tmp_path("other");
 	char path[512], line[1024], *folded = NULL, *err = NULL;
 	struct fixture fx = { 0 };
-	struct stat ost;
+	struct cprof_file_id ost;
 	void *a, *b;
 	size_t alen, blen;
-	pid_t gone;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s", tmp_path("libv.so"));
@@ -201,7 +236,8 @@ static void test_resolve(void)
 		test_cond("fixture: two builds of a library", false);
 		return;
 	}
-	if (run("cp '%s' '%s.v0'", lib1, path) || stat(tmp_path("libv.so.v0"), &fx.v0) ||
+	if (run("cp '%s' '%s.v0'", lib1, path) ||
+	    !(fx.v0 = path_id(tmp_path("libv.so.v0"))).ino ||
 	    unlink(tmp_path("libv.so.v0"))) {
 		test_cond("fixture: a build removed", false);
 		return;
@@ -214,16 +250,21 @@ static void test_resolve(void)
 	b = map_whole(path, &blen, &fx.v2);
 	test_cond("fixture: v1 mapped, v2 at its path and mapped",
 		  a && b && !rc && fx.off1 && fx.off2 &&
-		  fx.v1.st_ino != fx.v2.st_ino && !stat(other, &ost));
+		  fx.v1.ino != fx.v2.ino && (ost = path_id(other)).ino);
 	if (!a || !b || rc || !fx.off1 || !fx.off2)
 		return;
 	fx.a = (uintptr_t)a;
 	fx.alen = alen;
 	fx.b = (uintptr_t)b;
 	fx.blen = blen;
-	gone = gone_pid();
+	fx.gone = gone_pid();
+	fx.child = fork();
+	if (fx.child == 0) {
+		pause();
+		_exit(0);
+	}
 
-	rc = convert(&fx, true, gone, &ost, &folded, &err);
+	rc = convert(&fx, true, &ost, &folded, &err);
 	test_condf(rc == 0 && folded, "this boot's stream converts (%d)", rc);
 	test_condf(strstr(line_of(folded, "v1", line, sizeof(line)),
 			  ";host_build "),
@@ -233,21 +274,23 @@ static void test_resolve(void)
 		   "v2's frame named from v2, at its path (%s)", line);
 	line_of(folded, "forged", line, sizeof(line));
 	test_condf(line[0] && !strstr(line, "_build"),
-		   "a record whose file is neither: an address (%s)", line);
+		   "a live process mapping v1 where its record says another file: an address (%s)",
+		   line);
 	test_condf(strstr(line_of(folded, "gonev1", line, sizeof(line)),
 			  ";host_build "),
-		   "a gone process that mapped v1: named from v1 all the same (%s)",
+		   "a gone process that mapped v1, first in the stream: named from v1 through a later one (%s)",
 		   line);
 	line_of(folded, "gone", line, sizeof(line));
 	test_condf(line[0] && !strstr(line, "_build"),
 		   "a gone process whose file is nowhere: an address (%s)",
 		   line);
-	test_condf(err && strstr(err, "the process is gone"),
-		   "... the summary says why (%s)", err ? err : "");
+	test_condf(err && strstr(err, "the process is gone") &&
+		   strstr(err, "nor the process's mapping is the file mapped"),
+		   "... the summary says why, for both (%s)", err ? err : "");
 	free(folded);
 	free(err);
 
-	rc = convert(&fx, false, gone, &ost, &folded, &err);
+	rc = convert(&fx, false, &ost, &folded, &err);
 	test_condf(rc == 0 &&
 		   strstr(line_of(folded, "gone", line, sizeof(line)),
 			  ";container_build "),
@@ -255,6 +298,10 @@ static void test_resolve(void)
 		   line);
 	free(folded);
 	free(err);
+	if (fx.child > 0) {
+		kill(fx.child, SIGKILL);
+		waitpid(fx.child, NULL, 0);
+	}
 	munmap(a, alen);
 	munmap(b, blen);
 }
@@ -263,6 +310,7 @@ static void test_open(void)
 {
 	const char *f = tmp_path("plain"), *why = NULL, *via = NULL;
 	struct mapfile m = { .path = f, .has_id = true, .strict = true };
+	struct cprof_file_id id;
 	struct stat st, st2;
 	size_t len;
 	void *p;
@@ -272,8 +320,7 @@ static void test_open(void)
 		test_cond("fixture", false);
 		return;
 	}
-	m.dev = (uint32_t)st.st_dev;
-	m.ino = st.st_ino;
+	m.id = path_id(f);
 	fd = mapfile_open(&m, &st2, &why, &via);
 	test_cond("the very file at its path opens there",
 		  fd >= 0 && via && !strcmp(via, "path") &&
@@ -281,7 +328,7 @@ static void test_open(void)
 	if (fd >= 0)
 		close(fd);
 
-	m.ino++;
+	m.id.ino++;
 	fd = mapfile_open(&m, &st2, &why, &via);
 	test_condf(fd < 0 && why && strstr(why, "another"),
 		   "another inode at its path, no process: refused (%s)",
@@ -294,9 +341,11 @@ static void test_open(void)
 
 	/* through the process: this one maps it, then the path goes */
 	m.strict = true;
-	m.ino = st.st_ino;
-	p = map_whole(f, &len, &st2);
+	m.id.ino--;
+	p = map_whole(f, &len, &id);
 	unlink(f);
+	test_cond("unlinking leaves the identity as it was",
+		  p && !memcmp(&id, &m.id, sizeof(id)));
 	m.pid = (uint32_t)getpid();
 	m.start = (uintptr_t)p;
 	m.end = (uintptr_t)p + len;
@@ -306,11 +355,18 @@ static void test_open(void)
 		  st2.st_ino == st.st_ino);
 	if (fd >= 0)
 		close(fd);
-	m.ino++;
+	m.id.ino++;
 	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
 	test_cond("... but not if the mapping there is another file",
 		  fd < 0);
-	m.ino--;
+	m.id.ino--;
+	if (m.id.btime_ns) {
+		m.id.btime_ns++;
+		fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
+		test_cond("... nor if it was born at another time (a recycled inode number)",
+			  fd < 0);
+		m.id.btime_ns--;
+	}
 	m.end += PAGE;
 	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
 	test_cond("... nor for another range", fd < 0);

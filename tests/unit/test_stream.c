@@ -317,22 +317,24 @@ static void test_many_records(void)
  */
 static void test_file_id(void)
 {
+	struct cprof_file_id id = {
+		.ino = 1234567, .btime_ns = 1700000000123456789LL,
+		.dev = 0x803, .fs_magic = 0xef53,
+	}, got = { 0 };
 	struct cprof_mmap *m;
 	struct result res;
-	uint32_t dev = 0;
-	uint64_t ino = 0;
 	struct sb b;
 
 	sb_init(&b);
 	sb_header(&b, NULL);
-	sb_mmap_id(&b, 1, 42, 0x1000, 0x2000, "/lib/x.so", 0x803, 1234567);
+	sb_mmap_id(&b, 1, 42, 0x1000, 0x2000, "/lib/x.so", &id);
 	m = rec(&b, 0);
 	test_cond("a file identity is read back",
-		  stream__mmap_file_id(m, &dev, &ino) == 1 && dev == 0x803 &&
-		  ino == 1234567);
+		  stream__mmap_file_id(m, &got) == 1 &&
+		  !memcmp(&got, &id, sizeof(id)));
 	m->rec.flags = 0;
 	test_cond("... and only when flagged",
-		  stream__mmap_file_id(m, &dev, &ino) == 0);
+		  stream__mmap_file_id(m, &got) == 0);
 	m->rec.flags = CPROF_MMAP_FILE_ID;
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
 	decode(b.buf, b.len, &res);
@@ -342,7 +344,7 @@ static void test_file_id(void)
 
 	sb_init(&b);
 	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 16);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 24);
 	m->start = 0x1000;
 	m->end = 0x2000;
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
@@ -355,10 +357,10 @@ static void test_file_id(void)
 
 	sb_init(&b);
 	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 24);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 32);
 	m->start = 0x1000;
 	m->end = 0x2000;
-	memset(m->path, 'a', 24);
+	memset(m->path, 'a', 32);
 	m->path[20] = '\0';	/* inside the identity */
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
 	decode(b.buf, b.len, &res);

@@ -13,7 +13,10 @@
 #     symbolized, and is named from the same build, which spin_ctnr still
 #     maps (the module's records say which file, by device and inode);
 #     spin_lone, with a third build that nothing else maps, has exited too:
-#     its file cannot be had, and its frames stay addresses.
+#     its file cannot be had, and its frames stay addresses; spin_ovl sees
+#     a fourth build through an overlayfs mount over the library's
+#     directory (since 6.8 the file mapped is then the lower layer's, and
+#     what the process and stat() see is the overlay's).
 #   - In the folded output, each program's samples in libpick.so carry its
 #     own build's function only (at least half of its samples, and none
 #     another build's); no libpick.so frame but spin_lone's is left
@@ -30,7 +33,7 @@ unshare -m true || skip "no mount namespaces here"
 # The two builds and the program, on the guest's tmpfs (the root is the
 # host's, read-only).
 tmp=$(mktemp -d)
-mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone"
+mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone" "$tmp/ovl" "$tmp/empty"
 cat >"$tmp/pick.c" <<'EOF'
 volatile unsigned long pick_sink;
 __attribute__((noinline)) void NAME(void)
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-for b in host:lib ctnr:ctnr lone:lone; do
+for b in host:lib ctnr:ctnr lone:lone ovl:ovl; do
 	cc -shared -fPIC -O1 -Wl,-soname,libpick.so -DNAME="pick_${b%%:*}_spin" \
 		-o "$tmp/${b#*:}/libpick.so" "$tmp/pick.c" || fail "cc libpick.so (${b%%:*}) failed"
 done
@@ -63,6 +66,7 @@ cc -O1 -o "$tmp/spin_host" "$tmp/spin.c" -L"$tmp/lib" -lpick -Wl,-rpath,"$tmp/li
 cp "$tmp/spin_host" "$tmp/spin_ctnr"
 cp "$tmp/spin_host" "$tmp/spin_gone"
 cp "$tmp/spin_host" "$tmp/spin_lone"
+cp "$tmp/spin_host" "$tmp/spin_ovl"
 lib=$tmp/lib/libpick.so
 nm -D "$lib" | grep -q pick_host_spin || fail "the host's build has no pick_host_spin"
 nm -D "$tmp/ctnr/libpick.so" | grep -q pick_ctnr_spin || fail "the other build has no pick_ctnr_spin"
@@ -76,6 +80,14 @@ in_ns() {
 	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
 	exec unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
 		sh "$tmp/$build/libpick.so" "$lib" "$@"
+}
+
+# in_ovl PROG &: PROG in a mount namespace of its own, an overlayfs of the
+# fourth build over the library's directory.
+in_ovl() {
+	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
+	exec unshare -m --propagation private sh -c 'mount -t overlay overlay -o "lowerdir=$1" "$2" && shift 2 && exec "$@"' \
+		sh "$tmp/ovl:$tmp/empty" "$tmp/lib" "$@"
 }
 
 # mapped_ino PID: the inode of the libpick.so PID maps (its maps' 5th
@@ -97,6 +109,15 @@ pids+=("$host")
 in_ns ctnr "$tmp/spin_ctnr" &
 ctnr=$!
 pids+=("$ctnr")
+ovl=
+if modprobe overlay 2>/dev/null || grep -qw overlay /proc/filesystems; then
+	in_ovl "$tmp/spin_ovl" &
+	ovl=$!
+	pids+=("$ovl")
+	mapped_ino "$ovl" >/dev/null || fail "spin_ovl did not map $lib through the overlay"
+else
+	echo "no overlayfs in this kernel: spin_ovl not run"
+fi
 host_ino=$(mapped_ino "$host") || fail "spin_host did not map $lib"
 ctnr_ino=$(mapped_ino "$ctnr") || fail "spin_ctnr did not map $lib"
 [[ $host_ino == "$(stat -c %i "$lib")" ]] || fail "spin_host maps inode $host_ino, not the host's build"
@@ -128,13 +149,15 @@ counts() { # COMM: "total own other unnamed"
 		if ($folded_stack ~ /(^|;)pick_host_spin(;|$)/) h += $NF
 		if ($folded_stack ~ /(^|;)pick_ctnr_spin(;|$)/) k += $NF
 		if ($folded_stack ~ /(^|;)pick_lone_spin(;|$)/) l += $NF
+		if ($folded_stack ~ /(^|;)pick_ovl_spin(;|$)/) o += $NF
 		if ($folded_stack ~ /libpick\.so\+0x/) u += $NF
-	} END { print t + 0, h + 0, k + 0, l + 0, u + 0 }' "$OUT/p.folded"
+	} END { print t + 0, h + 0, k + 0, l + 0, u + 0, o + 0 }' "$OUT/p.folded"
 }
-read -r ht hh hk hl hu < <(counts spin_host)
-read -r ct ch ck cl cu < <(counts spin_ctnr)
-read -r gt gh gk gl gu < <(counts spin_gone)
-read -r lt lh lk ll lu < <(counts spin_lone)
+read -r ht hh hk hl hu ho < <(counts spin_host)
+read -r ct ch ck cl cu co < <(counts spin_ctnr)
+read -r gt gh gk gl gu go < <(counts spin_gone)
+read -r lt lh lk ll lu lo < <(counts spin_lone)
+read -r ot oh ok ol ou oo < <(counts spin_ovl)
 echo "spin_host: $ht samples, $hh in pick_host_spin, $hk in pick_ctnr_spin, $hu with unnamed libpick.so frames"
 echo "spin_ctnr: $ct samples, $ck in pick_ctnr_spin, $ch in pick_host_spin, $cu with unnamed libpick.so frames"
 echo "spin_gone: $gt samples, $gk in pick_ctnr_spin, $gh in pick_host_spin, $gu with unnamed libpick.so frames"
@@ -142,6 +165,13 @@ echo "spin_lone: $lt samples, $ll in pick_lone_spin, $lh in pick_host_spin, $lk 
 ((ht >= 50 && ct >= 50 && gt >= 10 && lt >= 10)) ||
 	fail "too few samples to judge (spin_host $ht, spin_ctnr $ct, spin_gone $gt, spin_lone $lt)"
 ((hl + cl + gl == 0)) || fail "samples of programs that never mapped the third build carry its name"
+((ho + co + go + lo == 0)) || fail "samples of programs outside the overlay carry its build's name"
+if [[ -n $ovl ]]; then
+	echo "spin_ovl: $ot samples, $oo in pick_ovl_spin, $oh in pick_host_spin, $ok + $ol in the others, $ou with unnamed libpick.so frames"
+	((ot >= 50)) || fail "too few samples of spin_ovl to judge ($ot)"
+	((oh + ok + ol == 0)) || fail "spin_ovl's samples carry another build's name"
+	((oo * 2 >= ot && ou == 0)) || fail "spin_ovl, through an overlay: only $oo of $ot samples in pick_ovl_spin, $ou unnamed"
+fi
 ((lh + lk + ll == 0)) || fail "the exited spin_lone, whose build nothing maps now, was named ($lh host, $lk other, $ll its own)"
 ((lu * 2 >= lt)) || fail "only $lu of $lt samples of spin_lone have an unnamed libpick.so frame"
 grep -q "libpick.so.*the process is gone" "$OUT/dump.err" ||
