@@ -25,9 +25,10 @@
 /*
  * Since 6.8 overlayfs maps a file of a lower layer as a backing file whose
  * path is the layer's; file_user_path() gives the path the user mapped.
- * Before, that was the mapped file's own path.
+ * Before, that was the mapped file's own path (Kbuild looks for the
+ * function in the headers: 6.5 to 6.7 have backing files without it).
  */
-#ifndef FMODE_BACKING
+#ifndef CPROF_HAVE_FILE_USER_PATH
 static inline const struct path *file_user_path(const struct file *f)
 {
 	return &f->f_path;

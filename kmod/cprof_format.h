@@ -147,21 +147,23 @@ struct cprof_mmap {
 #define CPROF_MMAP_FILE_ID	(1u << 0)	/* a cprof_file_id ends it */
 
 /*
- * The mapped file as statx() describes it, the last 24 bytes of a
- * CPROF_REC_MMAP whose CPROF_MMAP_FILE_ID is set (the path's NUL comes
- * before it).  A reader tells by it whether the file at the record's path,
- * or the one it reads through the process, is the very file mapped: a
- * process in another mount namespace has other files at the same paths,
- * and a file system may give a freed inode number to the next file it
- * creates (which has another birth time: nobody can set it; unlike the
- * ctime, unlinking or renaming the file does not change it).  Unset for no
- * file, or when the kernel could not stat it.
+ * The mapped file as statx() describes it, and the process that maps it,
+ * the last 32 bytes of a CPROF_REC_MMAP whose CPROF_MMAP_FILE_ID is set
+ * (the path's NUL comes before it).  A reader tells by it whether the file
+ * at the record's path, or the one it reads through the process, is the
+ * very file mapped: a process in another mount namespace has other files
+ * at the same paths, a file system may give a freed inode number to the
+ * next file it creates (which has another birth time: nobody can set it;
+ * unlike the ctime, unlinking or renaming the file does not change it),
+ * and a pid may be another process's by then (which started at another
+ * time).  Unset for no file, or when the kernel could not stat it.
  */
 struct cprof_file_id {
 	__u64	ino;
 	__s64	btime_ns;		/* stx_btime; 0: the file system has none */
+	__u64	start_ns;		/* the process's start, CLOCK_BOOTTIME */
 	__u32	dev;			/* st_dev: new_encode_dev() */
-	__u32	fs_magic;		/* statfs()'s f_type */
+	__u32	fs_magic;		/* the mapped file's own file system's */
 };
 
 /* Records lost on one CPU because its buffer was full. */

@@ -332,7 +332,8 @@ static void cprof_vma_stat(struct cprof_vma *v)
 	v->pos.mtime_ns = timespec64_to_ns(&ks.mtime);
 	if (ks.result_mask & STATX_BTIME)
 		v->btime_ns = timespec64_to_ns(&ks.btime);
-	v->fs_magic = path->dentry->d_sb->s_magic;
+	/* the file mapped: under an overlay, the lower layer's (FUSE?) */
+	v->fs_magic = file_inode(v->file)->i_sb->s_magic;
 }
 
 /* The executable mappings of @mm, with file references.  Sleeps. */
@@ -473,14 +474,28 @@ static u8 cprof_build_id(struct file *file, u8 *id)
 	return 0;
 }
 
+/* When @tsk's process started (/proc/PID/stat's starttime), boot time. */
+static u64 cprof_start_ns(struct task_struct *tsk)
+{
+	u64 ns;
+
+	/* exec by another thread makes it the leader, with this time */
+	rcu_read_lock();
+	ns = READ_ONCE(tsk->group_leader)->start_boottime;
+	rcu_read_unlock();
+	return ns;
+}
+
 /*
  * Write one CPROF_REC_MMAP at @dst, stamped @time_ns; 0 if it does not fit
  * in @room.  A sample before that time belongs to whatever was mapped
  * there before (the binary a process ran before an exec, at the same
- * addresses), one after it to this mapping.
+ * addresses), one after it to this mapping.  @start_ns: when the process
+ * started, for the file's identity.
  */
 static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
-			      const struct cprof_vma *v, u64 time_ns)
+			      u64 start_ns, const struct cprof_vma *v,
+			      u64 time_ns)
 {
 	struct cprof_mmap *m = dst;
 	struct cprof_file_id *id;
@@ -507,6 +522,7 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 		id = dst + size - sizeof(*id);
 		id->ino = v->pos.ino;
 		id->btime_ns = v->btime_ns;
+		id->start_ns = start_ns;
 		id->dev = v->pos.dev;
 		id->fs_magic = v->fs_magic;
 	}
@@ -585,7 +601,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	struct cprof_vma *v;
 	size_t done = 0, size, first_done = 0;
 	u32 nr = 0, i, first;
-	u64 first_ns, stamp;
+	u64 first_ns, stamp, start_ns = cprof_start_ns(tsk);
 
 	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	v = cprof_maps_collect(mm, &nr);
@@ -610,8 +626,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
 	first = cprof_vma_index(v, nr, req->addr);
 	if (first < nr && st && !cprof_range_known(old, &v[first])) {
-		first_done = cprof_maps_emit(dst, room, tsk->tgid, &v[first],
-					     stamp);
+		first_done = cprof_maps_emit(dst, room, tsk->tgid, start_ns,
+					     &v[first], stamp);
 		done = first_done;
 	}
 	for (i = 0; i < nr; i++) {
@@ -622,7 +638,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			known = known || first_done;
 		else if (!known && st)
 			size = cprof_maps_emit(dst + done, room - done,
-					       tsk->tgid, &v[i], stamp);
+					       tsk->tgid, start_ns, &v[i],
+					       stamp);
 		if (st && (known || size))
 			st->ranges[st->nr++] = v[i].pos;
 		done += size;

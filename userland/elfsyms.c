@@ -91,10 +91,9 @@ struct binary {
 	uint64_t ino;
 	int64_t btime_ns;
 	hashval_t hash;			/* of the key and want_build_id */
-	/* not reached (mapfile.h): the pids it was looked for through */
+	/* not reached (mapfile.h): the pid it was looked for through last */
 	bool unreached;
 	uint32_t pid;
-	unsigned int tries;
 	const char *build_id;		/* hex from the file, "" if none */
 	const char *error;
 	int mismatch;
@@ -533,12 +532,6 @@ static int binary_open_guarded(struct binary *b, const struct mapfile *m,
 	return ret;
 }
 
-/*
- * A file not reached through one process (mapfile.h) is looked for through
- * the next that maps it, this many times at most.
- */
-#define UNREACHED_RETRIES	8
-
 /* An unlinked file may be there again under its old name: that name. */
 static char *undeleted(const char *path)
 {
@@ -577,15 +570,18 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 	if (!slot)
 		return NULL;
 	b = *slot;
+	/*
+	 * A file not reached through one process (mapfile.h) is looked for
+	 * through the next living one that maps it.
+	 */
 	if (b && !(b->unreached && m->pid && m->pid != b->pid &&
-		   b->tries < UNREACHED_RETRIES))
+		   mapfile_alive(m->pid)))
 		return b;
 	open_path = undeleted(m->path);
 	if (!open_path)
 		return NULL;
 	if (b) {
 		/* nothing was made of it: try again through this process */
-		b->tries++;
 		if (binary_open_guarded(b, m, open_path))
 			b = NULL;
 		free(open_path);

@@ -3,11 +3,14 @@
  * mapfile - the very file a mapping maps.  See mapfile.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -30,6 +33,18 @@ bool mapfile_refused(const char *why)
 		       !strcmp(why, on_fuse));
 }
 
+/* The kernel's timespec64_to_ns() of sec, nsec, equal to ns? */
+static bool same_ns(int64_t sec, uint32_t nsec, int64_t ns)
+{
+	const int64_t max = INT64_MAX, sec_max = INT64_MAX / 1000000000;
+
+	if (sec >= sec_max)
+		return ns == max;
+	if (sec <= -sec_max)
+		return ns == -max - 1;
+	return sec * 1000000000 + nsec == ns;
+}
+
 bool mapfile_is(const struct mapfile *m, const struct statx *sx)
 {
 	if (!m->has_id || !m->strict)
@@ -37,11 +52,12 @@ bool mapfile_is(const struct mapfile *m, const struct statx *sx)
 	if ((uint32_t)makedev(sx->stx_dev_major, sx->stx_dev_minor) !=
 	    m->id.dev || sx->stx_ino != m->id.ino)
 		return false;
-	/* no birth time recorded: the file system keeps none */
-	return !m->id.btime_ns ||
-	       ((sx->stx_mask & STATX_BTIME) &&
-		(int64_t)sx->stx_btime.tv_sec * 1000000000 +
-		sx->stx_btime.tv_nsec == m->id.btime_ns);
+	/* none recorded: its file system keeps none, and gives none now */
+	if (!m->id.btime_ns)
+		return !(sx->stx_mask & STATX_BTIME) || !sx->stx_btime.tv_sec;
+	return (sx->stx_mask & STATX_BTIME) &&
+	       same_ns(sx->stx_btime.tv_sec, sx->stx_btime.tv_nsec,
+		       m->id.btime_ns);
 }
 
 static bool want(const struct statx *sx, const void *arg)
@@ -55,14 +71,62 @@ bool mapfile_alive(uint32_t pid)
 	       (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* The mapping through its process, if it still maps the very file. */
+/* /proc/PID/stat's starttime (clock ticks since boot), or -1. */
+static long long start_ticks(uint32_t pid)
+{
+	char path[40], buf[1024], *p;
+	long long ticks = -1;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* after the comm, which may hold anything: state is field 3 */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoll(p + 1, NULL, 10);
+	return ticks;
+}
+
+/*
+ * The mapping through its process, if it is the process of the record
+ * (started when it says: a pid may be another process's by now) and
+ * still maps the very file.  The pidfd keeps the pid from being reused
+ * in between: the process is checked alive after the open.
+ */
 static int open_through_process(const struct mapfile *m, struct stat *st)
 {
+	long hz = sysconf(_SC_CLK_TCK);
 	char path[80];
+	int pidfd, fd;
 
+	pidfd = pidfd_open((pid_t)m->pid, 0);
+	if (pidfd < 0)
+		return -1;
+	fd = -1;
+	if (m->id.start_ns && hz > 0 &&
+	    start_ticks(m->pid) != (long long)(m->id.start_ns /
+					       (1000000000 / (uint64_t)hz)))
+		goto out;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, m->pid, m->start, m->end);
-	return safe_open_if(-1, path, st, want, m);
+	fd = safe_open_if(-1, path, st, want, m);
+	if (fd >= 0 && pidfd_send_signal(pidfd, 0, NULL, 0)) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	close(pidfd);
+	return fd;
 }
 
 int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
@@ -78,12 +142,13 @@ int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
 		return fd;
 	}
 	err = errno;
-	if (!m->has_id || !m->strict || err == SAFEOPEN_NOT_REGULAR) {
+	if (!m->has_id || !m->strict) {
 		*why = err == ENOENT || err == ENOTDIR ? "not found" :
 		       safe_strerror(err);
 		return -1;
 	}
-	other = err == SAFEOPEN_NOT_WANTED;
+	/* a FIFO planted at its path does not hide the process's file */
+	other = err == SAFEOPEN_NOT_WANTED || err == SAFEOPEN_NOT_REGULAR;
 	if (m->id.fs_magic == FUSE_SUPER_MAGIC) {
 		*why = on_fuse;
 		return -1;
@@ -94,10 +159,6 @@ int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
 			if (via)
 				*via = "process";
 			return fd;
-		}
-		if (errno == SAFEOPEN_NOT_REGULAR) {
-			*why = safe_strerror(errno);
-			return -1;
 		}
 	}
 	if (mapfile_alive(m->pid))

@@ -7,13 +7,17 @@
  * has other files at the same paths, and a path's file may have been
  * replaced since.  The module records the mapped file's device, inode and
  * birth time (struct cprof_file_id: a recycled inode number is another
- * file, born later), so a file is taken only if it is that one:
+ * file, born later) and when the mapping process started, so a file is
+ * taken only if it is that one:
  *
- *   1. at the record's path here, if it is the very file;
+ *   1. at the record's path here, if it is the very file (a FIFO or
+ *      another file there does not stop 2.);
  *   2. else through the process, /proc/PID/map_files/START-END (the mapped
- *      file itself, wherever it is and even if unlinked), again only if it
- *      is the very file: a reused pid's mapping is not.  Not on FUSE: a
- *      user's FUSE server could hold the open for ever;
+ *      file itself, wherever it is and even if unlinked), if the pid is
+ *      still the process of the record (its start time; a pidfd holds it
+ *      while the file is opened) and again only if it is the very file.
+ *      Not on FUSE (the mapped file's own file system, under any overlay):
+ *      a user's FUSE server could hold the open for ever;
  *   3. else nothing: the frames stay addresses, and why says so.  Never
  *      the host's file of the same path and build ID: a build ID is a
  *      claim any file can make.

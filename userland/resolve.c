@@ -38,6 +38,8 @@ enum key_kind {
 			 * the file's device, inode, birth time (0: unknown) */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
+	KEY_REACH,	/* a file looked for through other processes: its
+			 * device, inode, birth time */
 };
 
 #define KEY_WORDS	8
@@ -71,6 +73,10 @@ struct resolver {
 	size_t alloc_loc_ids, alloc_samples, alloc_comments;
 	uint64_t unmapped;		/* user addresses in no mapping */
 	struct cgroups *cgroups;	/* NULL: cgroup ids stay numbers */
+	/* records with a file identity whose processes run: by identity */
+	struct reach_rec *reach;
+	size_t nr_reach;
+	bool reach_built;
 	const volatile sig_atomic_t *stop;	/* NULL: never */
 };
 
@@ -299,58 +305,114 @@ static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 	return 0;
 }
 
-/* The search for a living process that maps a file not reached. */
-struct reach {
-	struct resolver *rs;
-	const struct cprof_mmap *mm;	/* whose file was not reached */
-	const struct mapfile *mf;
-	struct binary *bin;		/* the one found, or NULL */
-	bool oom;
+/* A record whose process runs, by its file's identity. */
+struct reach_rec {
+	struct cprof_file_id id;
+	const struct cprof_mmap *mm;
 };
 
-static int reach_one(const struct cprof_mmap *mm, void *arg)
+static int id_cmp(const struct cprof_file_id *x, const struct cprof_file_id *y)
 {
-	struct reach *r = arg;
-	struct mapfile mf = {
-		.path = mm->path, .pid = mm->pid, .start = mm->start,
-		.end = mm->end, .strict = true,
-	};
-	struct binary *b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->btime_ns != y->btime_ns)
+		return x->btime_ns < y->btime_ns ? -1 : 1;
+	return 0;
+}
 
-	if (mm->pid == r->mm->pid || !stream__mmap_file_id(mm, &mf.id) ||
-	    mf.id.dev != r->mf->id.dev || mf.id.ino != r->mf->id.ino ||
-	    mf.id.btime_ns != r->mf->id.btime_ns || !mapfile_alive(mm->pid))
+static int reach_cmp(const void *a, const void *b)
+{
+	return id_cmp(&((const struct reach_rec *)a)->id,
+		      &((const struct reach_rec *)b)->id);
+}
+
+struct reach_build {
+	struct resolver *rs;
+	size_t alloc;
+	uint32_t pid;		/* the last pid asked about */
+	bool alive;
+};
+
+static int reach_add(const struct cprof_mmap *mm, void *arg)
+{
+	struct reach_build *rb = arg;
+	struct resolver *rs = rb->rs;
+	struct cprof_file_id id;
+
+	if (!stream__mmap_file_id(mm, &id))
 		return 0;
-	mf.has_id = true;
-	b = syms_cache__get(r->rs->syms, &mf, r->mm->build_id,
-			    r->mm->build_id_size);
-	if (!b) {
-		r->oom = true;
-		return 1;
+	/* a pid's records come one after the other */
+	if (mm->pid != rb->pid) {
+		rb->pid = mm->pid;
+		rb->alive = mapfile_alive(mm->pid);
 	}
-	if (binary__error(b))
+	if (!rb->alive)
 		return 0;
-	r->bin = b;
-	return 1;
+	if (grow_array(&rs->reach, &rb->alloc, rs->nr_reach + 1,
+		       sizeof(*rs->reach)))
+		return -1;
+	rs->reach[rs->nr_reach].id = id;
+	rs->reach[rs->nr_reach++].mm = mm;
+	return 0;
 }
 
 /*
  * mm's file was not reached through its process (gone, say) nor at its
  * path: another process of the stream that still runs may map it.  The
  * binary reached so, else bin; NULL on OOM.  Whichever process comes first
- * in the samples, every mapping of the file gets its names.
+ * in the samples, every mapping of the file gets its names.  Each file is
+ * looked for so once, through an index of the records built once.
  */
 static struct binary *resolver__reach(struct resolver *rs,
 				      const struct cprof_mmap *mm,
 				      const struct mapfile *mf,
 				      struct binary *bin)
 {
-	struct reach r = { .rs = rs, .mm = mm, .mf = mf };
+	struct ent key = { .kind = KEY_REACH,
+			   .k = { mf->id.dev, mf->id.ino,
+				  (uint64_t)mf->id.btime_ns } };
+	struct reach_build rb = { .rs = rs };
+	struct reach_rec want = { .id = mf->id }, *r;
+	uint32_t found;
+	void **slot;
 
-	profile__for_each_mmap(rs->p, reach_one, &r);
-	if (r.oom)
+	slot = resolver__find(rs, &key, &found);
+	if (!slot || (!found && resolver__insert(slot, &key, 0)))
 		return NULL;
-	return r.bin ? r.bin : bin;
+	if (found)
+		return bin;
+	if (!rs->reach_built) {
+		rs->reach_built = true;
+		if (profile__for_each_mmap(rs->p, reach_add, &rb))
+			return NULL;
+		qsort(rs->reach, rs->nr_reach, sizeof(*rs->reach), reach_cmp);
+	}
+	r = bsearch(&want, rs->reach, rs->nr_reach, sizeof(*rs->reach),
+		    reach_cmp);
+	/* to the first of the file's records, then each in turn */
+	while (r && r > rs->reach && !reach_cmp(r - 1, &want))
+		r--;
+	for (; r && r < rs->reach + rs->nr_reach && !reach_cmp(r, &want);
+	     r++) {
+		struct mapfile other = {
+			.path = r->mm->path, .pid = r->mm->pid,
+			.start = r->mm->start, .end = r->mm->end,
+			.has_id = true, .id = r->id, .strict = true,
+		};
+		struct binary *b;
+
+		if (r->mm->pid == mm->pid)
+			continue;
+		b = syms_cache__get(rs->syms, &other, mm->build_id,
+				    mm->build_id_size);
+		if (!b)
+			return NULL;
+		if (!binary__error(b))
+			return b;
+	}
+	return bin;
 }
 
 /* The pprof mapping of an MMAP record, opening its binary once. */
@@ -951,6 +1013,7 @@ cleanup:
 		htab_delete(rs.tab);
 	free(rs.maps);
 	syms_cache__free(rs.syms);
+	free(rs.reach);
 	ksyms__free(rs.ks);
 	return rs.r;
 }

@@ -23,7 +23,7 @@
 #define SAFEOPEN_NOT_REGULAR	EMEDIUMTYPE
 
 /* errno of a file that want() refused */
-#define SAFEOPEN_NOT_WANTED	ESTALE
+#define SAFEOPEN_NOT_WANTED	ENOTUNIQ
 
 /*
  * Open path for reading (O_RDONLY | O_CLOEXEC), relative to and inside

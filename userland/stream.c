@@ -31,7 +31,7 @@ _Static_assert(BUF_SIZE >= STREAM_REC_MAX && BUF_SIZE >= STREAM_HDR_MAX,
 _Static_assert(sizeof(struct cprof_header) % 8 == 0, "header alignment");
 _Static_assert(sizeof(struct cprof_sample) == 48, "sample layout");
 _Static_assert(sizeof(struct cprof_mmap) == 72, "mmap layout");
-_Static_assert(sizeof(struct cprof_file_id) == 24, "file id layout");
+_Static_assert(sizeof(struct cprof_file_id) == 32, "file id layout");
 
 struct stream {
 	int fd;

@@ -98,6 +98,24 @@ static struct cprof_file_id path_id(const char *path)
 	return id;
 }
 
+/* When process pid started, as the module records it (boot time, ns). */
+static uint64_t start_ns(pid_t pid)
+{
+	char path[40], *buf, *p;
+	unsigned long long ticks = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	buf = slurp(path, NULL);
+	p = buf ? strrchr(buf, ')') : NULL;
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoull(p + 1, NULL, 10);
+	free(buf);
+	return ticks * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
 /* path mapped whole, read-only; *id its file's */
 static void *map_whole(const char *path, size_t *len,
 		       struct cprof_file_id *id)
@@ -173,6 +191,7 @@ static int convert(const struct fixture *fx, bool this_boot,
 	const char *in = tmp_path("in.bin"), *out = tmp_path("out.txt");
 	const char *errp = tmp_path("err.txt");
 	uint64_t far = fx->a + (128u << 20);	/* mapped by no one here */
+	struct cprof_file_id v1 = fx->v1, forged = *other;
 	pid_t me = getpid();
 	struct sb b;
 	int rc;
@@ -186,8 +205,9 @@ static int convert(const struct fixture *fx, bool this_boot,
 	sb_mmap_id(&b, 1, (uint32_t)fx->gone, far, far + fx->alen, fx->path,
 		   &fx->v1);
 	sample(&b, fx->gone, "gonev1", far + fx->off1);
+	v1.start_ns = start_ns(me);
 	sb_mmap_id(&b, 1, (uint32_t)me, fx->a, fx->a + fx->alen, fx->path,
-		   &fx->v1);
+		   &v1);
 	sample(&b, me, "v1", fx->a + fx->off1);
 	sb_mmap_id(&b, 1, (uint32_t)me, fx->b, fx->b + fx->blen, fx->path,
 		   &fx->v2);
@@ -196,8 +216,9 @@ static int convert(const struct fixture *fx, bool this_boot,
 	 * A live process (a reused pid, as it were) whose mapping at that
 	 * range is v1, where the record says another file
 	 */
+	forged.start_ns = start_ns(fx->child);
 	sb_mmap_id(&b, 1, (uint32_t)fx->child, fx->a, fx->a + fx->alen,
-		   fx->path, other);
+		   fx->path, &forged);
 	sample(&b, fx->child, "forged", fx->a + fx->off1);
 	/* a process gone that mapped v0, a build now nowhere */
 	sb_mmap_id(&b, 1, (uint32_t)fx->gone, fx->b, fx->b + fx->blen,
@@ -355,11 +376,29 @@ static void test_open(void)
 		  st2.st_ino == st.st_ino);
 	if (fd >= 0)
 		close(fd);
+	alarm(10);
+	fd = p && !mkfifo(f, 0600) ? mapfile_open(&m, &st2, &why, &via) : -1;
+	alarm(0);
+	test_cond("... also with a FIFO planted at its path",
+		  fd >= 0 && via && !strcmp(via, "process"));
+	if (fd >= 0)
+		close(fd);
+	unlink(f);
 	m.id.ino++;
 	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
 	test_cond("... but not if the mapping there is another file",
 		  fd < 0);
 	m.id.ino--;
+	m.id.start_ns = start_ns(getpid());
+	fd = p ? mapfile_open(&m, &st2, &why, &via) : -1;
+	test_cond("... through the process it started as", fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	m.id.start_ns += 2000000000ULL;
+	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
+	test_cond("... not through a pid that another process started as (a reused pid)",
+		  fd < 0);
+	m.id.start_ns = 0;
 	if (m.id.btime_ns) {
 		m.id.btime_ns++;
 		fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;

@@ -319,7 +319,7 @@ static void test_file_id(void)
 {
 	struct cprof_file_id id = {
 		.ino = 1234567, .btime_ns = 1700000000123456789LL,
-		.dev = 0x803, .fs_magic = 0xef53,
+		.start_ns = 42000000000ULL, .dev = 0x803, .fs_magic = 0xef53,
 	}, got = { 0 };
 	struct cprof_mmap *m;
 	struct result res;
@@ -344,7 +344,7 @@ static void test_file_id(void)
 
 	sb_init(&b);
 	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 24);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 32);
 	m->start = 0x1000;
 	m->end = 0x2000;
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
@@ -357,10 +357,10 @@ static void test_file_id(void)
 
 	sb_init(&b);
 	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 32);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 40);
 	m->start = 0x1000;
 	m->end = 0x2000;
-	memset(m->path, 'a', 32);
+	memset(m->path, 'a', 40);
 	m->path[20] = '\0';	/* inside the identity */
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
 	decode(b.buf, b.len, &res);
