@@ -660,7 +660,10 @@ static bool same_boot(const struct cprof_header *h)
 	boot = (rt.tv_sec - mono.tv_sec) * 1000000000LL +
 	       (rt.tv_nsec - mono.tv_nsec);
 	then = (int64_t)(h->start_realtime_ns - h->start_time_ns);
-	return llabs(boot - then) < 10 * 1000000000LL;
+	/* a header's times are anything: no overflow */
+	if (__builtin_sub_overflow(boot, then, &boot))
+		return false;
+	return boot > -10 * 1000000000LL && boot < 10 * 1000000000LL;
 }
 
 /* One sample per aggregation key: kernel frames, then user frames. */
