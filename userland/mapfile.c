@@ -148,7 +148,7 @@ int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
 		return -1;
 	}
 	/* a FIFO planted at its path does not hide the process's file */
-	other = err == SAFEOPEN_NOT_WANTED || err == SAFEOPEN_NOT_REGULAR;
+	other = err == SAFEOPEN_NOT_WANTED;
 	if (m->id.fs_magic == FUSE_SUPER_MAGIC) {
 		*why = on_fuse;
 		return -1;
@@ -161,7 +161,9 @@ int mapfile_open(const struct mapfile *m, struct stat *st, const char **why,
 			return fd;
 		}
 	}
-	if (mapfile_alive(m->pid))
+	if (err == SAFEOPEN_NOT_REGULAR)
+		*why = safe_strerror(err);	/* what was planted there */
+	else if (mapfile_alive(m->pid))
 		*why = other_live;
 	else
 		*why = other ? other_gone : none_gone;

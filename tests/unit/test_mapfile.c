@@ -383,6 +383,14 @@ static void test_open(void)
 		  fd >= 0 && via && !strcmp(via, "process"));
 	if (fd >= 0)
 		close(fd);
+	m.pid = (uint32_t)gone_pid();
+	alarm(10);
+	fd = mapfile_open(&m, &st2, &why, &via);
+	alarm(0);
+	test_condf(fd < 0 && why && !strcmp(why, "not a regular file"),
+		   "... which, the process gone, is named as what it is (%s)",
+		   why ? why : "");
+	m.pid = (uint32_t)getpid();
 	unlink(f);
 	m.id.ino++;
 	fd = p ? mapfile_open(&m, &st2, &why, &via) : 0;
