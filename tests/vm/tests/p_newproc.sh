@@ -58,10 +58,11 @@ while time.time() - t < 2:
 )
 read -r -a NAMES <<<"${P_NEWPROC_ONLY:-python3 sqlite3 xz perl gzip bzip2}"
 
-# share FOLDED COMM: "samples-with-user-frames reaching-entry" of COMM's
-# stacks ("comm;root;...;leaf count", kernel frames suffixed _[k]).
+# share FOLDED COMM [misses]: "samples-with-user-frames reaching-entry" of
+# COMM's stacks ("comm;root;...;leaf count", kernel frames suffixed _[k]);
+# with "misses", the stacks that do not reach one instead, most first.
 share() {
-	awk -v comm="$2" -v entry="^$ENTRY\$" '{
+	awk -v comm="$2" -v misses="${3:-}" -v entry="^$ENTRY\$" '{
 		c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
 		n = split(s, f, ";")
 		if (f[1] != comm) next
@@ -76,7 +77,9 @@ share() {
 		    (f[u] ~ /^ld-linux/ && (u == n || f[u + 1] == "_dl_start" ||
 					     f[u + 1] ~ /_\[k\]$/)))
 			ok += c
-	} END { print tot + 0, ok + 0 }' "$1"
+		else if (misses)
+			print c, s
+	} END { if (!misses) print tot + 0, ok + 0 }' "$1"
 }
 
 # cprof RUN NAME CACHE: the profile of NAME's command started after it
@@ -159,8 +162,7 @@ for name in "${NAMES[@]}"; do
 		failed+=" $name(below perf dwarf)"
 	elif ((wm * 100 < wt * 97)); then
 		failed+=" $name"
-		grep "^$comm;" "$W/$name.warm.folded" | grep -Ev "^$comm;$ENTRY;" |
-			sort -t' ' -k2nr | head -n 5
+		share "$W/$name.warm.folded" "$comm" misses | sort -k1,1nr | head -n 5
 	fi
 done
 rmmod cprof 2>/dev/null || true
