@@ -28,8 +28,8 @@
 /*
  * Open path for reading (O_RDONLY | O_CLOEXEC), relative to and inside
  * rootfd if rootfd >= 0 (an O_PATH or O_DIRECTORY descriptor of the root),
- * else as the path says.  Fills *st.  -1 with errno set: ENOENT and the
- * like, or SAFEOPEN_NOT_REGULAR.
+ * else as the path says.  Fills *st when it opens.  -1 with errno set:
+ * ENOENT and the like, or SAFEOPEN_NOT_REGULAR.
  */
 int safe_open(int rootfd, const char *path, struct stat *st);
 
