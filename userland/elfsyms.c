@@ -87,9 +87,7 @@ struct binary {
 	const char *want_build_id;	/* hex from the stream, "" if none */
 	/* the mapped file's identity: the key instead of the path */
 	bool has_id;
-	uint32_t dev;
-	uint64_t ino;
-	int64_t btime_ns;
+	struct cprof_file_id id;
 	hashval_t hash;			/* of the key and want_build_id */
 	/* not reached (mapfile.h): the pid it was looked for through last */
 	bool unreached;
@@ -172,8 +170,7 @@ static int bin_eq(const void *a, const void *b)
 	if (x->hash != y->hash || x->has_id != y->has_id ||
 	    strcmp(x->want_build_id, y->want_build_id))
 		return 0;
-	return x->has_id ? x->dev == y->dev && x->ino == y->ino &&
-			   x->btime_ns == y->btime_ns :
+	return x->has_id ? !mapfile_id_cmp(&x->id, &y->id) :
 	       !strcmp(x->path, y->path);
 }
 
@@ -558,12 +555,12 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 	/* another boot's identities mean nothing here: its paths do */
 	key.path = m->path;
 	key.has_id = m->has_id && m->strict;
-	key.dev = m->id.dev;
-	key.ino = m->id.ino;
-	key.btime_ns = m->id.btime_ns;
+	key.id = m->id;
+	/* what mapfile_id_cmp() compares */
 	h = key.has_id ?
-	    iterative_hash(&key.btime_ns, sizeof(key.btime_ns),
-			   iterative_hash(&key.ino, sizeof(key.ino), key.dev)) :
+	    iterative_hash(&key.id.btime_ns, sizeof(key.id.btime_ns),
+			   iterative_hash(&key.id.ino, sizeof(key.id.ino),
+					  key.id.dev)) :
 	    htab_hash_string(m->path);
 	key.hash = iterative_hash(want, strlen(want), h);
 	slot = htab_find_slot_with_hash(c->bins, &key, key.hash, INSERT);
@@ -595,9 +592,7 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 	b->path = intern(c, m->path);
 	b->want_build_id = intern(c, want);
 	b->has_id = key.has_id;
-	b->dev = key.dev;
-	b->ino = key.ino;
-	b->btime_ns = key.btime_ns;
+	b->id = key.id;
 	b->hash = key.hash;
 	b->build_id = "";
 	b->cus = htab_create_alloc(32, cu_hash, cu_eq, cu_del, calloc, free);

@@ -45,7 +45,20 @@ static bool same_ns(int64_t sec, uint32_t nsec, int64_t ns)
 	return sec * 1000000000 + nsec == ns;
 }
 
-bool mapfile_is(const struct mapfile *m, const struct statx *sx)
+int mapfile_id_cmp(const struct cprof_file_id *a,
+		   const struct cprof_file_id *b)
+{
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->btime_ns != b->btime_ns)
+		return a->btime_ns < b->btime_ns ? -1 : 1;
+	return 0;
+}
+
+/* Is sx the file m maps?  Yes when m has no identity or is not strict. */
+static bool mapfile_is(const struct mapfile *m, const struct statx *sx)
 {
 	if (!m->has_id || !m->strict)
 		return true;

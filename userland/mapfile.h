@@ -76,10 +76,10 @@ bool mapfile_refused(const char *why);
 bool mapfile_alive(uint32_t pid);
 
 /*
- * Is sx (statx() with STATX_BASIC_STATS | STATX_BTIME) the file m maps?
- * True when m has no identity or is not strict.
+ * Order of the files a and b name (device, inode, birth time): 0 for the
+ * same file, whichever process maps it.
  */
-struct statx;
-bool mapfile_is(const struct mapfile *m, const struct statx *sx);
+int mapfile_id_cmp(const struct cprof_file_id *a,
+		   const struct cprof_file_id *b);
 
 #endif /* CPROF_MAPFILE_H */

@@ -311,21 +311,10 @@ struct reach_rec {
 	const struct cprof_mmap *mm;
 };
 
-static int id_cmp(const struct cprof_file_id *x, const struct cprof_file_id *y)
-{
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->btime_ns != y->btime_ns)
-		return x->btime_ns < y->btime_ns ? -1 : 1;
-	return 0;
-}
-
 static int reach_cmp(const void *a, const void *b)
 {
-	return id_cmp(&((const struct reach_rec *)a)->id,
-		      &((const struct reach_rec *)b)->id);
+	return mapfile_id_cmp(&((const struct reach_rec *)a)->id,
+			      &((const struct reach_rec *)b)->id);
 }
 
 struct reach_build {
