@@ -312,6 +312,27 @@ static void test_many_records(void)
 }
 
 /*
+ * A stream of one flagged mmap record with room bytes after its fixed
+ * part, the first letters of them 'a' and the rest 0, decoded.
+ */
+static void decode_flagged_mmap(size_t room, size_t letters,
+				struct result *res)
+{
+	struct cprof_mmap *m;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + room);
+	m->start = 0x1000;
+	m->end = 0x2000;
+	memset(m->path, 'a', letters);
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	decode(b.buf, b.len, res);
+	sb_free(&b);
+}
+
+/*
  * A mapping record's file identity (CPROF_MMAP_FILE_ID): read back, and
  * refused where it leaves no room for the path or overlaps the path's NUL.
  */
@@ -342,33 +363,18 @@ static void test_file_id(void)
 		   "a stream with one is accepted (%s)", res.msg);
 	sb_free(&b);
 
-	sb_init(&b);
-	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 32);
-	m->start = 0x1000;
-	m->end = 0x2000;
-	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
-	decode(b.buf, b.len, &res);
+	/* no room for a path besides the identity */
+	decode_flagged_mmap(sizeof(id), 0, &res);
 	test_condf(one_line_at(&res, sizeof(struct cprof_header)) &&
 		   strstr(res.msg, "no room for a path and a file id"),
 		   "no room for a path besides the identity: refused (%s)",
 		   res.msg);
-	sb_free(&b);
-
-	sb_init(&b);
-	sb_header(&b, NULL);
-	m = sb_rec(&b, CPROF_REC_MMAP, CPROF_MMAP_FILE_ID, sizeof(*m) + 40);
-	m->start = 0x1000;
-	m->end = 0x2000;
-	memset(m->path, 'a', 40);
-	m->path[20] = '\0';	/* inside the identity */
-	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
-	decode(b.buf, b.len, &res);
+	/* 8 bytes of path, its NUL 12 bytes into the identity */
+	decode_flagged_mmap(8 + sizeof(id), 20, &res);
 	test_condf(one_line_at(&res, sizeof(struct cprof_header)) &&
 		   strstr(res.msg, "path not NUL-terminated"),
 		   "a path whose NUL is inside the identity: refused (%s)",
 		   res.msg);
-	sb_free(&b);
 }
 
 int main(void)
