@@ -18,6 +18,7 @@
 #define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */
 #define CPROF_UNWIND_MB_DEFAULT	64	/* unwind tables, all files together */
 #define CPROF_UNWIND_MB_MAX	4096
+#define CPROF_USTACK_DEFAULT	8192	/* bytes a stack copy, as perf's */
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
@@ -30,6 +31,7 @@ struct cprof_settings {
 		u32 mode;		/* enum cprof_mode */
 		u32 budget;		/* handler time, % of a CPU */
 		u32 unwind_mb;		/* memory for unwind tables */
+		u32 ustack;		/* bytes a stack copy, 0: none */
 		bool idle;
 		bool all_cpus;
 	);
@@ -60,6 +62,9 @@ struct cprof_cpu_stats {
 	u64 user_faults;
 	u64 user_truncated;
 	u64 user_table;		/* user walks that used an unwind table */
+	u64 ustack_copies;	/* CPROF_REC_USTACK records written */
+	u64 ustack_bytes;	/* the stack bytes they hold */
+	u64 ustack_skipped;	/* copies wanted, the buffer too full */
 	u64 kernel_truncated;
 	u64 throttles;
 	u64 handler_ns_total;

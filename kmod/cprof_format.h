@@ -78,6 +78,7 @@ enum cprof_rec_type {
 	CPROF_REC_LOST		= 3,
 	CPROF_REC_THROTTLE	= 4,
 	CPROF_REC_END		= 5,
+	CPROF_REC_USTACK	= 6,
 };
 
 struct cprof_rec {
@@ -98,6 +99,12 @@ struct cprof_rec {
 #define CPROF_SAMPLE_USER_TABLE	(1u << 7)
 /* A __u64 cgroup id follows ips[]: see below. */
 #define CPROF_SAMPLE_CGROUP	(1u << 8)
+/*
+ * The user walk reached code it had no table for: a CPROF_REC_USTACK of
+ * this sample (same cpu, time_ns and tid) may follow, before the next
+ * sample of its CPU (it is missing when the buffer had no room for it).
+ */
+#define CPROF_SAMPLE_USTACK	(1u << 9)
 
 /*
  * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
@@ -165,6 +172,43 @@ struct cprof_file_id {
 	__u32	dev;			/* st_dev: new_encode_dev() */
 	__u32	fs_magic;		/* the mapped file's own file system's */
 };
+
+/*
+ * A copy of the user stack of one sample, from the frame where its walk
+ * reached code no unwind table covered yet (a program or library that
+ * started during the profile, before userland compiled its table, or whose
+ * mappings the reader had not listed yet), so that the reader can walk
+ * it again with the tables it compiles meanwhile.  The module copies only
+ * while a table loader writes tables (one is in the module), only in an
+ * address space whose mappings were listed less than a few seconds ago or
+ * are not yet, and only into a buffer less than half full.
+ *
+ * frame indexes the sample's user frames: ips[nr_kernel + frame] is the
+ * frame's ip (an instruction when frame is 0 and the sample's
+ * CPROF_SAMPLE_USER_EXACT is set, else a return address).  regs[] are
+ * DWARF's x86-64 registers 0 (rax) ... 15 (r15) at that frame: with
+ * CPROF_USTACK_REGS all of them, the interrupted ones, else only rbp
+ * (regs[6]) and rsp (regs[7]) are known (the others are 0).  data[] holds
+ * size bytes of user memory from rsp up (fewer than asked where an
+ * unmapped or swapped-out page ends it).
+ */
+struct cprof_ustack {
+	struct cprof_rec rec;		/* CPROF_REC_USTACK */
+	__u64	time_ns;		/* its sample's */
+	__u32	tid;			/* its sample's */
+	__u32	cpu;			/* its sample's */
+	__u16	frame;			/* < its sample's nr_user */
+	__u16	reserved;
+	__u32	size;			/* bytes in data[] */
+	__u64	regs[16];
+	__u8	data[];
+};
+
+/* cprof_ustack.rec.flags */
+#define CPROF_USTACK_REGS	(1u << 0)	/* every regs[] is known */
+
+/* The most bytes of stack one CPROF_REC_USTACK holds (ctl's ustack). */
+#define CPROF_USTACK_MAX	32768
 
 /* Records lost on one CPU because its buffer was full. */
 struct cprof_lost {

@@ -78,6 +78,12 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	if (!strcmp(line, "unwind_mb"))
 		return cprof_parse_u32(val, 0, CPROF_UNWIND_MB_MAX,
 				       &s->unwind_mb);
+	if (!strcmp(line, "ustack")) {
+		if (cprof_parse_u32(val, 0, CPROF_USTACK_MAX, &s->ustack) ||
+		    s->ustack % 8)
+			return -EINVAL;
+		return 0;
+	}
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -188,6 +194,7 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "idle=%d\n", s->idle);
 	seq_printf(m, "budget=%u\n", s->budget);
 	seq_printf(m, "unwind_mb=%u\n", s->unwind_mb);
+	seq_printf(m, "ustack=%u\n", s->ustack);
 	mutex_unlock(&cprof_lock);
 }
 
@@ -252,6 +259,7 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 	s->depth = depth;
 	s->budget = budget;
 	s->unwind_mb = CPROF_UNWIND_MB_DEFAULT;
+	s->ustack = CPROF_USTACK_DEFAULT;
 	s->mode = CPROF_MODE_BOTH;
 	s->all_cpus = true;
 	return 0;

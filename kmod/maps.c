@@ -49,6 +49,7 @@
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
 #define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
 #define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
+#define CPROF_MAPS_FRESH	(3 * HZ)	/* tables may be compiling */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
 /* The ranges emitted for one address space, sorted by start. */
@@ -174,6 +175,23 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 		return false;
 	*pos = *r;
 	return true;
+}
+
+/**
+ * cprof_maps_settling() - may the table of @addr's code be on its way?
+ * @st: from cprof_maps_current()
+ * @addr: a user address
+ *
+ * Context: as cprof_maps_current().
+ * Return: true when no mapping was emitted for current's address space yet
+ * (@st NULL), when none emitted covers @addr, or when they were listed
+ * less than CPROF_MAPS_FRESH ago: a program or library whose unwind table
+ * userland may still be compiling.
+ */
+bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr)
+{
+	return !st || !cprof_mm_covers(st, addr) ||
+	       time_before(jiffies, st->synced_at + CPROF_MAPS_FRESH);
 }
 
 /**

@@ -84,6 +84,9 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->user_faults += c->user_faults;
 	sum->user_truncated += c->user_truncated;
 	sum->user_table += c->user_table;
+	sum->ustack_copies += c->ustack_copies;
+	sum->ustack_bytes += c->ustack_bytes;
+	sum->ustack_skipped += c->ustack_skipped;
 	sum->kernel_truncated += c->kernel_truncated;
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
@@ -100,6 +103,9 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%suser_faults %llu\n", prefix, c->user_faults);
 	seq_printf(m, "%suser_truncated %llu\n", prefix, c->user_truncated);
 	seq_printf(m, "%suser_table %llu\n", prefix, c->user_table);
+	seq_printf(m, "%sustack_copies %llu\n", prefix, c->ustack_copies);
+	seq_printf(m, "%sustack_bytes %llu\n", prefix, c->ustack_bytes);
+	seq_printf(m, "%sustack_skipped %llu\n", prefix, c->ustack_skipped);
 	seq_printf(m, "%skernel_truncated %llu\n", prefix,
 		   c->kernel_truncated);
 	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);

@@ -147,11 +147,41 @@ static u64 cprof_cgroup_id(struct task_struct *tsk)
 #endif
 }
 
+/*
+ * The copy of the user stack of sample @s (committed just before, still
+ * ours to read until this reservation), unless its CPU's buffer is half
+ * full: the samples keep the room.
+ */
+static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
+			     const struct cprof_sample *s, u32 size)
+{
+	struct cprof_ustack *u = NULL;
+	u64 time_ns = s->time_ns;
+	u32 tid = s->tid, cpu = s->cpu;
+	u16 uflags;
+
+	if (!cprof_ring_half_full(&pc->ring))
+		u = cprof_ring_reserve(&pc->ring, sizeof(*u) + size);
+	if (!u) {
+		pc->stats.ustack_skipped++;
+		return;
+	}
+	u->time_ns = time_ns;
+	u->tid = tid;
+	u->cpu = cpu;
+	uflags = cprof_unwind_copy(c, u, size);
+	cprof_ring_commit(&pc->ring, CPROF_REC_USTACK, uflags,
+			  sizeof(*u) + CPROF_ALIGN(u->size));
+	pc->stats.ustack_copies++;
+	pc->stats.ustack_bytes += u->size;
+}
+
 static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 {
 	const struct cprof_settings *set = cprof_tick_set;
 	struct task_struct *tsk = current;
 	int cpu = smp_processor_id();
+	struct cprof_ucopy copy;
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	int nk = 0, nu = 0;
@@ -184,7 +214,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(uregs, uregs != regs, s->ips + nk,
-				       set->depth, &flags);
+				       set->depth, &flags,
+				       set->ustack ? &copy : NULL);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;
@@ -220,6 +251,9 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 		pc->next_kick_ns = now + CPROF_KICK_NS;
 		cprof_session_kick();
 	}
+	/* Last: its reservation ends s's being ours. */
+	if (flags & CPROF_SAMPLE_USTACK)
+		cprof_put_ustack(pc, &copy, s, set->ustack);
 }
 
 /*

@@ -135,6 +135,7 @@ struct cprof_uframe {
 	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
 	struct cprof_utable_view table;	/* pos's file's */
 	bool has_table;
+	bool no_table;			/* the last step found no table */
 };
 
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
@@ -230,10 +231,12 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	if (at < f->pos.start || at >= f->pos.end) {
 		if (!cprof_maps_file_pos(st, at, &f->pos)) {
 			f->pos.end = 0;
+			f->no_table = true;
 			return CPROF_STEP_NONE;
 		}
 		f->has_table = cprof_utable_get(&f->pos, &f->table);
 	}
+	f->no_table = !f->has_table;
 	/*
 	 * Code that keeps frame pointers wherever it calls: past the first
 	 * frame, the frame-pointer step is the same step, and cheaper.
@@ -346,12 +349,36 @@ struct cprof_uwalk {
 	struct cprof_uframe f;
 	const struct cprof_mmstate *st;
 	struct pt_regs *regs;		/* f's while first, if exact */
+	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
 	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
+	int nr;				/* frames so far: f is the last */
 	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
 	bool done;
 };
+
+/*
+ * The walk reached code it has no table for: keep where, so that the
+ * stack from here can be copied for userland to walk once it has the
+ * table (cprof_unwind_copy()), if the table may be on its way.  The first
+ * such frame only.
+ */
+static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
+{
+	unsigned long at = first ? w->f.ip : w->f.ip - 1;
+
+	if (!cprof_maps_settling(w->st, at))
+		return;
+	*w->copy = (struct cprof_ucopy){
+		.frame = w->nr - 1,
+		.sp = w->f.sp,
+		.fp = w->f.fp,
+		.regs = first ? w->regs : NULL,
+	};
+	*w->flags |= CPROF_SAMPLE_USTACK;
+	w->copy = NULL;
+}
 
 /*
  * One step from the frame to its caller's: by the unwind table; where no
@@ -362,15 +389,16 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 {
 	unsigned long wrapper_caller = w->wrapper_caller;
 	enum cprof_step step;
-	bool first = w->first;
+	bool first = w->first, again = false;
 
 	w->first = false;
 	w->wrapper_caller = 0;
-	for (;; first = false) {
+	for (;; first = false, again = true) {
 		/*
 		 * The first ip is in the interrupted function even when it
 		 * is a system call's return address: the call is not last.
 		 */
+		w->f.no_table = true;
 		step = w->st ? cprof_table_step(w->st, &w->f, first,
 						first ? w->regs : NULL) :
 			CPROF_STEP_NONE;
@@ -378,6 +406,9 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
 			return step;
+		/* (a second pass is at another frame than nr's) */
+		if (w->copy && w->f.no_table && !again)
+			cprof_uwalk_copy_here(w, first);
 		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
 		    cprof_syscall_caller(&w->f)) {
 			w->wrapper_caller = w->f.ip;
@@ -420,7 +451,7 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
  * the RCU read lock.
  */
 static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
-			      bool entry, u16 *flags)
+			      bool entry, u16 *flags, struct cprof_ucopy *copy)
 {
 	*w = (struct cprof_uwalk){
 		.f = { .ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
@@ -441,8 +472,10 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
 	/* Tables' rules read a span above sp: it must not wrap. */
 	if (!w->leaf_only && cprof_utable_any() &&
 	    uregs->sp >= CPROF_USTACK_REDZONE &&
-	    uregs->sp <= TASK_SIZE_MAX - CPROF_USTACK_SPAN)
+	    uregs->sp <= TASK_SIZE_MAX - CPROF_USTACK_SPAN) {
 		w->st = cprof_maps_current();
+		w->copy = copy;
+	}
 }
 
 /**
@@ -452,7 +485,11 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
  *	at kernel entry
  * @ips: where the return addresses go, the interrupted ip first
  * @max: room in @ips, at least 1
- * @flags: the sample's flags; CPROF_SAMPLE_USER_* are set here
+ * @flags: the sample's flags; CPROF_SAMPLE_USER_* are set here, and
+ *	CPROF_SAMPLE_USTACK when @copy was filled in
+ * @copy: where to note the frame to copy the stack from if the walk
+ *	reaches code whose table may be on its way (cprof_maps_settling());
+ *	NULL: none wanted
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
@@ -460,22 +497,68 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
  * Return: the number of entries written to @ips.
  */
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
-		      u16 *flags)
+		      u16 *flags, struct cprof_ucopy *copy)
 {
 	struct cprof_uwalk w;
 	int n = 0;
 
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, uregs, entry, flags); !w.done;
+	for (cprof_uwalk_start(&w, uregs, entry, flags, copy); !w.done;
 	     cprof_uwalk_next(&w)) {
 		if (n == max) {
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
 		}
 		ips[n++] = w.f.ip;
+		w.nr = n;
 	}
 	rcu_read_unlock();
 	pagefault_enable();
 	return n;
+}
+
+/**
+ * cprof_unwind_copy() - the payload of a CPROF_REC_USTACK
+ * @c: where cprof_unwind_user() stopped for want of a table
+ * @u: the record; its header, time_ns, tid and cpu are the caller's
+ * @size: bytes of stack wanted, a multiple of 8
+ *
+ * Copies up to @size bytes of user memory from the frame's stack pointer,
+ * a page at a time until one is not there (copy_from_user_nofault():
+ * page faults disabled, user addresses only); the record's padding is
+ * zeroed.  The registers are read from @c->regs, which must still be the
+ * tick's.
+ *
+ * Context: the tick (hard interrupt), right after cprof_unwind_user().
+ * Return: the record's flags (CPROF_USTACK_*).
+ */
+u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
+		      u32 size)
+{
+	unsigned long addr = c->sp;
+	u32 done = 0, chunk;
+	int i;
+
+	u->frame = c->frame;
+	u->reserved = 0;
+	memset(u->regs, 0, sizeof(u->regs));
+	if (c->regs) {
+		for (i = 0; i < ARRAY_SIZE(u->regs); i++)
+			cprof_dwarf_reg(c->regs, i, (unsigned long *)&u->regs[i]);
+	} else {
+		u->regs[6] = c->fp;
+		u->regs[7] = c->sp;
+	}
+	while (done < size) {
+		chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(addr));
+		if (copy_from_user_nofault(u->data + done,
+					   (const void __user *)addr, chunk))
+			break;
+		done += chunk;
+		addr += chunk;
+	}
+	u->size = done;
+	memset(u->data + done, 0, CPROF_ALIGN(done) - done);
+	return c->regs ? CPROF_USTACK_REGS : 0;
 }

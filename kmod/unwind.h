@@ -4,13 +4,28 @@
 
 #include <linux/types.h>
 
+struct cprof_ustack;
 struct pt_regs;
 struct task_struct;
+
+/*
+ * Where a user walk reached code without a table: the frame (an index in
+ * the walk's frames), its stack pointer and rbp, and the interrupted
+ * registers if it is their frame and they are all known (else NULL).
+ */
+struct cprof_ucopy {
+	int frame;
+	unsigned long sp;
+	unsigned long fp;
+	struct pt_regs *regs;
+};
 
 /* Stack walks from the tick: unwind.c. */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
-		      u16 *flags);
+		      u16 *flags, struct cprof_ucopy *copy);
+u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
+		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 
 #endif /* CPROF_UNWIND_H */

@@ -1,15 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * ingest - read a cprof stream into a profile.  See ingest.h.
+ *
+ * A sample whose user walk reached code without a table
+ * (CPROF_SAMPLE_USTACK) is held until its stack copy arrives (a
+ * CPROF_REC_USTACK of its CPU, before that CPU's next sample), then until
+ * its tables may have: INGEST_USTACK_HOLD_NS of stream time, or the END
+ * record (after waiting up to INGEST_USTACK_WAIT_S for the loader).  Then
+ * its copy is walked with the tables the loader wrote (ustack.c,
+ * tablekeep.c), and it is added with the walk's frames if that walk
+ * reached the stack's outermost frame (or the depth), else as the module
+ * walked it.  Held copies take at most INGEST_USTACK_BYTES; past that a
+ * sample is added as it came.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "debugfetch.h"
 #include "ingest.h"
 #include "stream.h"
+#include "tablekeep.h"
+#include "ustack.h"
 #include "util.h"
+
+#define INGEST_USTACK_HOLD_NS	2000000000ull
+#define INGEST_USTACK_WAIT_S	5.0
+#define INGEST_USTACK_BYTES	(64u << 20)
+
+/* A sample and the copy of its stack, waiting for tables. */
+struct pending {
+	struct pending *next;
+	struct cprof_sample *s;
+	struct cprof_ustack *u;
+};
 
 struct ingest {
 	struct stream *s;
@@ -18,6 +43,11 @@ struct ingest {
 	struct tableload *unw;
 	struct cgroups *cg;
 	struct debugfetch_queue *debug;
+	struct cprof_sample **held;	/* per CPU: its copy may follow */
+	struct pending *head, **tail;	/* in stream order */
+	size_t pending_bytes;
+	uint64_t last_ns;		/* the latest sample's time */
+	uint64_t rewalked;		/* samples added with a copy's walk */
 };
 
 struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
@@ -32,6 +62,7 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 	}
 	in->unw = unw;
 	in->cg = cg;
+	in->tail = &in->head;
 	in->hdr = stream__read_header(in->s);
 	if (!in->hdr) {
 		ingest__close(in);
@@ -51,13 +82,225 @@ void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 	in->debug = q;
 }
 
+static void pending_free(struct pending *pd)
+{
+	free(pd->s);
+	free(pd->u);
+	free(pd);
+}
+
 void ingest__close(struct ingest *in)
 {
+	struct pending *pd;
+	unsigned int cpu;
+
 	if (!in)
 		return;
+	while ((pd = in->head)) {
+		in->head = pd->next;
+		pending_free(pd);
+	}
+	for (cpu = 0; in->held && cpu < in->hdr->nr_cpu_ids; cpu++)
+		free(in->held[cpu]);
+	free(in->held);
 	profile__free(in->p);
 	stream__free(in->s);
 	free(in);
+}
+
+/* A record to the stream's profile, or to the reader's op. */
+static int deliver(struct ingest *in, const struct ingest_ops *ops,
+		   const struct cprof_rec *rec)
+{
+	if (ops->record)
+		return ops->record(ops->arg, in->p, rec);
+	if (profile__add(in->p, rec))
+		return fail("failed to aggregate samples: %s",
+			    strerror(ENOMEM));
+	return 0;
+}
+
+/* Where ustack_walk() finds code: the stream's mappings of one process. */
+struct walk_ctx {
+	struct ingest *in;
+	struct tablekeep *keep;
+	uint32_t pid;
+	uint64_t time_ns;
+};
+
+static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
+{
+	const struct walk_ctx *w = arg;
+	const struct cprof_mmap *m;
+	struct cprof_file_id id;
+
+	m = profile__find_mmap(w->in->p, w->pid, ip, w->time_ns);
+	if (!m)
+		return false;
+	c->start = m->start;
+	c->end = m->end;
+	c->pgoff = m->pgoff;
+	if (!strcmp(m->path, "[vdso]"))
+		c->table = tablekeep__get(w->keep, CPROF_UTABLE_VDSO_DEV,
+					  CPROF_UTABLE_VDSO_INO, &c->len);
+	else if (stream__mmap_file_id(m, &id))
+		c->table = tablekeep__get(w->keep, id.dev, id.ino, &c->len);
+	return true;
+}
+
+/*
+ * Add the pending sample: with its copy's walk in place of the module's
+ * frames from the copy's on, if that walk went further; else as it came.
+ */
+static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
+			  struct pending *pd)
+{
+	const struct cprof_sample *s = pd->s;
+	const struct cprof_ustack *u = pd->u;
+	unsigned int nk = s->nr_kernel, k = u->frame;
+	bool cgroup = s->rec.flags & CPROF_SAMPLE_CGROUP;
+	struct walk_ctx w = {
+		.in = in, .keep = tableload__kept(in->unw), .pid = s->pid,
+		.time_ns = s->time_ns,
+	};
+	uint64_t ips[CPROF_MAX_DEPTH];
+	struct cprof_sample *out;
+	enum ustack_end end;
+	unsigned int max;
+	size_t size;
+	int n, ret;
+
+	tablekeep__hold(w.keep);
+	max = in->hdr->depth < CPROF_MAX_DEPTH ? in->hdr->depth :
+						  CPROF_MAX_DEPTH;
+	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
+			  max > k ? max - k : 1, &n);
+	tablekeep__release(w.keep);
+	if (end == USTACK_STOPPED) {
+		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
+		return deliver(in, ops, &pd->s->rec);
+	}
+	size = sizeof(*s) + (nk + k + n + cgroup) * sizeof(s->ips[0]);
+	out = malloc(size);
+	if (!out)
+		return fail("failed to aggregate samples: %s",
+			    strerror(ENOMEM));
+	memcpy(out, s, sizeof(*s) + (nk + k) * sizeof(s->ips[0]));
+	memcpy(out->ips + nk + k, ips, n * sizeof(ips[0]));
+	if (cgroup)
+		out->ips[nk + k + n] = s->ips[nk + s->nr_user];
+	out->nr_user = k + n;
+	out->rec.size = size;
+	out->rec.flags &= ~(CPROF_SAMPLE_USTACK | CPROF_SAMPLE_USER_FAULT |
+			    CPROF_SAMPLE_USER_TRUNC);
+	out->rec.flags |= CPROF_SAMPLE_USER_TABLE |
+			  (end == USTACK_DEPTH ? CPROF_SAMPLE_USER_TRUNC : 0);
+	in->rewalked++;
+	ret = deliver(in, ops, &out->rec);
+	free(out);
+	return ret;
+}
+
+/*
+ * Add the pending samples taken INGEST_USTACK_HOLD_NS or more before the
+ * latest one; all of them at the end (after waiting a little for the
+ * loader), with the held samples whose copies did not come.
+ */
+static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
+			 bool end)
+{
+	static const volatile sig_atomic_t no_stop;
+	struct pending *pd;
+	unsigned int cpu;
+	int ret = 0;
+
+	if (end && in->head)
+		tableload__wait(in->unw, &no_stop, INGEST_USTACK_WAIT_S);
+	while (!ret && (pd = in->head) &&
+	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_NS < in->last_ns)) {
+		in->head = pd->next;
+		if (!in->head)
+			in->tail = &in->head;
+		in->pending_bytes -= pd->u->size;
+		ret = deliver_walked(in, ops, pd);
+		pending_free(pd);
+	}
+	for (cpu = 0; end && !ret && in->held && cpu < in->hdr->nr_cpu_ids;
+	     cpu++) {
+		if (!in->held[cpu])
+			continue;
+		in->held[cpu]->rec.flags &= ~CPROF_SAMPLE_USTACK;
+		ret = deliver(in, ops, &in->held[cpu]->rec);
+		free(in->held[cpu]);
+		in->held[cpu] = NULL;
+	}
+	return ret;
+}
+
+static void *dup_rec(const struct cprof_rec *rec)
+{
+	void *p = malloc(rec->size);
+
+	if (p)
+		memcpy(p, rec, rec->size);
+	return p;
+}
+
+/* A sample: held if its copy may follow; else added, as its CPU's held one. */
+static int take_sample(struct ingest *in, const struct ingest_ops *ops,
+		       const struct cprof_sample *s)
+{
+	struct cprof_sample **slot;
+	int ret = 0;
+
+	if (s->time_ns > in->last_ns)
+		in->last_ns = s->time_ns;
+	if (!in->unw || s->cpu >= in->hdr->nr_cpu_ids)
+		return deliver(in, ops, &s->rec);
+	if (!in->held) {
+		in->held = calloc(in->hdr->nr_cpu_ids, sizeof(*in->held));
+		if (!in->held)
+			return fail("failed to aggregate samples: %s",
+				    strerror(ENOMEM));
+	}
+	slot = &in->held[s->cpu];
+	if (*slot) {
+		/* its copy did not come (the buffer had no room for it) */
+		(*slot)->rec.flags &= ~CPROF_SAMPLE_USTACK;
+		ret = deliver(in, ops, &(*slot)->rec);
+		free(*slot);
+		*slot = NULL;
+	}
+	if (ret || !(s->rec.flags & CPROF_SAMPLE_USTACK) ||
+	    in->pending_bytes > INGEST_USTACK_BYTES ||
+	    !(*slot = dup_rec(&s->rec)))
+		return ret ? ret : deliver(in, ops, &s->rec);
+	return 0;
+}
+
+/* A stack copy: pending with its held sample, if it is that one's. */
+static int take_ustack(struct ingest *in, const struct cprof_ustack *u)
+{
+	struct cprof_sample *s;
+	struct pending *pd;
+
+	s = in->held && u->cpu < in->hdr->nr_cpu_ids ? in->held[u->cpu] :
+						      NULL;
+	if (!s || s->time_ns != u->time_ns || s->tid != u->tid ||
+	    u->frame >= s->nr_user)
+		return 0;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd || !(pd->u = dup_rec(&u->rec))) {
+		free(pd);
+		return fail("failed to aggregate samples: %s",
+			    strerror(ENOMEM));
+	}
+	pd->s = s;
+	in->held[u->cpu] = NULL;
+	*in->tail = pd;
+	in->tail = &pd->next;
+	in->pending_bytes += u->size;
+	return 0;
 }
 
 int ingest__run(struct ingest *in, const struct ingest_ops *ops)
@@ -70,16 +313,26 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 		ops = &none;
 	stream__on_interrupt(in->s, ops->idle, ops->arg);
 	while ((ret = stream__next(in->s, &rec)) > 0) {
-		if (ops->record) {
-			ret = ops->record(ops->arg, in->p, rec);
-			if (ret)
-				break;
-		} else if (profile__add(in->p, rec)) {
-			fail("failed to aggregate samples: %s",
-			     strerror(ENOMEM));
-			ret = -1;
+		switch (rec->type) {
+		case CPROF_REC_SAMPLE:
+			ret = take_sample(in, ops,
+					  (const struct cprof_sample *)rec);
 			break;
+		case CPROF_REC_USTACK:
+			ret = take_ustack(in, (const struct cprof_ustack *)rec);
+			break;
+		case CPROF_REC_END:
+			ret = flush_pending(in, ops, true);
+			if (!ret)
+				ret = deliver(in, ops, rec);
+			break;
+		default:
+			ret = deliver(in, ops, rec);
 		}
+		if (!ret && in->head)
+			ret = flush_pending(in, ops, false);
+		if (ret)
+			break;
 		if (rec->type == CPROF_REC_MMAP) {
 			tableload__note(in->unw,
 					(const struct cprof_mmap *)rec);

@@ -32,6 +32,7 @@ _Static_assert(sizeof(struct cprof_header) % 8 == 0, "header alignment");
 _Static_assert(sizeof(struct cprof_sample) == 48, "sample layout");
 _Static_assert(sizeof(struct cprof_mmap) == 72, "mmap layout");
 _Static_assert(sizeof(struct cprof_file_id) == 32, "file id layout");
+_Static_assert(sizeof(struct cprof_ustack) == 160, "ustack layout");
 
 struct stream {
 	int fd;
@@ -53,6 +54,7 @@ static const char *const rec_names[] = {
 	[CPROF_REC_LOST]	= "lost",
 	[CPROF_REC_THROTTLE]	= "throttle",
 	[CPROF_REC_END]		= "END",
+	[CPROF_REC_USTACK]	= "ustack",
 };
 
 static const size_t rec_min_size[] = {
@@ -61,6 +63,7 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_LOST]	= sizeof(struct cprof_lost),
 	[CPROF_REC_THROTTLE]	= sizeof(struct cprof_throttle),
 	[CPROF_REC_END]		= sizeof(struct cprof_end),
+	[CPROF_REC_USTACK]	= sizeof(struct cprof_ustack),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -211,6 +214,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_mmap *mm;
 	const struct cprof_lost *lost;
 	const struct cprof_throttle *thr;
+	const struct cprof_ustack *us;
 	size_t need;
 	unsigned int cpu;
 
@@ -259,6 +263,18 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	case CPROF_REC_LOST:
 		lost = (const struct cprof_lost *)r;
 		cpu = lost->cpu;
+		break;
+	case CPROF_REC_USTACK:
+		us = (const struct cprof_ustack *)r;
+		if (us->size > CPROF_USTACK_MAX ||
+		    r->size != sizeof(*us) + CPROF_ALIGN(us->size))
+			return fail("%s: ustack record at byte %llu: size %u does not match %u bytes of stack (at most %u)",
+				    s->name, at, r->size, us->size,
+				    CPROF_USTACK_MAX);
+		if (us->frame >= CPROF_MAX_DEPTH)
+			return fail("%s: ustack record at byte %llu: frame %u exceeds %d",
+				    s->name, at, us->frame, CPROF_MAX_DEPTH);
+		cpu = us->cpu;
 		break;
 	case CPROF_REC_THROTTLE:
 		thr = (const struct cprof_throttle *)r;

@@ -49,6 +49,7 @@
 #include "cfi.h"
 #include "safeopen.h"
 #include "tablecache.h"
+#include "tablekeep.h"
 #include "tableload.h"
 #include "util.h"
 
@@ -81,6 +82,7 @@ struct tableload {
 	char *list_path;		/* the same, opened to read its list */
 	char *ctl_path;			/* PROC_DIR/ctl: unwind_mb */
 	struct tablecache *cache;	/* NULL: none */
+	struct tablekeep *keep;		/* the tables written, for ustack.c */
 	size_t module_tables;		/* those it held at start */
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -385,7 +387,10 @@ static bool write_table(struct tableload *l, const struct stat *st,
 		return false;
 	}
 	n = write(l->fd, buf, len);
-	free(buf);
+	if (n == (ssize_t)len)
+		tablekeep__put(l->keep, hdr.dev, hdr.ino, buf, len);
+	else
+		free(buf);
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
 		l->stats.rows += t->n;
@@ -1114,10 +1119,12 @@ struct tableload *tableload__start(const char *proc_dir)
 	/* the default may be unusable (a read-only /var): no cache */
 	if (cache_dir)
 		l->cache = tablecache__open(cache_dir, cache_explicit);
-	if (!l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
+	l->keep = tablekeep__new(TABLEKEEP_MAX);
+	if (!l->keep || !l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
 	    !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
 		tablecache__close(l->cache);
+		tablekeep__free(l->keep);
 		if (l->seen)
 			htab_delete(l->seen);
 		if (l->loaded)
@@ -1266,10 +1273,16 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	htab_delete(l->loaded);
 	htab_delete(l->evictions);
 	tablecache__close(l->cache);
+	tablekeep__free(l->keep);
 	free(l->list_path);
 	free(l->ctl_path);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	close(l->fd);
 	free(l);
+}
+
+struct tablekeep *tableload__kept(struct tableload *l)
+{
+	return l ? l->keep : NULL;
 }

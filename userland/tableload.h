@@ -13,6 +13,7 @@
 #include "cprof_format.h"
 
 struct tableload;
+struct tablekeep;
 
 struct tableload_stats {
 	uint64_t loaded;	/* tables written to the module */
@@ -101,6 +102,12 @@ bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
  * NULL is fine.
  */
 void tableload__report_stops(struct tableload *l, bool all);
+
+/*
+ * The tables this loader wrote, kept for walking stack copies
+ * (tablekeep.h); NULL for NULL l.  Freed by tableload__stop().
+ */
+struct tablekeep *tableload__kept(struct tableload *l);
 
 /* Stop the thread (the queue is dropped) and free; NULL is fine. */
 void tableload__stop(struct tableload *l, struct tableload_stats *stats);

@@ -177,6 +177,24 @@ static inline void sb_mmap_id(struct sb *b, uint64_t time_ns, uint32_t pid,
 	*id = *file;
 }
 
+/* A stack copy of the sample at (time_ns, tid, cpu), from its user frame. */
+static inline void sb_ustack(struct sb *b, uint64_t time_ns, uint32_t tid,
+			     uint32_t cpu, unsigned int frame,
+			     unsigned int flags, const uint64_t regs[16],
+			     const void *data, size_t size)
+{
+	struct cprof_ustack *u = sb_rec(b, CPROF_REC_USTACK, flags,
+					sizeof(*u) + CPROF_ALIGN(size));
+
+	u->time_ns = time_ns;
+	u->tid = tid;
+	u->cpu = cpu;
+	u->frame = frame;
+	u->size = size;
+	memcpy(u->regs, regs, sizeof(u->regs));
+	memcpy(u->data, data, size);
+}
+
 static inline void sb_lost(struct sb *b, uint64_t time_ns, uint32_t cpu,
 			   uint64_t samples, uint64_t other)
 {

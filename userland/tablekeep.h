@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * tablekeep - the unwind tables written to the module in this run, kept
+ * in memory by file (device and inode, as a mapping record's file
+ * identity gives them), for walking the stack copies of samples taken
+ * before their tables arrived (ustack.h).  The least recently used go past
+ * a cap.  Thread-safe: the loader's thread puts, the stream's reader gets.
+ */
+#ifndef CPROF_TABLEKEEP_H
+#define CPROF_TABLEKEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tablekeep;
+
+/* What is kept at most, bytes. */
+#define TABLEKEEP_MAX	(32u << 20)
+
+/* NULL for want of memory. */
+struct tablekeep *tablekeep__new(size_t cap);
+/* NULL-safe. */
+void tablekeep__free(struct tablekeep *k);
+
+/*
+ * Keep buf (len bytes of malloc()ed memory, now the keep's: it is freed
+ * here if it cannot be kept) as the table of the file (dev, ino),
+ * replacing one kept for it.  NULL k: buf is freed.
+ */
+void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
+		    char *buf, size_t len);
+
+/* Between hold and release, what get returns stays (puts wait). */
+void tablekeep__hold(struct tablekeep *k);
+void tablekeep__release(struct tablekeep *k);
+/* The table of (dev, ino), *len bytes; NULL if none (or NULL k). */
+const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
+			   size_t *len);
+
+#endif /* CPROF_TABLEKEEP_H */
