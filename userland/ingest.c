@@ -5,8 +5,10 @@
  * A sample whose user walk reached code without a table
  * (CPROF_SAMPLE_USTACK) is held until its stack copy arrives (a
  * CPROF_REC_USTACK of its CPU, before that CPU's next sample), then until
- * its tables may have: INGEST_USTACK_HOLD_NS of stream time, or the END
- * record (after waiting up to INGEST_USTACK_WAIT_S for the loader).  Then
+ * its tables may have: INGEST_USTACK_HOLD_NS past its time on the sample
+ * clock (looked at after each record, and when a reader's idle op runs),
+ * or the END record (after waiting up to INGEST_USTACK_WAIT_S for the
+ * loader).  --every's windows wait longer than that for late samples.  Then
  * its copy is walked with the tables the loader wrote (ustack.c,
  * tablekeep.c), and it is added with the walk's frames if that walk
  * reached the stack's outermost frame (or the depth), else as the module
@@ -17,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "debugfetch.h"
 #include "ingest.h"
@@ -48,6 +51,7 @@ struct ingest {
 	size_t pending_bytes;
 	uint64_t last_ns;		/* the latest sample's time */
 	uint64_t rewalked;		/* samples added with a copy's walk */
+	const struct ingest_ops *ops;	/* ingest__run()'s */
 };
 
 struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
@@ -211,13 +215,20 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 {
 	static const volatile sig_atomic_t no_stop;
 	struct pending *pd;
+	struct timespec ts;
 	unsigned int cpu;
+	uint64_t now;
 	int ret = 0;
 
 	if (end && in->head)
 		tableload__wait(in->unw, &no_stop, INGEST_USTACK_WAIT_S);
+	/* the sample clock is CLOCK_MONOTONIC: a live stream's is this one */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (now < in->last_ns)
+		now = in->last_ns;
 	while (!ret && (pd = in->head) &&
-	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_NS < in->last_ns)) {
+	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_NS < now)) {
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;
@@ -303,6 +314,16 @@ static int take_ustack(struct ingest *in, const struct cprof_ustack *u)
 	return 0;
 }
 
+/* No record for a while: the reader's idle op, after the pending due. */
+static int ingest_idle(void *arg)
+{
+	struct ingest *in = arg;
+
+	if (in->head && flush_pending(in, in->ops, false))
+		return -1;
+	return in->ops->idle(in->ops->arg);
+}
+
 int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 {
 	static const struct ingest_ops none;
@@ -311,7 +332,8 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 
 	if (!ops)
 		ops = &none;
-	stream__on_interrupt(in->s, ops->idle, ops->arg);
+	in->ops = ops;
+	stream__on_interrupt(in->s, ops->idle ? ingest_idle : NULL, in);
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
