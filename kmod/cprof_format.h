@@ -101,8 +101,8 @@ struct cprof_rec {
 #define CPROF_SAMPLE_CGROUP	(1u << 8)
 /*
  * The user walk reached code it had no table for: a CPROF_REC_USTACK of
- * this sample (same cpu, time_ns and tid) may follow, before the next
- * sample of its CPU (it is missing when the buffer had no room for it).
+ * this sample (same cpu, time_ns and tid) follows, before the next sample
+ * of its CPU.
  */
 #define CPROF_SAMPLE_USTACK	(1u << 9)
 
@@ -179,9 +179,10 @@ struct cprof_file_id {
  * started during the profile, before userland compiled its table, or whose
  * mappings the reader had not listed yet), so that the reader can walk
  * it again with the tables it compiles meanwhile.  The module copies only
- * while a table loader writes tables (one is in the module), only in an
- * address space whose mappings were listed less than a few seconds ago or
- * are not yet, and only into a buffer less than half full.
+ * while a table loader has /proc/cprof/unwind open for writing and some
+ * table is loaded, only in an address space first sampled less than a
+ * few seconds ago or whose mappings are not listed yet, and only where the
+ * sample and its copy leave half the CPU's buffer free.
  *
  * frame indexes the sample's user frames: ips[nr_kernel + frame] is the
  * frame's ip (an instruction when frame is 0 and the sample's

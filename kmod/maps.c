@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/stat.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "cprof_format.h"
 #include "maps.h"
@@ -49,7 +50,7 @@
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
 #define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
 #define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
-#define CPROF_MAPS_FRESH	(3 * HZ)	/* tables may be compiling */
+#define CPROF_MAPS_FRESH_NS	(3 * NSEC_PER_SEC) /* tables may be compiling */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
 /* The ranges emitted for one address space, sorted by start. */
@@ -184,14 +185,16 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
  *
  * Context: as cprof_maps_current().
  * Return: true when no mapping was emitted for current's address space yet
- * (@st NULL), when none emitted covers @addr, or when they were listed
- * less than CPROF_MAPS_FRESH ago: a program or library whose unwind table
- * userland may still be compiling.
+ * (@st NULL), when none emitted covers @addr (unless sampled addresses
+ * that no mapping covers were seen in it before: code of no file, or a
+ * frame-pointer chain through code without frame pointers), or in its
+ * first CPROF_MAPS_FRESH_NS since a sample first asked for its mappings:
+ * a program whose unwind tables userland may still be compiling.
  */
 bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr)
 {
-	return !st || !cprof_mm_covers(st, addr) ||
-	       time_before(jiffies, st->synced_at + CPROF_MAPS_FRESH);
+	return !st || (!st->junk && !cprof_mm_covers(st, addr)) ||
+	       ktime_get_ns() - st->first_ns < CPROF_MAPS_FRESH_NS;
 }
 
 /**

@@ -170,11 +170,26 @@ static int cprof_unwind_seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* Those who may profile load tables and list them. */
+/*
+ * Those who may profile load tables and list them; while one has the file
+ * open for writing (a loader), the ticks copy stacks its tables may
+ * complete.
+ */
 static int cprof_unwind_open(struct inode *inode, struct file *file)
 {
-	return cprof_access_check() ?: single_open(file, cprof_unwind_seq_show,
-						   NULL);
+	int err = cprof_access_check() ?:
+		  single_open(file, cprof_unwind_seq_show, NULL);
+
+	if (!err && file->f_mode & FMODE_WRITE)
+		cprof_utable_loader(true);
+	return err;
+}
+
+static int cprof_unwind_release(struct inode *inode, struct file *file)
+{
+	if (file->f_mode & FMODE_WRITE)
+		cprof_utable_loader(false);
+	return single_release(inode, file);
 }
 
 /* One table per write(), whole: see struct cprof_utable. */
@@ -189,7 +204,7 @@ static const struct proc_ops cprof_unwind_ops = {
 	.proc_read	= seq_read,
 	.proc_write	= cprof_unwind_write,
 	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
+	.proc_release	= cprof_unwind_release,
 };
 
 /**

@@ -104,6 +104,29 @@ void cprof_ring_commit(struct cprof_ring *r, u32 type, u32 flags, u32 size)
 }
 
 /**
+ * cprof_ring_fits_next() - will a record of @next bytes fit after the one
+ *	reserved, once it is committed with @size bytes?
+ * @r: the ring, with a reservation outstanding
+ * @size: what the reserved record will be committed with
+ * @next: the next record's largest size, a multiple of 8
+ *
+ * The consumer only frees room: if it fits now, the next
+ * cprof_ring_reserve() succeeds.  No more than half the ring is given to
+ * the two: the samples keep the rest.
+ *
+ * Context: the producer only.
+ * Return: true if it fits.
+ */
+bool cprof_ring_fits_next(const struct cprof_ring *r, u32 size, u32 next)
+{
+	u64 head = r->resv_head + size;
+	u32 off = head & (r->size - 1);
+	u32 pad = off + next > r->size ? r->size - off : 0;
+
+	return head + pad + next - READ_ONCE(r->tail) <= r->size / 2;
+}
+
+/**
  * cprof_ring_half_full() - is the ring more than half full?
  * @r: the ring
  *

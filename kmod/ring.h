@@ -23,6 +23,7 @@ int cprof_ring_init(struct cprof_ring *r, u32 size, int node);
 void cprof_ring_free(struct cprof_ring *r);
 void *cprof_ring_reserve(struct cprof_ring *r, u32 max);
 void cprof_ring_commit(struct cprof_ring *r, u32 type, u32 flags, u32 size);
+bool cprof_ring_fits_next(const struct cprof_ring *r, u32 size, u32 next);
 bool cprof_ring_half_full(const struct cprof_ring *r);
 bool cprof_ring_empty(const struct cprof_ring *r);
 size_t cprof_ring_drain(struct cprof_ring *r, void *dst, size_t room,

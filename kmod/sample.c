@@ -149,23 +149,20 @@ static u64 cprof_cgroup_id(struct task_struct *tsk)
 
 /*
  * The copy of the user stack of sample @s (committed just before, still
- * ours to read until this reservation), unless its CPU's buffer is half
- * full: the samples keep the room.
+ * ours to read until this reservation), which cprof_ring_fits_next() said
+ * would fit.
  */
 static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
 			     const struct cprof_sample *s, u32 size)
 {
-	struct cprof_ustack *u = NULL;
+	struct cprof_ustack *u;
 	u64 time_ns = s->time_ns;
 	u32 tid = s->tid, cpu = s->cpu;
 	u16 uflags;
 
-	if (!cprof_ring_half_full(&pc->ring))
-		u = cprof_ring_reserve(&pc->ring, sizeof(*u) + size);
-	if (!u) {
-		pc->stats.ustack_skipped++;
+	u = cprof_ring_reserve(&pc->ring, sizeof(*u) + size);
+	if (WARN_ON_ONCE(!u))
 		return;
-	}
 	u->time_ns = time_ns;
 	u->tid = tid;
 	u->cpu = cpu;
@@ -227,6 +224,14 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->ips[nk + nu] = cprof_cgroup_id(tsk);
 	flags |= CPROF_SAMPLE_CGROUP;
+	/* Flagged only if its copy will follow: the ring keeps half for samples. */
+	if (flags & CPROF_SAMPLE_USTACK &&
+	    !cprof_ring_fits_next(&pc->ring,
+				  sizeof(*s) + (nk + nu + 1) * sizeof(u64),
+				  sizeof(struct cprof_ustack) + set->ustack)) {
+		flags &= ~CPROF_SAMPLE_USTACK;
+		pc->stats.ustack_skipped++;
+	}
 	cprof_ring_commit(&pc->ring, CPROF_REC_SAMPLE, flags,
 			  sizeof(*s) + (nk + nu + 1) * sizeof(u64));
 

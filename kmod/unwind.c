@@ -361,23 +361,25 @@ struct cprof_uwalk {
 /*
  * The walk reached code it has no table for: keep where, so that the
  * stack from here can be copied for userland to walk once it has the
- * table (cprof_unwind_copy()), if the table may be on its way.  The first
- * such frame only.
+ * table (cprof_unwind_copy()), if the table may be on its way.  Decided
+ * at the first such frame, once: the frames after it come from the
+ * frame-pointer chain, which may be anything.
  */
 static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 {
 	unsigned long at = first ? w->f.ip : w->f.ip - 1;
+	struct cprof_ucopy *copy = w->copy;
 
+	w->copy = NULL;
 	if (!cprof_maps_settling(w->st, at))
 		return;
-	*w->copy = (struct cprof_ucopy){
+	*copy = (struct cprof_ucopy){
 		.frame = w->nr - 1,
 		.sp = w->f.sp,
 		.fp = w->f.fp,
 		.regs = first ? w->regs : NULL,
 	};
 	*w->flags |= CPROF_SAMPLE_USTACK;
-	w->copy = NULL;
 }
 
 /*
@@ -474,7 +476,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
 	    uregs->sp >= CPROF_USTACK_REDZONE &&
 	    uregs->sp <= TASK_SIZE_MAX - CPROF_USTACK_SPAN) {
 		w->st = cprof_maps_current();
-		w->copy = copy;
+		if (cprof_utable_loading())
+			w->copy = copy;
 	}
 }
 

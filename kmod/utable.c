@@ -35,6 +35,7 @@
  * file does) and go with the module, by eviction, or when userland writes
  * a table of no rows for the file.
  */
+#include <linux/atomic.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
@@ -83,6 +84,7 @@ struct cprof_utab {
 static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
 static u64 cprof_utab_count;		/* read locklessly by the tick */
+static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
 
@@ -113,6 +115,32 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 bool cprof_utable_any(void)
 {
 	return READ_ONCE(cprof_utab_count);
+}
+
+/**
+ * cprof_utable_loader() - a loader opened or closed /proc/cprof/unwind
+ * @open: opened for writing (true), or such an opening closed
+ *
+ * Context: process (the file's open and release).
+ */
+void cprof_utable_loader(bool open)
+{
+	if (open)
+		atomic_inc(&cprof_utab_loaders);
+	else
+		atomic_dec(&cprof_utab_loaders);
+}
+
+/**
+ * cprof_utable_loading() - may a stack copy be completed with tables soon?
+ *
+ * Context: any; a hint for the tick.
+ * Return: true while some table is loaded and a loader has
+ * /proc/cprof/unwind open for writing.
+ */
+bool cprof_utable_loading(void)
+{
+	return atomic_read(&cprof_utab_loaders) > 0 && cprof_utable_any();
 }
 
 /**

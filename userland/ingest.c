@@ -6,9 +6,11 @@
  * (CPROF_SAMPLE_USTACK) is held until its stack copy arrives (a
  * CPROF_REC_USTACK of its CPU, before that CPU's next sample), then until
  * its tables may have: INGEST_USTACK_HOLD_NS past its time on the sample
- * clock (looked at after each record, and when a reader's idle op runs),
- * or the END record (after waiting up to INGEST_USTACK_WAIT_S for the
- * loader).  --every's windows wait longer than that for late samples.  Then
+ * clock once the loader has nothing left to do (its mapping record came
+ * long before), INGEST_USTACK_HOLD_MAX_NS past it in any case (looked at
+ * after each record, and when a reader's idle op runs), or the END record
+ * (after waiting up to INGEST_USTACK_WAIT_S for the loader).  --every's
+ * windows wait for late samples longer than the first of these.  Then
  * its copy is walked with the tables the loader wrote (ustack.c,
  * tablekeep.c), and it is added with the walk's frames if that walk
  * reached the stack's outermost frame (or the depth), else as the module
@@ -29,6 +31,7 @@
 #include "util.h"
 
 #define INGEST_USTACK_HOLD_NS	2000000000ull
+#define INGEST_USTACK_HOLD_MAX_NS	10000000000ull
 #define INGEST_USTACK_WAIT_S	5.0
 #define INGEST_USTACK_BYTES	(64u << 20)
 
@@ -50,7 +53,6 @@ struct ingest {
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
 	uint64_t last_ns;		/* the latest sample's time */
-	uint64_t rewalked;		/* samples added with a copy's walk */
 	const struct ingest_ops *ops;	/* ingest__run()'s */
 };
 
@@ -146,15 +148,18 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
 	c->pgoff = m->pgoff;
 	if (!strcmp(m->path, "[vdso]"))
 		c->table = tablekeep__get(w->keep, CPROF_UTABLE_VDSO_DEV,
-					  CPROF_UTABLE_VDSO_INO, &c->len);
+					  CPROF_UTABLE_VDSO_INO, &c->len,
+					  &c->elsewhere);
 	else if (stream__mmap_file_id(m, &id))
-		c->table = tablekeep__get(w->keep, id.dev, id.ino, &c->len);
+		c->table = tablekeep__get(w->keep, id.dev, id.ino, &c->len,
+					  &c->elsewhere);
 	return true;
 }
 
 /*
  * Add the pending sample: with its copy's walk in place of the module's
- * frames from the copy's on, if that walk went further; else as it came.
+ * frames from the copy's on, if that walk reached the outermost frame (or
+ * the depth) and is no shorter than the module's; else as it came.
  */
 static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 			  struct pending *pd)
@@ -180,7 +185,7 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
 			  max > k ? max - k : 1, &n);
 	tablekeep__release(w.keep);
-	if (end == USTACK_STOPPED) {
+	if (end == USTACK_STOPPED || k + n < s->nr_user) {
 		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
 		return deliver(in, ops, &pd->s->rec);
 	}
@@ -199,7 +204,6 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 			    CPROF_SAMPLE_USER_TRUNC);
 	out->rec.flags |= CPROF_SAMPLE_USER_TABLE |
 			  (end == USTACK_DEPTH ? CPROF_SAMPLE_USER_TRUNC : 0);
-	in->rewalked++;
 	ret = deliver(in, ops, &out->rec);
 	free(out);
 	return ret;
@@ -228,7 +232,9 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	if (now < in->last_ns)
 		now = in->last_ns;
 	while (!ret && (pd = in->head) &&
-	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_NS < now)) {
+	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
+		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
+		 tableload__idle(in->unw)))) {
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;

@@ -15,7 +15,7 @@ struct kept {
 	uint64_t ino;
 	uint64_t used;			/* k->clock at the last put or get */
 	size_t len;
-	char *buf;
+	char *buf;			/* NULL: the module has it, not kept */
 };
 
 struct tablekeep {
@@ -78,7 +78,7 @@ static int oldest_one(void **slot, void *arg)
 	struct kept **oldest = arg;
 	struct kept *e = *slot;
 
-	if (!*oldest || e->used < (*oldest)->used)
+	if (e->buf && (!*oldest || e->used < (*oldest)->used))
 		*oldest = e;
 	return 1;
 }
@@ -88,11 +88,14 @@ static void make_room(struct tablekeep *k, size_t len)
 {
 	struct kept *oldest;
 
-	while (k->bytes + len > k->cap && htab_elements(k->tables)) {
+	while (k->bytes + len > k->cap && k->bytes) {
 		oldest = NULL;
 		htab_traverse_noresize(k->tables, oldest_one, &oldest);
 		k->bytes -= oldest->len;
-		htab_remove_elt(k->tables, oldest);
+		/* the module still has it: leave the mark */
+		free(oldest->buf);
+		oldest->buf = NULL;
+		oldest->len = 0;
 	}
 }
 
@@ -127,6 +130,22 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 	pthread_mutex_unlock(&k->lock);
 }
 
+void tablekeep__mark(struct tablekeep *k, uint32_t dev, uint64_t ino)
+{
+	struct kept key = { .dev = dev, .ino = ino }, *e;
+	void **slot;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&k->lock);
+	slot = htab_find_slot(k->tables, &key, INSERT);
+	if (slot && !*slot && (e = calloc(1, sizeof(*e)))) {
+		*e = key;
+		*slot = e;
+	}
+	pthread_mutex_unlock(&k->lock);
+}
+
 void tablekeep__hold(struct tablekeep *k)
 {
 	if (k)
@@ -140,12 +159,13 @@ void tablekeep__release(struct tablekeep *k)
 }
 
 const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
-			   size_t *len)
+			   size_t *len, bool *elsewhere)
 {
 	struct kept key = { .dev = dev, .ino = ino }, *e;
 
 	e = k ? htab_find(k->tables, &key) : NULL;
-	if (!e)
+	*elsewhere = e && !e->buf;
+	if (!e || !e->buf)
 		return NULL;
 	e->used = ++k->clock;
 	*len = e->len;

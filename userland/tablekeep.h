@@ -9,6 +9,7 @@
 #ifndef CPROF_TABLEKEEP_H
 #define CPROF_TABLEKEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,11 +31,22 @@ void tablekeep__free(struct tablekeep *k);
 void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 		    char *buf, size_t len);
 
+/*
+ * The module has a table of the file (dev, ino) that is not kept here
+ * (one it held before this run): a walk that needs it must not take the
+ * frame-pointer chain for it.  A table dropped past the cap is marked so
+ * too.
+ */
+void tablekeep__mark(struct tablekeep *k, uint32_t dev, uint64_t ino);
+
 /* Between hold and release, what get returns stays (puts wait). */
 void tablekeep__hold(struct tablekeep *k);
 void tablekeep__release(struct tablekeep *k);
-/* The table of (dev, ino), *len bytes; NULL if none (or NULL k). */
+/*
+ * The table of (dev, ino), *len bytes; NULL if none (or NULL k), with
+ * *elsewhere set if the module has one all the same (tablekeep__mark()).
+ */
 const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
-			   size_t *len);
+			   size_t *len, bool *elsewhere);
 
 #endif /* CPROF_TABLEKEEP_H */

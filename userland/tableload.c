@@ -276,6 +276,8 @@ static void found_loaded(struct tableload *l, const char *key, uint32_t dev,
 	(void)arg;
 	l->module_tables++;
 	seen_before(l, key);
+	/* not here for walking stack copies: they must not miss it */
+	tablekeep__mark(l->keep, dev, ino);
 	/* an earlier run's: swept once no process maps its file */
 	if (l->loaded)
 		note_loaded(l, key, dev, ino, size, mtime, "");
@@ -1114,12 +1116,12 @@ struct tableload *tableload__start(const char *proc_dir)
 	l->tail = &l->head;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
+	l->keep = tablekeep__new(TABLEKEEP_MAX);
 	if (l->seen && l->list_path)
 		read_loaded(l);
 	/* the default may be unusable (a read-only /var): no cache */
 	if (cache_dir)
 		l->cache = tablecache__open(cache_dir, cache_explicit);
-	l->keep = tablekeep__new(TABLEKEEP_MAX);
 	if (!l->keep || !l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
 	    !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
@@ -1213,6 +1215,18 @@ void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 	if (!l || m->path[0] != '/')
 		return;
 	enqueue(l, m->pid, m->start, m->end, m->path);
+}
+
+bool tableload__idle(struct tableload *l)
+{
+	bool idle;
+
+	if (!l)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	idle = !l->head && !l->busy;
+	pthread_mutex_unlock(&l->lock);
+	return idle;
 }
 
 bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,

@@ -82,6 +82,9 @@ void tableload__note(struct tableload *l, const struct cprof_mmap *m);
 bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
 		     double timeout);
 
+/* Is nothing queued or loading now?  NULL is. */
+bool tableload__idle(struct tableload *l);
+
 /*
  * What every live reader does before its profile: start the loader on
  * proc_dir unless *l holds one (a server keeps its loader, and what it

@@ -88,7 +88,11 @@ static enum step table_step(const struct cprof_ustack *u, struct frame *f,
 	struct cprof_urow row;
 	const struct cprof_utable *h;
 
-	if (!code(arg, at, &c) || at < c.start || at >= c.end || !c.table)
+	if (!code(arg, at, &c) || at < c.start || at >= c.end)
+		return STEP_NONE;
+	if (c.elsewhere)
+		return STEP_BAD;
+	if (!c.table)
 		return STEP_NONE;
 	h = c.table;
 	if (!exact && c.len >= sizeof(*h) && h->flags & CPROF_UTABLE_FP)

@@ -25,6 +25,8 @@ struct ustack_code {
 	 */
 	const void *table;
 	size_t len;
+	/* no table here, but the module has one: the walk stops */
+	bool elsewhere;
 };
 
 /*

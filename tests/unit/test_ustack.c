@@ -313,6 +313,26 @@ static bool has(const uint64_t *ips, int n, uint64_t ip)
 	return false;
 }
 
+/* The module's list, as if it held this binary's table already. */
+static void held_before(const char *unwind)
+{
+	FILE *f = fopen(unwind, "we");
+	struct stat st;
+
+	if (!f || stat("/proc/self/exe", &st)) {
+		test_cond("the module's list", false);
+		if (f)
+			fclose(f);
+		return;
+	}
+	fprintf(f, "%x:%x %llu %llu %lld 100 400\n", major(st.st_dev),
+		minor(st.st_dev), (unsigned long long)st.st_ino,
+		(unsigned long long)st.st_size,
+		(long long)st.st_mtim.tv_sec * 1000000000ll +
+		st.st_mtim.tv_nsec);
+	fclose(f);
+}
+
 static void whole_path(void)
 {
 	const char *dir = tmp_path("proc");
@@ -350,6 +370,20 @@ static void whole_path(void)
 		   n);
 	n = ingest_one(s3, l, ips, CPROF_MAX_DEPTH);
 	test_condf(n == 2, "no copy: as it came (%d frames)", n);
+	tableload__stop(l, NULL);
+
+	/*
+	 * The module holds this binary's table from an earlier run: the
+	 * loader skips the file and does not have its table; the walk must
+	 * not take the frame-pointer chain through it.
+	 */
+	held_before(unwind);
+	l = tableload__start(dir);
+	tableload__scan(l, getpid());
+	tableload__wait(l, &never, -1);
+	n = ingest_one(s1, l, ips, CPROF_MAX_DEPTH);
+	test_condf(n == 2, "a table the module had before, not kept: as it came (%d frames)",
+		   n);
 	tableload__stop(l, NULL);
 }
 
