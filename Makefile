@@ -7,7 +7,7 @@
 #                        userland's extra warnings: in about a minute
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
-#   make fuzz            fuzz the stream decoder and the CFI compiler for FUZZ_SECONDS (default 600)
+#   make fuzz            fuzz the stream decoder, the CFI compiler and the stack-copy walk for FUZZ_SECONDS (default 600)
 #   make install         install cprof-dump, its man pages and cprof.ko (for
 #                        the running kernel, if KDIR builds for it)
 #   make install-dkms    install the module's source for DKMS to
