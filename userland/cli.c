@@ -463,6 +463,7 @@ static struct profile *read_stream(int fd, const char *name,
 	pr.p = ingest__profile(in);
 	if (!ingest__run(in, show ? &ops : NULL))
 		p = ingest__take(in);
+	ingest_copies__warn(ingest__copies(in));
 	if (show)
 		progress(pr.start, &pr.last, 0, true);
 	ingest__close(in);

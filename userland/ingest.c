@@ -53,6 +53,7 @@ struct ingest {
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
 	uint64_t last_ns;		/* the latest sample's time */
+	struct ingest_copies copies;
 	const struct ingest_ops *ops;	/* ingest__run()'s */
 };
 
@@ -185,7 +186,16 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
 			  max > k ? max - k : 1, &n);
 	tablekeep__release(w.keep);
-	if (end == USTACK_STOPPED || k + n < s->nr_user) {
+	if (end == USTACK_SHORT)
+		in->copies.short_copy++;
+	else if (end == USTACK_NO_TABLE)
+		in->copies.no_table++;
+	else if (end == USTACK_STOPPED || k + n < s->nr_user)
+		in->copies.other++;
+	else
+		in->copies.completed++;
+	if ((end != USTACK_COMPLETE && end != USTACK_DEPTH) ||
+	    k + n < s->nr_user) {
 		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
 		return deliver(in, ops, &pd->s->rec);
 	}
@@ -376,6 +386,24 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	}
 	stream__on_interrupt(in->s, NULL, NULL);
 	return ret;
+}
+
+const struct ingest_copies *ingest__copies(const struct ingest *in)
+{
+	return &in->copies;
+}
+
+void ingest_copies__warn(const struct ingest_copies *c)
+{
+	uint64_t left = c->short_copy + c->no_table + c->other;
+
+	if (left)
+		warning("stack copies: %llu samples completed from them, %llu left as the module walked them (%llu copies too short for ctl's ustack=, %llu whose code's table was not there, %llu other)",
+			(unsigned long long)c->completed,
+			(unsigned long long)left,
+			(unsigned long long)c->short_copy,
+			(unsigned long long)c->no_table,
+			(unsigned long long)c->other);
 }
 
 const struct cprof_header *ingest__header(const struct ingest *in)

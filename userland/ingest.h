@@ -61,6 +61,18 @@ void ingest__close(struct ingest *in);
  */
 int ingest__run(struct ingest *in, const struct ingest_ops *ops);
 
+/* What became of the samples that came with a stack copy. */
+struct ingest_copies {
+	uint64_t completed;	/* walked to the outermost frame with it */
+	uint64_t short_copy;	/* left: the copy ended first */
+	uint64_t no_table;	/* left: a table the module has is not here */
+	uint64_t other;		/* left: a bad frame, or no better a walk */
+};
+
+const struct ingest_copies *ingest__copies(const struct ingest *in);
+/* One warning line if some were left as the module walked them. */
+void ingest_copies__warn(const struct ingest_copies *c);
+
 /* The stream's header, owned by in. */
 const struct cprof_header *ingest__header(const struct ingest *in);
 /* The stream's profile, owned by in until ingest__take(). */

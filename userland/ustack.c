@@ -76,7 +76,14 @@ static bool table_row(const struct ustack_code *c, uint64_t off,
 	return row->cfa_base != CPROF_CFA_NONE;
 }
 
-enum step { STEP_OK, STEP_END, STEP_BAD, STEP_NONE };
+enum step { STEP_OK, STEP_END, STEP_BAD, STEP_NONE, STEP_SHORT,
+	     STEP_NO_TABLE };
+
+/* A word the copy may not hold: past its end, or below its start. */
+static enum step unread(const struct cprof_ustack *u, uint64_t addr)
+{
+	return addr >= u->regs[DWARF_RSP] ? STEP_SHORT : STEP_BAD;
+}
 
 /* One step by the table; regs: the interrupted frame's, or NULL. */
 static enum step table_step(const struct cprof_ustack *u, struct frame *f,
@@ -91,7 +98,7 @@ static enum step table_step(const struct cprof_ustack *u, struct frame *f,
 	if (!code(arg, at, &c) || at < c.start || at >= c.end)
 		return STEP_NONE;
 	if (c.elsewhere)
-		return STEP_BAD;
+		return STEP_NO_TABLE;
 	if (!c.table)
 		return STEP_NONE;
 	h = c.table;
@@ -112,8 +119,9 @@ static enum step table_step(const struct cprof_ustack *u, struct frame *f,
 	case CPROF_CFA_SP_DEREF:
 	case CPROF_CFA_FP_DEREF:
 		addr = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
-		if (!read_word(u, addr + CPROF_CFA_LO(row.cfa_off), &cfa))
-			return STEP_BAD;
+		addr += CPROF_CFA_LO(row.cfa_off);
+		if (!read_word(u, addr, &cfa))
+			return unread(u, addr);
 		cfa += CPROF_CFA_HI(row.cfa_off);
 		break;
 	case CPROF_CFA_REG:
@@ -131,12 +139,12 @@ static enum step table_step(const struct cprof_ustack *u, struct frame *f,
 		return STEP_BAD;
 	if (row.fp_rule == CPROF_FP_AT &&
 	    !read_word(u, cfa + row.fp_off, &fp))
-		return STEP_BAD;
+		return unread(u, cfa + row.fp_off);
 	if (row.fp_rule == CPROF_FP_AT_FP &&
 	    !read_word(u, f->fp + row.fp_off, &fp))
-		return STEP_BAD;
+		return unread(u, f->fp + row.fp_off);
 	if (!read_word(u, cfa - sizeof(uint64_t), &f->ip))
-		return STEP_BAD;
+		return unread(u, cfa - sizeof(uint64_t));
 	f->sp = cfa;
 	f->fp = fp;
 	return STEP_OK;
@@ -148,9 +156,10 @@ static enum step fp_step(const struct cprof_ustack *u, struct frame *f)
 
 	if (!f->fp)
 		return STEP_END;
-	if (f->fp < f->sp || f->fp & 7 || !read_word(u, f->fp, &next) ||
-	    !read_word(u, f->fp + 8, &ret))
+	if (f->fp < f->sp || f->fp & 7)
 		return STEP_BAD;
+	if (!read_word(u, f->fp, &next) || !read_word(u, f->fp + 8, &ret))
+		return unread(u, f->fp);
 	f->ip = ret;
 	f->sp = f->fp + 16;
 	f->fp = next;
@@ -178,6 +187,10 @@ enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 		regs = NULL;
 		if (step == STEP_END || (step == STEP_OK && !f.ip))
 			return USTACK_COMPLETE;
+		if (step == STEP_SHORT)
+			return USTACK_SHORT;
+		if (step == STEP_NO_TABLE)
+			return USTACK_NO_TABLE;
 		if (step == STEP_BAD || f.ip < USER_MIN || f.ip >= USER_MAX)
 			return USTACK_STOPPED;
 		if (*n == max)

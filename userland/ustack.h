@@ -38,7 +38,9 @@ typedef bool (*ustack_code_fn)(void *arg, uint64_t ip, struct ustack_code *c);
 enum ustack_end {
 	USTACK_COMPLETE,	/* the outermost frame was reached */
 	USTACK_DEPTH,		/* max frames written */
-	USTACK_STOPPED,		/* a bad frame, or the copy ended first */
+	USTACK_STOPPED,		/* a bad frame */
+	USTACK_SHORT,		/* a word past the copy's end was needed */
+	USTACK_NO_TABLE,	/* a table the module has is not here */
 };
 
 /*

@@ -110,8 +110,8 @@ static void walker_rules(void)
 		  n == 1);
 	u->size = 8;
 	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
-	test_cond("a copy too short for the second return address: stopped",
-		  end == USTACK_STOPPED && n == 2);
+	test_cond("a copy too short for the second return address: short",
+		  end == USTACK_SHORT && n == 2);
 	free(u);
 
 	/* outside the table's rows: the frame-pointer chain */
@@ -240,7 +240,8 @@ static const char *write_stream(bool with_copy, size_t copy_size)
 {
 	static int nr;
 	struct cprof_header h = sb_default_header();
-	const char *path = tmp_path(nr++ ? "stream2" : "stream1");
+	static const char *const names[] = { "stream1", "stream2", "stream3" };
+	const char *path = tmp_path(names[nr++ % 3]);
 	FILE *f = fopen("/proc/self/maps", "re");
 	unsigned long long lo, hi, off, ino;
 	unsigned int maj, mnr;
@@ -282,7 +283,9 @@ static const char *write_stream(bool with_copy, size_t copy_size)
 	return path;
 }
 
-/* The one sample's user frames after ingest. */
+static struct ingest_copies copies;
+
+/* The one sample's user frames after ingest; what the copy gave, in copies. */
 static int ingest_one(const char *path, struct tableload *l, uint64_t *ips,
 		      int max)
 {
@@ -299,6 +302,8 @@ static int ingest_one(const char *path, struct tableload *l, uint64_t *ips,
 		for (i = 0; i < n && i < max; i++)
 			ips[i] = st.ips[st.nr_kernel + i];
 	}
+	if (in)
+		copies = *ingest__copies(in);
 	ingest__close(in);
 	if (fd >= 0)
 		close(fd);
@@ -362,12 +367,16 @@ static void whole_path(void)
 
 	n = ingest_one(s1, l, ips, CPROF_MAX_DEPTH);
 	test_condf(n >= 6 && ips[1] == cap.ip[0] && has(ips, n, cap.ip[1]) &&
-		   has(ips, n, cap.ip[2]) && has(ips, n, cap.ip[3]),
-		   "with the tables: b, a, main's callers from the copy (%d frames)",
+		   has(ips, n, cap.ip[2]) && has(ips, n, cap.ip[3]) &&
+		   copies.completed == 1,
+		   "with the tables: b, a, main's callers from the copy (%d frames), counted",
 		   n);
 	n = ingest_one(s2, l, ips, CPROF_MAX_DEPTH);
-	test_condf(n == 2, "a copy cut short: the sample as the module walked it (%d frames)",
-		   n);
+	test_condf(n == 2 && copies.short_copy == 1 && !copies.completed,
+		   "a copy cut short: the sample as the module walked it (%d frames), counted short (%llu %llu %llu)",
+		   n, (unsigned long long)copies.short_copy,
+		   (unsigned long long)copies.no_table,
+		   (unsigned long long)copies.other);
 	n = ingest_one(s3, l, ips, CPROF_MAX_DEPTH);
 	test_condf(n == 2, "no copy: as it came (%d frames)", n);
 	tableload__stop(l, NULL);
@@ -382,7 +391,8 @@ static void whole_path(void)
 	tableload__scan(l, getpid());
 	tableload__wait(l, &never, -1);
 	n = ingest_one(s1, l, ips, CPROF_MAX_DEPTH);
-	test_condf(n == 2, "a table the module had before, not kept: as it came (%d frames)",
+	test_condf(n == 2 && copies.no_table == 1,
+		   "a table the module had before, not kept: as it came (%d frames), counted",
 		   n);
 	tableload__stop(l, NULL);
 }
