@@ -180,9 +180,10 @@ struct cprof_file_id {
  * mappings the reader had not listed yet), so that the reader can walk
  * it again with the tables it compiles meanwhile.  The module copies only
  * while a table loader has /proc/cprof/unwind open for writing and some
- * table is loaded, only in an address space first sampled less than a
- * few seconds ago or whose mappings are not listed yet, and only where the
- * sample and its copy leave half the CPU's buffer free.
+ * table is loaded; only where the process's mappings are not listed yet,
+ * in its first second, or, while userland compiles tables
+ * (CPROF_UTABLE_BUSY), in its first 30 s; and only where the sample and
+ * its copy leave half the CPU's buffer free.
  *
  * frame indexes the sample's user frames: ips[nr_kernel + frame] is the
  * frame's ip (an instruction when frame is 0 and the sample's
@@ -303,6 +304,17 @@ struct cprof_utable {
  * first frame (a frameless leaf) only.
  */
 #define CPROF_UTABLE_FP		(1u << 0)
+
+/*
+ * Not a table: a header alone (nr_rows and nr_rules 0, dev and ino
+ * ignored) saying that userland is compiling tables now (BUSY), or no
+ * longer (IDLE).  While it is, the module copies the stacks of a young
+ * address space's samples whose walk meets a file without a table
+ * (CPROF_REC_USTACK): that file's table may be the one compiling, or
+ * queued behind it.  A BUSY lasts a minute at most (a loader that died).
+ */
+#define CPROF_UTABLE_BUSY	(1u << 2)
+#define CPROF_UTABLE_IDLE	(1u << 3)
 
 /* How to find the canonical frame address (CFA) at an instruction. */
 enum cprof_cfa_base {

@@ -50,7 +50,8 @@
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
 #define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
 #define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
-#define CPROF_MAPS_FRESH_NS	(3 * NSEC_PER_SEC) /* tables may be compiling */
+#define CPROF_MAPS_FRESH_NS	NSEC_PER_SEC	/* its records on their way */
+#define CPROF_MAPS_YOUNG_NS	(30 * NSEC_PER_SEC) /* its tables compiling */
 #define CPROF_NT_GNU_BUILD_ID	3	/* ELF note type, as in <elf.h> */
 
 /* The ranges emitted for one address space, sorted by start. */
@@ -182,19 +183,28 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
  * cprof_maps_settling() - may the table of @addr's code be on its way?
  * @st: from cprof_maps_current()
  * @addr: a user address
+ * @compiling: userland is compiling tables now
  *
  * Context: as cprof_maps_current().
  * Return: true when no mapping was emitted for current's address space yet
  * (@st NULL), when none emitted covers @addr (unless sampled addresses
  * that no mapping covers were seen in it before: code of no file, or a
- * frame-pointer chain through code without frame pointers), or in its
- * first CPROF_MAPS_FRESH_NS since a sample first asked for its mappings:
- * a program whose unwind tables userland may still be compiling.
+ * frame-pointer chain through code without frame pointers), in its first
+ * CPROF_MAPS_FRESH_NS since a sample first asked for its mappings (their
+ * records are on their way to the loader), or, while @compiling, in its
+ * first CPROF_MAPS_YOUNG_NS: a program whose unwind tables userland may
+ * be compiling, or have queued.
  */
-bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr)
+bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
+			 bool compiling)
 {
-	return !st || (!st->junk && !cprof_mm_covers(st, addr)) ||
-	       ktime_get_ns() - st->first_ns < CPROF_MAPS_FRESH_NS;
+	u64 age;
+
+	if (!st || (!st->junk && !cprof_mm_covers(st, addr)))
+		return true;
+	age = ktime_get_ns() - st->first_ns;
+	return age < CPROF_MAPS_FRESH_NS ||
+	       (compiling && age < CPROF_MAPS_YOUNG_NS);
 }
 
 /**

@@ -29,7 +29,8 @@ bool cprof_maps_exec_addr(u64 addr);
 const struct cprof_mmstate *cprof_maps_current(void);
 bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 			 struct cprof_file_pos *pos);
-bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr);
+bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
+			 bool compiling);
 bool cprof_maps_pending(void);
 size_t cprof_maps_sync(void *dst, size_t room);
 

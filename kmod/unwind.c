@@ -371,7 +371,7 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 	struct cprof_ucopy *copy = w->copy;
 
 	w->copy = NULL;
-	if (!cprof_maps_settling(w->st, at))
+	if (!cprof_maps_settling(w->st, at, cprof_utable_compiling()))
 		return;
 	*copy = (struct cprof_ucopy){
 		.frame = w->nr - 1,

@@ -87,6 +87,9 @@ static u64 cprof_utab_count;		/* read locklessly by the tick */
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
+static unsigned long cprof_utab_busy_until;	/* jiffies: CPROF_UTABLE_BUSY */
+
+#define CPROF_UTAB_BUSY_MAX	(60 * HZ)	/* a loader that died busy */
 
 static u64 cprof_utab_key(u32 dev, u64 ino)
 {
@@ -141,6 +144,18 @@ void cprof_utable_loader(bool open)
 bool cprof_utable_loading(void)
 {
 	return atomic_read(&cprof_utab_loaders) > 0 && cprof_utable_any();
+}
+
+/**
+ * cprof_utable_compiling() - is userland compiling tables now?
+ *
+ * Context: any; a hint for the tick.
+ * Return: true between a CPROF_UTABLE_BUSY and the next CPROF_UTABLE_IDLE,
+ * a minute at most.
+ */
+bool cprof_utable_compiling(void)
+{
+	return time_before(jiffies, READ_ONCE(cprof_utab_busy_until));
 }
 
 /**
@@ -309,7 +324,8 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
 
 /**
  * cprof_utable_write() - install, replace or remove one table
- * @buf: struct cprof_utable, rule[], pc[], rule_of[] (cprof_format.h)
+ * @buf: struct cprof_utable, rule[], pc[], rule_of[] (cprof_format.h); or
+ *	a header alone, CPROF_UTABLE_BUSY or CPROF_UTABLE_IDLE
  * @count: exactly the table's size
  *
  * A table that does not fit in unwind_mb, or would be one past
@@ -336,8 +352,21 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
 	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX ||
 	    hdr.nr_rules > CPROF_UTABLE_RULES_MAX ||
-	    !hdr.nr_rows != !hdr.nr_rules || hdr.flags & ~CPROF_UTABLE_FP)
+	    !hdr.nr_rows != !hdr.nr_rules ||
+	    hdr.flags & ~(CPROF_UTABLE_FP | CPROF_UTABLE_BUSY |
+			  CPROF_UTABLE_IDLE))
 		return -EINVAL;
+	if (hdr.flags & (CPROF_UTABLE_BUSY | CPROF_UTABLE_IDLE)) {
+		if (hdr.nr_rows || count != sizeof(hdr) ||
+		    hdr.flags & CPROF_UTABLE_FP ||
+		    (hdr.flags & CPROF_UTABLE_BUSY &&
+		     hdr.flags & CPROF_UTABLE_IDLE))
+			return -EINVAL;
+		WRITE_ONCE(cprof_utab_busy_until,
+			   jiffies + (hdr.flags & CPROF_UTABLE_BUSY ?
+				      CPROF_UTAB_BUSY_MAX : 0));
+		return count;
+	}
 	rows_bytes = (size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
 		     (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(u16));
 	if (count != sizeof(hdr) + rows_bytes)

@@ -89,6 +89,7 @@ struct tableload {
 	pthread_cond_t cond;		/* queue or busy changed */
 	struct tableload_item *head, **tail;
 	bool busy;			/* the thread holds an item */
+	bool compiling;			/* the module was told CPROF_UTABLE_BUSY */
 	bool stopping;
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
@@ -597,6 +598,27 @@ void tableload__report_stops(struct tableload *l, bool all)
 			line, len >= sizeof(line) ? "..." : "");
 }
 
+/*
+ * Tell the module that tables are compiling (true: before a compile) or
+ * not (false: the queue ran dry), once each way: while they are, it copies
+ * the stacks its tables may complete (cprof_format.h).
+ */
+static void say_compiling(struct tableload *l, bool compiling)
+{
+	struct cprof_utable hdr = {
+		.magic = CPROF_UTABLE_MAGIC,
+		.size = sizeof(hdr),
+		.flags = compiling ? CPROF_UTABLE_BUSY : CPROF_UTABLE_IDLE,
+	};
+
+	if (l->compiling == compiling)
+		return;
+	l->compiling = compiling;
+	/* an older module refuses it: it copies no stacks then */
+	if (write(l->fd, &hdr, sizeof(hdr)) != sizeof(hdr))
+		return;
+}
+
 /* Compile and load the table of one mapping's file, unless known. */
 static void load_one(struct tableload *l, const struct tableload_item *it)
 {
@@ -627,6 +649,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		close(fd);
 		return;
 	}
+	say_compiling(l, true);
 	if (compile_boxed(fd, &t) == 0) {
 		/*
 		 * The key names the file as it was compiled: one written to
@@ -704,6 +727,7 @@ static void load_vdso(struct tableload *l)
 	fd = memfd_create("vdso", MFD_CLOEXEC);
 	if (fd < 0)
 		return;
+	say_compiling(l, true);
 	if (write(fd, (const void *)base, size) == (ssize_t)size &&
 	    compile_boxed(fd, &t) == 0)
 		write_table(l, &st, &t, key, "[vdso]");
@@ -1043,10 +1067,17 @@ static void *loader_main(void *arg)
 		}
 		free(it);
 		pthread_mutex_lock(&l->lock);
+		if (!l->head && l->compiling) {
+			pthread_mutex_unlock(&l->lock);
+			say_compiling(l, false);
+			pthread_mutex_lock(&l->lock);
+		}
 		l->busy = false;
 		pthread_cond_broadcast(&l->cond);
 	}
 	pthread_mutex_unlock(&l->lock);
+	if (l->compiling)
+		say_compiling(l, false);
 	return NULL;
 }
 

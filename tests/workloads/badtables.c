@@ -147,11 +147,14 @@ static int reject(const char *path)
 		"removing a table that is not there", "over unwind_mb",
 		"unknown flag", "rows but no rules", "too many rules",
 		"a rule index past the rules", "rules but no rows",
+		"compiling, with rows", "compiling and idle at once",
+		"idle, with the frame-pointer flag",
 	};
 	static const int want[] = {
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, ENOENT, ENOSPC,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
+		EINVAL, EINVAL, EINVAL,
 	};
 
 	if (fd < 0) {
@@ -191,6 +194,17 @@ static int reject(const char *path)
 		case 16: rules = CPROF_UTABLE_RULES_MAX + 1; break;
 		case 17: bad_index = 3; break;
 		case 18: t.hdr.nr_rows = 0; rules = 1; break;
+		case 19: t.hdr.flags = CPROF_UTABLE_BUSY; break;
+		case 20:
+			t.hdr.nr_rows = 0;
+			rules = 0;
+			t.hdr.flags = CPROF_UTABLE_BUSY | CPROF_UTABLE_IDLE;
+			break;
+		case 21:
+			t.hdr.nr_rows = 0;
+			rules = 0;
+			t.hdr.flags = CPROF_UTABLE_IDLE | CPROF_UTABLE_FP;
+			break;
 		}
 		r = put(fd, &t, len, rules, bad_index);
 		err = r < 0 ? errno : 0;
