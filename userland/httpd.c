@@ -360,8 +360,11 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 
 	snprintf(msg, size, "failed to read the profile");
 	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
-	if (in)
+	if (in) {
 		ingest__fetch_debug(in, srv->debug);
+		/* the answer is due: as long as the tables before the profile */
+		ingest__table_wait(in, TABLES_WAIT_S);
+	}
 	if (in && !ingest__run(in, NULL)) {
 		*prof = ingest__take(in);
 		status = 0;

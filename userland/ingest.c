@@ -9,7 +9,8 @@
  * clock once the loader has nothing left to do (its mapping record came
  * long before), INGEST_USTACK_HOLD_MAX_NS past it in any case (looked at
  * after each record, and when a reader's idle op runs), or the END record
- * (after waiting up to INGEST_USTACK_WAIT_S for the loader).  --every's
+ * (after waiting up to INGEST_USTACK_WAIT_S for the loader, or what
+ * ingest__table_wait() set).  --every's
  * windows wait for late samples longer than the first of these.  Then
  * its copy is walked with the tables the loader wrote (ustack.c,
  * tablekeep.c), and it is added with the walk's frames if that walk
@@ -53,6 +54,7 @@ struct ingest {
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
 	uint64_t last_ns;		/* the latest sample's time */
+	double table_wait;		/* at END, for the loader: seconds */
 	struct ingest_copies copies;
 	const struct ingest_ops *ops;	/* ingest__run()'s */
 };
@@ -70,6 +72,7 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 	in->unw = unw;
 	in->cg = cg;
 	in->tail = &in->head;
+	in->table_wait = INGEST_USTACK_WAIT_S;
 	in->hdr = stream__read_header(in->s);
 	if (!in->hdr) {
 		ingest__close(in);
@@ -87,6 +90,11 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 {
 	in->debug = q;
+}
+
+void ingest__table_wait(struct ingest *in, double seconds)
+{
+	in->table_wait = seconds;
 }
 
 static void pending_free(struct pending *pd)
@@ -235,7 +243,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	int ret = 0;
 
 	if (end && in->head)
-		tableload__wait(in->unw, &no_stop, INGEST_USTACK_WAIT_S);
+		tableload__wait(in->unw, &no_stop, in->table_wait);
 	/* the sample clock is CLOCK_MONOTONIC: a live stream's is this one */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;

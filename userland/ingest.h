@@ -51,6 +51,12 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 /* Queue each mapping's build ID to q (NULL: none) from now on. */
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q);
 
+/*
+ * At the END record, wait up to seconds (default 5) for the loader to
+ * finish the tables that held samples' stack copies wait for.
+ */
+void ingest__table_wait(struct ingest *in, double seconds);
+
 /* NULL-safe; fd is not closed, a profile taken is not freed. */
 void ingest__close(struct ingest *in);
 
