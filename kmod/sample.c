@@ -247,10 +247,13 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	/* The ring is ours until the next tick: s is still ours to read. */
 	/*
 	 * A mapping request wants the reader now (maps.c limits requests per
-	 * address space); a filling ring can wait a little.
+	 * address space); a filling ring can wait a little, and so can stack
+	 * copies, which fill it fast (and are skipped once it is half full).
 	 */
 	kick = nu && cprof_maps_note(s->ips + nk, nu, now);
-	if (!kick && cprof_ring_half_full(&pc->ring) && now >= pc->next_kick_ns)
+	if (!kick && (flags & CPROF_SAMPLE_USTACK ||
+		      cprof_ring_half_full(&pc->ring)) &&
+	    now >= pc->next_kick_ns)
 		kick = true;
 	if (kick) {
 		pc->next_kick_ns = now + CPROF_KICK_NS;

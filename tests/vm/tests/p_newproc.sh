@@ -161,6 +161,7 @@ for name in "${NAMES[@]}"; do
 	kload budget=50
 	cprof_run cold "$name" "$cache"
 	copies=$((copies + $(stat_of ustack_copies)))
+	echo "$name: cold: $(stat_of ustack_copies) stack copies ($(stat_of ustack_bytes) bytes), $(stat_of ustack_skipped) skipped (buffer); $(grep -o 'stack copies: .*' "$W/$name.cold.err" || echo 'every copy completed its sample')"
 	prime "$name" "$cache"
 	rmmod cprof
 	kload budget=50
