@@ -180,10 +180,11 @@ struct cprof_file_id {
  * mappings the reader had not listed yet), so that the reader can walk
  * it again with the tables it compiles meanwhile.  The module copies only
  * while a table loader has /proc/cprof/unwind open for writing and some
- * table is loaded; only where the process's mappings are not listed yet,
- * in its first second, or, while userland compiles tables
- * (CPROF_UTABLE_BUSY), in its first 30 s; and only where the sample and
- * its copy leave half the CPU's buffer free.
+ * table is loaded; only where the process's mappings are not listed yet
+ * or do not cover the frame's code, in its first second in the profile,
+ * or, while userland compiles tables (CPROF_UTABLE_BUSY), in its first
+ * 30 s; and only where the sample and its copy leave half the CPU's
+ * buffer free.
  *
  * frame indexes the sample's user frames: ips[nr_kernel + frame] is the
  * frame's ip (an instruction when frame is 0 and the sample's

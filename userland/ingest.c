@@ -10,8 +10,10 @@
  * long before), INGEST_USTACK_HOLD_MAX_NS past it in any case (looked at
  * after each record, and when a reader's idle op runs), or the END record
  * (after waiting up to INGEST_USTACK_WAIT_S for the loader, or what
- * ingest__table_wait() set).  --every's
- * windows wait for late samples longer than the first of these.  Then
+ * ingest__table_wait() set).  --every does not write a window while a
+ * sample of it is held (ingest__holds_before()).  A walk that needs a
+ * table the module held before the loader started (tablekeep's marks)
+ * asks the loader for it, once, and is walked again when it is there.  Then
  * its copy is walked with the tables the loader wrote (ustack.c,
  * tablekeep.c), and it is added with the walk's frames if that walk
  * reached the stack's outermost frame (or the depth), else as the module
@@ -41,6 +43,7 @@ struct pending {
 	struct pending *next;
 	struct cprof_sample *s;
 	struct cprof_ustack *u;
+	bool again;		/* walked once, waiting for a table asked for */
 };
 
 struct ingest {
@@ -141,11 +144,12 @@ struct walk_ctx {
 	struct tablekeep *keep;
 	uint32_t pid;
 	uint64_t time_ns;
+	const struct cprof_mmap *elsewhere;	/* a table the module has */
 };
 
 static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
 {
-	const struct walk_ctx *w = arg;
+	struct walk_ctx *w = arg;
 	const struct cprof_mmap *m;
 	struct cprof_file_id id;
 
@@ -162,17 +166,23 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
 	else if (stream__mmap_file_id(m, &id))
 		c->table = tablekeep__get(w->keep, id.dev, id.ino, &c->len,
 					  &c->elsewhere);
+	if (c->elsewhere)
+		w->elsewhere = m;
 	return true;
 }
 
 /*
  * Add the pending sample: with its copy's walk in place of the module's
  * frames from the copy's on, if that walk reached the outermost frame (or
- * the depth) and is no shorter than the module's; else as it came.
+ * the depth) and is no shorter than the module's; else as it came.  A
+ * walk that needs a table the module had before this run (not kept)
+ * asks the loader for it and, the first time, leaves the sample pending:
+ * 1, *pd to be queued again.
  */
 static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 			  struct pending *pd)
 {
+	struct cprof_file_id id;
 	const struct cprof_sample *s = pd->s;
 	const struct cprof_ustack *u = pd->u;
 	unsigned int nk = s->nr_kernel, k = u->frame;
@@ -194,6 +204,13 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
 			  max > k ? max - k : 1, &n);
 	tablekeep__release(w.keep);
+	if (end == USTACK_NO_TABLE && !pd->again && w.elsewhere &&
+	    stream__mmap_file_id(w.elsewhere, &id)) {
+		if (tablekeep__ask(w.keep, id.dev, id.ino))
+			tableload__keep(in->unw, w.elsewhere);
+		pd->again = true;
+		return 1;
+	}
 	if (end == USTACK_SHORT)
 		in->copies.short_copy++;
 	else if (end == USTACK_NO_TABLE)
@@ -239,6 +256,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	struct pending *pd;
 	struct timespec ts;
 	unsigned int cpu;
+	bool waited = false;
 	uint64_t now;
 	int ret = 0;
 
@@ -256,8 +274,23 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;
-		in->pending_bytes -= pd->u->size;
 		ret = deliver_walked(in, ops, pd);
+		if (ret == 1) {
+			/* at the end of the queue, for the loader to fetch */
+			pd->next = NULL;
+			*in->tail = pd;
+			in->tail = &pd->next;
+			ret = 0;
+			if (!end)
+				break;
+			/* once: what is not there by then is not waited for */
+			if (!waited)
+				tableload__wait(in->unw, &no_stop,
+						in->table_wait);
+			waited = true;
+			continue;
+		}
+		in->pending_bytes -= pd->u->size;
 		pending_free(pd);
 	}
 	for (cpu = 0; end && !ret && in->held && cpu < in->hdr->nr_cpu_ids;
@@ -394,6 +427,20 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	}
 	stream__on_interrupt(in->s, NULL, NULL);
 	return ret;
+}
+
+bool ingest__holds_before(const struct ingest *in, uint64_t time_ns)
+{
+	const struct pending *pd;
+	unsigned int cpu;
+
+	for (pd = in->head; pd; pd = pd->next)
+		if (pd->s->time_ns < time_ns)
+			return true;
+	for (cpu = 0; in->held && cpu < in->hdr->nr_cpu_ids; cpu++)
+		if (in->held[cpu] && in->held[cpu]->time_ns < time_ns)
+			return true;
+	return false;
 }
 
 const struct ingest_copies *ingest__copies(const struct ingest *in)

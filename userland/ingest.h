@@ -76,6 +76,12 @@ struct ingest_copies {
 };
 
 const struct ingest_copies *ingest__copies(const struct ingest *in);
+
+/*
+ * Does in hold a sample taken before time_ns, its stack copy waiting for
+ * tables (up to 10 s)?  A reader cutting the stream by time waits for it.
+ */
+bool ingest__holds_before(const struct ingest *in, uint64_t time_ns);
 /* One warning line if some were left as the module walked them. */
 void ingest_copies__warn(const struct ingest_copies *c);
 

@@ -16,6 +16,7 @@ struct kept {
 	uint64_t used;			/* k->clock at the last put or get */
 	size_t len;
 	char *buf;			/* NULL: the module has it, not kept */
+	bool asked;			/* tablekeep__ask() said yes */
 };
 
 struct tablekeep {
@@ -105,7 +106,7 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 	struct kept key = { .dev = dev, .ino = ino }, *e;
 	void **slot;
 
-	if (!k || len > k->cap) {
+	if (!k) {
 		free(buf);
 		return;
 	}
@@ -114,6 +115,12 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 	if (e) {
 		k->bytes -= e->len;
 		htab_remove_elt(k->tables, e);
+	}
+	if (len > k->cap) {
+		/* the module has it all the same: leave a mark */
+		free(buf);
+		buf = NULL;
+		len = 0;
 	}
 	make_room(k, len);
 	e = calloc(1, sizeof(*e));
@@ -144,6 +151,35 @@ void tablekeep__mark(struct tablekeep *k, uint32_t dev, uint64_t ino)
 		*slot = e;
 	}
 	pthread_mutex_unlock(&k->lock);
+}
+
+bool tablekeep__ask(struct tablekeep *k, uint32_t dev, uint64_t ino)
+{
+	struct kept key = { .dev = dev, .ino = ino }, *e;
+	bool ask = false;
+
+	if (!k)
+		return false;
+	pthread_mutex_lock(&k->lock);
+	e = htab_find(k->tables, &key);
+	if (e && !e->buf && !e->asked)
+		ask = e->asked = true;
+	pthread_mutex_unlock(&k->lock);
+	return ask;
+}
+
+bool tablekeep__marked(struct tablekeep *k, uint32_t dev, uint64_t ino)
+{
+	struct kept key = { .dev = dev, .ino = ino }, *e;
+	bool marked;
+
+	if (!k)
+		return false;
+	pthread_mutex_lock(&k->lock);
+	e = htab_find(k->tables, &key);
+	marked = e && !e->buf;
+	pthread_mutex_unlock(&k->lock);
+	return marked;
 }
 
 void tablekeep__hold(struct tablekeep *k)

@@ -25,8 +25,9 @@ void tablekeep__free(struct tablekeep *k);
 
 /*
  * Keep buf (len bytes of malloc()ed memory, now the keep's: it is freed
- * here if it cannot be kept) as the table of the file (dev, ino),
- * replacing one kept for it.  NULL k: buf is freed.
+ * here if it cannot be kept, larger than the cap, and a mark is left) as
+ * the table of the file (dev, ino), replacing one kept for it.  NULL k:
+ * buf is freed.
  */
 void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 		    char *buf, size_t len);
@@ -38,6 +39,14 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
  * too.
  */
 void tablekeep__mark(struct tablekeep *k, uint32_t dev, uint64_t ino);
+
+/*
+ * Is (dev, ino) marked, its table not kept?  tablekeep__ask(): the same,
+ * true only the first time it is asked for a mark (to fetch the table
+ * once).
+ */
+bool tablekeep__marked(struct tablekeep *k, uint32_t dev, uint64_t ino);
+bool tablekeep__ask(struct tablekeep *k, uint32_t dev, uint64_t ino);
 
 /* Between hold and release, what get returns stays (puts wait). */
 void tablekeep__hold(struct tablekeep *k);

@@ -59,6 +59,7 @@ enum item_kind {
 	ITEM_SWEEP,			/* sweep the tables */
 	ITEM_VDSO,			/* the vDSO's table */
 	ITEM_PRELOAD,			/* the cache's tables */
+	ITEM_KEEP,			/* a module's table, for tablekeep only */
 };
 
 struct tableload_item {
@@ -90,6 +91,7 @@ struct tableload {
 	struct tableload_item *head, **tail;
 	bool busy;			/* the thread holds an item */
 	bool compiling;			/* the module was told CPROF_UTABLE_BUSY */
+	double busy_said;		/* monotonic_seconds() it was told */
 	bool stopping;
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
@@ -600,8 +602,9 @@ void tableload__report_stops(struct tableload *l, bool all)
 
 /*
  * Tell the module that tables are compiling (true: before a compile) or
- * not (false: the queue ran dry), once each way: while they are, it copies
- * the stacks its tables may complete (cprof_format.h).
+ * not (false: the queue ran dry), once each way (a busy again every 30 s:
+ * the module forgets one after a minute): while they are, it copies the
+ * stacks its tables may complete (cprof_format.h).
  */
 static void say_compiling(struct tableload *l, bool compiling)
 {
@@ -611,9 +614,13 @@ static void say_compiling(struct tableload *l, bool compiling)
 		.flags = compiling ? CPROF_UTABLE_BUSY : CPROF_UTABLE_IDLE,
 	};
 
-	if (l->compiling == compiling)
+	/* again before the module's minute is over, while compiling */
+	if (l->compiling == compiling &&
+	    (!compiling || monotonic_seconds() - l->busy_said < 30))
 		return;
 	l->compiling = compiling;
+	if (compiling)
+		l->busy_said = monotonic_seconds();
 	/* an older module refuses it: it copies no stacks then */
 	if (write(l->fd, &hdr, sizeof(hdr)) != sizeof(hdr))
 		return;
@@ -671,6 +678,48 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	} else {
 		l->stats.no_cfi++;
 	}
+	cfi_table_free(&t);
+	close(fd);
+}
+
+/*
+ * The table of a mapping's file that the module held before this run, for
+ * walking stack copies only (tablekeep.h): from the cache, else compiled;
+ * nothing is written to the module.
+ */
+static void keep_one(struct tableload *l, const struct tableload_item *it)
+{
+	struct cfi_table t = { 0 };
+	struct cprof_utable hdr;
+	struct stat st;
+	int fd = open_mapped(it, &st);
+	size_t len = 0;
+	char *buf;
+
+	if (fd < 0)
+		return;
+	if (!tablekeep__marked(l->keep, st.st_dev, st.st_ino))
+		goto out;
+	if (!l->cache || !tablecache__keeps(&st, fd) ||
+	    tablecache__get(l->cache, &st, &t)) {
+		say_compiling(l, true);
+		if (compile_boxed(fd, &t))
+			goto out;
+	}
+	hdr = (struct cprof_utable){
+		.magic = CPROF_UTABLE_MAGIC,
+		.size = sizeof(hdr),
+		.ino = st.st_ino,
+		.dev = st.st_dev,
+		.nr_rows = t.n,
+		.file_size = st.st_size,
+		.mtime_ns = mtime_ns(&st),
+		.flags = t.frame_pointers ? CPROF_UTABLE_FP : 0,
+	};
+	buf = encode_table(&t, &hdr, &len);
+	if (buf)
+		tablekeep__put(l->keep, hdr.dev, hdr.ino, buf, len);
+out:
 	cfi_table_free(&t);
 	close(fd);
 }
@@ -1064,6 +1113,9 @@ static void *loader_main(void *arg)
 		case ITEM_MAPPING:
 			load_one(l, it);
 			break;
+		case ITEM_KEEP:
+			keep_one(l, it);
+			break;
 		}
 		free(it);
 		pthread_mutex_lock(&l->lock);
@@ -1246,6 +1298,25 @@ void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 	if (!l || m->path[0] != '/')
 		return;
 	enqueue(l, m->pid, m->start, m->end, m->path);
+}
+
+void tableload__keep(struct tableload *l, const struct cprof_mmap *m)
+{
+	size_t len;
+	struct tableload_item *it;
+
+	if (!l || m->path[0] != '/')
+		return;
+	len = strlen(m->path) + 1;
+	it = calloc(1, sizeof(*it) + len);
+	if (!it)
+		return;
+	it->kind = ITEM_KEEP;
+	it->pid = m->pid;
+	it->start = m->start;
+	it->end = m->end;
+	memcpy(it->path, m->path, len);
+	push(l, it);
 }
 
 bool tableload__idle(struct tableload *l)

@@ -75,6 +75,13 @@ void tableload__sweep(struct tableload *l, double interval);
 void tableload__note(struct tableload *l, const struct cprof_mmap *m);
 
 /*
+ * Queue the file of a mapping record whose table the module held before
+ * this loader started, to be kept for walking stack copies only
+ * (tableload__kept()): read from the cache, else compiled.
+ */
+void tableload__keep(struct tableload *l, const struct cprof_mmap *m);
+
+/*
  * Wait until everything queued so far is loaded (or failed), until *stop
  * is set (by a signal handler, another thread), or for timeout seconds
  * (< 0: no limit).  Whether all was loaded; what is not goes on loading.

@@ -38,6 +38,7 @@ struct windows {
 	const struct windows_opts *o;
 	struct cprof_header hdr;	/* the stream's */
 	struct profile *maps;
+	const struct ingest *in;	/* the stream's: samples it holds */
 	struct window open[WINDOWS_OPEN_MAX];
 	size_t nr_open;
 	uint64_t next_k;		/* the next window to open */
@@ -312,7 +313,9 @@ static int windows__flush(struct windows *w)
 	while (w->nr_open > 1) {
 		const struct cprof_header *h = profile__header(w->open[0].p);
 
-		if (h->start_time_ns + h->duration_ns + WINDOWS_HOLD_NS > now)
+		if (h->start_time_ns + h->duration_ns + WINDOWS_HOLD_NS > now ||
+		    ingest__holds_before(w->in, h->start_time_ns +
+						h->duration_ns))
 			break;
 		if (windows__write(w, NULL))
 			return -1;
@@ -479,6 +482,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	ingest__fetch_debug(in, debug);
 	w.hdr = *ingest__header(in);
 	w.maps = ingest__profile(in);
+	w.in = in;
 	w.gone = htab_create_alloc(64, gone_hash, gone_eq, free, calloc, free);
 	if (!w.gone) {
 		fail("failed to aggregate samples: %s", strerror(ENOMEM));

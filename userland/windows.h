@@ -8,11 +8,12 @@
  * start + (k + 1) * every), start being the profile's: no sample is in two
  * windows or in none, and a window's pprof time and duration are exactly
  * its bounds (the last one ends when the profile does).  The module's
- * rings are drained every 250 ms and not in time order across CPUs, and
- * ingest.c holds a sample whose stack copy waits for its table up to 2 s,
- * so a window is written once the sample clock (CLOCK_MONOTONIC) is
+ * rings are drained every 250 ms and not in time order across CPUs, so a
+ * window is written once the sample clock (CLOCK_MONOTONIC) is
  * WINDOWS_HOLD_NS past its end (a timer interrupts the read once a second,
- * so this holds when no record arrives), or when the stream ends.  A sample that comes later still (a reader stalled for
+ * so this holds when no record arrives) and ingest.c holds no sample of
+ * it whose stack copy waits for tables (10 s at most), or when the stream
+ * ends.  A sample that comes later still (a reader stalled for
  * longer) goes into the oldest window not yet written, and is counted.
  * The mapping records of a process that exited are dropped once no window
  * still open can hold its samples, and THROTTLE records once a later one
@@ -26,7 +27,7 @@
 #include "resolve.h"
 #include "tableload.h"
 
-#define WINDOWS_HOLD_NS		3000000000ull
+#define WINDOWS_HOLD_NS		1000000000ull
 
 struct windows_opts {
 	const char *dir;

@@ -197,8 +197,8 @@ static void test_full_disk(void)
 
 /*
  * A live stream that goes quiet: one sample in window 0, then nothing for
- * 5.5 s.  Window 0 is written on time (its end plus WINDOWS_HOLD_NS, three
- * seconds, looked at once a second), before any other record arrives;
+ * 3.5 s.  Window 0 is written on time (its end plus WINDOWS_HOLD_NS, a
+ * second, looked at once a second), before any other record arrives;
  * then END.
  */
 static void test_quiet(void)
@@ -229,7 +229,7 @@ static void test_quiet(void)
 	sb_sample(&head, start + S / 10, 42, 42, 0, "app",
 		  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
 	cut = head.len;
-	sb_end(&head, 6 * S, CPROF_END_STOP, 0);
+	sb_end(&head, 4 * S, CPROF_END_STOP, 0);
 	tail = head;
 	window_path(path, sizeof(path), out, 0);
 	if (pipe(fds)) {
@@ -245,7 +245,7 @@ static void test_quiet(void)
 		close(fds[0]);
 		if (write(fds[1], head.buf, cut) != (ssize_t)cut)
 			_exit(2);
-		usleep(5500 * 1000);
+		usleep(3500 * 1000);
 		ok = access(path, F_OK) == 0;
 		if (write(fds[1], tail.buf + cut, tail.len - cut) !=
 		    (ssize_t)(tail.len - cut))
@@ -253,7 +253,7 @@ static void test_quiet(void)
 		_exit(ok ? 0 : 1);
 	}
 	close(fds[1]);
-	test_cond("a stream that goes quiet for 5.5 s",
+	test_cond("a stream that goes quiet for 3.5 s",
 		  windows__run(fds[0], "pipe", &wo) == 0);
 	close(fds[0]);
 	if (pid > 0)
