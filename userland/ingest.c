@@ -408,15 +408,19 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 		default:
 			ret = deliver(in, ops, rec);
 		}
-		if (!ret && in->head)
-			ret = flush_pending(in, ops, false);
 		if (ret)
 			break;
+		/* the loader hears of a mapping before it may look idle */
 		if (rec->type == CPROF_REC_MMAP) {
 			tableload__note(in->unw,
 					(const struct cprof_mmap *)rec);
 			debugfetch_queue__note(in->debug,
 					       (const struct cprof_mmap *)rec);
+		}
+		if (in->head) {
+			ret = flush_pending(in, ops, false);
+			if (ret)
+				break;
 		}
 		cgroups__note(in->cg, rec);
 		if (ops->after) {
