@@ -176,8 +176,9 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
  * frames from the copy's on, if that walk reached the outermost frame (or
  * the depth) and is no shorter than the module's; else as it came.  A
  * walk that needs a table the module had before this run (not kept)
- * asks the loader for it and, the first time, leaves the sample pending:
- * 1, *pd to be queued again.
+ * asks the loader for it and leaves the sample pending (the first time,
+ * and each time it asks for a table not asked for before: the walk goes
+ * further each time): 1, *pd to be queued again.
  */
 static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 			  struct pending *pd)
@@ -204,12 +205,17 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
 			  max > k ? max - k : 1, &n);
 	tablekeep__release(w.keep);
-	if (end == USTACK_NO_TABLE && !pd->again && w.elsewhere &&
+	if (end == USTACK_NO_TABLE && w.elsewhere &&
 	    stream__mmap_file_id(w.elsewhere, &id)) {
-		if (tablekeep__ask(w.keep, id.dev, id.ino))
+		bool asked = tablekeep__ask(w.keep, id.dev, id.ino);
+
+		if (asked)
 			tableload__keep(in->unw, w.elsewhere);
-		pd->again = true;
-		return 1;
+		/* once, or for each table asked for (the next file up) */
+		if (asked || !pd->again) {
+			pd->again = true;
+			return 1;
+		}
 	}
 	if (end == USTACK_SHORT)
 		in->copies.short_copy++;
@@ -253,10 +259,11 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 			 bool end)
 {
 	static const volatile sig_atomic_t no_stop;
+	double until = monotonic_seconds() + in->table_wait, left;
+	size_t round = 0, requeued = 0;
 	struct pending *pd;
 	struct timespec ts;
 	unsigned int cpu;
-	bool waited = false;
 	uint64_t now;
 	int ret = 0;
 
@@ -267,10 +274,26 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	if (now < in->last_ns)
 		now = in->last_ns;
+	for (pd = in->head; pd; pd = pd->next)
+		round++;
 	while (!ret && (pd = in->head) &&
 	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
 		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
 		 tableload__idle(in->unw)))) {
+		/*
+		 * At the end, in rounds: the samples that asked the loader
+		 * for a table are walked again after it, within the wait's
+		 * time in all (each file is asked for once: rounds end).
+		 */
+		if (end && !round) {
+			left = until - monotonic_seconds();
+			if (requeued && left > 0)
+				tableload__wait(in->unw, &no_stop, left);
+			for (round = 0, pd = in->head; pd; pd = pd->next)
+				round++;
+			requeued = 0;
+		}
+		round--;
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;
@@ -281,13 +304,9 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 			*in->tail = pd;
 			in->tail = &pd->next;
 			ret = 0;
+			requeued++;
 			if (!end)
 				break;
-			/* once: what is not there by then is not waited for */
-			if (!waited)
-				tableload__wait(in->unw, &no_stop,
-						in->table_wait);
-			waited = true;
 			continue;
 		}
 		in->pending_bytes -= pd->u->size;
