@@ -255,6 +255,16 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
  * latest one; all of them at the end (after waiting a little for the
  * loader), with the held samples whose copies did not come.
  */
+static size_t count_pending(const struct ingest *in)
+{
+	const struct pending *pd;
+	size_t n = 0;
+
+	for (pd = in->head; pd; pd = pd->next)
+		n++;
+	return n;
+}
+
 static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 			 bool end)
 {
@@ -274,8 +284,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	if (now < in->last_ns)
 		now = in->last_ns;
-	for (pd = in->head; pd; pd = pd->next)
-		round++;
+	round = count_pending(in);
 	while (!ret && (pd = in->head) &&
 	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
 		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
@@ -289,8 +298,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 			left = until - monotonic_seconds();
 			if (requeued && left > 0)
 				tableload__wait(in->unw, &no_stop, left);
-			for (round = 0, pd = in->head; pd; pd = pd->next)
-				round++;
+			round = count_pending(in);
 			requeued = 0;
 		}
 		round--;

@@ -318,23 +318,45 @@ static bool has(const uint64_t *ips, int n, uint64_t ip)
 	return false;
 }
 
-/* The module's list, as if it held this binary's table already. */
-static void held_before(const char *unwind)
+/* One line of the module's list, for the file at path. */
+static void list_line(FILE *f, const char *path)
 {
-	FILE *f = fopen(unwind, "we");
 	struct stat st;
 
-	if (!f || stat("/proc/self/exe", &st)) {
-		test_cond("the module's list", false);
-		if (f)
-			fclose(f);
+	if (stat(path, &st))
 		return;
-	}
 	fprintf(f, "%x:%x %llu %llu %lld 100 400\n", major(st.st_dev),
 		minor(st.st_dev), (unsigned long long)st.st_ino,
 		(unsigned long long)st.st_size,
 		(long long)st.st_mtim.tv_sec * 1000000000ll +
 		st.st_mtim.tv_nsec);
+}
+
+/*
+ * The module's list, as if it held this binary's table already, and the
+ * C library's (a walk meets one, then the other).
+ */
+static void held_before(const char *unwind)
+{
+	FILE *f = fopen(unwind, "we"), *maps = fopen("/proc/self/maps", "re");
+	char line[4352], path[4096];
+
+	if (!f || !maps) {
+		test_cond("the module's list", false);
+		if (f)
+			fclose(f);
+		if (maps)
+			fclose(maps);
+		return;
+	}
+	list_line(f, "/proc/self/exe");
+	while (fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%*s %*s %*s %*s %*s %4095s", path) == 1 &&
+		    strstr(path, "/libc.so")) {
+			list_line(f, path);
+			break;
+		}
+	fclose(maps);
 	fclose(f);
 }
 
