@@ -368,14 +368,13 @@ out:
 	return buf;
 }
 
-/* Write t as the table of the file st describes; whether it was taken. */
-static bool write_table(struct tableload *l, const struct stat *st,
-			const struct cfi_table *t, const char *key,
-			const char *path)
+/* The header of t as the table of the file st describes. */
+static struct cprof_utable table_header(const struct stat *st,
+					const struct cfi_table *t)
 {
-	struct cprof_utable hdr = {
+	return (struct cprof_utable){
 		.magic = CPROF_UTABLE_MAGIC,
-		.size = sizeof(hdr),
+		.size = sizeof(struct cprof_utable),
 		.ino = st->st_ino,
 		.dev = st->st_dev,
 		.nr_rows = t->n,
@@ -383,6 +382,14 @@ static bool write_table(struct tableload *l, const struct stat *st,
 		.mtime_ns = mtime_ns(st),
 		.flags = t->frame_pointers ? CPROF_UTABLE_FP : 0,
 	};
+}
+
+/* Write t as the table of the file st describes; whether it was taken. */
+static bool write_table(struct tableload *l, const struct stat *st,
+			const struct cfi_table *t, const char *key,
+			const char *path)
+{
+	struct cprof_utable hdr = table_header(st, t);
 	size_t len = 0;
 	char *buf = encode_table(t, &hdr, &len);
 	ssize_t n;
@@ -706,16 +713,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 		if (compile_boxed(fd, &t))
 			goto out;
 	}
-	hdr = (struct cprof_utable){
-		.magic = CPROF_UTABLE_MAGIC,
-		.size = sizeof(hdr),
-		.ino = st.st_ino,
-		.dev = st.st_dev,
-		.nr_rows = t.n,
-		.file_size = st.st_size,
-		.mtime_ns = mtime_ns(&st),
-		.flags = t.frame_pointers ? CPROF_UTABLE_FP : 0,
-	};
+	hdr = table_header(&st, &t);
 	buf = encode_table(&t, &hdr, &len);
 	if (buf)
 		tablekeep__put(l->keep, hdr.dev, hdr.ino, buf, len);
