@@ -156,8 +156,11 @@ judge() {
 		failed+=" $2-$1(below perf dwarf)"
 	elif (($4 * 100 < $3 * 97)); then
 		failed+=" $2-$1"
-		share "$W/$2.$1.folded" "$2" misses | sort -k1,1nr | head -n 5
+	else
+		return 0
 	fi
+	echo "$2 ($1): the stacks that do not reach an entry, most first:"
+	share "$W/$2.$1.folded" "$2" misses | sort -k1,1nr | head -n 5
 }
 for name in "${NAMES[@]}"; do
 	comm=$name	# each command is exec'd by that name
