@@ -33,6 +33,7 @@ struct cprof_settings {
 		u32 budget;		/* handler time, % of a CPU */
 		u32 unwind_mb;		/* memory for unwind tables */
 		u32 ustack;		/* bytes a stack copy, 0: none */
+		u32 kind;		/* enum cprof_kind */
 		bool idle;
 		bool all_cpus;
 	);
@@ -66,6 +67,9 @@ struct cprof_cpu_stats {
 	u64 ustack_copies;	/* CPROF_REC_USTACK records written */
 	u64 ustack_bytes;	/* the stack bytes they hold */
 	u64 ustack_skipped;	/* copies wanted, the buffer too full */
+	u64 offcpu_events;	/* CPROF_REC_OFFCPU records written */
+	u64 offcpu_full;	/* switches to record, no slot to time them */
+	u64 offcpu_ns_total;	/* time the hook took recording them */
 	u64 kernel_truncated;
 	u64 throttles;
 	u64 handler_ns_total;

@@ -48,6 +48,17 @@ enum cprof_mode {
 	CPROF_MODE_KERNEL	= 2,
 };
 
+/*
+ * What a profile records (header.kind, ctl "kind="): the ticks (cpu),
+ * the times tasks leave the CPU and come back (offcpu: CPROF_REC_OFFCPU
+ * and CPROF_REC_ONCPU, no ticks), or both (wall).
+ */
+enum cprof_kind {
+	CPROF_KIND_CPU		= 0,
+	CPROF_KIND_OFFCPU	= 1,
+	CPROF_KIND_WALL		= 2,
+};
+
 /* header.flags */
 #define CPROF_HDR_IDLE		(1u << 0)	/* idle tasks were sampled */
 #define CPROF_HDR_NO_KERNEL	(1u << 1)	/* kernel addresses withheld */
@@ -70,6 +81,9 @@ struct cprof_header {
 	__u32	profile_id;		/* profiles since the module loaded */
 	__u64	ksym_schedule;		/* runtime address of schedule() */
 	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
+	/* from here on, absent (0, cpu) in a header of 160 bytes */
+	__u32	kind;			/* enum cprof_kind */
+	__u32	reserved;
 };
 
 enum cprof_rec_type {
@@ -79,6 +93,8 @@ enum cprof_rec_type {
 	CPROF_REC_THROTTLE	= 4,
 	CPROF_REC_END		= 5,
 	CPROF_REC_USTACK	= 6,
+	CPROF_REC_OFFCPU	= 7,
+	CPROF_REC_ONCPU		= 8,
 };
 
 struct cprof_rec {
@@ -105,6 +121,17 @@ struct cprof_rec {
  * of its CPU.
  */
 #define CPROF_SAMPLE_USTACK	(1u << 9)
+/*
+ * Bits 10-15: how many whole periods after it was due the tick came (0 to
+ * 63; later counts as 63): the CPU ran what it interrupted that long with
+ * interrupts disabled, or did not run at all (a virtual CPU its host did
+ * not run).  A wall profile weighs the sample by its period times 1 +
+ * late; a CPU profile by its period.
+ */
+#define CPROF_SAMPLE_LATE_SHIFT	10
+#define CPROF_SAMPLE_LATE_MAX	63
+#define CPROF_SAMPLE_LATE(flags) \
+	(((flags) >> CPROF_SAMPLE_LATE_SHIFT) & CPROF_SAMPLE_LATE_MAX)
 
 /*
  * One tick.  ips[] holds nr_kernel kernel frames then nr_user user frames,
@@ -213,6 +240,54 @@ struct cprof_ustack {
 /* The most bytes of stack one CPROF_REC_USTACK holds (ctl's ustack). */
 #define CPROF_USTACK_MAX	32768
 
+/*
+ * A task left the CPU (kind offcpu or wall): its stacks as it left, from
+ * the scheduler's sched_switch tracepoint, in the task's own context.  The
+ * fields and ips[] are a sample's (struct cprof_sample, its flags
+ * CPROF_SAMPLE_*; the kernel stack starts at the scheduler, the user stack
+ * at the system call or the interrupted instruction); time_ns is when it
+ * left.  Only some switches are recorded, each standing for every of them
+ * (every >= 1: the module records one in every switches of that CPU,
+ * at random, more often than not 1; more to keep the scheduler's cost in
+ * budget).  Its CPROF_REC_ONCPU, of the same tid and out_ns == time_ns,
+ * comes when the task next runs, maybe on another CPU, so maybe before it
+ * in the stream; none if the profile ended first (the task was still off
+ * the CPU) or the record was lost (LOST's other).
+ */
+struct cprof_offcpu {
+	struct cprof_rec rec;		/* CPROF_REC_OFFCPU */
+	__u64	time_ns;		/* when it left the CPU */
+	__u32	pid;			/* tgid */
+	__u32	tid;
+	__u32	cpu;
+	__u16	nr_kernel;
+	__u16	nr_user;
+	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	__u32	every;			/* switches it stands for, >= 1 */
+	__u16	state;			/* enum cprof_off_state */
+	__u16	reserved;
+	__u64	ips[];
+};
+
+/* Why a task left the CPU (cprof_offcpu.state). */
+enum cprof_off_state {
+	CPROF_OFF_PREEMPTED	= 0,	/* still runnable: preempted, yielded */
+	CPROF_OFF_SLEEPING	= 1,	/* interruptible sleep (S) */
+	CPROF_OFF_DISK		= 2,	/* uninterruptible sleep (D) */
+	CPROF_OFF_STOPPED	= 3,	/* stopped or traced (T, t) */
+	CPROF_OFF_OTHER		= 4,	/* parked, a lock of PREEMPT_RT, ... */
+	CPROF_OFF_MAX		= 4,
+};
+
+/* A task recorded leaving the CPU (CPROF_REC_OFFCPU) runs again. */
+struct cprof_oncpu {
+	struct cprof_rec rec;		/* CPROF_REC_ONCPU */
+	__u64	time_ns;		/* when it came back */
+	__u64	out_ns;			/* its CPROF_REC_OFFCPU's time_ns */
+	__u32	tid;
+	__u32	cpu;			/* where it came back */
+};
+
 /* Records lost on one CPU because its buffer was full. */
 struct cprof_lost {
 	struct cprof_rec rec;		/* CPROF_REC_LOST */
@@ -220,7 +295,7 @@ struct cprof_lost {
 	__u32	cpu;
 	__u32	reserved;
 	__u64	samples;		/* samples lost since the last report */
-	__u64	other;			/* other records lost: none today */
+	__u64	other;			/* off- and on-CPU records lost */
 };
 
 /*

@@ -29,6 +29,12 @@ static const char * const cprof_mode_names[] = {
 	[CPROF_MODE_KERNEL]	= "kernel",
 };
 
+static const char * const cprof_kind_names[] = {
+	[CPROF_KIND_CPU]	= "cpu",
+	[CPROF_KIND_OFFCPU]	= "offcpu",
+	[CPROF_KIND_WALL]	= "wall",
+};
+
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 {
 	u32 v;
@@ -96,6 +102,14 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 		for (i = 0; i < ARRAY_SIZE(cprof_mode_names); i++) {
 			if (!strcmp(val, cprof_mode_names[i])) {
 				s->mode = i;
+				return 0;
+			}
+		}
+	}
+	if (!strcmp(line, "kind")) {
+		for (i = 0; i < ARRAY_SIZE(cprof_kind_names); i++) {
+			if (!strcmp(val, cprof_kind_names[i])) {
+				s->kind = i;
 				return 0;
 			}
 		}
@@ -195,6 +209,7 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "budget=%u\n", s->budget);
 	seq_printf(m, "unwind_mb=%u\n", s->unwind_mb);
 	seq_printf(m, "ustack=%u\n", s->ustack);
+	seq_printf(m, "kind=%s\n", cprof_kind_names[s->kind]);
 	mutex_unlock(&cprof_lock);
 }
 

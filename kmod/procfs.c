@@ -11,6 +11,7 @@
 #include "access.h"
 #include "cprof.h"
 #include "ctl.h"
+#include "offcpu.h"
 #include "procfs.h"
 #include "sample.h"
 #include "session.h"
@@ -87,6 +88,9 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->ustack_copies += c->ustack_copies;
 	sum->ustack_bytes += c->ustack_bytes;
 	sum->ustack_skipped += c->ustack_skipped;
+	sum->offcpu_events += c->offcpu_events;
+	sum->offcpu_full += c->offcpu_full;
+	sum->offcpu_ns_total += c->offcpu_ns_total;
 	sum->kernel_truncated += c->kernel_truncated;
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
@@ -106,6 +110,9 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%sustack_copies %llu\n", prefix, c->ustack_copies);
 	seq_printf(m, "%sustack_bytes %llu\n", prefix, c->ustack_bytes);
 	seq_printf(m, "%sustack_skipped %llu\n", prefix, c->ustack_skipped);
+	seq_printf(m, "%soffcpu_events %llu\n", prefix, c->offcpu_events);
+	seq_printf(m, "%soffcpu_full %llu\n", prefix, c->offcpu_full);
+	seq_printf(m, "%soffcpu_ns_total %llu\n", prefix, c->offcpu_ns_total);
 	seq_printf(m, "%skernel_truncated %llu\n", prefix,
 		   c->kernel_truncated);
 	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);
@@ -133,6 +140,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 
 	for_each_possible_cpu(cpu) {
 		cprof_sample_stats(cpu, &c);
+		cprof_offcpu_stats(cpu, &c);
 		cprof_stats_add(&sum, &c);
 	}
 	seq_printf(m, "profiling %d\n", cprof_session_active());
@@ -144,6 +152,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);
+		cprof_offcpu_stats(cpu, &c);
 		snprintf(prefix, sizeof(prefix), "cpu%d.", cpu);
 		cprof_stats_print(m, prefix, &c);
 		seq_printf(m, "%speriod_ns %llu\n", prefix, period);

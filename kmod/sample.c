@@ -21,6 +21,11 @@
  * CPROF_FLOOR_TICKS ticks (the rest of a delay is other work: interrupts
  * disabled elsewhere, a vCPU not running), the exit and re-arm after it as
  * costing that much again.
+ *
+ * The scheduler's hook (offcpu.c) writes into the same rings, on its own
+ * CPU with interrupts disabled, through cprof_sample_reserve() and
+ * cprof_sample_commit(): a ring still has one producer at a time.  A
+ * profile of kind offcpu has rings and no ticks.
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
@@ -38,6 +43,7 @@
 
 #include "cprof.h"
 #include "maps.h"
+#include "offcpu.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
@@ -55,6 +61,7 @@ struct cprof_cpu {
 	u64 period_ns;		/* effective period, >= the requested one */
 	u64 avg_ns;		/* moving average of a tick's cost */
 	u64 lost_pending;	/* samples lost, not yet reported */
+	u64 lost_other_pending;	/* other records lost, not yet reported */
 	u64 lost_since;		/* time of the first unreported loss */
 	u64 lost_profile;	/* samples lost in this profile */
 	u64 next_kick_ns;	/* no kick before this */
@@ -62,6 +69,7 @@ struct cprof_cpu {
 	u64 entry_min;		/* least entry delay in this window */
 	u32 window_ticks;	/* ticks in this window */
 	bool period_changed;	/* a THROTTLE record is owed */
+	bool ready;		/* the ring is set up: the hook may write */
 };
 
 static DEFINE_PER_CPU(struct cprof_cpu, cprof_cpus);
@@ -82,11 +90,18 @@ static struct cprof_cpu *cprof_cpu(int cpu)
 
 static void cprof_lose(struct cprof_cpu *pc, u64 now)
 {
-	if (!pc->lost_pending)
+	if (!pc->lost_pending && !pc->lost_other_pending)
 		pc->lost_since = now;
 	pc->lost_pending++;
 	pc->lost_profile++;
 	pc->stats.lost++;
+}
+
+static void cprof_lose_other(struct cprof_cpu *pc, u64 now)
+{
+	if (!pc->lost_pending && !pc->lost_other_pending)
+		pc->lost_since = now;
+	pc->lost_other_pending++;
 }
 
 /* Fill @l with the losses of @pc not yet reported, which now are. */
@@ -98,13 +113,15 @@ static void cprof_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l)
 	l->time_ns = pc->lost_since;
 	l->cpu = cpu;
 	l->samples = pc->lost_pending;
+	l->other = pc->lost_other_pending;
 	pc->lost_pending = 0;
+	pc->lost_other_pending = 0;
 }
 
 /* Write the LOST and THROTTLE records this CPU owes; false if no room. */
 static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 {
-	if (pc->lost_pending) {
+	if (pc->lost_pending || pc->lost_other_pending) {
 		struct cprof_lost *l = cprof_ring_reserve(&pc->ring, sizeof(*l));
 
 		if (!l)
@@ -128,12 +145,17 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 	return true;
 }
 
-/*
- * The id of tsk's cgroup v2 (1, the root, without cgroups), as
- * bpf_get_current_cgroup_id() gives it.  The css_set and the cgroup are
- * freed only after an RCU grace period.
+/**
+ * cprof_cgroup_id() - the id of a task's cgroup v2
+ * @tsk: the task, current
+ *
+ * As bpf_get_current_cgroup_id() gives it: 1, the root, without cgroups.
+ * The css_set and the cgroup are freed only after an RCU grace period.
+ *
+ * Context: any.
+ * Return: the id.
  */
-static u64 cprof_cgroup_id(struct task_struct *tsk)
+u64 cprof_cgroup_id(struct task_struct *tsk)
 {
 #ifdef CONFIG_CGROUPS
 	u64 id;
@@ -173,7 +195,9 @@ static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
 	pc->stats.ustack_bytes += u->size;
 }
 
-static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
+/* @late: whole periods the tick came after it was due, CPROF_SAMPLE_LATE */
+static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
+			 u64 late)
 {
 	const struct cprof_settings *set = cprof_tick_set;
 	struct task_struct *tsk = current;
@@ -182,7 +206,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now)
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	int nk = 0, nu = 0;
-	u16 flags = 0;
+	u16 flags = min_t(u64, late, CPROF_SAMPLE_LATE_MAX) <<
+		    CPROF_SAMPLE_LATE_SHIFT;
 	bool kick;
 
 	if (!regs)
@@ -318,7 +343,8 @@ static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 	expires = ktime_to_ns(hrtimer_get_expires(timer));
 	entry = now > expires ? now - expires : 0;
 	pc->stats.ticks++;
-	cprof_sample(pc, get_irq_regs(), now);
+	cprof_sample(pc, get_irq_regs(), now,
+		     entry < pc->period_ns ? 0 : div64_u64(entry, pc->period_ns));
 	end = ktime_get_ns();
 	cprof_account(pc, entry, end - now);
 	/* hrtimer_forward_now() would read the clock a third time */
@@ -342,6 +368,16 @@ static bool cprof_cpu_selected(int cpu)
 }
 
 /*
+ * Does @cpu get a ring: it is sampled, or, off the CPU, any task may come
+ * back on it (its return is written where it comes back).
+ */
+static bool cprof_cpu_has_ring(int cpu)
+{
+	return cprof_tick_set->kind != CPROF_KIND_CPU ||
+	       cprof_cpu_selected(cpu);
+}
+
+/*
  * Give @cpu a ring for the running profile if it has none (a CPU keeps its
  * ring, and what is in it, when it goes offline).  Sleeps; the hotplug lock
  * is held (read or write), which serializes cprof_rings_bytes.
@@ -356,16 +392,28 @@ static int cprof_cpu_ring(int cpu)
 	if (cprof_rings_bytes + cprof_profile_ring > cprof_rings_max)
 		return -ENOMEM;
 	err = cprof_ring_init(r, cprof_profile_ring, cpu_to_node(cpu));
-	if (!err)
-		cprof_rings_bytes += cprof_profile_ring;
-	return err;
+	if (err)
+		return err;
+	cprof_rings_bytes += cprof_profile_ring;
+	/*
+	 * The hook may run on @cpu meanwhile (a CPU coming online); pairs
+	 * with smp_load_acquire() in cprof_sample_reserve().
+	 */
+	smp_store_release(&cprof_cpu(cpu)->ready, true);
+	return 0;
+}
+
+static bool cprof_ticking(void)
+{
+	return cprof_tick_set->kind != CPROF_KIND_OFFCPU;
 }
 
 static int cprof_cpu_online(unsigned int cpu)
 {
 	/* A CPU without a ring (over the cap) is not sampled. */
-	if (READ_ONCE(cprof_active) && cprof_cpu_selected(cpu) &&
-	    !cprof_cpu_ring(cpu))
+	if (READ_ONCE(cprof_active) && cprof_cpu_has_ring(cpu) &&
+	    !cprof_cpu_ring(cpu) && cprof_cpu_selected(cpu) &&
+	    cprof_ticking())
 		cprof_arm_local(NULL);
 	return 0;
 }
@@ -384,6 +432,7 @@ static void cprof_rings_free(void)
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 
+		WRITE_ONCE(pc->ready, false);
 		if (pc->ring.data)
 			cprof_ring_free(&pc->ring);
 	}
@@ -399,7 +448,8 @@ static void cprof_rings_free(void)
  * the reader's close or death, rmmod)
  *
  * Context: process, no profile running.
- * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory).
+ * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory), or
+ * cprof_offcpu_start()'s error.
  */
 int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 		       u64 deadline_ns)
@@ -416,6 +466,7 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 		pc->period_ns = period_ns;
 		pc->avg_ns = 0;
 		pc->lost_pending = 0;
+		pc->lost_other_pending = 0;
 		pc->lost_profile = 0;
 		pc->next_kick_ns = 0;
 		pc->entry_floor = 0;
@@ -425,12 +476,12 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		n += cprof_cpu_selected(cpu);
+		n += cprof_cpu_has_ring(cpu);
 	while (size > CPROF_RING_MIN && (u64)n * size > cprof_rings_max)
 		size >>= 1;
 	cprof_profile_ring = size;
 	for_each_online_cpu(cpu) {
-		if (cprof_cpu_selected(cpu))
+		if (cprof_cpu_has_ring(cpu))
 			err = err ?: cprof_cpu_ring(cpu);
 	}
 	if (err) {
@@ -440,21 +491,28 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 	}
 	WRITE_ONCE(cprof_active, true);
 	for_each_online_cpu(cpu)
-		if (cprof_cpu_selected(cpu))
+		if (cprof_cpu_selected(cpu) && cprof_ticking())
 			smp_call_function_single(cpu, cprof_arm_local, NULL, 1);
 	cpus_read_unlock();
-	return 0;
+	if (set->kind != CPROF_KIND_CPU) {
+		err = cprof_offcpu_start(set);
+		if (err) {
+			cprof_sample_stop();
+			cprof_sample_release();
+		}
+	}
+	return err;
 }
 
 /**
- * cprof_sample_stop() - stop the ticks
+ * cprof_sample_stop() - stop the ticks and the scheduler's hook
  *
- * After this returns no tick runs and none will until the next
+ * After this returns no tick or hook writes and none will until the next
  * cprof_sample_start().  The rings keep what is in them for the reader.
  * Idempotent, and harmless with no profile running.
  *
  * Context: process, may sleep: takes the hotplug lock and waits for a
- * running tick.
+ * running tick or hook.
  */
 void cprof_sample_stop(void)
 {
@@ -465,6 +523,76 @@ void cprof_sample_stop(void)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&cprof_cpu(cpu)->timer);
 	cpus_read_unlock();
+	cprof_offcpu_stop();
+}
+
+/**
+ * cprof_sample_reserve() - room in this CPU's ring for a record of the
+ *	scheduler's hook
+ * @size: the record's largest size, a multiple of 8
+ * @now: the time, kept with a loss
+ *
+ * Context: the hook (offcpu.c): interrupts disabled, so this CPU's tick
+ * cannot run meanwhile.
+ * Return: the record, to fill in and cprof_sample_commit() before anything
+ * else reserves, or to drop (the next reservation takes its room); NULL when
+ * no profile runs, or this CPU has no ring in it or a full one (a loss,
+ * reported as a LOST record's other).
+ */
+void *cprof_sample_reserve(u32 size, u64 now)
+{
+	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
+	void *rec = NULL;
+
+	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
+		return NULL;
+	/*
+	 * No ring yet (a CPU coming online) or at all (over the cap): a
+	 * loss all the same, reported at the end.  Pairs with
+	 * smp_store_release() in cprof_cpu_ring().
+	 */
+	if (!smp_load_acquire(&pc->ready)) {
+		cprof_lose_other(pc, now);
+		return NULL;
+	}
+	if (cprof_flush_owed(pc, smp_processor_id(), now))
+		rec = cprof_ring_reserve(&pc->ring, size);
+	if (!rec)
+		cprof_lose_other(pc, now);
+	return rec;
+}
+
+/**
+ * cprof_sample_lose() - count a record of the scheduler's hook lost
+ * @now: the time
+ *
+ * Context: as cprof_sample_reserve().
+ */
+void cprof_sample_lose(u64 now)
+{
+	cprof_lose_other(this_cpu_ptr(&cprof_cpus), now);
+}
+
+/**
+ * cprof_sample_commit() - commit the record cprof_sample_reserve() gave
+ * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU)
+ * @flags: its flags
+ * @size: its size, a multiple of 8, at most the reserved one
+ * @now: the time
+ * @kick: wake the reader now (a mapping request)
+ *
+ * Context: as cprof_sample_reserve(), right after it.
+ */
+void cprof_sample_commit(u16 type, u16 flags, u32 size, u64 now, bool kick)
+{
+	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
+
+	cprof_ring_commit(&pc->ring, type, flags, size);
+	if (!kick && (!cprof_ring_half_full(&pc->ring) ||
+		      now < pc->next_kick_ns))
+		return;
+	pc->next_kick_ns = now + CPROF_KICK_NS;
+	cprof_session_kick();
 }
 
 /**
@@ -535,7 +663,8 @@ size_t cprof_sample_flush_lost(void *dst, size_t room, u64 *total)
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 
 		*total += pc->lost_profile;
-		if (!pc->lost_pending || room - done < sizeof(struct cprof_lost))
+		if ((!pc->lost_pending && !pc->lost_other_pending) ||
+		    room - done < sizeof(struct cprof_lost))
 			continue;
 		cprof_put_lost(pc, cpu, dst + done);
 		done += sizeof(struct cprof_lost);
@@ -612,6 +741,7 @@ int cprof_sample_init(u32 ring_size, u64 rings_max)
 void cprof_sample_exit(void)
 {
 	cprof_sample_stop();
+	cprof_offcpu_exit();
 	cpuhp_remove_state_nocalls(cprof_hp_state);
 	cprof_sample_release();
 }

@@ -77,6 +77,7 @@ static void cprof_put_header(struct cprof_reader *rd)
 	h->duration_ns = cprof_session_deadline(rd->s) == CPROF_NO_DEADLINE ?
 			 0 : cprof_session_deadline(rd->s) - start;
 	h->mode = set->mode;
+	h->kind = set->kind;
 	h->pid = set->pid;
 	h->flags = set->idle ? CPROF_HDR_IDLE : 0;
 	h->profile_id = cprof_session_id(rd->s);

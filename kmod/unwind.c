@@ -29,6 +29,7 @@
  * where they are not (exec replacing the mm) reads the old address space's
  * memory, harmlessly.
  */
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
@@ -73,6 +74,69 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 }
 
 /**
+ * cprof_unwind_kernel_here() - current's kernel stack where it runs
+ * @ips: where the return addresses go, innermost first
+ * @max: room in @ips, at least 1
+ * @flags: CPROF_SAMPLE_KERN_TRUNC is set here if @max was reached
+ * @skip: the start of a function whose frame is left out when it is the
+ *	first one outside this module (a tracepoint's iterator, whose frames
+ *	are at most CPROF_SKIP_SPAN bytes in); 0: none
+ *
+ * The frames of this module on top are left out: the stack starts where
+ * the kernel called into it.
+ *
+ * Context: any; current's stack.
+ * Return: the number of entries written to @ips.
+ */
+int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
+			     unsigned long skip)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	bool top = true;
+	int n = 0;
+
+	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (top && within_module(addr, THIS_MODULE))
+			continue;
+		if (top && skip && addr - skip < CPROF_SKIP_SPAN) {
+			top = false;
+			continue;
+		}
+		top = false;
+		if (n == max) {
+			*flags |= CPROF_SAMPLE_KERN_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	return n;
+}
+
+/**
+ * cprof_saved_user_regs() - the user registers @tsk saved on kernel entry
+ * @tsk: a task in the kernel, current
+ *
+ * Context: any, current's.
+ * Return: the registers, or NULL (kernel threads and user workers, a task
+ * without an mm, execve(), saved registers that are not user mode's).
+ */
+struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk)
+{
+	struct pt_regs *regs;
+
+	if (!tsk->mm || tsk->flags & (PF_KTHREAD | PF_USER_WORKER) ||
+	    tsk->in_execve)
+		return NULL;
+	regs = task_pt_regs(tsk);
+	return user_mode(regs) ? regs : NULL;
+}
+
+/**
  * cprof_user_regs() - the user registers to walk a user stack from
  * @tsk: the interrupted task, current
  * @regs: the interrupted registers
@@ -88,13 +152,7 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
  */
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 {
-	if (user_mode(regs))
-		return regs;
-	if (!tsk->mm || tsk->flags & (PF_KTHREAD | PF_USER_WORKER) ||
-	    tsk->in_execve)
-		return NULL;
-	regs = task_pt_regs(tsk);
-	return user_mode(regs) ? regs : NULL;
+	return user_mode(regs) ? regs : cprof_saved_user_regs(tsk);
 }
 
 /* One user word at @addr; the caller has page faults disabled. */
@@ -496,7 +554,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
- * Context: the tick (hard interrupt), current's registers.
+ * Context: the tick (hard interrupt), or the scheduler's hook (interrupts
+ * disabled); current's registers.
  * Return: the number of entries written to @ips.
  */
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,

@@ -20,12 +20,18 @@ struct cprof_ucopy {
 	struct pt_regs *regs;
 };
 
-/* Stack walks from the tick: unwind.c. */
+/* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
+#define CPROF_SKIP_SPAN		256
+
+/* Stack walks from the tick and the scheduler's hook: unwind.c. */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
+int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
+			     unsigned long skip);
 int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
 		      u16 *flags, struct cprof_ucopy *copy);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
+struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk);
 
 #endif /* CPROF_UNWIND_H */

@@ -51,6 +51,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_SECONDS,
 	OPT_TABLE_CACHE,
+	OPT_KIND,
 };
 
 static struct env {
@@ -61,6 +62,7 @@ static struct env {
 	long duration;		/* 0: read a stream instead (or with --every: until stopped) */
 	long freq;		/* 0: leave as set */
 	long pid;		/* -1: leave as set */
+	const char *kind;	/* --kind; NULL: cpu */
 	const char *kallsyms;
 	const char *modules;
 	const char *proc_dir;
@@ -143,6 +145,8 @@ static const struct argp_option opts[] = {
 	  "Run a profile of SECONDS through /proc/cprof instead of reading a stream", 0 },
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
+	{ "kind", OPT_KIND, "KIND", 0,
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long) or wall (both)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "table-cache", OPT_TABLE_CACHE, "DIR", 0,
@@ -232,6 +236,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'p':
 		if (parse_long("pid", arg, 0, MODPROFILE_PID_MAX, &env.pid))
 			return EINVAL;
+		break;
+	case OPT_KIND:
+		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
+		    strcmp(arg, "wall")) {
+			fail("bad --kind '%s': cpu, offcpu or wall", arg);
+			return EINVAL;
+		}
+		env.kind = arg;
 		break;
 	case OPT_KALLSYMS:
 		env.kallsyms = arg;
@@ -372,6 +384,7 @@ static int start_profile(void)
 		.seconds = env.duration,
 		.freq = env.freq,
 		.pid = env.pid,
+		.kind = env.kind,
 	};
 	sigset_t block, old;
 	char msg[1024];
@@ -518,6 +531,10 @@ static int check_options(void)
 	if (!profiling && !env.http.addr && !env.load_tables &&
 	    (env.freq || env.pid >= 0)) {
 		fail("-F and -p set up a profile: use them with -d SECONDS or --every");
+		return 2;
+	}
+	if (env.kind && (!env.duration || env.every)) {
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every and --http profile CPU time)");
 		return 2;
 	}
 	if (env.keep && !env.every) {

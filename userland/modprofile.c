@@ -32,14 +32,15 @@ int modprofile__start(struct modprofile *mp,
 		      const struct modprofile_settings *s, int *err,
 		      char *msg, size_t size)
 {
-	char ctl[4096], settings[128];
+	char ctl[4096], settings[160];
 	int len;
 	ssize_t n;
 
 	mp->fd = -1;
 	mp->ctl_fd = -1;
 	snprintf(ctl, sizeof(ctl), "%s/ctl", s->proc_dir);
-	len = snprintf(settings, sizeof(settings), "seconds=%ld\n", s->seconds);
+	len = snprintf(settings, sizeof(settings), "seconds=%ld\nkind=%s\n",
+		       s->seconds, s->kind ? s->kind : "cpu");
 	if (s->freq)
 		len += snprintf(settings + len, sizeof(settings) - len,
 				"freq=%ld\n", s->freq);

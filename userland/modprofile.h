@@ -21,6 +21,7 @@ struct modprofile_settings {
 	long seconds;		/* 0: until modprofile__stop(), a signal */
 	long freq;		/* 0: leave as set */
 	long pid;		/* -1: leave as set, 0: all */
+	const char *kind;	/* ctl's kind=; NULL: cpu */
 };
 
 struct modprofile {

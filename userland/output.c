@@ -140,7 +140,10 @@ int output__folded(const struct resolved *r, FILE *out, const char *name,
 			fail("failed to fold stacks: %s", strerror(ENOMEM));
 			goto cleanup;
 		}
-		lines[n++].count = r->samples[i].count;
+		/* time off the CPU (and on, in a wall profile) in us */
+		lines[n++].count = r->kind == CPROF_KIND_CPU ?
+				   r->samples[i].count :
+				   r->samples[i].nanos / 1000;
 	}
 	qsort(lines, n, sizeof(*lines), folded_cmp);
 	for (i = 0; i < n; i++) {

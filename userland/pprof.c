@@ -96,14 +96,18 @@ struct pb {
 /* Strings the writer adds after the model's own. */
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
-	S_CGROUP, NR_EXTRA
+	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
 	[S_SAMPLES] = "samples", [S_COUNT] = "count", [S_CPU] = "cpu",
 	[S_NANOSECONDS] = "nanoseconds", [S_PID] = "pid", [S_TID] = "tid",
 	[S_COMM] = "comm", [S_ID] = "id", [S_CGROUP] = "cgroup",
+	[S_STATE] = "state", [S_CONTENTIONS] = "contentions",
+	[S_DELAY] = "delay", [S_WALL] = "wall",
 };
+
+#define NR_LABELS	6	/* most labels a sample has */
 
 static void pb__free(struct pb *pb)
 {
@@ -147,8 +151,9 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 
 	pb->samples = calloc(r->nr_samples, sizeof(*pb->samples));
 	pb->sample_ptrs = calloc(r->nr_samples, sizeof(*pb->sample_ptrs));
-	pb->labels = calloc(r->nr_samples * 5, sizeof(*pb->labels));
-	pb->label_ptrs = calloc(r->nr_samples * 5, sizeof(*pb->label_ptrs));
+	pb->labels = calloc(r->nr_samples * NR_LABELS, sizeof(*pb->labels));
+	pb->label_ptrs = calloc(r->nr_samples * NR_LABELS,
+				sizeof(*pb->label_ptrs));
 	pb->values = calloc(r->nr_samples * 2, sizeof(*pb->values));
 	pb->loc_ids = calloc(r->nr_loc_ids, sizeof(*pb->loc_ids));
 	pb->maps = calloc(r->nr_mappings, sizeof(*pb->maps));
@@ -178,19 +183,25 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	p->string_table = pb->strings;
 	p->n_string_table = nstr + NR_EXTRA;
 
+	/*
+	 * Go's CPU profile's types; its block profile's off the CPU (and a
+	 * period of one event); fgprof's wall-clock ones for both.
+	 */
 	for (i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&pb->types[i]);
-	pb->types[0].type = x + S_SAMPLES;
+	pb->types[0].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_CONTENTIONS :
+							       S_SAMPLES);
 	pb->types[0].unit = x + S_COUNT;
-	pb->types[1].type = x + S_CPU;
+	pb->types[1].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_DELAY :
+				 r->kind == CPROF_KIND_WALL ? S_WALL : S_CPU);
 	pb->types[1].unit = x + S_NANOSECONDS;
-	pb->types[2] = pb->types[1];
+	pb->types[2] = pb->types[r->kind == CPROF_KIND_OFFCPU ? 0 : 1];
 	pb->type_ptrs[0] = &pb->types[0];
 	pb->type_ptrs[1] = &pb->types[1];
 	p->sample_type = pb->type_ptrs;
 	p->n_sample_type = 2;
 	p->period_type = &pb->types[2];
-	p->period = r->period_ns;
+	p->period = r->kind == CPROF_KIND_OFFCPU ? 1 : r->period_ns;
 	p->time_nanos = r->time_nanos;
 	p->duration_nanos = r->duration_nanos;
 	p->comment = r->comments;
@@ -278,6 +289,8 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 			pb__label(&l[j++], x + S_CPU, s->cpu, x + S_ID, 0);
 		if (s->cgroup > 0)
 			pb__label(&l[j++], x + S_CGROUP, 0, 0, s->cgroup);
+		if (s->state > 0)
+			pb__label(&l[j++], x + S_STATE, 0, 0, s->state);
 		ps->n_label = j;
 		for (; nl < (size_t)(l + j - pb->labels); nl++)
 			pb->label_ptrs[nl] = &pb->labels[nl];

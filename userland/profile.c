@@ -4,8 +4,10 @@
  *
  * Hash tables (libiberty's hashtab): stacks, keyed by their frames and
  * whether the user part starts at the interrupted instruction; samples,
- * keyed by (stack, pid, tid, cpu, cgroup, comm) -- both own their entries through a
- * vector that also keeps first-seen order; and MMAP records by pid.
+ * keyed by (stack, pid, tid, cpu, cgroup, comm, off_state) -- both own
+ * their entries through a vector that also keeps first-seen order; MMAP
+ * records by pid; and the OFFCPU and ONCPU records waiting for each
+ * other, by (tid, time it left).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -43,6 +45,14 @@ struct cpu_state {
 	uint64_t lost_nanos;
 };
 
+/* A task's leaving the CPU or its return, waiting for the other. */
+struct off_wait {
+	uint32_t tid;
+	uint64_t out_ns;
+	uint64_t in_ns;			/* with rec NULL: its return */
+	struct cprof_offcpu *rec;	/* its leaving, a copy */
+};
+
 struct pid_maps {
 	uint32_t pid;
 	size_t nr, alloc;
@@ -67,6 +77,9 @@ struct profile {
 	size_t nr_samples, alloc_samples;
 
 	htab_t pid_tab;
+	htab_t off_tab;			/* struct off_wait */
+	uint64_t off_open, off_orphans;
+	bool off_error;
 	const struct profile *maps;	/* mappings and periods: p or another */
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
 	size_t nr_cpus;
@@ -99,7 +112,29 @@ static int sample_eq(const void *a, const void *b)
 
 	return x->stack == y->stack && x->pid == y->pid && x->tid == y->tid &&
 	       x->cpu == y->cpu && x->cgroup == y->cgroup &&
-	       !strcmp(x->comm, y->comm);
+	       x->off_state == y->off_state && !strcmp(x->comm, y->comm);
+}
+
+static hashval_t off_hash(const void *e)
+{
+	const struct off_wait *w = e;
+
+	return iterative_hash(&w->out_ns, sizeof(w->out_ns), w->tid);
+}
+
+static int off_eq(const void *a, const void *b)
+{
+	const struct off_wait *x = a, *y = b;
+
+	return x->tid == y->tid && x->out_ns == y->out_ns;
+}
+
+static void off_del(void *e)
+{
+	struct off_wait *w = e;
+
+	free(w->rec);
+	free(w);
 }
 
 static hashval_t pid_hash(const void *e)
@@ -138,7 +173,9 @@ struct profile *profile__new(const struct cprof_header *hdr)
 					  calloc, free);
 	p->pid_tab = htab_create_alloc(64, pid_hash, pid_eq, pid_del,
 				       calloc, free);
-	if (!p->stack_tab || !p->sample_tab || !p->pid_tab) {
+	p->off_tab = htab_create_alloc(64, off_hash, off_eq, off_del,
+				       calloc, free);
+	if (!p->stack_tab || !p->sample_tab || !p->pid_tab || !p->off_tab) {
 		profile__free(p);
 		return NULL;
 	}
@@ -157,6 +194,8 @@ void profile__free(struct profile *p)
 		htab_delete(p->sample_tab);
 	if (p->pid_tab)
 		htab_delete(p->pid_tab);
+	if (p->off_tab)
+		htab_delete(p->off_tab);
 	for (i = 0; i < p->nr_stacks; i++)
 		free(p->stacks[i]);
 	free(p->stacks);
@@ -208,17 +247,30 @@ static uint64_t profile__period(const struct profile *w, unsigned int cpu,
 	return lo ? c->changes[lo - 1].period_ns : p->hdr.period_ns;
 }
 
+/*
+ * What a SAMPLE and an OFFCPU record have in common: their stacks (ips,
+ * flags CPROF_SAMPLE_*) and who.
+ */
+struct sample_of {
+	uint16_t flags;
+	uint16_t nr_kernel, nr_user;
+	uint32_t pid, tid, cpu;
+	const char *comm;		/* CPROF_COMM_LEN bytes */
+	const uint64_t *ips;
+	uint64_t time_ns;
+};
+
 /* Intern the stack of smp; its index in *id.  0 ok, -1 ENOMEM. */
 static int profile__intern_stack(struct profile *p,
-				 const struct cprof_sample *smp, uint32_t *id)
+				 const struct sample_of *smp, uint32_t *id)
 {
 	size_t nr = smp->nr_kernel + smp->nr_user;
 	struct stack_ent key = {
 		.nr_kernel = smp->nr_kernel,
 		.nr_user = smp->nr_user,
-		.user_mode = !!(smp->rec.flags & (CPROF_SAMPLE_USER_MODE |
+		.user_mode = !!(smp->flags & (CPROF_SAMPLE_USER_MODE |
 					     CPROF_SAMPLE_USER_EXACT)),
-		.ips = (const uint64_t *)smp->ips,
+		.ips = smp->ips,
 	};
 	struct stack_ent *e;
 	void **slot;
@@ -251,11 +303,12 @@ static int profile__intern_stack(struct profile *p,
 	return 0;
 }
 
-static int profile__add_sample(struct profile *p,
-			       const struct cprof_sample *smp)
+/* Count @count times of @nanos in all under smp's key. */
+static int profile__count(struct profile *p, const struct sample_of *smp,
+			  unsigned int off_state, uint64_t count,
+			  uint64_t nanos)
 {
 	struct sample_ent key = { 0 }, *e;
-	uint64_t period;
 	void **slot;
 
 	if (profile__intern_stack(p, smp, &key.s.stack))
@@ -263,12 +316,13 @@ static int profile__add_sample(struct profile *p,
 	key.s.pid = smp->pid;
 	key.s.tid = smp->tid;
 	key.s.cpu = smp->cpu;
-	if (smp->rec.flags & CPROF_SAMPLE_CGROUP)
+	key.s.off_state = off_state;
+	if (smp->flags & CPROF_SAMPLE_CGROUP)
 		key.s.cgroup = smp->ips[smp->nr_kernel + smp->nr_user];
 	/* comm is NUL-terminated by contract; do not trust it */
 	memcpy(key.s.comm, smp->comm, sizeof(key.s.comm) - 1);
 	key.hash = iterative_hash(&key.s.stack, 4 * sizeof(uint32_t),
-				  (hashval_t)strlen(key.s.comm));
+				  (hashval_t)strlen(key.s.comm) | off_state << 8);
 	key.hash = iterative_hash(key.s.comm, strlen(key.s.comm), key.hash);
 	key.hash = iterative_hash(&key.s.cgroup, sizeof(key.s.cgroup),
 				  key.hash);
@@ -288,18 +342,116 @@ static int profile__add_sample(struct profile *p,
 		p->samples[p->nr_samples++] = e;
 		*slot = e;
 	}
-	period = profile__period(p, smp->cpu, smp->time_ns);
-	e->s.count++;
-	e->s.nanos += period;
+	e->s.count += count;
+	e->s.nanos += nanos;
 	if (smp->time_ns < e->s.first_ns)
 		e->s.first_ns = smp->time_ns;
-	p->nr_records++;
+	if (off_state == PROF_ON_CPU)
+		p->nr_records++;
 	if (smp->nr_user) {
 		p->nr_user++;
-		if (smp->rec.flags & CPROF_SAMPLE_USER_TABLE)
+		if (smp->flags & CPROF_SAMPLE_USER_TABLE)
 			p->nr_user_table++;
 	}
 	return 0;
+}
+
+static int profile__add_sample(struct profile *p,
+			       const struct cprof_sample *smp)
+{
+	const struct sample_of of = {
+		.flags = smp->rec.flags, .nr_kernel = smp->nr_kernel,
+		.nr_user = smp->nr_user, .pid = smp->pid, .tid = smp->tid,
+		.cpu = smp->cpu, .comm = smp->comm,
+		.ips = (const uint64_t *)smp->ips, .time_ns = smp->time_ns,
+	};
+
+	uint64_t periods = 1;
+
+	/* wall: the periods the CPU spent on what it ran, a late tick's too */
+	if (p->hdr.kind == CPROF_KIND_WALL)
+		periods += CPROF_SAMPLE_LATE(smp->rec.flags);
+	return profile__count(p, &of, PROF_ON_CPU, 1, periods *
+			      profile__period(p, smp->cpu, smp->time_ns));
+}
+
+/* A time off the CPU, from its leaving until in_ns. */
+static int profile__add_off(struct profile *p, const struct cprof_offcpu *o,
+			    uint64_t in_ns)
+{
+	const struct sample_of of = {
+		.flags = o->rec.flags, .nr_kernel = o->nr_kernel,
+		.nr_user = o->nr_user, .pid = o->pid, .tid = o->tid,
+		.cpu = o->cpu, .comm = o->comm,
+		.ips = (const uint64_t *)o->ips, .time_ns = o->time_ns,
+	};
+	uint64_t off = in_ns > o->time_ns ? in_ns - o->time_ns : 0;
+
+	return profile__count(p, &of, 1 + o->state, o->every,
+			      off * o->every);
+}
+
+/*
+ * An OFFCPU record (o) or an ONCPU one (in): counted if the other came
+ * before, else kept for it.
+ */
+static int profile__off_join(struct profile *p, const struct cprof_offcpu *o,
+			     const struct cprof_oncpu *in)
+{
+	struct off_wait key = {
+		.tid = o ? o->tid : in->tid,
+		.out_ns = o ? o->time_ns : in->out_ns,
+	}, *w;
+	void **slot;
+	int err;
+
+	slot = htab_find_slot(p->off_tab, &key, INSERT);
+	if (!slot)
+		return -1;
+	w = *slot;
+	if (w && (o ? !w->rec : !!w->rec)) {
+		err = o ? profile__add_off(p, o, w->in_ns) :
+			  profile__add_off(p, w->rec, in->time_ns);
+		htab_clear_slot(p->off_tab, slot);
+		return err;
+	}
+	if (w)		/* the same twice: a hostile stream's */
+		return 0;
+	w = malloc(sizeof(*w));
+	if (!w || (o && !(key.rec = malloc(o->rec.size)))) {
+		free(w);	/* the slot stays empty */
+		return -1;
+	}
+	if (o)
+		memcpy(key.rec, o, o->rec.size);
+	else
+		key.in_ns = in->time_ns;
+	*w = key;
+	*slot = w;
+	return 0;
+}
+
+/* At the END record: the times off not ended yet end then. */
+static int off_close(void **slot, void *arg)
+{
+	struct profile *p = arg;
+	struct off_wait *w = *slot;
+
+	if (w->rec) {
+		p->off_open++;
+		if (profile__add_off(p, w->rec, p->end.time_ns))
+			p->off_error = true;
+	} else {
+		p->off_orphans++;
+	}
+	return 1;
+}
+
+void profile__off_unmatched(const struct profile *p, uint64_t *open,
+			    uint64_t *orphans)
+{
+	*open = p->off_open;
+	*orphans = p->off_orphans;
 }
 
 static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
@@ -474,9 +626,20 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 		err = profile__add_throttle(p,
 					    (const struct cprof_throttle *)rec);
 		break;
+	case CPROF_REC_OFFCPU:
+		err = profile__off_join(p, (const struct cprof_offcpu *)rec,
+					NULL);
+		break;
+	case CPROF_REC_ONCPU:
+		err = profile__off_join(p, NULL,
+					(const struct cprof_oncpu *)rec);
+		break;
 	case CPROF_REC_END:
 		memcpy(&p->end, rec, sizeof(p->end));
 		p->have_end = true;
+		htab_traverse_noresize(p->off_tab, off_close, p);
+		htab_empty(p->off_tab);
+		err = p->off_error ? -1 : 0;
 		break;
 	}
 	if (err)

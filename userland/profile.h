@@ -2,10 +2,13 @@
 /*
  * profile - aggregation of a decoded cprof stream.
  *
- * Samples are merged on (stack, pid, tid, cpu, cgroup, comm): memory grows with the
- * number of distinct keys, not with the number of samples.  Stacks are
- * interned once.  Each sample weighs its CPU's effective period: the header's
- * period_ns, replaced by THROTTLE records of that CPU from their time on.
+ * Samples are merged on (stack, pid, tid, cpu, cgroup, comm, off_state): memory
+ * grows with the number of distinct keys, not with the number of samples.
+ * Stacks are interned once.  Each sample weighs its CPU's effective period:
+ * the header's period_ns, replaced by THROTTLE records of that CPU from
+ * their time on.  A task's time off the CPU (an OFFCPU record and the
+ * ONCPU record of its return, in either order; without its return by the
+ * END record, until then) counts every events and every times that time.
  * MMAP records are kept per pid for the symbolizer; LOST records are summed
  * per CPU.
  */
@@ -34,10 +37,14 @@ struct prof_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t cgroup;	/* cgroup v2 id, 0: not in the stream */
 	char comm[CPROF_COMM_LEN];	/* NUL-terminated */
-	uint64_t count;		/* samples */
-	uint64_t nanos;		/* sum of their effective periods */
+	unsigned int off_state;	/* PROF_ON_CPU, or 1 + enum cprof_off_state */
+	uint64_t count;		/* samples, or times it left the CPU */
+	uint64_t nanos;		/* sum of their effective periods, or time off */
 	uint64_t first_ns;	/* earliest sample time (sample clock) */
 };
+
+/* prof_sample.off_state of a tick's sample: on the CPU. */
+#define PROF_ON_CPU	0
 
 /* hdr is copied.  NULL on allocation failure. */
 struct profile *profile__new(const struct cprof_header *hdr);
@@ -110,7 +117,14 @@ int profile__for_each_mmap(const struct profile *p,
  */
 uint64_t profile__lost(const struct profile *p, unsigned int cpu,
 		       uint64_t *nanos);
-/* Sum over all CPUs of LOST samples, and of other lost records (mmaps). */
+/*
+ * Times off the CPU counted until the END record, their return not seen
+ * (still off the CPU then, or its record lost), and returns without their
+ * leaving (lost).
+ */
+void profile__off_unmatched(const struct profile *p, uint64_t *open,
+			    uint64_t *orphans);
+/* Sum over all CPUs of LOST samples, and of other lost records. */
 uint64_t profile__lost_total(const struct profile *p, uint64_t *other);
 
 #endif /* CPROF_PROFILE_H */

@@ -655,6 +655,30 @@ static bool same_boot(const struct cprof_header *h)
 	return boot > -10 * 1000000000LL && boot < 10 * 1000000000LL;
 }
 
+/*
+ * The state label of a sample (0: none): where it was off the CPU, or, in a
+ * wall profile, "running" for a tick's.
+ */
+static int resolver__state(struct resolver *rs, unsigned int off_state,
+			   int64_t *str)
+{
+	static const char *const names[] = {
+		[CPROF_OFF_PREEMPTED] = "preempted",
+		[CPROF_OFF_SLEEPING] = "sleeping",
+		[CPROF_OFF_DISK] = "uninterruptible",
+		[CPROF_OFF_STOPPED] = "stopped",
+		[CPROF_OFF_OTHER] = "other",
+	};
+
+	*str = 0;
+	if (off_state == PROF_ON_CPU)
+		return rs->r->kind == CPROF_KIND_WALL ?
+		       resolver__string(rs, "running", str) : 0;
+	if (off_state - 1 >= sizeof(names) / sizeof(names[0]))
+		return 0;
+	return resolver__string(rs, names[off_state - 1], str);
+}
+
 /* One sample per aggregation key: kernel frames, then user frames. */
 static int resolver__samples(struct resolver *rs)
 {
@@ -694,6 +718,7 @@ static int resolver__samples(struct resolver *rs)
 		}
 		s.nr_locs = st.nr_kernel + st.nr_user;
 		if (resolver__cgroup(rs, ps->cgroup, &s.cgroup) ||
+		    resolver__state(rs, ps->off_state, &s.state) ||
 		    resolver__string(rs, ps->comm, &s.comm) ||
 		    resolver__push_sample(rs, &s))
 			return -1;
@@ -922,6 +947,7 @@ static int resolver__header(struct resolver *rs)
 	uint64_t user, table;
 
 	memcpy(release, h->release, CPROF_RELEASE_LEN);
+	r->kind = h->kind;
 	r->period_ns = h->period_ns;
 	r->time_nanos = h->start_realtime_ns;
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;

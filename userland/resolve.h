@@ -58,6 +58,7 @@ struct res_sample {
 	int64_t pid, tid, cpu;		/* -1: no such label */
 	int64_t comm;			/* string; 0: no label */
 	int64_t cgroup;			/* string (path or "id:N"); 0: none */
+	int64_t state;			/* string (on or off the CPU); 0: none */
 };
 
 struct resolved {
@@ -77,6 +78,8 @@ struct resolved {
 	int64_t *comments;		/* strings */
 	size_t nr_comments;
 
+	uint32_t kind;			/* enum cprof_kind: what count and
+					   nanos measure */
 	uint64_t period_ns;
 	uint64_t time_nanos;		/* wall clock start */
 	uint64_t duration_nanos;

@@ -55,6 +55,8 @@ static const char *const rec_names[] = {
 	[CPROF_REC_THROTTLE]	= "throttle",
 	[CPROF_REC_END]		= "END",
 	[CPROF_REC_USTACK]	= "ustack",
+	[CPROF_REC_OFFCPU]	= "offcpu",
+	[CPROF_REC_ONCPU]	= "oncpu",
 };
 
 static const size_t rec_min_size[] = {
@@ -64,6 +66,8 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_THROTTLE]	= sizeof(struct cprof_throttle),
 	[CPROF_REC_END]		= sizeof(struct cprof_end),
 	[CPROF_REC_USTACK]	= sizeof(struct cprof_ustack),
+	[CPROF_REC_OFFCPU]	= sizeof(struct cprof_offcpu),
+	[CPROF_REC_ONCPU]	= sizeof(struct cprof_oncpu),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -144,9 +148,12 @@ static void stream__consume(struct stream *s, size_t n)
 	s->off += n;
 }
 
+/* Headers before the kind field (version 2 too) are this long. */
+#define HDR_MIN		offsetof(struct cprof_header, kind)
+
 const struct cprof_header *stream__read_header(struct stream *s)
 {
-	const size_t min = sizeof(struct cprof_header);
+	const size_t min = HDR_MIN;
 	const struct cprof_header *h;
 	ssize_t have;
 
@@ -193,6 +200,7 @@ const struct cprof_header *stream__read_header(struct stream *s)
 		     offsetof(struct cprof_header, period_ns));
 		return NULL;
 	}
+	memset(&s->hdr, 0, sizeof(s->hdr));
 	memcpy(&s->hdr, h, min);
 	have = stream__fill(s, s->hdr.size);
 	if (have < 0)
@@ -200,6 +208,15 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	if ((size_t)have < s->hdr.size) {
 		fail("%s: truncated header at byte 0 (need %u bytes, have %zd)",
 		     s->name, s->hdr.size, have);
+		return NULL;
+	}
+	/* the fields appended since, where the header has them */
+	memcpy(&s->hdr, s->buf + s->pos,
+	       s->hdr.size < sizeof(s->hdr) ? s->hdr.size : sizeof(s->hdr));
+	if (s->hdr.kind > CPROF_KIND_WALL) {
+		fail("%s: bad kind %u at byte %zu (must be 0..%u)", s->name,
+		     s->hdr.kind, offsetof(struct cprof_header, kind),
+		     CPROF_KIND_WALL);
 		return NULL;
 	}
 	stream__consume(s, s->hdr.size);
@@ -215,6 +232,8 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_lost *lost;
 	const struct cprof_throttle *thr;
 	const struct cprof_ustack *us;
+	const struct cprof_offcpu *off;
+	const struct cprof_oncpu *on;
 	size_t need;
 	unsigned int cpu;
 
@@ -275,6 +294,37 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 			return fail("%s: ustack record at byte %llu: frame %u exceeds %d",
 				    s->name, at, us->frame, CPROF_MAX_DEPTH);
 		cpu = us->cpu;
+		break;
+	case CPROF_REC_OFFCPU:
+		off = (const struct cprof_offcpu *)r;
+		if (off->nr_kernel > CPROF_MAX_DEPTH ||
+		    off->nr_user > CPROF_MAX_DEPTH)
+			return fail("%s: offcpu record at byte %llu: %u kernel or %u user frames exceed %d",
+				    s->name, at, off->nr_kernel, off->nr_user,
+				    CPROF_MAX_DEPTH);
+		need = sizeof(*off) +
+		       sizeof(off->ips[0]) * (off->nr_kernel + off->nr_user +
+					      !!(r->flags & CPROF_SAMPLE_CGROUP));
+		if (r->size != need)
+			return fail("%s: offcpu record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
+				    s->name, at, r->size, off->nr_kernel,
+				    off->nr_user,
+				    r->flags & CPROF_SAMPLE_CGROUP ?
+				    " and a cgroup" : "", need);
+		if (!off->every || off->state > CPROF_OFF_MAX)
+			return fail("%s: offcpu record at byte %llu: every %u (must be 1 or more) or state %u (at most %u)",
+				    s->name, at, off->every, off->state,
+				    CPROF_OFF_MAX);
+		cpu = off->cpu;
+		break;
+	case CPROF_REC_ONCPU:
+		on = (const struct cprof_oncpu *)r;
+		if (on->time_ns < on->out_ns)
+			return fail("%s: oncpu record at byte %llu: back at %llu before it left at %llu",
+				    s->name, at,
+				    (unsigned long long)on->time_ns,
+				    (unsigned long long)on->out_ns);
+		cpu = on->cpu;
 		break;
 	case CPROF_REC_THROTTLE:
 		thr = (const struct cprof_throttle *)r;

@@ -216,6 +216,43 @@ static inline void sb_throttle(struct sb *b, uint64_t time_ns, uint32_t cpu,
 	t->period_ns = period_ns;
 }
 
+/* A task leaving the CPU (kind offcpu, wall). */
+static inline void sb_offcpu(struct sb *b, uint64_t time_ns, uint32_t pid,
+			     uint32_t tid, uint32_t cpu, const char *comm,
+			     unsigned int state, uint32_t every,
+			     unsigned int nr_kernel, const uint64_t *kips,
+			     unsigned int nr_user, const uint64_t *uips)
+{
+	size_t size = sizeof(struct cprof_offcpu) + 8 * (nr_kernel + nr_user);
+	struct cprof_offcpu *o = sb_rec(b, CPROF_REC_OFFCPU, 0, size);
+
+	o->time_ns = time_ns;
+	o->pid = pid;
+	o->tid = tid;
+	o->cpu = cpu;
+	o->nr_kernel = nr_kernel;
+	o->nr_user = nr_user;
+	snprintf(o->comm, sizeof(o->comm), "%s", comm);
+	o->state = state;
+	o->every = every;
+	if (nr_kernel)
+		memcpy(o->ips, kips, 8 * nr_kernel);
+	if (nr_user)
+		memcpy(o->ips + nr_kernel, uips, 8 * nr_user);
+}
+
+/* Its return, on cpu at time_ns. */
+static inline void sb_oncpu(struct sb *b, uint64_t time_ns, uint64_t out_ns,
+			    uint32_t tid, uint32_t cpu)
+{
+	struct cprof_oncpu *r = sb_rec(b, CPROF_REC_ONCPU, 0, sizeof(*r));
+
+	r->time_ns = time_ns;
+	r->out_ns = out_ns;
+	r->tid = tid;
+	r->cpu = cpu;
+}
+
 /* END with the samples added so far. */
 static inline void sb_end(struct sb *b, uint64_t duration_ns,
 			  unsigned int reason, uint64_t lost)

@@ -100,6 +100,12 @@ static void test_options(void)
 		  err_is("invalid format: 'svg'"));
 	test_cond("-F without -d", run("%s -F 99 -i x", d) != 0 &&
 		  err_is("use them with -d SECONDS"));
+	test_cond("--kind bogus", run("%s -d 1 --kind bogus", d) != 0 &&
+		  err_is("bad --kind 'bogus': cpu, offcpu or wall"));
+	test_cond("--kind without -d", run("%s --kind offcpu -i x", d) != 0 &&
+		  err_is("--kind runs a profile of that kind"));
+	test_cond("--kind with --every", run("%s --kind wall --every 5 -o y", d) != 0 &&
+		  err_is("--every and --http profile CPU time"));
 	test_cond("-d with -i", run("%s -d 1 -i x", d) != 0 &&
 		  err_is("does not read -i"));
 	test_cond("--every with -i", run("%s --every 2 -i x", d) != 0 &&
@@ -329,7 +335,7 @@ static void test_duration(void)
 		      dir) == 0);
 	text = slurp(ctl, NULL);
 	test_cond("-d: settings written to ctl in one go",
-		  text && !strcmp(text, "seconds=3\nfreq=999\npid=42\n"));
+		  text && !strcmp(text, "seconds=3\nkind=cpu\nfreq=999\npid=42\n"));
 	free(text);
 	text = slurp(tmp_path("out.txt"), NULL);
 	test_cond("-d: output from the profile", text && strstr(text, " 10\n"));

@@ -155,9 +155,113 @@ static void test_mmap_generations(void)
 	sb_free(&b);
 }
 
+/* A time off the CPU: its leaving and its return, in either order. */
+static void test_offcpu(void)
+{
+	uint64_t k[2] = { 0xffffffff81000000ull, 0xffffffff81000100ull };
+	uint64_t u[2] = { 0x1000, 0x2000 };
+	struct cprof_header h = sb_default_header();
+	const struct prof_sample *ps;
+	uint64_t open, orphans, sleep = 0, run = 0, pre = 0;
+	struct cprof_end *e;
+	struct profile *p;
+	struct sb b;
+	size_t i;
+
+	h.kind = CPROF_KIND_OFFCPU;
+	sb_init(&b);
+	sb_header(&b, &h);
+	/* 10 ms asleep, returned on another CPU */
+	sb_offcpu(&b, 1000000, 7, 8, 0, "app", CPROF_OFF_SLEEPING, 1,
+		  2, k, 2, u);
+	sb_oncpu(&b, 11000000, 1000000, 8, 1);
+	/* the return drained first (another CPU's buffer): 5 ms, every 4 */
+	sb_oncpu(&b, 25000000, 20000000, 8, 1);
+	sb_offcpu(&b, 20000000, 7, 8, 0, "app", CPROF_OFF_SLEEPING, 4,
+		  2, k, 2, u);
+	/* preempted, never back before END at 100 ms */
+	sb_offcpu(&b, 60000000, 7, 9, 1, "app", CPROF_OFF_PREEMPTED, 1,
+		  0, NULL, 2, u);
+	/* a return whose leaving was lost */
+	sb_oncpu(&b, 70000000, 65000000, 10, 1);
+	/* the same leaving twice (a hostile stream): counted once */
+	sb_offcpu(&b, 80000000, 7, 11, 0, "app", CPROF_OFF_SLEEPING, 1,
+		  0, NULL, 2, u);
+	sb_offcpu(&b, 80000000, 7, 11, 0, "app", CPROF_OFF_SLEEPING, 1,
+		  0, NULL, 2, u);
+	sb_oncpu(&b, 81000000, 80000000, 11, 0);
+	/* a tick of a wall profile's other half: on the CPU */
+	sb_sample(&b, 90000000, 7, 8, 0, "app", CPROF_SAMPLE_USER_MODE,
+		  0, NULL, 2, u);
+	sb_end(&b, 100000000, 0, 0);
+	e = (struct cprof_end *)(b.buf + b.offs[b.nr_recs - 1]);
+	e->time_ns = 100000000;
+	p = feed(&b);
+	test_cond("off-CPU profile built", p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < profile__nr_samples(p); i++) {
+		ps = profile__sample(p, i);
+		if (ps->off_state == 1 + CPROF_OFF_SLEEPING && ps->tid == 8)
+			sleep += ps->nanos, run += ps->count;
+		if (ps->off_state == 1 + CPROF_OFF_PREEMPTED)
+			pre += ps->nanos;
+	}
+	test_condf(sleep == 10000000 + 4 * 5000000 && run == 1 + 4,
+		   "asleep: 10 ms and 4 x 5 ms, 5 times (%llu ns, %llu)",
+		   (unsigned long long)sleep, (unsigned long long)run);
+	test_condf(pre == 40000000,
+		   "still off the CPU at END: counted until then (%llu ns)",
+		   (unsigned long long)pre);
+	profile__off_unmatched(p, &open, &orphans);
+	test_cond("one open at END, one return without its leaving",
+		  open == 1 && orphans == 1);
+	ps = NULL;
+	for (i = 0; i < profile__nr_samples(p); i++)
+		if (profile__sample(p, i)->tid == 11)
+			ps = profile__sample(p, i);
+	test_cond("a leaving twice counts once", ps && ps->count == 1 &&
+		  ps->nanos == 1000000);
+	test_cond("ticks apart from times off the CPU, and only they are samples",
+		  profile__nr_records(p) == 1);
+	profile__free(p);
+	sb_free(&b);
+}
+
+/* Wall: a late tick stands for the periods the CPU spent on it. */
+static void test_wall_late(void)
+{
+	uint64_t u[1] = { 0x1000 };
+	struct cprof_header h = sb_default_header();
+	struct profile *p;
+	struct sb b;
+	int kind;
+
+	for (kind = CPROF_KIND_CPU; kind <= CPROF_KIND_WALL;
+	     kind += CPROF_KIND_WALL) {
+		h.kind = kind;
+		sb_init(&b);
+		sb_header(&b, &h);
+		sb_sample(&b, 10, 7, 7, 0, "app", CPROF_SAMPLE_USER_MODE |
+			  3 << CPROF_SAMPLE_LATE_SHIFT, 0, NULL, 1, u);
+		sb_end(&b, 1, 0, 0);
+		p = feed(&b);
+		test_condf(p && profile__nr_samples(p) == 1 &&
+			   profile__sample(p, 0)->nanos ==
+			   (kind == CPROF_KIND_WALL ? 4 : 1) * P,
+			   "a tick 3 periods late weighs %d period(s) in a %s profile",
+			   kind == CPROF_KIND_WALL ? 4 : 1,
+			   kind == CPROF_KIND_WALL ? "wall" : "CPU");
+		profile__free(p);
+		sb_free(&b);
+	}
+}
+
 int main(void)
 {
 	test_keys();
+	test_offcpu();
+	test_wall_late();
 	test_throttle_and_lost();
 	test_mmap_generations();
 	return test_report();

@@ -17,7 +17,7 @@
 
 struct result {
 	int ret;		/* 0: decoded to the end, -1: rejected */
-	unsigned int types[8];	/* records handed out, by type */
+	unsigned int types[16];	/* records handed out, by type */
 	bool misaligned;
 	char msg[1024];		/* what went to stderr */
 };
@@ -43,7 +43,7 @@ static void decode_fd(int fd, struct result *res)
 		while ((res->ret = stream__next(s, &rec)) > 0) {
 			if ((uintptr_t)rec % 8)
 				res->misaligned = true;
-			res->types[rec->type < 8 ? rec->type : 0]++;
+			res->types[rec->type < 16 ? rec->type : 0]++;
 		}
 	}
 	stream__free(s);
@@ -377,9 +377,65 @@ static void test_file_id(void)
 		   res.msg);
 }
 
+/* An off-CPU stream: its header's kind, its two records, their checks. */
+static void test_offcpu(void)
+{
+	static const struct {
+		const char *what;
+		int field;		/* 0: every, 1: state, 2: back, 3: kind */
+		const char *says;
+	} bad[] = {
+		{ "every 0", 0, "every 0 (must be 1 or more)" },
+		{ "state out of range", 1, "state 9 (at most 4)" },
+		{ "back before it left", 2, "back at 5 before it left at 100" },
+		{ "kind out of range", 3, "bad kind 7 at byte 160" },
+	};
+	struct cprof_header h = sb_default_header();
+	uint64_t u[2] = { 0x401000, 0x402000 };
+	struct cprof_offcpu *o;
+	struct cprof_oncpu *r;
+	struct result res;
+	struct sb b;
+	size_t i;
+
+	for (i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		h.kind = i < sizeof(bad) / sizeof(bad[0]) && bad[i].field == 3 ?
+			 7 : CPROF_KIND_OFFCPU;
+		sb_init(&b);
+		sb_header(&b, &h);
+		sb_offcpu(&b, 100, 42, 43, 1, "x", CPROF_OFF_SLEEPING, 2, 0,
+			  NULL, 2, u);
+		sb_oncpu(&b, 200, 100, 43, 0);
+		sb_end(&b, 999000000, CPROF_END_COMPLETE, 0);
+		o = (struct cprof_offcpu *)(b.buf + b.offs[0]);
+		r = (struct cprof_oncpu *)(b.buf + b.offs[1]);
+		if (i == sizeof(bad) / sizeof(bad[0])) {
+			decode(b.buf, b.len, &res);
+			test_cond("off-CPU stream decodes to the end",
+				  res.ret == 0 && !res.msg[0] &&
+				  res.types[CPROF_REC_OFFCPU] == 1 &&
+				  res.types[CPROF_REC_ONCPU] == 1);
+			sb_free(&b);
+			break;
+		}
+		if (bad[i].field == 0)
+			o->every = 0;
+		else if (bad[i].field == 1)
+			o->state = 9;
+		else if (bad[i].field == 2)
+			r->time_ns = 5;
+		decode(b.buf, b.len, &res);
+		test_condf(res.ret == -1 && strstr(res.msg, bad[i].says),
+			   "%s: rejected (%.*s)", bad[i].what,
+			   (int)strcspn(res.msg, "\n"), res.msg);
+		sb_free(&b);
+	}
+}
+
 int main(void)
 {
 	test_valid();
+	test_offcpu();
 	test_file_id();
 	test_truncations();
 	test_corrupt();

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Off-CPU events (profile kinds offcpu and wall): where tasks leave the CPU
+ * and for how long.  A probe on the scheduler's sched_switch tracepoint,
+ * registered only while such a profile runs, sees every switch of its CPU
+ * with interrupts disabled and the runqueue locked, in the context of the
+ * task leaving (current):
+ *
+ *  - the task leaving (prev), if the profile's filters take it and this
+ *    switch is one its CPU records: its kernel stack (from the scheduler
+ *    out) and its user stack (from the registers it saved entering the
+ *    kernel, walked as a tick walks them: tables, frame pointers, page
+ *    faults disabled) go into a CPROF_REC_OFFCPU, and its tid and the time
+ *    into a slot of a small table;
+ *  - the task arriving (next), if a slot holds its tid: a CPROF_REC_ONCPU
+ *    with the time, and the slot is freed.
+ *
+ * A task switched in on one CPU has finished switching out on another (the
+ * scheduler does not run a task still on a CPU: on_cpu, released at the end
+ * of the switch and acquired before the next), so the slot written at its
+ * switch out is seen at its switch in.  A task runs before it exits, so
+ * its switch in frees its slot; one that never runs again in the profile
+ * keeps its slot until the next profile clears the table.  When the
+ * CPROF_OFF_PROBES slots a tid may go to are taken, the switch is not
+ * recorded (offcpu_full, and a LOST record's other).  Every online CPU has
+ * a ring in such a profile, ctl's cpus= or not: a task comes back where
+ * the scheduler puts it; cpus= selects where leaving is recorded.
+ *
+ * Nothing here sleeps, allocates or takes a lock: the records go into the
+ * CPU's ring (cprof_sample_reserve()), whose reader is woken by irq_work,
+ * never from inside the scheduler.
+ *
+ * Cost: a switch the CPU does not record costs a countdown and, while slots
+ * are in use, one probe of the table for the arriving task.  Recording one
+ * costs a tick's walks, with the runqueue locked: on PREEMPT_RT a remote
+ * wake-up may spin that long (at most depth user frames, each read
+ * fault-free).  Each CPU records one switch in every (at random, so that
+ * a periodic workload is not aliased), every starting at 1, doubling when
+ * the time spent recording passes a fifth of the profile's budget (% of a
+ * CPU) over a window of at least CPROF_OFF_WINDOW_NS, halving when under a
+ * twentieth; each record carries the every its countdown was drawn with:
+ * its weight.
+ */
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+#include <trace/events/sched.h>
+
+#include "maps.h"
+#include "offcpu.h"
+#include "sample.h"
+#include "unwind.h"
+
+#define CPROF_OFF_SLOTS_SHIFT	16
+#define CPROF_OFF_SLOTS		BIT(CPROF_OFF_SLOTS_SHIFT)
+#define CPROF_OFF_PROBES	16
+#define CPROF_OFF_WINDOW_NS	(100 * NSEC_PER_MSEC)
+#define CPROF_OFF_EVERY_MAX	BIT(16)
+
+/* A task recorded leaving the CPU, until it comes back. */
+struct cprof_off_slot {
+	u32 tid;		/* 0: free */
+	u32 reserved;
+	u64 out_ns;		/* its CPROF_REC_OFFCPU's time */
+};
+
+/* One CPU's sampling of its switches; its own CPU only writes it. */
+struct cprof_off_cpu {
+	u64 window_start;
+	u64 window_ns;		/* spent recording in this window */
+	u32 every;		/* record one switch in every */
+	u32 countdown;		/* switches to the next recorded one */
+	u32 drawn_every;	/* the every countdown was drawn with */
+	u32 rnd;		/* xorshift32 state, never 0 */
+	u64 events;		/* stats: CPROF_REC_OFFCPU written */
+	u64 full;		/* stats: no slot */
+	u64 ns_total;		/* stats: time spent recording */
+};
+
+static DEFINE_PER_CPU(struct cprof_off_cpu, cprof_off_cpus);
+/* CPROF_OFF_SLOTS, allocated at the first start, freed at unload */
+static struct cprof_off_slot *cprof_off_slots __read_mostly;
+/* written at each recorded switch: a line of its own */
+static atomic_t cprof_off_used ____cacheline_aligned_in_smp;	/* slots taken */
+static const struct cprof_settings *cprof_off_set __read_mostly;
+static u32 cprof_off_budget __read_mostly;	/* the profile's, % of a CPU */
+/* sched_switch; never goes away */
+static struct tracepoint *cprof_off_tp __read_mostly;
+static bool cprof_off_registered;	/* under cprof_off_lock */
+static DEFINE_MUTEX(cprof_off_lock);
+
+static u32 cprof_off_rand(struct cprof_off_cpu *oc)
+{
+	u32 x = oc->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	oc->rnd = x;
+	return x;
+}
+
+/* Switches to the next recorded one: 1 ... 2 * every - 1, every on average. */
+static void cprof_off_rearm(struct cprof_off_cpu *oc)
+{
+	oc->drawn_every = oc->every;
+	oc->countdown = oc->every == 1 ? 1 :
+			1 + cprof_off_rand(oc) % (2 * oc->every - 1);
+}
+
+/* Keep the time spent recording within budget: see the top of the file. */
+static void cprof_off_account(struct cprof_off_cpu *oc, u64 now, u64 dt)
+{
+	u64 span = now - oc->window_start, allowed;
+
+	oc->ns_total += dt;
+	oc->window_ns += dt;
+	if (span < CPROF_OFF_WINDOW_NS)
+		return;
+	/* a fifth of the budget of the time the window really took */
+	allowed = div_u64(span, 100 * 5) * cprof_off_budget;
+	if (oc->window_ns > allowed && oc->every < CPROF_OFF_EVERY_MAX)
+		oc->every *= 2;
+	else if (oc->window_ns < allowed / 4 && oc->every > 1)
+		oc->every /= 2;
+	oc->window_start = now;
+	oc->window_ns = 0;
+}
+
+static struct cprof_off_slot *cprof_off_slot(u32 tid, int i)
+{
+	return &cprof_off_slots[(hash_32(tid, CPROF_OFF_SLOTS_SHIFT) + i) &
+				(CPROF_OFF_SLOTS - 1)];
+}
+
+/* A free slot for @tid, taken; NULL if none. */
+static struct cprof_off_slot *cprof_off_claim(u32 tid)
+{
+	struct cprof_off_slot *slot;
+	int i;
+
+	for (i = 0; i < CPROF_OFF_PROBES; i++) {
+		slot = cprof_off_slot(tid, i);
+		if (!READ_ONCE(slot->tid) && !cmpxchg(&slot->tid, 0, tid)) {
+			atomic_inc(&cprof_off_used);
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+static void cprof_off_free(struct cprof_off_slot *slot)
+{
+	/* out_ns read before the slot can be taken again */
+	smp_store_release(&slot->tid, 0);
+	atomic_dec(&cprof_off_used);
+}
+
+/* A task arrives: if it was recorded leaving, the record of its return. */
+static void cprof_off_in(struct task_struct *next)
+{
+	struct cprof_off_slot *slot;
+	struct cprof_oncpu *r;
+	u32 tid = next->pid;
+	u64 out_ns, now;
+	int i;
+
+	for (i = 0; i < CPROF_OFF_PROBES; i++) {
+		slot = cprof_off_slot(tid, i);
+		if (READ_ONCE(slot->tid) == tid)
+			break;
+	}
+	if (i == CPROF_OFF_PROBES)
+		return;
+	out_ns = READ_ONCE(slot->out_ns);
+	cprof_off_free(slot);
+	now = ktime_get_ns();
+	r = cprof_sample_reserve(sizeof(*r), now);
+	if (!r)
+		return;
+	r->time_ns = now;
+	r->out_ns = out_ns;
+	r->tid = tid;
+	r->cpu = smp_processor_id();
+	cprof_sample_commit(CPROF_REC_ONCPU, 0, sizeof(*r), now, false);
+}
+
+/*
+ * Why @prev leaves.  A task whose sleep a pending signal called off is
+ * runnable again (its state set back under the runqueue lock, which is
+ * held) though the tracepoint passes the state it had; an idle kernel
+ * thread's wait (TASK_IDLE) is no uninterruptible sleep.
+ */
+static enum cprof_off_state cprof_off_state(bool preempt,
+					    struct task_struct *prev,
+					    unsigned int state)
+{
+	if (preempt || !state || READ_ONCE(prev->__state) == TASK_RUNNING)
+		return CPROF_OFF_PREEMPTED;
+	if (state & (TASK_INTERRUPTIBLE | TASK_NOLOAD))
+		return CPROF_OFF_SLEEPING;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return CPROF_OFF_DISK;
+	if (state & (__TASK_STOPPED | __TASK_TRACED))
+		return CPROF_OFF_STOPPED;
+	return CPROF_OFF_OTHER;
+}
+
+/* Is the task leaving this CPU one the profile takes? */
+static bool cprof_off_wanted(const struct cprof_settings *set,
+			     struct task_struct *prev, unsigned int state)
+{
+	if (is_idle_task(prev) || state & TASK_DEAD)
+		return false;
+	if (set->pid && prev->tgid != set->pid)
+		return false;
+	if (!set->all_cpus && !cpumask_test_cpu(smp_processor_id(), set->cpus))
+		return false;
+	return set->mode != CPROF_MODE_USER || !(prev->flags & PF_KTHREAD);
+}
+
+/* The task leaving, current, recorded: its stacks and a slot. */
+static void cprof_off_out(const struct cprof_settings *set,
+			  struct cprof_off_cpu *oc, u32 every, bool preempt,
+			  struct task_struct *prev, unsigned int state)
+{
+	struct cprof_off_slot *slot;
+	struct cprof_offcpu *o;
+	struct pt_regs *uregs;
+	int nk = 0, nu = 0;
+	u64 now = ktime_get_ns();
+	u16 flags = 0;
+	u32 size;
+	bool kick;
+
+	o = cprof_sample_reserve(sizeof(*o) + (2 * set->depth + 1) *
+				 sizeof(u64), now);
+	if (!o)
+		return;
+	/*
+	 * Without a slot the reservation is dropped (the next one reuses
+	 * it), and the record counted lost.
+	 */
+	slot = cprof_off_claim(prev->pid);
+	if (!slot) {
+		oc->full++;
+		cprof_sample_lose(now);
+		return;
+	}
+	WRITE_ONCE(slot->out_ns, now);
+	if (set->mode != CPROF_MODE_USER)
+		nk = cprof_unwind_kernel_here(o->ips, set->depth, &flags,
+					      (unsigned long)cprof_off_tp->iterator);
+	uregs = cprof_saved_user_regs(prev);
+	if (!uregs && prev->flags & PF_KTHREAD)
+		flags |= CPROF_SAMPLE_KTHREAD;
+	if (uregs && set->mode != CPROF_MODE_KERNEL)
+		nu = cprof_unwind_user(uregs, true, o->ips + nk, set->depth,
+				       &flags, NULL);
+	o->time_ns = now;
+	o->pid = prev->tgid;
+	o->tid = prev->pid;
+	o->cpu = smp_processor_id();
+	o->nr_kernel = nk;
+	o->nr_user = nu;
+	memcpy(o->comm, prev->comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+	o->every = every;
+	o->state = cprof_off_state(preempt, prev, state);
+	o->reserved = 0;
+	o->ips[nk + nu] = cprof_cgroup_id(prev);
+	flags |= CPROF_SAMPLE_CGROUP;
+	size = sizeof(*o) + (nk + nu + 1) * sizeof(u64);
+	/* a mapping request, as a tick's: the reader lists the mappings */
+	kick = nu && cprof_maps_note(o->ips + nk, nu, now);
+	cprof_sample_commit(CPROF_REC_OFFCPU, flags, size, now, kick);
+	oc->events++;
+	cprof_off_account(oc, now, ktime_get_ns() - now);
+}
+
+/* The sched_switch probe: interrupts disabled, current is @prev. */
+static void cprof_off_switch(void *data, bool preempt,
+			     struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_off_set);
+	struct cprof_off_cpu *oc = this_cpu_ptr(&cprof_off_cpus);
+	u32 every;
+
+	if (!set)
+		return;
+	if (atomic_read(&cprof_off_used) && !is_idle_task(next))
+		cprof_off_in(next);
+	if (!cprof_off_wanted(set, prev, prev_state))
+		return;
+	if (oc->countdown > 1) {
+		oc->countdown--;
+		return;
+	}
+	every = oc->drawn_every;
+	cprof_off_rearm(oc);
+	cprof_off_out(set, oc, every, preempt, prev, prev_state);
+}
+
+static void cprof_off_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/**
+ * cprof_offcpu_start() - record the switches of a profile of kind offcpu
+ *	or wall
+ * @set: the profile's settings, read until cprof_offcpu_stop()
+ *
+ * Context: process, may sleep; the rings are set up, no hook runs.
+ * Return: 0, -ENOENT if the kernel has no sched_switch tracepoint, -ENOMEM,
+ * or tracepoint_probe_register()'s error.
+ */
+int cprof_offcpu_start(const struct cprof_settings *set)
+{
+	int cpu, err;
+
+	check_trace_callback_type_sched_switch(cprof_off_switch);
+	mutex_lock(&cprof_off_lock);
+	if (!cprof_off_tp)
+		for_each_kernel_tracepoint(cprof_off_find, &cprof_off_tp);
+	err = cprof_off_tp ? 0 : -ENOENT;
+	if (!err && WARN_ON_ONCE(cprof_off_registered))
+		err = -EBUSY;
+	if (!err && !cprof_off_slots) {
+		cprof_off_slots = vmalloc(CPROF_OFF_SLOTS *
+					  sizeof(*cprof_off_slots));
+		err = cprof_off_slots ? 0 : -ENOMEM;
+	}
+	if (err)
+		goto unlock;
+	memset(cprof_off_slots, 0, CPROF_OFF_SLOTS * sizeof(*cprof_off_slots));
+	atomic_set(&cprof_off_used, 0);
+	for_each_possible_cpu(cpu) {
+		struct cprof_off_cpu *oc = per_cpu_ptr(&cprof_off_cpus, cpu);
+
+		oc->window_start = 0;
+		oc->window_ns = 0;
+		oc->every = 1;
+		oc->drawn_every = 1;
+		oc->countdown = 1;
+		oc->rnd = get_random_u32() | 1;
+	}
+	cprof_off_budget = set->budget;
+	WRITE_ONCE(cprof_off_set, set);
+	err = tracepoint_probe_register(cprof_off_tp, cprof_off_switch, NULL);
+	if (err)
+		WRITE_ONCE(cprof_off_set, NULL);
+	else
+		cprof_off_registered = true;
+unlock:
+	mutex_unlock(&cprof_off_lock);
+	return err;
+}
+
+/**
+ * cprof_offcpu_stop() - no more switches recorded
+ *
+ * After this returns the probe is gone and none runs.  Idempotent.
+ *
+ * Context: process, may sleep: waits for running probes.
+ */
+void cprof_offcpu_stop(void)
+{
+	mutex_lock(&cprof_off_lock);
+	if (cprof_off_registered) {
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_off_tp,
+							 cprof_off_switch,
+							 NULL));
+		tracepoint_synchronize_unregister();
+		cprof_off_registered = false;
+		WRITE_ONCE(cprof_off_set, NULL);
+	}
+	mutex_unlock(&cprof_off_lock);
+}
+
+/**
+ * cprof_offcpu_exit() - free what the first profile allocated
+ *
+ * Context: process; module unload, after cprof_offcpu_stop().
+ */
+void cprof_offcpu_exit(void)
+{
+	vfree(cprof_off_slots);
+	cprof_off_slots = NULL;
+}
+
+/**
+ * cprof_offcpu_stats() - one CPU's off-CPU counters since load
+ * @cpu: the CPU
+ * @st: its offcpu_* fields are set
+ *
+ * Context: any; the counters may be a little stale.
+ */
+void cprof_offcpu_stats(int cpu, struct cprof_cpu_stats *st)
+{
+	const struct cprof_off_cpu *oc = per_cpu_ptr(&cprof_off_cpus, cpu);
+
+	st->offcpu_events = READ_ONCE(oc->events);
+	st->offcpu_full = READ_ONCE(oc->full);
+	st->offcpu_ns_total = READ_ONCE(oc->ns_total);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPROF_OFFCPU_H
+#define CPROF_OFFCPU_H
+
+#include <linux/types.h>
+
+#include "cprof.h"
+
+int cprof_offcpu_start(const struct cprof_settings *set);
+void cprof_offcpu_stop(void);
+void cprof_offcpu_exit(void);
+void cprof_offcpu_stats(int cpu, struct cprof_cpu_stats *st);
+
+#endif /* CPROF_OFFCPU_H */

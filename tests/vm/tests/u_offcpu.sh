@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_offcpu: where time goes off the CPU, and a wall-clock profile, through
+# cprof-dump --kind offcpu and --kind wall, on offwait's known waits
+# (tests/workloads/offwait.c):
+#   - off-CPU, folded (microseconds): the sleeper thread's time splits 1:3
+#     between nap_short and nap_long (25 % within 3 points), under the
+#     kernel's nanosleep path and schedule(); the sleeper is off the CPU
+#     about the whole profile (its time within 10 % of the profile's
+#     length); the reader thread blocks in read_pipe under the kernel's
+#     pipe_read and schedule(); the lockers wait in wait_lock under a futex
+#     wait;
+#   - the same profile as pprof, read by go tool pprof: sample types
+#     contentions/count and delay/nanoseconds, a state label (sleeping);
+#   - wall, of offwait alone (-p): the worker thread's time splits 1:3
+#     between compute (on the CPU, and preempted) and nap_work (25 %
+#     within 3 points);
+#   - /proc/cprof/stats counted the recorded switches (offcpu_events).
+# Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
+# vm-timeout: 300
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
+SECS=4
+kload
+"$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
+bg+=($!)
+wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
+ev0=$(stat_of offcpu_events)
+
+"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" \
+	2>"$OUT/off.err" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
+ev1=$(stat_of offcpu_events)
+echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
+sed 's/^/  cprof-dump: /' "$OUT/off.err"
+
+# us FILE COMM REGEX: the microseconds of COMM's stacks in FILE (folded)
+# matching REGEX
+us() {
+	awk -v comm="$2" -v re="$3" '{
+		c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
+		split(s, f, ";")
+		if (f[1] == comm && s ~ re) t += c
+	} END { print t + 0 }' "$1"
+}
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }
+within() { awk -v v="$1" -v want="$2" -v d="$3" 'BEGIN { exit !(v >= want - d && v <= want + d) }'; }
+
+short=$(us "$OUT/off.folded" sleeper ';nap_short;')
+long=$(us "$OUT/off.folded" sleeper ';nap_long;')
+all=$(us "$OUT/off.folded" sleeper '')
+sched=$(us "$OUT/off.folded" sleeper ';nap_(short|long);.*nanosleep.*;schedule_\[k\]')
+echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
+within "$(pct "$short" $((short + long)))" 25 3 ||
+	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not 25% within 3 points"
+within "$(pct "$all" $((SECS * 1000000)))" 100 10 ||
+	fail "sleeper: ${all} us off the CPU in a ${SECS} s profile"
+((sched * 10 >= (short + long) * 9)) ||
+	fail "sleeper: only ${sched} of $((short + long)) us under the kernel's nanosleep path and schedule()"
+
+rd=$(us "$OUT/off.folded" reader ';read_pipe;.*pipe_read_\[k\].*;schedule_\[k\]')
+echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
+within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
+	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
+
+lw=$(us "$OUT/off.folded" locker ';wait_lock;.*futex.*_\[k\]')
+echo "lockers: ${lw} us in wait_lock under a futex wait"
+((lw > SECS * 1000000 / 5)) || fail "lockers: only ${lw} us waiting in wait_lock under a futex wait"
+((ev1 > ev0)) || fail "stats: no offcpu_events"
+
+# The same kind as pprof.
+"$CPROF_DUMP" -d 2 --kind offcpu -o "$OUT/off.pb.gz" 2>"$OUT/offpb.err" ||
+	fail "cprof-dump --kind offcpu (pprof) failed: $(cat "$OUT/offpb.err")"
+pp -raw "$OUT/off.pb.gz" >"$OUT/off.raw.txt" || fail "go tool pprof cannot read it: $(tail -n 3 "$OUT/pprof.err")"
+grep -q '^PeriodType: contentions count' "$OUT/off.raw.txt" ||
+	fail "pprof: period type is not contentions/count: $(grep PeriodType "$OUT/off.raw.txt")"
+grep -Eq '^ *contentions/count delay/nanoseconds' "$OUT/off.raw.txt" ||
+	fail "pprof: sample types are not contentions/count delay/nanoseconds: $(grep -A1 '^Samples:' "$OUT/off.raw.txt" | tail -n 1)"
+pp -tags "$OUT/off.pb.gz" >"$OUT/off.tags.txt" || fail "go tool pprof -tags failed"
+grep -q 'sleeping' "$OUT/off.tags.txt" || fail "pprof: no state label 'sleeping'"
+echo "pprof: contentions/count, delay/nanoseconds, state labels: $(awk '/state:/ { s = 1; next } s && NF >= 3 { printf "%s ", $NF } /^ *$/ { s = 0 }' "$OUT/off.tags.txt")"
+
+# Wall clock of offwait alone: on and off the CPU in one profile.
+pid=${bg[0]}
+"$CPROF_DUMP" -d $SECS -F 499 -p "$pid" --kind wall -f folded -o "$OUT/wall.folded" \
+	2>"$OUT/wall.err" || fail "cprof-dump --kind wall failed: $(cat "$OUT/wall.err")"
+cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
+nw=$(us "$OUT/wall.folded" worker ';nap_work;')
+echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute)"
+within "$(pct "$cw" $((cw + nw)))" 25 3 ||
+	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not 25% within 3 points"
+stop
+echo "u_offcpu: ok"
