@@ -16,6 +16,10 @@
 #     20 with cprof-dump -d: 10 unloaded while it loads the running
 #     programs' tables, 10 while it reads the profile (it must write what
 #     it got);
+#   - off the CPU: cprof-dump -d --kind wall (the sched_switch probe and the
+#     ticks) through the fork/exec storm and offwait's sleeping, blocking
+#     and lock-waiting threads while CPU 1 goes offline and back; then 10
+#     kind=offcpu profiles unloaded mid-stream, a reader blocked in read();
 #   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
 #     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
@@ -133,8 +137,58 @@ echo "load/unload: 20 cycles with cprof-dump -d as the reader, none killed by a 
 ((written >= 5)) || fail "only $written of 10 cprof-dump -d unloaded mid-profile wrote a profile"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
-# --- 50 hotplug cycles of CPU 1 during one profile
+# --- off the CPU: the probe through the storm and CPU 1's hotplug
 cpu1=/sys/devices/system/cpu/cpu1/online
+"$WORKLOADS/offwait" 30 >/dev/null &
+kload budget=50
+storm 2
+(
+	n=0
+	while [[ ! -e $OUT/stop ]]; do
+		if [[ -w $cpu1 ]]; then
+			echo 0 >"$cpu1" && sleep 0.1 && echo 1 >"$cpu1" || exit 1
+			n=$((n + 1))
+		fi
+		sleep 0.2
+	done
+	echo "$n" >"$OUT/offplugs"
+) &
+plugger=$!
+e0=$(stat_of offcpu_events)
+"$CPROF_DUMP" -d 15 -F 2000 --kind wall -f folded -o "$OUT/wall.folded" 2>"$OUT/wall.err" ||
+	fail "cprof-dump -d --kind wall through the storm failed: $(cat "$OUT/wall.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the off-CPU profile failed"
+wait
+events=$(($(stat_of offcpu_events) - e0))
+cat "$OUT/wall.err"
+echo "wall through the storm: $(wc -l <"$OUT/wall.folded") stacks, $events switches" \
+	"recorded ($(stat_of offcpu_full) without a slot), $(cat "$OUT/offplugs") hotplug" \
+	"cycles of cpu1; $(stats_line)"
+((events > 0)) || fail "no switch recorded through the storm"
+grep -q '^sleeper;.*nap_long;.*schedule_\[k\]' "$OUT/wall.folded" ||
+	fail "offwait's sleeper not in the wall profile"
+rmmod cprof || fail "rmmod after the off-CPU storm failed"
+complete=0
+for ((i = 1; i <= 10; i++)); do
+	kload
+	ctl kind=offcpu seconds=30
+	cat /proc/cprof/profile >"$OUT/offcycle.raw" 2>/dev/null &
+	reader=$!
+	sleep 0.$((RANDOM % 7 + 2))
+	rmmod cprof || fail "off-CPU cycle $i: rmmod failed"
+	wait "$reader" || true
+	if [[ -s $OUT/offcycle.raw ]] &&
+		"$WORKLOADS/streamtext" <"$OUT/offcycle.raw" >"$OUT/offcycle.txt" 2>/dev/null &&
+		rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/offcycle.txt"; then
+		complete=$((complete + 1))
+	fi
+done
+echo "off-CPU load/unload: 10 cycles, $complete streams ended with reason unload"
+((complete >= 5)) || fail "only $complete of 10 off-CPU readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- 50 hotplug cycles of CPU 1 during one profile
 [[ -w $cpu1 ]] || { echo "no CPU hotplug here"; exit 0; }
 "$WORKLOADS/cpuburn" 600 >/dev/null &
 burner=$!
