@@ -169,7 +169,7 @@ echo "wall through the storm: $(wc -l <"$OUT/wall.folded") stacks, $events switc
 grep -q '^sleeper;.*nap_long;.*schedule_\[k\]' "$OUT/wall.folded" ||
 	fail "offwait's sleeper not in the wall profile"
 rmmod cprof || fail "rmmod after the off-CPU storm failed"
-complete=0
+offdone=0
 for ((i = 1; i <= 10; i++)); do
 	kload
 	ctl kind=offcpu seconds=30
@@ -181,11 +181,11 @@ for ((i = 1; i <= 10; i++)); do
 	if [[ -s $OUT/offcycle.raw ]] &&
 		"$WORKLOADS/streamtext" <"$OUT/offcycle.raw" >"$OUT/offcycle.txt" 2>/dev/null &&
 		rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/offcycle.txt"; then
-		complete=$((complete + 1))
+		offdone=$((offdone + 1))
 	fi
 done
-echo "off-CPU load/unload: 10 cycles, $complete streams ended with reason unload"
-((complete >= 5)) || fail "only $complete of 10 off-CPU readers got a complete stream at rmmod"
+echo "off-CPU load/unload: 10 cycles, $offdone streams ended with reason unload"
+((offdone >= 5)) || fail "only $offdone of 10 off-CPU readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- 50 hotplug cycles of CPU 1 during one profile
