@@ -88,6 +88,7 @@ struct server {
 /* A profile request's parameters. */
 struct query {
 	const struct httpd_opts *o;
+	const char *kind;		/* ctl's kind=: the URL's */
 	long seconds, freq, pid;
 	bool nosymbol, debug;
 	char err[256];			/* the first bad parameter */
@@ -99,9 +100,16 @@ static const char index_page[] =
 "<p>Set debug=1 as a query parameter to export in legacy text format</p>\n"
 "<br>\nTypes of profiles available:\n"
 "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
+"<tr><td></td><td><a href='block'>block</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
+"<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
 "<p>\nProfile Descriptions:\n<ul>\n"
+"<li><div class=profile-name>block: </div> Where the threads of the "
+"whole machine (or pid=PID's) wait off the CPU, and how long: sleeping, "
+"blocked on I/O, locks, pipes and sockets, preempted (contentions and "
+"delay, a state label). Taken over seconds (default "
+STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "<li><div class=profile-name>profile: </div> CPU profile of the whole "
 "machine (every CPU, kernel and user stacks, cprof.ko). You can specify "
 "the duration in the seconds GET parameter (default " STRINGIFY(SECONDS_DEFAULT)
@@ -110,6 +118,10 @@ static const char index_page[] =
 "build IDs only); freq=HZ sets the samples per second per CPU and pid=PID "
 "profiles one process. After you get the profile file, use the go tool "
 "pprof command to investigate the profile.</li>\n"
+"<li><div class=profile-name>wall: </div> Where the time of the threads "
+"goes, on the CPU and off it, in one unit (wall/nanoseconds): with "
+"pid=PID, a process's wall-clock profile. Taken over seconds, as "
+"profile.</li>\n"
 "</ul>\n</p>\n</body>\n</html>\n";
 
 /* Queue a response of len bytes of body (taken over: freed by MHD). */
@@ -334,7 +346,7 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 {
 	struct modprofile_settings set = {
 		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
-		.freq = q->freq, .pid = q->pid,
+		.freq = q->freq, .pid = q->pid, .kind = q->kind,
 	};
 	struct modprofile mp = { .fd = -1, .ctl_fd = -1 };
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
@@ -402,13 +414,15 @@ static int build_answer(const struct profile *prof, const struct query *q,
 	return -1;
 }
 
+/* A profile of kind (ctl's kind=: profile, block, wall) for c's request. */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
-				     const char *who, bool head)
+				     const char *who, bool head,
+				     const char *kind)
 {
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
-		.o = srv->o, .pid = -1,
+		.o = srv->o, .pid = -1, .kind = kind,
 		.seconds = srv->o->max_seconds < SECONDS_DEFAULT ?
 			   srv->o->max_seconds : SECONDS_DEFAULT,
 	};
@@ -422,6 +436,9 @@ static enum MHD_Result serve_profile(struct server *srv,
 	enum MHD_Result ret;
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (!q.err[0] && q.debug && strcmp(kind, "cpu"))
+		snprintf(q.err, sizeof(q.err),
+			 "debug=1 is served for profile only: block and wall are pprof");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -644,7 +661,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who, head);
+		return serve_profile(srv, c, who, head, "cpu");
+	if (!strcmp(url, "/debug/pprof/block"))
+		return serve_profile(srv, c, who, head, "offcpu");
+	if (!strcmp(url, "/debug/pprof/wall"))
+		return serve_profile(srv, c, who, head, "wall");
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 
@@ -654,7 +675,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/ and /debug/pprof/profile");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block and /debug/pprof/wall");
 }
 
 #define STOP_DRAIN_S	10

@@ -16,6 +16,10 @@
 #   - wall, of offwait alone (-p): the worker thread's time splits 1:3
 #     between compute (on the CPU, and preempted) and nap_work (25 %
 #     within 3 points);
+#   - cprof-dump --http (a Unix socket): the index lists block and wall;
+#     /debug/pprof/block?seconds=2&pid=PID is offwait's off-CPU profile
+#     (contentions/count, delay/nanoseconds, nap_long in it), and
+#     debug=1 is refused for it (400);
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
 # Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
 # vm-timeout: 300
@@ -94,5 +98,30 @@ nw=$(us "$OUT/wall.folded" worker ';nap_work;')
 echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute)"
 within "$(pct "$cw" $((cw + nw)))" 25 3 ||
 	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not 25% within 3 points"
+
+# Served: /debug/pprof/block and /debug/pprof/wall.
+sock=$(mktemp -d)/pprof.sock	# not on the 9p share: no sockets there
+"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
+server=$!
+for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+	[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && break
+	sleep 0.1
+done
+if ! grep -q "href='block'" "$OUT/index.html" || ! grep -q "href='wall'" "$OUT/index.html"; then
+	fail "the index page lists no block or wall: $(cat "$OUT/index.html" "$OUT/http.err")"
+fi
+code=$(curl -s --unix-socket "$sock" -o "$OUT/block.pb.gz" -w '%{http_code}' \
+	"http://localhost/debug/pprof/block?seconds=2&pid=$pid")
+[[ $code == 200 ]] || fail "block: HTTP $code: $(cat "$OUT/block.pb.gz" "$OUT/http.err")"
+pp -raw "$OUT/block.pb.gz" >"$OUT/block.raw.txt" || fail "go tool pprof cannot read /debug/pprof/block"
+grep -Eq '^ *contentions/count delay/nanoseconds' "$OUT/block.raw.txt" ||
+	fail "block: sample types are not contentions/count delay/nanoseconds"
+grep -q 'nap_long' "$OUT/block.raw.txt" || fail "block: offwait's nap_long is not in it"
+code=$(curl -s --unix-socket "$sock" -o "$OUT/block.txt" -w '%{http_code}' \
+	"http://localhost/debug/pprof/block?seconds=1&debug=1")
+[[ $code == 400 ]] || fail "block?debug=1: HTTP $code, want 400"
+echo "http: index lists block and wall; /debug/pprof/block?seconds=2&pid=$pid: 200, $(stat -c %s "$OUT/block.pb.gz") bytes of pprof with nap_long; debug=1: 400"
+kill "$server"
+wait "$server" || true
 stop
 echo "u_offcpu: ok"
