@@ -534,7 +534,7 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every and --http profile CPU time)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block and /debug/pprof/wall)");
 		return 2;
 	}
 	if (env.keep && !env.every) {

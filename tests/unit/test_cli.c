@@ -105,7 +105,7 @@ static void test_options(void)
 	test_cond("--kind without -d", run("%s --kind offcpu -i x", d) != 0 &&
 		  err_is("--kind runs a profile of that kind"));
 	test_cond("--kind with --every", run("%s --kind wall --every 5 -o y", d) != 0 &&
-		  err_is("--every and --http profile CPU time"));
+		  err_is("--every profiles CPU time"));
 	test_cond("-d with -i", run("%s -d 1 -i x", d) != 0 &&
 		  err_is("does not read -i"));
 	test_cond("--every with -i", run("%s --every 2 -i x", d) != 0 &&
