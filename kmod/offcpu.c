@@ -30,8 +30,9 @@
  * CPU's ring (cprof_sample_reserve()), whose reader is woken by irq_work,
  * never from inside the scheduler.
  *
- * Cost: a switch the CPU does not record costs a countdown and, while slots
- * are in use, one probe of the table for the arriving task.  Recording one
+ * Cost: a switch the CPU does not record costs a countdown and a look at
+ * the count of slots the arriving task's hash holds (the table only if
+ * it holds some).  Recording one
  * costs a tick's walks, with the runqueue locked: on PREEMPT_RT a remote
  * wake-up may spin that long (at most depth user frames, each read
  * fault-free).  Each CPU records one switch in every (at random, so that
@@ -89,8 +90,13 @@ struct cprof_off_cpu {
 static DEFINE_PER_CPU(struct cprof_off_cpu, cprof_off_cpus);
 /* CPROF_OFF_SLOTS, allocated at the first start, freed at unload */
 static struct cprof_off_slot *cprof_off_slots __read_mostly;
-/* written at each recorded switch: a line of its own */
-static atomic_t cprof_off_used ____cacheline_aligned_in_smp;	/* slots taken */
+/*
+ * Slots taken by the tids of each hash: a task that comes back looks in
+ * the table only if its hash has some, one page always at hand instead
+ * of a cache line of the megabyte table at every switch.
+ */
+#define CPROF_OFF_HINTS_SHIFT	10
+static atomic_t cprof_off_hints[BIT(CPROF_OFF_HINTS_SHIFT)];
 static const struct cprof_settings *cprof_off_set __read_mostly;
 static u32 cprof_off_budget __read_mostly;	/* the profile's, % of a CPU */
 /* sched_switch; never goes away */
@@ -151,18 +157,19 @@ static struct cprof_off_slot *cprof_off_claim(u32 tid)
 	for (i = 0; i < CPROF_OFF_PROBES; i++) {
 		slot = cprof_off_slot(tid, i);
 		if (!READ_ONCE(slot->tid) && !cmpxchg(&slot->tid, 0, tid)) {
-			atomic_inc(&cprof_off_used);
+			atomic_inc(&cprof_off_hints[hash_32(tid,
+						CPROF_OFF_HINTS_SHIFT)]);
 			return slot;
 		}
 	}
 	return NULL;
 }
 
-static void cprof_off_free(struct cprof_off_slot *slot)
+static void cprof_off_free(struct cprof_off_slot *slot, u32 tid)
 {
+	atomic_dec(&cprof_off_hints[hash_32(tid, CPROF_OFF_HINTS_SHIFT)]);
 	/* out_ns read before the slot can be taken again */
 	smp_store_release(&slot->tid, 0);
-	atomic_dec(&cprof_off_used);
 }
 
 /* A task arrives: if it was recorded leaving, the record of its return. */
@@ -174,6 +181,8 @@ static void cprof_off_in(struct task_struct *next)
 	u64 out_ns, now;
 	int i;
 
+	if (!atomic_read(&cprof_off_hints[hash_32(tid, CPROF_OFF_HINTS_SHIFT)]))
+		return;
 	for (i = 0; i < CPROF_OFF_PROBES; i++) {
 		slot = cprof_off_slot(tid, i);
 		if (READ_ONCE(slot->tid) == tid)
@@ -182,7 +191,7 @@ static void cprof_off_in(struct task_struct *next)
 	if (i == CPROF_OFF_PROBES)
 		return;
 	out_ns = READ_ONCE(slot->out_ns);
-	cprof_off_free(slot);
+	cprof_off_free(slot, tid);
 	now = ktime_get_ns();
 	r = cprof_sample_reserve(sizeof(*r), now);
 	if (!r)
@@ -298,7 +307,7 @@ static void cprof_off_switch(void *data, bool preempt,
 
 	if (!set)
 		return;
-	if (atomic_read(&cprof_off_used) && !is_idle_task(next))
+	if (!is_idle_task(next))
 		cprof_off_in(next);
 	if (!cprof_off_wanted(set, prev, prev_state))
 		return;
@@ -328,7 +337,7 @@ static void cprof_off_find(struct tracepoint *tp, void *priv)
  */
 int cprof_offcpu_start(const struct cprof_settings *set)
 {
-	int cpu, err;
+	int cpu, err, i;
 
 	check_trace_callback_type_sched_switch(cprof_off_switch);
 	mutex_lock(&cprof_off_lock);
@@ -345,7 +354,8 @@ int cprof_offcpu_start(const struct cprof_settings *set)
 	if (err)
 		goto unlock;
 	memset(cprof_off_slots, 0, CPROF_OFF_SLOTS * sizeof(*cprof_off_slots));
-	atomic_set(&cprof_off_used, 0);
+	for (i = 0; i < ARRAY_SIZE(cprof_off_hints); i++)
+		atomic_set(&cprof_off_hints[i], 0);
 	for_each_possible_cpu(cpu) {
 		struct cprof_off_cpu *oc = per_cpu_ptr(&cprof_off_cpus, cpu);
 
