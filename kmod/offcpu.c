@@ -142,6 +142,11 @@ static void cprof_off_account(struct cprof_off_cpu *oc, u64 now, u64 dt)
 	oc->window_ns = 0;
 }
 
+static atomic_t *cprof_off_hint(u32 tid)
+{
+	return &cprof_off_hints[hash_32(tid, CPROF_OFF_HINTS_SHIFT)];
+}
+
 static struct cprof_off_slot *cprof_off_slot(u32 tid, int i)
 {
 	return &cprof_off_slots[(hash_32(tid, CPROF_OFF_SLOTS_SHIFT) + i) &
@@ -157,8 +162,7 @@ static struct cprof_off_slot *cprof_off_claim(u32 tid)
 	for (i = 0; i < CPROF_OFF_PROBES; i++) {
 		slot = cprof_off_slot(tid, i);
 		if (!READ_ONCE(slot->tid) && !cmpxchg(&slot->tid, 0, tid)) {
-			atomic_inc(&cprof_off_hints[hash_32(tid,
-						CPROF_OFF_HINTS_SHIFT)]);
+			atomic_inc(cprof_off_hint(tid));
 			return slot;
 		}
 	}
@@ -167,7 +171,7 @@ static struct cprof_off_slot *cprof_off_claim(u32 tid)
 
 static void cprof_off_free(struct cprof_off_slot *slot, u32 tid)
 {
-	atomic_dec(&cprof_off_hints[hash_32(tid, CPROF_OFF_HINTS_SHIFT)]);
+	atomic_dec(cprof_off_hint(tid));
 	/* out_ns read before the slot can be taken again */
 	smp_store_release(&slot->tid, 0);
 }
@@ -181,7 +185,7 @@ static void cprof_off_in(struct task_struct *next)
 	u64 out_ns, now;
 	int i;
 
-	if (!atomic_read(&cprof_off_hints[hash_32(tid, CPROF_OFF_HINTS_SHIFT)]))
+	if (!atomic_read(cprof_off_hint(tid)))
 		return;
 	for (i = 0; i < CPROF_OFF_PROBES; i++) {
 		slot = cprof_off_slot(tid, i);
