@@ -4,7 +4,9 @@
  * DIR, next to the real captures in tests/fuzz/corpus/stream/, as seeds for
  * the fuzzer: samples user-only, kernel-only and both, idle and kernel
  * threads, mappings with and without a build ID ([vdso], [anon]), LOST and
- * THROTTLE records, every END reason, an unknown record type.
+ * THROTTLE records, every END reason, an unknown record type; a wall
+ * profile: ticks (one late) and times off the CPU, their returns in and out
+ * of order, missing, and one without its leaving.
  *
  *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
  */
@@ -55,6 +57,36 @@ int main(int argc, char **argv)
 	sb_end(&b, 999000000, CPROF_END_SIGNAL, 5);
 	err |= write_seed(&b, argv[1], "synthetic-all-records");
 	sb_free(&b);
+
+	/*
+	 * a wall profile: a tick, a late one, times off the CPU returned in
+	 * order, out of order, never, and a return without its leaving
+	 */
+	{
+		struct cprof_header h = sb_default_header();
+
+		h.kind = CPROF_KIND_WALL;
+		sb_init(&b);
+		sb_header(&b, &h);
+		sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x",
+			build_id, 20);
+		sb_sample(&b, 10, 42, 43, 1, "x", CPROF_SAMPLE_USER_MODE, 0,
+			  NULL, 2, uips);
+		sb_sample(&b, 11, 42, 43, 1, "x", CPROF_SAMPLE_USER_MODE |
+			  5 << CPROF_SAMPLE_LATE_SHIFT, 0, NULL, 2, uips);
+		sb_offcpu(&b, 20, 42, 43, 0, "x", CPROF_OFF_SLEEPING, 1, 3,
+			  kips, 2, uips);
+		sb_oncpu(&b, 30, 20, 43, 1);
+		sb_oncpu(&b, 45, 40, 44, 0);
+		sb_offcpu(&b, 40, 42, 44, 1, "x", CPROF_OFF_DISK, 8, 3, kips,
+			  2, uips);
+		sb_offcpu(&b, 50, 42, 45, 1, "x", CPROF_OFF_PREEMPTED, 1, 0,
+			  NULL, 2, uips);
+		sb_oncpu(&b, 70, 60, 46, 0);
+		sb_end(&b, 999000000, CPROF_END_STOP, 0);
+		err |= write_seed(&b, argv[1], "synthetic-wall");
+		sb_free(&b);
+	}
 
 	/* each END reason, one sample */
 	for (unsigned int reason = CPROF_END_COMPLETE; reason <= CPROF_END_STOP; reason++) {
