@@ -407,6 +407,24 @@ static int start_profile(void)
 	return mp.fd;
 }
 
+/*
+ * Off the CPU: records lost (a full buffer), so that some waits count
+ * until the end of the profile, or some returns have no leaving.
+ */
+static void warn_off_cpu(const struct profile *prof, const char *name)
+{
+	uint64_t open, orphans, other;
+
+	if (profile__header(prof)->kind == CPROF_KIND_CPU)
+		return;
+	profile__lost_total(prof, &other);
+	profile__off_unmatched(prof, &open, &orphans);
+	if (other || orphans)
+		warning("%s: %llu records of tasks leaving or coming back to the CPU lost (buffers full); %llu returns without their leaving; %llu waits without their return counted until the end (some may have ended)",
+			name, (unsigned long long)other,
+			(unsigned long long)orphans, (unsigned long long)open);
+}
+
 /* The stream to read; its name in messages in *name.  -1 on error. */
 static int open_input(const char **name)
 {
@@ -695,6 +713,7 @@ int main(int argc, char **argv)
 		warning("%s: the END record counts %llu samples, the stream has %llu",
 			in_name, (unsigned long long)end->samples,
 			(unsigned long long)profile__nr_records(prof));
+	warn_off_cpu(prof, in_name);
 
 	res = resolved__new(prof, &ropts);
 	ropts.ksyms_loader = NULL;
