@@ -139,7 +139,8 @@ echo "load/unload: 20 cycles with cprof-dump -d as the reader, none killed by a 
 
 # --- off the CPU: the probe through the storm and CPU 1's hotplug
 cpu1=/sys/devices/system/cpu/cpu1/online
-"$WORKLOADS/offwait" 30 >/dev/null &
+"$WORKLOADS/offwait" 600 >/dev/null &
+waiter=$!
 kload budget=50
 storm 2
 (
@@ -159,6 +160,7 @@ e0=$(stat_of offcpu_events)
 	fail "cprof-dump -d --kind wall through the storm failed: $(cat "$OUT/wall.err")"
 touch "$OUT/stop"
 wait "$plugger" || fail "CPU 1 hotplug during the off-CPU profile failed"
+kill "$waiter"
 wait
 events=$(($(stat_of offcpu_events) - e0))
 cat "$OUT/wall.err"
