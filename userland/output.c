@@ -304,7 +304,9 @@ static void top_header(const struct resolved *r, FILE *out)
 
 	for (i = 0; i < r->nr_comments; i++)
 		fprintf(out, "%s\n", strtab__get(r->strings, r->comments[i]));
-	fprintf(out, "Type: cpu\n");
+	/* pprof's name of the value shown: its second sample type */
+	fprintf(out, "Type: %s\n", r->kind == CPROF_KIND_OFFCPU ? "delay" :
+				    r->kind == CPROF_KIND_WALL ? "wall" : "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -485,11 +487,21 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		st[id].nanos += s->nanos;
 	}
 	qsort(st, r->nr_samples + 1, sizeof(*st), text_cmp);
-	fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
-		(unsigned long long)r->total_count,
-		time_label(a, sizeof(a), r->total_nanos),
-		time_label(b, sizeof(b), r->duration_nanos),
-		(unsigned long long)(r->period_ns ? 1000000000 / r->period_ns : 0));
+	if (r->kind == CPROF_KIND_CPU)
+		fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
+			(unsigned long long)r->total_count,
+			time_label(a, sizeof(a), r->total_nanos),
+			time_label(b, sizeof(b), r->duration_nanos),
+			(unsigned long long)(r->period_ns ?
+					     1000000000 / r->period_ns : 0));
+	else
+		fprintf(out, "%s profile: %llu %s, %s %s in %s\n",
+			r->kind == CPROF_KIND_OFFCPU ? "off-CPU" : "wall",
+			(unsigned long long)r->total_count,
+			r->kind == CPROF_KIND_OFFCPU ? "waits" : "samples and waits",
+			time_label(a, sizeof(a), r->total_nanos),
+			r->kind == CPROF_KIND_OFFCPU ? "off the CPU" : "on and off the CPU",
+			time_label(b, sizeof(b), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
 		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
 	for (i = 0; i < nr; i++)
