@@ -8,6 +8,7 @@
  * before it is filled, so records are always 8-byte aligned in memory.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,34 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	return &s->hdr;
 }
 
+/*
+ * The frames of a sample or an offcpu record (fixed part: head bytes):
+ * each count within the depth, the size theirs.  0 ok, -1 after printing
+ * why.
+ */
+static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
+				size_t head, unsigned int nr_kernel,
+				unsigned int nr_user)
+{
+	unsigned long long at = s->off;
+	const char *what = stream__rec_name(r->type);
+	bool cgroup = r->flags & CPROF_SAMPLE_CGROUP;
+	size_t need;
+
+	if (nr_kernel > CPROF_MAX_DEPTH)
+		return fail("%s: %s record at byte %llu: nr_kernel %u exceeds %d",
+			    s->name, what, at, nr_kernel, CPROF_MAX_DEPTH);
+	if (nr_user > CPROF_MAX_DEPTH)
+		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
+			    s->name, what, at, nr_user, CPROF_MAX_DEPTH);
+	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
+	if (r->size != need)
+		return fail("%s: %s record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
+			    s->name, what, at, r->size, nr_kernel, nr_user,
+			    cgroup ? " and a cgroup" : "", need);
+	return 0;
+}
+
 /* Checks beyond the fixed size; 0 ok, -1 after printing why. */
 static int stream__check(struct stream *s, const struct cprof_rec *r)
 {
@@ -240,21 +269,9 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	switch (r->type) {
 	case CPROF_REC_SAMPLE:
 		smp = (const struct cprof_sample *)r;
-		if (smp->nr_kernel > CPROF_MAX_DEPTH)
-			return fail("%s: sample record at byte %llu: nr_kernel %u exceeds %d",
-				    s->name, at, smp->nr_kernel, CPROF_MAX_DEPTH);
-		if (smp->nr_user > CPROF_MAX_DEPTH)
-			return fail("%s: sample record at byte %llu: nr_user %u exceeds %d",
-				    s->name, at, smp->nr_user, CPROF_MAX_DEPTH);
-		need = sizeof(*smp) +
-		       sizeof(smp->ips[0]) * (smp->nr_kernel + smp->nr_user +
-					      !!(r->flags & CPROF_SAMPLE_CGROUP));
-		if (r->size != need)
-			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
-				    s->name, at, r->size, smp->nr_kernel,
-				    smp->nr_user,
-				    r->flags & CPROF_SAMPLE_CGROUP ?
-				    " and a cgroup" : "", need);
+		if (stream__check_frames(s, r, sizeof(*smp), smp->nr_kernel,
+					 smp->nr_user))
+			return -1;
 		cpu = smp->cpu;
 		break;
 	case CPROF_REC_MMAP:
@@ -297,20 +314,9 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 		break;
 	case CPROF_REC_OFFCPU:
 		off = (const struct cprof_offcpu *)r;
-		if (off->nr_kernel > CPROF_MAX_DEPTH ||
-		    off->nr_user > CPROF_MAX_DEPTH)
-			return fail("%s: offcpu record at byte %llu: %u kernel or %u user frames exceed %d",
-				    s->name, at, off->nr_kernel, off->nr_user,
-				    CPROF_MAX_DEPTH);
-		need = sizeof(*off) +
-		       sizeof(off->ips[0]) * (off->nr_kernel + off->nr_user +
-					      !!(r->flags & CPROF_SAMPLE_CGROUP));
-		if (r->size != need)
-			return fail("%s: offcpu record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
-				    s->name, at, r->size, off->nr_kernel,
-				    off->nr_user,
-				    r->flags & CPROF_SAMPLE_CGROUP ?
-				    " and a cgroup" : "", need);
+		if (stream__check_frames(s, r, sizeof(*off), off->nr_kernel,
+					 off->nr_user))
+			return -1;
 		if (!off->every || off->state > CPROF_OFF_MAX)
 			return fail("%s: offcpu record at byte %llu: every %u (must be 1 or more) or state %u (at most %u)",
 				    s->name, at, off->every, off->state,
