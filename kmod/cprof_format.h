@@ -51,12 +51,14 @@ enum cprof_mode {
 /*
  * What a profile records (header.kind, ctl "kind="): the ticks (cpu),
  * the times tasks leave the CPU and come back (offcpu: CPROF_REC_OFFCPU
- * and CPROF_REC_ONCPU, no ticks), or both (wall).
+ * and CPROF_REC_ONCPU, no ticks), or both (wall); or one pass over every
+ * thread (threads: a CPROF_REC_THREAD each, no ticks, no duration).
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
 	CPROF_KIND_OFFCPU	= 1,
 	CPROF_KIND_WALL		= 2,
+	CPROF_KIND_THREADS	= 3,
 };
 
 /* header.flags */
@@ -95,6 +97,7 @@ enum cprof_rec_type {
 	CPROF_REC_USTACK	= 6,
 	CPROF_REC_OFFCPU	= 7,
 	CPROF_REC_ONCPU		= 8,
+	CPROF_REC_THREAD	= 9,
 };
 
 struct cprof_rec {
@@ -277,7 +280,40 @@ enum cprof_off_state {
 	CPROF_OFF_STOPPED	= 3,	/* stopped or traced (T, t) */
 	CPROF_OFF_OTHER		= 4,	/* parked, a lock of PREEMPT_RT, ... */
 	CPROF_OFF_MAX		= 4,
+	/* cprof_thread.state only */
+	CPROF_OFF_RUNNING	= 5,	/* on a CPU when looked at */
+	CPROF_THREAD_STATE_MAX	= 5,
 };
+
+/*
+ * One thread as a snapshot (kind threads) found it, each thread once, in
+ * the order of their tids.  The fields and ips[] are a sample's (struct
+ * cprof_sample, its flags CPROF_SAMPLE_*; a stack copy may follow, as a
+ * sample's).  A thread off the CPU: its kernel stack from where it
+ * switched out, its user stack from the registers it saved entering the
+ * kernel; one on a CPU (CPROF_OFF_RUNNING): both from where an interrupt
+ * found it.  off_ns: how long it has been off the CPU (since the
+ * scheduler last accounted its run; 0 when running).  cpu: where it runs
+ * or last ran.  CPROF_THREAD_MOVED: it ran while it was looked at, three
+ * times over, so its stacks may mix two moments.
+ */
+struct cprof_thread {
+	struct cprof_rec rec;		/* CPROF_REC_THREAD */
+	__u64	time_ns;		/* when it was looked at */
+	__u32	pid;			/* tgid */
+	__u32	tid;
+	__u32	cpu;
+	__u16	nr_kernel;
+	__u16	nr_user;
+	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	__u64	off_ns;
+	__u16	state;			/* enum cprof_off_state */
+	__u16	reserved;
+	__u32	reserved2;
+	__u64	ips[];
+};
+
+#define CPROF_THREAD_MOVED	(1u << 10)	/* cprof_thread.rec.flags */
 
 /* A task recorded leaving the CPU (CPROF_REC_OFFCPU) runs again. */
 struct cprof_oncpu {

@@ -33,6 +33,7 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_CPU]	= "cpu",
 	[CPROF_KIND_OFFCPU]	= "offcpu",
 	[CPROF_KIND_WALL]	= "wall",
+	[CPROF_KIND_THREADS]	= "threads",
 };
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)

@@ -146,26 +146,25 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
 }
 
 /**
- * cprof_maps_current() - the ranges emitted for current's address space
+ * cprof_maps_of() - the ranges emitted for a task's address space
+ * @tsk: current, or a task whose address space current uses
  *
- * Context: the tick, inside rcu_read_lock(), which keeps the result valid.
+ * Context: inside rcu_read_lock(), which keeps the result valid.
  * Return: NULL when none were emitted yet.
  */
-const struct cprof_mmstate *cprof_maps_current(void)
+const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 {
-	struct task_struct *tsk = current;
-
 	return cprof_mm_lookup(tsk->mm, tsk->tgid,
 			       READ_ONCE(tsk->self_exec_id));
 }
 
 /**
  * cprof_maps_file_pos() - which file's mapping holds @addr?
- * @st: from cprof_maps_current()
+ * @st: from cprof_maps_of()
  * @addr: a user address
  * @pos: filled in when found
  *
- * Context: as cprof_maps_current().
+ * Context: as cprof_maps_of().
  * Return: false when no emitted range of a file holds @addr.
  */
 bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
@@ -181,11 +180,11 @@ bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 
 /**
  * cprof_maps_settling() - may the table of @addr's code be on its way?
- * @st: from cprof_maps_current()
+ * @st: from cprof_maps_of()
  * @addr: a user address
  * @compiling: userland is compiling tables now
  *
- * Context: as cprof_maps_current().
+ * Context: as cprof_maps_of().
  * Return: true when no mapping was emitted for current's address space yet
  * (@st NULL), when none emitted covers @addr (unless sampled addresses
  * that no mapping covers were seen in it before: code of no file, or a
@@ -209,15 +208,15 @@ bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
 
 /**
  * cprof_maps_exec_addr() - is @addr in an executable mapping already emitted
- *	for current's address space?
+ *	for a task's address space?
+ * @tsk: as for cprof_maps_of()
  * @addr: a user address
  *
- * Context: the tick (any context; RCU read side inside).
+ * Context: any (RCU read side inside).
  * Return: false also when none was emitted yet.
  */
-bool cprof_maps_exec_addr(u64 addr)
+bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr)
 {
-	struct task_struct *tsk = current;
 	struct cprof_mmstate *st;
 	bool ret;
 
@@ -748,6 +747,56 @@ size_t cprof_maps_sync(void *dst, size_t room)
 			done += cprof_maps_handle(&req, dst + done,
 						  room - done);
 	}
+	mutex_unlock(&cprof_maps_mutex);
+	return done;
+}
+
+/**
+ * cprof_maps_task() - emit the mappings of a task's address space now
+ * @tsk: a task of the address space
+ * @mm: its address space, a reference held
+ * @addrs: user addresses its stack holds, innermost first
+ * @n: how many
+ * @now: the time to stamp them with
+ * @dst: where to write CPROF_REC_MMAP records
+ * @room: bytes available at @dst, at least CPROF_MAPS_ROOM
+ *
+ * As a tick's request, served at once: made when nothing was emitted for
+ * the address space yet, or one of @addrs is not covered (a frame past the
+ * first: at most once in CPROF_MAPS_JUNK_RETRY).  A thread snapshot lists
+ * each address space before it walks a thread of it, and again after if
+ * the walk found code not listed.
+ *
+ * Context: process; may sleep.
+ * Return: the bytes written.
+ */
+size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
+		       const u64 *addrs, int n, u64 now, void *dst,
+		       size_t room)
+{
+	struct cprof_maps_req req = {
+		.mm = mm, .exec_id = READ_ONCE(tsk->self_exec_id),
+		.addr = n ? addrs[0] : 0, .time_ns = now,
+	};
+	struct cprof_mmstate *st;
+	size_t done = 0;
+	int i = 0;
+
+	if (room < CPROF_MAPS_ROOM)
+		return 0;
+	mutex_lock(&cprof_maps_mutex);
+	st = cprof_mm_lookup(mm, tsk->tgid, req.exec_id);
+	if (st) {
+		while (i < n && cprof_mm_covers(st, addrs[i]))
+			i++;
+		/* deeper frames may be junk: asked about once a second */
+		if (i == n || (i && time_before(jiffies, st->synced_at +
+						CPROF_MAPS_JUNK_RETRY)))
+			goto unlock;
+		req.addr = addrs[i];
+	}
+	done = cprof_maps_serve(tsk, mm, &req, dst, room);
+unlock:
 	mutex_unlock(&cprof_maps_mutex);
 	return done;
 }

@@ -5,6 +5,8 @@
 #include <linux/types.h>
 
 struct cprof_mmstate;
+struct mm_struct;
+struct task_struct;
 
 /*
  * The file of a mapping (the key to unwind tables) and where the mapping
@@ -25,14 +27,17 @@ int cprof_maps_init(void);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
 bool cprof_maps_note(const u64 *ips, int n, u64 now);
-bool cprof_maps_exec_addr(u64 addr);
-const struct cprof_mmstate *cprof_maps_current(void);
+bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
+const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
 bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
 			 struct cprof_file_pos *pos);
 bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
 			 bool compiling);
 bool cprof_maps_pending(void);
 size_t cprof_maps_sync(void *dst, size_t room);
+size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
+		       const u64 *addrs, int n, u64 now, void *dst,
+		       size_t room);
 
 /* Room a reader should have before calling cprof_maps_sync(). */
 #define CPROF_MAPS_ROOM		(64 * 1024)

@@ -217,7 +217,21 @@ static enum cprof_off_state cprof_off_state(bool preempt,
 					    struct task_struct *prev,
 					    unsigned int state)
 {
-	if (preempt || !state || READ_ONCE(prev->__state) == TASK_RUNNING)
+	if (preempt || READ_ONCE(prev->__state) == TASK_RUNNING)
+		return CPROF_OFF_PREEMPTED;
+	return cprof_offcpu_state(state);
+}
+
+/**
+ * cprof_offcpu_state() - the wait a task's state describes
+ * @state: the task's __state, or the state sched_switch passes
+ *
+ * Context: any.
+ * Return: preempted for TASK_RUNNING (runnable, waiting for a CPU).
+ */
+enum cprof_off_state cprof_offcpu_state(unsigned int state)
+{
+	if (!state)
 		return CPROF_OFF_PREEMPTED;
 	if (state & (TASK_INTERRUPTIBLE | TASK_NOLOAD))
 		return CPROF_OFF_SLEEPING;
@@ -277,7 +291,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 	if (!uregs && prev->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(uregs, true, o->ips + nk, set->depth,
+		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, set->depth,
 				       &flags, NULL);
 	o->time_ns = now;
 	o->pid = prev->tgid;

@@ -10,5 +10,6 @@ int cprof_offcpu_start(const struct cprof_settings *set);
 void cprof_offcpu_stop(void);
 void cprof_offcpu_exit(void);
 void cprof_offcpu_stats(int cpu, struct cprof_cpu_stats *st);
+enum cprof_off_state cprof_offcpu_state(unsigned int state);
 
 #endif /* CPROF_OFFCPU_H */

@@ -202,7 +202,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	const struct cprof_settings *set = cprof_tick_set;
 	struct task_struct *tsk = current;
 	int cpu = smp_processor_id();
-	struct cprof_ucopy copy;
+	struct cprof_ucopy copy = { .always = false };
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	int nk = 0, nu = 0;
@@ -235,7 +235,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(uregs, uregs != regs, s->ips + nk,
+		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
 				       set->depth, &flags,
 				       set->ustack ? &copy : NULL);
 

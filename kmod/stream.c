@@ -35,6 +35,7 @@
 #include "maps.h"
 #include "sample.h"
 #include "session.h"
+#include "snapshot.h"
 #include "stream.h"
 
 #define CPROF_BOUNCE_SIZE	(256 * 1024)
@@ -48,6 +49,7 @@
 struct cprof_reader {
 	struct mutex lock;	/* one read() at a time on this file */
 	struct cprof_session *s;
+	struct cprof_snap *snap;	/* kind threads: the pass */
 	char *buf;		/* pending bytes are [pos, len) */
 	size_t len;
 	size_t pos;
@@ -74,8 +76,8 @@ static void cprof_put_header(struct cprof_reader *rd)
 	h->period_ns = cprof_session_period(rd->s);
 	h->start_time_ns = start;
 	h->start_realtime_ns = ktime_get_real_ns() - (ktime_get_ns() - start);
-	h->duration_ns = cprof_session_deadline(rd->s) == CPROF_NO_DEADLINE ?
-			 0 : cprof_session_deadline(rd->s) - start;
+	h->duration_ns = cprof_session_deadline(rd->s) == CPROF_NO_DEADLINE ||
+			 rd->snap ? 0 : cprof_session_deadline(rd->s) - start;
 	h->mode = set->mode;
 	h->kind = set->kind;
 	h->pid = set->pid;
@@ -116,12 +118,18 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 	}
 	rd->s = s;
 	cprof_maps_reset();
-	cprof_put_header(rd);
-	err = cprof_sample_start(cprof_session_settings(s),
-				 cprof_session_period(s),
-				 cprof_session_deadline(s));
+	if (cprof_session_settings(s)->kind == CPROF_KIND_THREADS) {
+		/* no ticks: the reader takes the snapshot, batch by batch */
+		rd->snap = cprof_snap_new(cprof_session_settings(s));
+		err = rd->snap ? 0 : -ENOMEM;
+	} else {
+		err = cprof_sample_start(cprof_session_settings(s),
+					 cprof_session_period(s),
+					 cprof_session_deadline(s));
+	}
 	if (err)
 		goto release;
+	cprof_put_header(rd);
 	/*
 	 * A "stop=1" since the session began found no ticks to stop, or
 	 * stopped some while they were being armed: they stop now, as that
@@ -165,11 +173,13 @@ static void cprof_reader_fill(struct cprof_reader *rd)
 static void cprof_reader_finish(struct cprof_reader *rd)
 {
 	struct cprof_end *e;
-	u64 lost;
+	u64 lost = 0;
 
-	rd->len += cprof_sample_flush_lost(rd->buf + rd->len,
-					   CPROF_BOUNCE_SIZE - rd->len -
-					   sizeof(*e), &lost);
+	/* (a snapshot has no rings: the last profile's counts are not its) */
+	if (!rd->snap)
+		rd->len += cprof_sample_flush_lost(rd->buf + rd->len,
+						   CPROF_BOUNCE_SIZE - rd->len -
+						   sizeof(*e), &lost);
 	e = (void *)(rd->buf + rd->len);
 	memset(e, 0, sizeof(*e));
 	e->rec.type = CPROF_REC_END;
@@ -184,12 +194,16 @@ static void cprof_reader_finish(struct cprof_reader *rd)
 	rd->done = true;
 }
 
-/* Should the profile end now?  Stops the ticks the first time it should. */
+/*
+ * Should the profile end now?  Stops the ticks the first time it should.
+ * A snapshot ends when its pass is done, whatever the seconds.
+ */
 static bool cprof_reader_should_stop(struct cprof_reader *rd)
 {
 	if (fatal_signal_pending(current))
 		cprof_session_stop(rd->s, CPROF_END_SIGNAL);
-	else if (ktime_get_ns() >= cprof_session_deadline(rd->s))
+	else if (rd->snap ? cprof_snap_done(rd->snap) :
+		 ktime_get_ns() >= cprof_session_deadline(rd->s))
 		cprof_session_stop(rd->s, CPROF_END_COMPLETE);
 	if (cprof_session_state(rd->s) == CPROF_SESSION_RUNNING)
 		return false;
@@ -210,7 +224,18 @@ static int cprof_reader_produce(struct cprof_reader *rd)
 	u64 deadline = cprof_session_deadline(rd->s), now;
 	long timeout;
 
-	if (!cprof_reader_should_stop(rd)) {
+	bool stop = cprof_reader_should_stop(rd);
+
+	if (rd->snap) {
+		if (stop)
+			cprof_reader_finish(rd);
+		else
+			rd->len += cprof_snap_fill(rd->snap, rd->buf + rd->len,
+						   CPROF_BOUNCE_SIZE - rd->len,
+						   &rd->samples);
+		return 0;
+	}
+	if (!stop) {
 		cprof_reader_fill(rd);
 		if (rd->len)
 			return 0;
@@ -301,6 +326,7 @@ int cprof_stream_release(struct inode *inode, struct file *file)
 	cprof_sample_release();
 	cprof_maps_reset();
 	cprof_session_release(rd->s);
+	cprof_snap_free(rd->snap);
 	kvfree(rd->buf);
 	kfree(rd);
 	return 0;

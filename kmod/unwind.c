@@ -118,6 +118,47 @@ int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 }
 
 /**
+ * cprof_unwind_kernel_task() - the kernel stack of a task off the CPU
+ * @tsk: the task, not current
+ * @ips: where the return addresses go, innermost first
+ * @max: room in @ips, at least 1
+ * @flags: CPROF_SAMPLE_KERN_TRUNC is set here if @max was reached
+ *
+ * The walk the kernel makes for /proc/PID/stack, from where the task
+ * switched out, without its reference on the task's stack
+ * (put_task_stack() is not exported).  The stack stays mapped instead: a
+ * task not yet exiting when looked at inside the caller's RCU read side
+ * frees its stack (at its last switch) into a cache of stacks, or after
+ * a grace period.  If it runs meanwhile the unwinder reads a stack that
+ * changes under it, as for /proc/PID/stack: its reads are checked, its
+ * frames may be wrong; the caller finds out and looks again.
+ *
+ * Context: inside rcu_read_lock(); @tsk's stack checked as above.
+ * Return: the number of entries written to @ips.
+ */
+int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
+			     u16 *flags)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	int n = 0;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "the task's stack may go");
+	for (unwind_start(&state, tsk, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (n == max) {
+			*flags |= CPROF_SAMPLE_KERN_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	return n;
+}
+
+/**
  * cprof_saved_user_regs() - the user registers @tsk saved on kernel entry
  * @tsk: a task in the kernel, current
  *
@@ -237,13 +278,14 @@ enum cprof_step {
  * is then a return address; after a fault or interrupt it is the
  * interrupted instruction.)  The caller has page faults disabled.
  */
-static bool cprof_syscall_caller(struct cprof_uframe *f)
+static bool cprof_syscall_caller(struct task_struct *tsk,
+				 struct cprof_uframe *f)
 {
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
 	if (!cprof_read_word(f->sp, &cand) ||
-	    !cprof_maps_exec_addr(cand) ||
+	    !cprof_maps_exec_addr(tsk, cand) ||
 	    !cprof_read_word(cand - sizeof(before), &before))
 		return false;
 	/* b[7] is the byte just before the return address */
@@ -405,6 +447,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
  */
 struct cprof_uwalk {
 	struct cprof_uframe f;
+	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
 	const struct cprof_mmstate *st;
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
@@ -429,9 +472,11 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 	struct cprof_ucopy *copy = w->copy;
 
 	w->copy = NULL;
-	if (!cprof_maps_settling(w->st, at, cprof_utable_compiling()))
+	if (!copy->always &&
+	    !cprof_maps_settling(w->st, at, cprof_utable_compiling()))
 		return;
 	*copy = (struct cprof_ucopy){
+		.always = copy->always,
 		.frame = w->nr - 1,
 		.sp = w->f.sp,
 		.fp = w->f.fp,
@@ -470,7 +515,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		if (w->copy && w->f.no_table && !again)
 			cprof_uwalk_copy_here(w, first);
 		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
-		    cprof_syscall_caller(&w->f)) {
+		    cprof_syscall_caller(w->tsk, &w->f)) {
 			w->wrapper_caller = w->f.ip;
 			return CPROF_STEP_OK;
 		}
@@ -510,12 +555,14 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
  * At the interrupted frame; the caller has disabled page faults and holds
  * the RCU read lock.
  */
-static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
-			      bool entry, u16 *flags, struct cprof_ucopy *copy)
+static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
+			      struct pt_regs *uregs, bool entry, u16 *flags,
+			      struct cprof_ucopy *copy)
 {
 	*w = (struct cprof_uwalk){
 		.f = { .ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
 		       .base = uregs->sp },
+		.tsk = tsk,
 		.flags = flags,
 		.first = true,
 	};
@@ -530,17 +577,22 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
 	/* 32-bit tasks have another frame layout: leaf only. */
 	w->leaf_only = !user_64bit_mode(uregs);
 	/* Tables' rules read a span above sp: it must not wrap. */
-	if (!w->leaf_only && cprof_utable_any() &&
-	    uregs->sp >= CPROF_USTACK_REDZONE &&
-	    uregs->sp <= TASK_SIZE_MAX - CPROF_USTACK_SPAN) {
-		w->st = cprof_maps_current();
+	if (w->leaf_only || uregs->sp < CPROF_USTACK_REDZONE ||
+	    uregs->sp > TASK_SIZE_MAX - CPROF_USTACK_SPAN)
+		return;
+	if (cprof_utable_any()) {
+		w->st = cprof_maps_of(tsk);
 		if (cprof_utable_loading())
 			w->copy = copy;
 	}
+	if (copy && copy->always && cprof_utable_has_loader())
+		w->copy = copy;
 }
 
 /**
  * cprof_unwind_user() - the user stack of the interrupted task
+ * @tsk: the task: current, or one whose address space current uses
+ *	(kthread_use_mm()) and which does not run in it meanwhile
  * @uregs: its user registers, from cprof_user_regs()
  * @entry: the tick hit the kernel, not user mode: @uregs are the ones saved
  *	at kernel entry
@@ -549,24 +601,27 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct pt_regs *uregs,
  * @flags: the sample's flags; CPROF_SAMPLE_USER_* are set here, and
  *	CPROF_SAMPLE_USTACK when @copy was filled in
  * @copy: where to note the frame to copy the stack from if the walk
- *	reaches code whose table may be on its way (cprof_maps_settling());
- *	NULL: none wanted
+ *	reaches code whose table may be on its way (cprof_maps_settling()),
+ *	or with @copy->always set by the caller, any code without a table
+ *	while a loader is there; NULL: none wanted
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
- * Context: the tick (hard interrupt), or the scheduler's hook (interrupts
- * disabled); current's registers.
+ * Context: the tick (hard interrupt), the scheduler's hook (interrupts
+ * disabled), or a thread snapshot (process context, another task's
+ * registers, its address space in use).
  * Return: the number of entries written to @ips.
  */
-int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
-		      u16 *flags, struct cprof_ucopy *copy)
+int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
+		      bool entry, u64 *ips, int max, u16 *flags,
+		      struct cprof_ucopy *copy)
 {
 	struct cprof_uwalk w;
 	int n = 0;
 
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, uregs, entry, flags, copy); !w.done;
+	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy); !w.done;
 	     cprof_uwalk_next(&w)) {
 		if (n == max) {
 			*flags |= CPROF_SAMPLE_USER_TRUNC;
@@ -590,9 +645,9 @@ int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
  * a page at a time until one is not there (copy_from_user_nofault():
  * page faults disabled, user addresses only); the record's padding is
  * zeroed.  The registers are read from @c->regs, which must still be the
- * tick's.
+ * walk's.
  *
- * Context: the tick (hard interrupt), right after cprof_unwind_user().
+ * Context: right after cprof_unwind_user(), in its context.
  * Return: the record's flags (CPROF_USTACK_*).
  */
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,

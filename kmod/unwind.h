@@ -12,8 +12,10 @@ struct task_struct;
  * Where a user walk reached code without a table: the frame (an index in
  * the walk's frames), its stack pointer and rbp, and the interrupted
  * registers if it is their frame and they are all known (else NULL).
+ * always is set by the caller before the walk, the rest by the walk.
  */
 struct cprof_ucopy {
+	bool always;		/* the caller's: see cprof_unwind_user() */
 	int frame;
 	unsigned long sp;
 	unsigned long fp;
@@ -23,12 +25,15 @@ struct cprof_ucopy {
 /* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
 #define CPROF_SKIP_SPAN		256
 
-/* Stack walks from the tick and the scheduler's hook: unwind.c. */
+/* Stack walks from the tick, the scheduler's hook, a snapshot: unwind.c. */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
 int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 			     unsigned long skip);
-int cprof_unwind_user(struct pt_regs *uregs, bool entry, u64 *ips, int max,
-		      u16 *flags, struct cprof_ucopy *copy);
+int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
+			     u16 *flags);
+int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
+		      bool entry, u64 *ips, int max, u16 *flags,
+		      struct cprof_ucopy *copy);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);

@@ -147,6 +147,17 @@ bool cprof_utable_loading(void)
 }
 
 /**
+ * cprof_utable_has_loader() - is a loader there to walk stack copies?
+ *
+ * Context: any; a hint.
+ * Return: true while a loader has /proc/cprof/unwind open for writing.
+ */
+bool cprof_utable_has_loader(void)
+{
+	return atomic_read(&cprof_utab_loaders) > 0;
+}
+
+/**
  * cprof_utable_compiling() - is userland compiling tables now?
  *
  * Context: any; a hint for the tick.

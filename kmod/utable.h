@@ -31,6 +31,7 @@ void cprof_utable_show(struct seq_file *m);
 bool cprof_utable_any(void);
 void cprof_utable_loader(bool open);
 bool cprof_utable_loading(void);
+bool cprof_utable_has_loader(void);
 bool cprof_utable_compiling(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);

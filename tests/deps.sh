@@ -31,6 +31,8 @@ packages=(
 	chromium
 	clang libclang-rt-14-dev
 	libcap2-bin strace
+	# u_threads: cprof-dump's largest resident size
+	time
 	# packaging: make deb, DKMS, and the man pages' checks
 	debhelper dh-dkms dkms dpkg-dev fakeroot lintian groff man-db
 )

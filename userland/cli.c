@@ -130,7 +130,7 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0,
 	  "Write to FILE ('-': stdout, the default; pprof needs -o on a terminal)", 0 },
 	{ "format", 'f', "FORMAT", 0,
-	  "pprof (default), folded, top or text (Go's debug=1 form)", 0 },
+	  "pprof (default), folded, top, text (Go's debug=1 form) or threads (a snapshot's every thread: Go's goroutine debug=2)", 0 },
 	{ "cgroup", OPT_CGROUP, NULL, 0,
 	  "folded and top: a root frame cgroup:PATH for each sample's cgroup", 0 },
 	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, 0,
@@ -146,7 +146,7 @@ static const struct argp_option opts[] = {
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long) or wall (both)", 0 },
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long) or wall (both); threads: a snapshot of every thread now (no -d needed)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "table-cache", OPT_TABLE_CACHE, "DIR", 0,
@@ -211,8 +211,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.out.format = FORMAT_TOP;
 		else if (!strcmp(arg, "text"))
 			env.out.format = FORMAT_TEXT;
+		else if (!strcmp(arg, "threads"))
+			env.out.format = FORMAT_THREADS;
 		else {
-			fail("invalid format: '%s' (pprof, folded, top or text)", arg);
+			fail("invalid format: '%s' (pprof, folded, top, text or threads)", arg);
 			return EINVAL;
 		}
 		break;
@@ -239,8 +241,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_KIND:
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
-		    strcmp(arg, "wall")) {
-			fail("bad --kind '%s': cpu, offcpu or wall", arg);
+		    strcmp(arg, "wall") && strcmp(arg, "threads")) {
+			fail("bad --kind '%s': cpu, offcpu, wall or threads", arg);
 			return EINVAL;
 		}
 		env.kind = arg;
@@ -415,7 +417,8 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 {
 	uint64_t open, orphans, other;
 
-	if (profile__header(prof)->kind == CPROF_KIND_CPU)
+	if (profile__header(prof)->kind == CPROF_KIND_CPU ||
+	    profile__header(prof)->kind == CPROF_KIND_THREADS)
 		return;
 	profile__lost_total(prof, &other);
 	profile__off_unmatched(prof, &open, &orphans);
@@ -552,7 +555,7 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block and /debug/pprof/wall)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall and /debug/pprof/goroutine)");
 		return 2;
 	}
 	if (env.keep && !env.every) {
@@ -652,6 +655,10 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
+	/* a snapshot takes no time of its own: -d is not needed */
+	if (env.kind && !strcmp(env.kind, "threads") && !env.duration &&
+	    !env.every && !env.input && !env.http.addr)
+		env.duration = 1;
 	err = check_options();
 	if (err)
 		return err;

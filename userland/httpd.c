@@ -90,7 +90,8 @@ struct query {
 	const struct httpd_opts *o;
 	const char *kind;		/* ctl's kind=: the URL's */
 	long seconds, freq, pid;
-	bool nosymbol, debug;
+	long debug;			/* 0: pprof; 1: text; 2: every thread */
+	bool nosymbol;
 	char err[256];			/* the first bad parameter */
 };
 
@@ -101,6 +102,7 @@ static const char index_page[] =
 "<br>\nTypes of profiles available:\n"
 "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
 "<tr><td></td><td><a href='block'>block</a></td></tr>\n"
+"<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
@@ -110,6 +112,11 @@ static const char index_page[] =
 "blocked on I/O, locks, pipes and sockets, preempted (contentions and "
 "delay, a state label). Taken over seconds (default "
 STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
+"<li><div class=profile-name>goroutine: </div> Stack traces of all "
+"current threads of the machine (or pid=PID's), kernel and user, with "
+"their state and how long they have been off the CPU (threads/count). "
+"Taken at once: seconds does not apply. debug=1 groups them by stack, "
+"debug=2 lists every thread.</li>\n"
 "<li><div class=profile-name>profile: </div> CPU profile of the whole "
 "machine (every CPU, kernel and user stacks, cprof.ko). You can specify "
 "the duration in the seconds GET parameter (default " STRINGIFY(SECONDS_DEFAULT)
@@ -231,8 +238,7 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 		if (parse_param(key, val, 0, 1, &flag, q->err, sizeof(q->err)))
 			q->nosymbol = flag;
 	} else if (!strcmp(key, "debug")) {
-		if (parse_param(key, val, 0, 1, &flag, q->err, sizeof(q->err)))
-			q->debug = flag;
+		parse_param(key, val, 0, 2, &q->debug, q->err, sizeof(q->err));
 	}
 	return q->err[0] ? MHD_NO : MHD_YES;
 }
@@ -402,7 +408,8 @@ static int build_answer(const struct profile *prof, const struct query *q,
 			char **body, size_t *len, char *msg, size_t size)
 {
 	struct output_opts oo = {
-		.format = q->debug ? FORMAT_TEXT : FORMAT_PPROF,
+		.format = q->debug == 2 ? FORMAT_THREADS :
+			  q->debug ? FORMAT_TEXT : FORMAT_PPROF,
 	};
 	char why[160];
 
@@ -436,9 +443,13 @@ static enum MHD_Result serve_profile(struct server *srv,
 	enum MHD_Result ret;
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
-	if (!q.err[0] && q.debug && strcmp(kind, "cpu"))
+	if (!q.err[0] && q.debug == 2 && strcmp(kind, "threads"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile only: block and wall are pprof");
+			 "debug=2 is served for goroutine only");
+	else if (!q.err[0] && q.debug && strcmp(kind, "cpu") &&
+		 strcmp(kind, "threads"))
+		snprintf(q.err, sizeof(q.err),
+			 "debug=1 is served for profile and goroutine only: block and wall are pprof");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -666,6 +677,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return serve_profile(srv, c, who, head, "offcpu");
 	if (!strcmp(url, "/debug/pprof/wall"))
 		return serve_profile(srv, c, who, head, "wall");
+	if (!strcmp(url, "/debug/pprof/goroutine"))
+		return serve_profile(srv, c, who, head, "threads");
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 
@@ -675,7 +688,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block and /debug/pprof/wall");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall and /debug/pprof/goroutine");
 }
 
 #define STOP_DRAIN_S	10

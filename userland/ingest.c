@@ -2,8 +2,8 @@
 /*
  * ingest - read a cprof stream into a profile.  See ingest.h.
  *
- * A sample whose user walk reached code without a table
- * (CPROF_SAMPLE_USTACK) is held until its stack copy arrives (a
+ * A sample (or a snapshot's thread) whose user walk reached code without
+ * a table (CPROF_SAMPLE_USTACK) is held until its stack copy arrives (a
  * CPROF_REC_USTACK of its CPU, before that CPU's next sample), then until
  * its tables may have: INGEST_USTACK_HOLD_NS past its time on the sample
  * clock once the loader has nothing left to do (its mapping record came
@@ -188,6 +188,9 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	const struct cprof_ustack *u = pd->u;
 	unsigned int nk = s->nr_kernel, k = u->frame;
 	bool cgroup = s->rec.flags & CPROF_SAMPLE_CGROUP;
+	size_t head = stream__frames_head(s->rec.type);
+	const uint64_t *s_ips = (const void *)((const char *)s + head);
+	uint64_t *out_ips;
 	struct walk_ctx w = {
 		.in = in, .keep = tableload__kept(in->unw), .pid = s->pid,
 		.time_ns = s->time_ns,
@@ -202,7 +205,7 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	tablekeep__hold(w.keep);
 	max = in->hdr->depth < CPROF_MAX_DEPTH ? in->hdr->depth :
 						  CPROF_MAX_DEPTH;
-	end = ustack_walk(u, s->ips[nk + k], k == 0, walk_code, &w, ips,
+	end = ustack_walk(u, s_ips[nk + k], k == 0, walk_code, &w, ips,
 			  max > k ? max - k : 1, &n);
 	tablekeep__release(w.keep);
 	if (end == USTACK_NO_TABLE && w.elsewhere &&
@@ -230,15 +233,16 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
 		return deliver(in, ops, &pd->s->rec);
 	}
-	size = sizeof(*s) + (nk + k + n + cgroup) * sizeof(s->ips[0]);
+	size = head + (nk + k + n + cgroup) * sizeof(s_ips[0]);
 	out = malloc(size);
 	if (!out)
 		return fail("failed to aggregate samples: %s",
 			    strerror(ENOMEM));
-	memcpy(out, s, sizeof(*s) + (nk + k) * sizeof(s->ips[0]));
-	memcpy(out->ips + nk + k, ips, n * sizeof(ips[0]));
+	memcpy(out, s, head + (nk + k) * sizeof(s_ips[0]));
+	out_ips = (void *)((char *)out + head);
+	memcpy(out_ips + nk + k, ips, n * sizeof(ips[0]));
 	if (cgroup)
-		out->ips[nk + k + n] = s->ips[nk + s->nr_user];
+		out_ips[nk + k + n] = s_ips[nk + s->nr_user];
 	out->nr_user = k + n;
 	out->rec.size = size;
 	out->rec.flags &= ~(CPROF_SAMPLE_USTACK | CPROF_SAMPLE_USER_FAULT |
@@ -421,6 +425,8 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
+		case CPROF_REC_THREAD:
+			/* a thread's fields up to comm are a sample's */
 			ret = take_sample(in, ops,
 					  (const struct cprof_sample *)rec);
 			break;

@@ -141,7 +141,8 @@ int output__folded(const struct resolved *r, FILE *out, const char *name,
 			goto cleanup;
 		}
 		/* time off the CPU (and on, in a wall profile) in us */
-		lines[n++].count = r->kind == CPROF_KIND_CPU ?
+		lines[n++].count = r->kind == CPROF_KIND_CPU ||
+				   r->kind == CPROF_KIND_THREADS ?
 				   r->samples[i].count :
 				   r->samples[i].nanos / 1000;
 	}
@@ -190,6 +191,21 @@ static const char *time_label(char *buf, size_t size, uint64_t ns)
 	if (dot && !dot[3])
 		*dot = '\0';
 	snprintf(buf + strlen(buf), size - strlen(buf), "%s", units[u].unit);
+	return buf;
+}
+
+/* A top table's value: threads count, the others time. */
+static uint64_t top_value(const struct resolved *r, const struct res_sample *s)
+{
+	return r->kind == CPROF_KIND_THREADS ? s->count : s->nanos;
+}
+
+static const char *value_label(const struct resolved *r, char *buf,
+			       size_t size, uint64_t v)
+{
+	if (r->kind != CPROF_KIND_THREADS)
+		return time_label(buf, size, v);
+	snprintf(buf, size, "%llu", (unsigned long long)v);
 	return buf;
 }
 
@@ -281,7 +297,7 @@ static int top_add(struct top *t, const struct resolved *r, size_t i,
 			&r->locations[r->loc_ids[s->loc + k] - 1];
 
 		for (j = 0; j < (l->nr_lines ? l->nr_lines : 1); j++) {
-			if (top_frame(t, i, s->nanos,
+			if (top_frame(t, i, top_value(r, s),
 				      output__frame_name(r, l, j, buf,
 							 sizeof(buf)), leaf))
 				return -1;
@@ -291,7 +307,7 @@ static int top_add(struct top *t, const struct resolved *r, size_t i,
 	if (cgroup) {
 		snprintf(buf, sizeof(buf), CGROUP_FRAME_PREFIX "%s",
 			 s->cgroup ? strtab__get(r->strings, s->cgroup) : "?");
-		if (top_frame(t, i, s->nanos, buf, leaf))
+		if (top_frame(t, i, top_value(r, s), buf, leaf))
 			return -1;
 	}
 	return 0;
@@ -306,7 +322,9 @@ static void top_header(const struct resolved *r, FILE *out)
 		fprintf(out, "%s\n", strtab__get(r->strings, r->comments[i]));
 	/* pprof's name of the value shown: its second sample type */
 	fprintf(out, "Type: %s\n", r->kind == CPROF_KIND_OFFCPU ? "delay" :
-				    r->kind == CPROF_KIND_WALL ? "wall" : "cpu");
+				    r->kind == CPROF_KIND_WALL ? "wall" :
+				    r->kind == CPROF_KIND_THREADS ? "threads" :
+				    "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -315,7 +333,11 @@ static void top_header(const struct resolved *r, FILE *out)
 		    strftime(a, sizeof(a), "%b %-d, %Y at %-I:%M%P (%Z)", &tm))
 			fprintf(out, "Time: %s\n", a);
 	}
-	if (r->duration_nanos)
+	if (r->kind == CPROF_KIND_THREADS)
+		fprintf(out, "Threads: %llu, looked at in %s\n",
+			(unsigned long long)r->total_count,
+			time_label(a, sizeof(a), r->duration_nanos));
+	else if (r->duration_nanos)
 		fprintf(out, "Duration: %s, Total samples = %s (%s)\n",
 			time_label(a, sizeof(a), r->duration_nanos),
 			time_label(b, sizeof(b), r->total_nanos),
@@ -351,7 +373,8 @@ static int top_build(struct top *t, const struct resolved *r, bool cgroup,
 int output__top(const struct resolved *r, FILE *out, const char *name,
 		int nodes, bool cgroup)
 {
-	uint64_t sum = 0, total = r->total_nanos;
+	uint64_t sum = 0, total = r->kind == CPROF_KIND_THREADS ?
+				  r->total_count : r->total_nanos;
 	char a[64], b[64], c[64], d[64], e[64];
 	struct top t = { 0 };
 	int64_t *order = NULL;
@@ -369,8 +392,8 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
 	top_header(r, out);
 	percent(b, sizeof(b), sum, total);
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n",
-		time_label(a, sizeof(a), sum), b + strspn(b, " "),
-		time_label(c, sizeof(c), total));
+		value_label(r, a, sizeof(a), sum), b + strspn(b, " "),
+		value_label(r, c, sizeof(c), total));
 	if (shown < nr)
 		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, nr);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum",
@@ -381,10 +404,10 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
 
 		sum += n->flat;
 		fprintf(out, "%10s %s %s %10s %s  %s\n",
-			time_label(a, sizeof(a), n->flat),
+			value_label(r, a, sizeof(a), n->flat),
 			percent(b, sizeof(b), n->flat, total),
 			percent(c, sizeof(c), sum, total),
-			time_label(d, sizeof(d), n->cum),
+			value_label(r, d, sizeof(d), n->cum),
 			percent(e, sizeof(e), n->cum, total),
 			strtab__get(t.names, order[i]));
 	}
@@ -487,7 +510,10 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		st[id].nanos += s->nanos;
 	}
 	qsort(st, r->nr_samples + 1, sizeof(*st), text_cmp);
-	if (r->kind == CPROF_KIND_CPU)
+	if (r->kind == CPROF_KIND_THREADS)
+		fprintf(out, "threads profile: total %llu\n",
+			(unsigned long long)r->total_count);
+	else if (r->kind == CPROF_KIND_CPU)
 		fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
 			(unsigned long long)r->total_count,
 			time_label(a, sizeof(a), r->total_nanos),
@@ -504,11 +530,13 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 			time_label(b, sizeof(b), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
 		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
-	for (i = 0; i < nr; i++)
-		fprintf(out, "\n%llu %llu %s",
-			(unsigned long long)st[i].count,
-			(unsigned long long)st[i].nanos,
-			strtab__get(names, st[i].text));
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "\n%llu ", (unsigned long long)st[i].count);
+		/* a snapshot: Go's goroutine profile's form, no time */
+		if (r->kind != CPROF_KIND_THREADS)
+			fprintf(out, "%llu ", (unsigned long long)st[i].nanos);
+		fputs(strtab__get(names, st[i].text), out);
+	}
 	if (fflush(out) || ferror(out)) {
 		fail("failed to write %s: %s", name, strerror(errno));
 		goto cleanup;
@@ -523,6 +551,79 @@ cleanup:
 	return err;
 }
 
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct res_sample *x = *(const struct res_sample *const *)a;
+	const struct res_sample *y = *(const struct res_sample *const *)b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* One thread: "thread TID (COMM, pid PID) [STATE, WAIT]:" and its frames. */
+static void thread_put(const struct resolved *r, const struct res_sample *s,
+		       FILE *out)
+{
+	char buf[NAME_MAX_LEN], t[64];
+	uint32_t k, j;
+
+	fprintf(out, "\nthread %lld (%s, pid %lld) [%s", (long long)s->tid,
+		s->comm ? strtab__get(r->strings, s->comm) : "?",
+		(long long)s->pid,
+		s->state ? strtab__get(r->strings, s->state) : "?");
+	if (s->nanos)
+		fprintf(out, ", %s", time_label(t, sizeof(t), s->nanos));
+	fputs("]:\n", out);
+	for (k = 0; k < s->nr_locs; k++) {
+		const struct res_location *l =
+			&r->locations[r->loc_ids[s->loc + k] - 1];
+
+		for (j = 0; j < (l->nr_lines ? l->nr_lines : 1); j++) {
+			const struct res_line *ln =
+				j < l->nr_lines ? &r->lines[l->line + j] : NULL;
+			const char *file = ln ? strtab__get(r->strings,
+				r->functions[ln->function - 1].filename) : "";
+
+			fprintf(out, "%s\n", output__frame_name(r, l, j, buf,
+								sizeof(buf)));
+			if (file[0] && ln->line)
+				fprintf(out, "\t%s:%lld\n", file,
+					(long long)ln->line);
+			else if (file[0])
+				fprintf(out, "\t%s\n", file);
+		}
+	}
+}
+
+int output__threads(const struct resolved *r, FILE *out, const char *name)
+{
+	const struct res_sample **order;
+	char a[64];
+	size_t i, n = 0;
+
+	if (r->kind != CPROF_KIND_THREADS)
+		return fail("%s: the threads format is a thread snapshot's (--kind threads), not a profile's", name);
+	order = calloc(r->nr_samples + 1, sizeof(*order));
+	if (!order)
+		return fail("failed to write %s: %s", name, strerror(ENOMEM));
+	for (i = 0; i < r->nr_samples; i++)
+		if (r->samples[i].count)
+			order[n++] = &r->samples[i];
+	qsort(order, n, sizeof(*order), thread_cmp);
+	fprintf(out, "threads: %llu, looked at in %s\n",
+		(unsigned long long)r->total_count,
+		time_label(a, sizeof(a), r->duration_nanos));
+	for (i = 0; i < r->nr_comments; i++)
+		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+	for (i = 0; i < n; i++)
+		thread_put(r, order[i], out);
+	free(order);
+	if (fflush(out) || ferror(out))
+		return fail("failed to write %s: %s", name, strerror(errno));
+	return 0;
+}
+
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name)
 {
@@ -535,6 +636,8 @@ int output__write(const struct resolved *r, const struct output_opts *o,
 		return output__top(r, out, name, o->nodes, o->cgroup);
 	case FORMAT_TEXT:
 		return output__text(r, out, name);
+	case FORMAT_THREADS:
+		return output__threads(r, out, name);
 	}
 	return fail("unknown output format %d", o->format);
 }

@@ -34,11 +34,23 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
  * text: Go's legacy text form of a profile (/debug/pprof/...?debug=1): a
  *   header line, then for each distinct stack, most samples first,
  *   "COUNT NANOS @ ADDR ADDR ..." (leaf first) and one "#\tADDR\tNAME\tFILE:LINE"
- *   line per frame, a blank line between stacks.
+ *   line per frame, a blank line between stacks.  A thread snapshot's is
+ *   Go's goroutine profile's (debug=1): "threads profile: total N", and
+ *   "COUNT @ ..." for each stack.
  */
 int output__text(const struct resolved *r, FILE *out, const char *name);
 
-enum output_format { FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP, FORMAT_TEXT };
+/*
+ * threads: every thread of a snapshot (Go's goroutine profile at debug=2),
+ *   by pid and tid: "thread TID (COMM, pid PID) [STATE, TIME OFF THE CPU]:"
+ *   then its frames, leaf first, each "NAME" and "\tFILE:LINE" if known.
+ *   0 ok, -1 after printing why (also for a profile of another kind).
+ */
+int output__threads(const struct resolved *r, FILE *out, const char *name);
+
+enum output_format {
+	FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP, FORMAT_TEXT, FORMAT_THREADS
+};
 
 struct output_opts {
 	enum output_format format;

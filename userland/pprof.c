@@ -96,7 +96,8 @@ struct pb {
 /* Strings the writer adds after the model's own. */
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
-	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, NR_EXTRA
+	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, S_THREADS, S_OFF,
+	NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
@@ -104,7 +105,8 @@ static const char *const extra_strings[NR_EXTRA] = {
 	[S_NANOSECONDS] = "nanoseconds", [S_PID] = "pid", [S_TID] = "tid",
 	[S_COMM] = "comm", [S_ID] = "id", [S_CGROUP] = "cgroup",
 	[S_STATE] = "state", [S_CONTENTIONS] = "contentions",
-	[S_DELAY] = "delay", [S_WALL] = "wall",
+	[S_DELAY] = "delay", [S_WALL] = "wall", [S_THREADS] = "threads",
+	[S_OFF] = "offcpu",
 };
 
 #define NR_LABELS	6	/* most labels a sample has */
@@ -185,23 +187,31 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 
 	/*
 	 * Go's CPU profile's types; its block profile's off the CPU (and a
-	 * period of one event); fgprof's wall-clock ones for both.
+	 * period of one event); fgprof's wall-clock ones for both; a thread
+	 * snapshot's as Go's goroutine profile's (one each, shown first),
+	 * and how long they have been off the CPU.
 	 */
 	for (i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&pb->types[i]);
 	pb->types[0].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_CONTENTIONS :
-							       S_SAMPLES);
+				 r->kind == CPROF_KIND_THREADS ? S_THREADS :
+				 S_SAMPLES);
 	pb->types[0].unit = x + S_COUNT;
 	pb->types[1].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_DELAY :
-				 r->kind == CPROF_KIND_WALL ? S_WALL : S_CPU);
+				 r->kind == CPROF_KIND_WALL ? S_WALL :
+				 r->kind == CPROF_KIND_THREADS ? S_OFF : S_CPU);
 	pb->types[1].unit = x + S_NANOSECONDS;
-	pb->types[2] = pb->types[r->kind == CPROF_KIND_OFFCPU ? 0 : 1];
+	pb->types[2] = pb->types[r->kind == CPROF_KIND_OFFCPU ||
+				 r->kind == CPROF_KIND_THREADS ? 0 : 1];
 	pb->type_ptrs[0] = &pb->types[0];
 	pb->type_ptrs[1] = &pb->types[1];
 	p->sample_type = pb->type_ptrs;
 	p->n_sample_type = 2;
 	p->period_type = &pb->types[2];
-	p->period = r->kind == CPROF_KIND_OFFCPU ? 1 : r->period_ns;
+	p->period = r->kind == CPROF_KIND_OFFCPU ||
+		    r->kind == CPROF_KIND_THREADS ? 1 : r->period_ns;
+	if (r->kind == CPROF_KIND_THREADS)
+		p->default_sample_type = x + S_THREADS;
 	p->time_nanos = r->time_nanos;
 	p->duration_nanos = r->duration_nanos;
 	p->comment = r->comments;

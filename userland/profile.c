@@ -248,8 +248,8 @@ static uint64_t profile__period(const struct profile *w, unsigned int cpu,
 }
 
 /*
- * What a SAMPLE and an OFFCPU record have in common: their stacks (ips,
- * flags CPROF_SAMPLE_*) and who.
+ * What a SAMPLE, an OFFCPU and a THREAD record have in common: their
+ * stacks (ips, flags CPROF_SAMPLE_*) and who.
  */
 struct sample_of {
 	uint16_t flags;
@@ -389,6 +389,25 @@ static int profile__add_off(struct profile *p, const struct cprof_offcpu *o,
 
 	return profile__count(p, &of, 1 + o->state, o->every,
 			      off * o->every);
+}
+
+/* A thread of a snapshot: once, its time off the CPU so far. */
+static int profile__add_thread(struct profile *p, const struct cprof_thread *t)
+{
+	const struct sample_of of = {
+		.flags = t->rec.flags, .nr_kernel = t->nr_kernel,
+		.nr_user = t->nr_user, .pid = t->pid, .tid = t->tid,
+		.cpu = t->cpu, .comm = t->comm,
+		.ips = (const uint64_t *)t->ips, .time_ns = t->time_ns,
+	};
+
+	bool running = t->state == CPROF_OFF_RUNNING;
+
+	/* a record each, as the END record counts them */
+	if (!running)
+		p->nr_records++;
+	return profile__count(p, &of, running ? PROF_ON_CPU : 1 + t->state,
+			      1, t->off_ns);
 }
 
 /*
@@ -633,6 +652,9 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 	case CPROF_REC_ONCPU:
 		err = profile__off_join(p, NULL,
 					(const struct cprof_oncpu *)rec);
+		break;
+	case CPROF_REC_THREAD:
+		err = profile__add_thread(p, (const struct cprof_thread *)rec);
 		break;
 	case CPROF_REC_END:
 		memcpy(&p->end, rec, sizeof(p->end));

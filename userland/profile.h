@@ -9,6 +9,8 @@
  * their time on.  A task's time off the CPU (an OFFCPU record and the
  * ONCPU record of its return, in either order; without its return by the
  * END record, until then) counts every events and every times that time.
+ * A THREAD record of a snapshot counts once, with its time off the CPU
+ * so far (on the CPU: PROF_ON_CPU, 0 ns).
  * MMAP records are kept per pid for the symbolizer; LOST records are summed
  * per CPU.
  */

@@ -657,7 +657,8 @@ static bool same_boot(const struct cprof_header *h)
 
 /*
  * The state label of a sample (0: none): where it was off the CPU, or, in a
- * wall profile, "running" for a tick's.
+ * wall profile, "running" for a tick's (in a snapshot, a thread's on a
+ * CPU).
  */
 static int resolver__state(struct resolver *rs, unsigned int off_state,
 			   int64_t *str)
@@ -672,7 +673,8 @@ static int resolver__state(struct resolver *rs, unsigned int off_state,
 
 	*str = 0;
 	if (off_state == PROF_ON_CPU)
-		return rs->r->kind == CPROF_KIND_WALL ?
+		return rs->r->kind == CPROF_KIND_WALL ||
+		       rs->r->kind == CPROF_KIND_THREADS ?
 		       resolver__string(rs, "running", str) : 0;
 	if (off_state - 1 >= sizeof(names) / sizeof(names[0]))
 		return 0;
@@ -951,7 +953,10 @@ static int resolver__header(struct resolver *rs)
 	r->period_ns = h->period_ns;
 	r->time_nanos = h->start_realtime_ns;
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
-	if (resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
+	if (h->kind == CPROF_KIND_THREADS ?
+	    resolver__comment(rs, "cprof: Linux %s, a snapshot of every thread, %u CPUs",
+			      release, h->online_cpus) :
+	    resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
 			      h->freq, h->online_cpus))
 		return -1;
 	if ((h->flags & CPROF_HDR_NO_KERNEL) &&

@@ -58,6 +58,7 @@ static const char *const rec_names[] = {
 	[CPROF_REC_USTACK]	= "ustack",
 	[CPROF_REC_OFFCPU]	= "offcpu",
 	[CPROF_REC_ONCPU]	= "oncpu",
+	[CPROF_REC_THREAD]	= "thread",
 };
 
 static const size_t rec_min_size[] = {
@@ -69,6 +70,7 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_USTACK]	= sizeof(struct cprof_ustack),
 	[CPROF_REC_OFFCPU]	= sizeof(struct cprof_offcpu),
 	[CPROF_REC_ONCPU]	= sizeof(struct cprof_oncpu),
+	[CPROF_REC_THREAD]	= sizeof(struct cprof_thread),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -214,18 +216,31 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	/* the fields appended since, where the header has them */
 	memcpy(&s->hdr, s->buf + s->pos,
 	       s->hdr.size < sizeof(s->hdr) ? s->hdr.size : sizeof(s->hdr));
-	if (s->hdr.kind > CPROF_KIND_WALL) {
+	if (s->hdr.kind > CPROF_KIND_THREADS) {
 		fail("%s: bad kind %u at byte %zu (must be 0..%u)", s->name,
 		     s->hdr.kind, offsetof(struct cprof_header, kind),
-		     CPROF_KIND_WALL);
+		     CPROF_KIND_THREADS);
 		return NULL;
 	}
 	stream__consume(s, s->hdr.size);
 	return &s->hdr;
 }
 
+size_t stream__frames_head(unsigned int type)
+{
+	switch (type) {
+	case CPROF_REC_SAMPLE:
+		return sizeof(struct cprof_sample);
+	case CPROF_REC_OFFCPU:
+		return sizeof(struct cprof_offcpu);
+	case CPROF_REC_THREAD:
+		return sizeof(struct cprof_thread);
+	}
+	return 0;
+}
+
 /*
- * The frames of a sample or an offcpu record (fixed part: head bytes):
+ * The frames of a sample, offcpu or thread record (fixed part: head bytes):
  * each count within the depth, the size theirs.  0 ok, -1 after printing
  * why.
  */
@@ -263,6 +278,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_ustack *us;
 	const struct cprof_offcpu *off;
 	const struct cprof_oncpu *on;
+	const struct cprof_thread *th;
 	size_t need;
 	unsigned int cpu;
 
@@ -322,6 +338,17 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 				    s->name, at, off->every, off->state,
 				    CPROF_OFF_MAX);
 		cpu = off->cpu;
+		break;
+	case CPROF_REC_THREAD:
+		th = (const struct cprof_thread *)r;
+		if (stream__check_frames(s, r, sizeof(*th), th->nr_kernel,
+					 th->nr_user))
+			return -1;
+		if (th->state > CPROF_THREAD_STATE_MAX)
+			return fail("%s: thread record at byte %llu: state %u (at most %u)",
+				    s->name, at, th->state,
+				    CPROF_THREAD_STATE_MAX);
+		cpu = th->cpu;
 		break;
 	case CPROF_REC_ONCPU:
 		on = (const struct cprof_oncpu *)r;

@@ -72,5 +72,11 @@ int stream__mmap_file_id(const struct cprof_mmap *mm,
 
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);
+/*
+ * Where the frames start in a record with stacks (SAMPLE, OFFCPU, THREAD:
+ * the fields before ips[], the same as a sample's up to comm); 0 for other
+ * types.
+ */
+size_t stream__frames_head(unsigned int type);
 
 #endif /* CPROF_STREAM_H */

@@ -241,6 +241,31 @@ static inline void sb_offcpu(struct sb *b, uint64_t time_ns, uint32_t pid,
 		memcpy(o->ips + nr_kernel, uips, 8 * nr_user);
 }
 
+/* A thread of a snapshot, off the CPU for off_ns (a sample, to END). */
+static inline void sb_thread(struct sb *b, uint64_t time_ns, uint32_t pid,
+			     uint32_t tid, const char *comm, unsigned int state,
+			     uint64_t off_ns, unsigned int nr_kernel,
+			     const uint64_t *kips, unsigned int nr_user,
+			     const uint64_t *uips)
+{
+	size_t size = sizeof(struct cprof_thread) + 8 * (nr_kernel + nr_user);
+	struct cprof_thread *t = sb_rec(b, CPROF_REC_THREAD, 0, size);
+
+	t->time_ns = time_ns;
+	t->pid = pid;
+	t->tid = tid;
+	t->nr_kernel = nr_kernel;
+	t->nr_user = nr_user;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->state = state;
+	t->off_ns = off_ns;
+	if (nr_kernel)
+		memcpy(t->ips, kips, 8 * nr_kernel);
+	if (nr_user)
+		memcpy(t->ips + nr_kernel, uips, 8 * nr_user);
+	b->nr_samples++;
+}
+
 /* Its return, on cpu at time_ns. */
 static inline void sb_oncpu(struct sb *b, uint64_t time_ns, uint64_t out_ns,
 			    uint32_t tid, uint32_t cpu)

@@ -228,6 +228,46 @@ static void test_offcpu(void)
 	sb_free(&b);
 }
 
+/* A snapshot: one count a thread, its time off the CPU, running apart. */
+static void test_threads(void)
+{
+	uint64_t k[1] = { 0xffffffff81000000ull }, u[2] = { 0x1000, 0x2000 };
+	struct cprof_header h = sb_default_header();
+	const struct prof_sample *ps;
+	uint64_t count = 0, nanos = 0, running = 0;
+	struct profile *p;
+	struct sb b;
+	size_t i;
+
+	h.kind = CPROF_KIND_THREADS;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_thread(&b, 10, 7, 7, "app", CPROF_OFF_SLEEPING, 3000000, 1, k, 2, u);
+	sb_thread(&b, 11, 7, 8, "app", CPROF_OFF_SLEEPING, 2000000, 1, k, 2, u);
+	sb_thread(&b, 12, 7, 9, "app", CPROF_OFF_RUNNING, 0, 0, NULL, 2, u);
+	sb_end(&b, 100, 0, 0);
+	p = feed(&b);
+	test_cond("snapshot built", p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < profile__nr_samples(p); i++) {
+		ps = profile__sample(p, i);
+		if (ps->off_state == 1 + CPROF_OFF_SLEEPING)
+			count += ps->count, nanos += ps->nanos;
+		if (ps->off_state == PROF_ON_CPU)
+			running += ps->count;
+	}
+	test_condf(profile__nr_samples(p) == 3 && count == 2 &&
+		   nanos == 5000000 && running == 1,
+		   "three threads apart, two asleep 3 and 2 ms, one running (%zu keys, %llu, %llu ns, %llu)",
+		   profile__nr_samples(p), (unsigned long long)count,
+		   (unsigned long long)nanos, (unsigned long long)running);
+	test_cond("every thread record counts as the END record counts them",
+		  profile__nr_records(p) == 3);
+	profile__free(p);
+	sb_free(&b);
+}
+
 /* Wall: a late tick stands for the periods the CPU spent on it. */
 static void test_wall_late(void)
 {
@@ -262,6 +302,7 @@ int main(void)
 	test_keys();
 	test_offcpu();
 	test_wall_late();
+	test_threads();
 	test_throttle_and_lost();
 	test_mmap_generations();
 	return test_report();

@@ -432,10 +432,46 @@ static void test_offcpu(void)
 	}
 }
 
+/* A snapshot's threads: decoded, a state out of range refused. */
+static void test_threads(void)
+{
+	struct cprof_header h = sb_default_header();
+	uint64_t k[1] = { 0xffffffff81000000ull }, u[2] = { 0x401000, 0x402000 };
+	struct cprof_thread *t;
+	struct result res;
+	struct sb b;
+	int bad;
+
+	for (bad = 0; bad < 2; bad++) {
+		h.kind = CPROF_KIND_THREADS;
+		sb_init(&b);
+		sb_header(&b, &h);
+		sb_thread(&b, 100, 42, 43, "x", CPROF_OFF_RUNNING, 0, 1, k, 2, u);
+		sb_thread(&b, 101, 42, 44, "x", CPROF_OFF_SLEEPING, 5000, 1, k,
+			  2, u);
+		sb_end(&b, 999000, CPROF_END_COMPLETE, 0);
+		t = (struct cprof_thread *)(b.buf + b.offs[1]);
+		if (bad)
+			t->state = CPROF_THREAD_STATE_MAX + 1;
+		decode(b.buf, b.len, &res);
+		if (bad)
+			test_condf(res.ret == -1 && strstr(res.msg, "thread record at byte") &&
+				   strstr(res.msg, "state 6 (at most 5)"),
+				   "a thread's state out of range: rejected (%.*s)",
+				   (int)strcspn(res.msg, "\n"), res.msg);
+		else
+			test_cond("a snapshot decodes to the end",
+				  res.ret == 0 && !res.msg[0] &&
+				  res.types[CPROF_REC_THREAD] == 2);
+		sb_free(&b);
+	}
+}
+
 int main(void)
 {
 	test_valid();
 	test_offcpu();
+	test_threads();
 	test_file_id();
 	test_truncations();
 	test_corrupt();

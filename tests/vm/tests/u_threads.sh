@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_threads: a snapshot of every thread (cprof-dump --kind threads) while
+# parked (tests/workloads/parked.c, no frame pointers) holds N sleeping
+# threads:
+#   - every thread is in it: each of parked's, and every thread of the
+#     machine that lived through the snapshot (listed in /proc before and
+#     after), kernel threads included;
+#   - parked's sleeping threads: state sleeping (99 % or more: a nap may
+#     just have ended), their user stacks from
+#     nap() through park_sleep() to the thread's entry (start_thread or
+#     clone3) in 99 % or more, under the kernel's nanosleep path;
+#   - the thread blocked in read() shows the syscall (pipe_read, under
+#     ksys_read) and its user caller read_pipe;
+#   - the spinner is running or preempted, in spin(); the stopped child
+#     and the traced child are stopped;
+#   - the same snapshot as text (Go's goroutine debug=1: "threads profile:
+#     total N", COUNT @ ...) groups parked's N threads on one stack, and
+#     as pprof (go tool pprof): sample types threads/count and
+#     offcpu/nanoseconds;
+#   - cprof-dump --http (6.1 only): the index lists goroutine;
+#     /debug/pprof/goroutine?debug=2 lists parked's threads, debug=1 counts
+#     them, debug=0 is pprof; debug=2 on /debug/pprof/profile is refused
+#     (400);
+#   - snapshots taken while processes start and exit (shortlived in a
+#     loop) complete.
+# Prints the time the pass took (the END record's) and cprof-dump's
+# largest resident size.  N is 10000 on 6.1, 2000 elsewhere (make check's
+# time); runs on 6.1, 6.12 and 6.12-rt.
+# vm-timeout: 400
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
+N=2000
+[[ $KVER != 6.1.* ]] || N=10000
+kload
+"$WORKLOADS/parked" $N >"$OUT/parked.out" &
+bg+=($!)
+wait_lines "$OUT/parked.out" 3 || fail "parked did not start its $N threads"
+pid=$(awk '$1 == "ready" { print $2 }' "$OUT/parked.out")
+stopped=$(awk '$1 == "stopped" { print $2 }' "$OUT/parked.out")
+traced=$(awk '$1 == "traced" { print $2 }' "$OUT/parked.out")
+
+# every tid of the machine now: kernel threads and all
+tids() { for t in /proc/[0-9]*/task/[0-9]*; do echo "${t##*/}"; done | sort -u; }
+tids >"$OUT/tids.before"
+/usr/bin/time -f '%M' -o "$OUT/rss" "$CPROF_DUMP" --kind threads -f threads \
+	-o "$OUT/threads.txt" 2>"$OUT/threads.err" ||
+	fail "cprof-dump --kind threads failed: $(cat "$OUT/threads.err")"
+tids >"$OUT/tids.after"
+sed 's/^/  cprof-dump: /' "$OUT/threads.err"
+head -1 "$OUT/threads.txt"
+echo "cprof-dump: largest resident size $(cat "$OUT/rss") KiB"
+
+# threads.tsv: tid comm pid state frames (";"-joined, leaf first)
+awk '
+function flush() { if (tid != "") print tid "\t" comm "\t" p "\t" st "\t" fr; tid = "" }
+/^thread / {
+	flush(); tid = $2; comm = $3; sub(/^\(/, "", comm); sub(/,$/, "", comm)
+	p = $5; sub(/\)$/, "", p); st = $6; sub(/^\[/, "", st); sub(/[],]+$/, "", st); fr = ""; next
+}
+tid != "" && /^[^\t]/ { fr = fr (fr == "" ? "" : ";") $1 }
+END { flush() }' "$OUT/threads.txt" >"$OUT/threads.tsv"
+
+total=$(wc -l <"$OUT/threads.tsv")
+comm -12 "$OUT/tids.before" "$OUT/tids.after" >"$OUT/tids.lived"
+cut -f1 "$OUT/threads.tsv" | sort -u >"$OUT/tids.seen"
+missing=$(comm -23 "$OUT/tids.lived" "$OUT/tids.seen" | grep -vx "$$" || true)
+echo "snapshot: $total threads; $(wc -l <"$OUT/tids.lived") lived through it"
+[[ -z $missing ]] || fail "threads that lived through the snapshot are not in it: $(echo "$missing" | head -5 | tr '\n' ' ')"
+kt=$(awk -F'\t' '$3 == 2 && $2 == "kthreadd"' "$OUT/threads.tsv" | wc -l)
+((kt == 1)) || fail "kthreadd (pid 2) is not in the snapshot"
+
+mine() { awk -F'\t' -v p="$pid" -v c="$1" '$3 == p && $2 == c' "$OUT/threads.tsv"; }
+nparked=$(mine parked | wc -l)
+((nparked == N)) || fail "$nparked of parked's $N sleeping threads in the snapshot"
+sleeping=$(mine parked | awk -F'\t' '$4 == "sleeping"' | wc -l)
+full=$(mine parked | awk -F'\t' '$5 ~ /nanosleep.*;nap;park_sleep;(.*;)?(start_thread|__clone3|__clone)$/' | wc -l)
+echo "parked: $nparked threads, $sleeping sleeping, $full with nap;park_sleep down to the thread's entry under nanosleep"
+# (a thread whose 1 s nap just ended may be running)
+((sleeping * 100 >= N * 99)) || fail "only $sleeping of $N parked threads sleeping"
+((full * 100 >= N * 99)) || {
+	mine parked | awk -F'\t' '$5 !~ /park_sleep;(.*;)?(start_thread|__clone3|__clone)$/ { print "  " $5 }' | sort | uniq -c | sort -rn | head -5
+	fail "only $full of $N parked threads' stacks reach their entry through park_sleep"
+}
+mine piper | awk -F'\t' '{ print "piper: " $4 ": " $5 }'
+mine piper | awk -F'\t' '$4 == "sleeping" && $5 ~ /pipe_read;.*ksys_read;.*read_pipe;/' | grep -q . ||
+	fail "piper is not sleeping in pipe_read under ksys_read, called from read_pipe"
+mine spinner | awk -F'\t' '{ print "spinner: " $4 ": " $5 }'
+mine spinner | awk -F'\t' '($4 == "running" || $4 == "preempted") && $5 ~ /spin/' | grep -q . ||
+	fail "spinner is not running or preempted in spin"
+for c in "stopped $stopped" "traced $traced"; do
+	read -r what p <<<"$c"
+	st=$(awk -F'\t' -v p="$p" '$3 == p { print $4 }' "$OUT/threads.tsv")
+	echo "$what (pid $p): $st"
+	[[ $st == stopped ]] || fail "the $what child is '$st', not stopped"
+done
+
+# Go's debug=1 form: parked's threads grouped on one stack
+"$CPROF_DUMP" --kind threads -p "$pid" -f text -o "$OUT/threads.text" \
+	2>"$OUT/text.err" || fail "cprof-dump --kind threads -f text failed: $(cat "$OUT/text.err")"
+head -1 "$OUT/threads.text"
+grep -q "^threads profile: total $((N + 3))$" "$OUT/threads.text" ||
+	fail "text: not 'threads profile: total $((N + 3))' for parked's threads (and main, piper, spinner)"
+big=$(awk '/^[0-9]+ @/ && $1 > m { m = $1 } END { print m + 0 }' "$OUT/threads.text")
+echo "text: the largest group holds $big threads"
+((big * 100 >= N * 99)) || fail "text: the largest group of one stack holds $big threads, not parked's $N"
+
+# pprof
+"$CPROF_DUMP" --kind threads -p "$pid" -o "$OUT/threads.pb.gz" 2>"$OUT/pb.err" ||
+	fail "cprof-dump --kind threads (pprof) failed: $(cat "$OUT/pb.err")"
+pp -raw "$OUT/threads.pb.gz" >"$OUT/threads.raw" || fail "go tool pprof cannot read the snapshot"
+grep -Eq "threads/count(\[dflt\])? offcpu/nanoseconds" "$OUT/threads.raw" ||
+	fail "pprof: not threads/count and offcpu/nanoseconds: $(grep -m1 -A1 'PeriodType' "$OUT/threads.raw")"
+pp -top -sample_index=threads "$OUT/threads.pb.gz" >"$OUT/threads.top"
+grep -q " park_sleep$" "$OUT/threads.top" || fail "pprof -top: no park_sleep"
+
+# Served (6.1 only: cprof-dump's work): /debug/pprof/goroutine
+if [[ $KVER == 6.1.* ]]; then
+	sock=$(mktemp -d)/pprof.sock	# not on the 9p share: no sockets there
+	"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
+	server=$!
+	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+		[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && break
+		sleep 0.1
+	done
+	grep -q "href='goroutine?debug=1'" "$OUT/index.html" ||
+		fail "the index page lists no goroutine: $(cat "$OUT/index.html" "$OUT/http.err")"
+	get() { curl -s --unix-socket "$sock" -o "$OUT/$1" -w '%{http_code}' "http://localhost/debug/pprof/$2"; }
+	code=$(get g2.txt "goroutine?debug=2&pid=$pid")
+	[[ $code == 200 ]] || fail "goroutine?debug=2: HTTP $code: $(cat "$OUT/g2.txt" "$OUT/http.err")"
+	n2=$(grep -c "^thread [0-9]* (parked, pid $pid) \[" "$OUT/g2.txt" || true)
+	((n2 == N)) || fail "goroutine?debug=2: $n2 of parked's $N threads"
+	code=$(get g1.txt "goroutine?debug=1&pid=$pid")
+	[[ $code == 200 ]] && grep -q "^threads profile: total $((N + 3))$" "$OUT/g1.txt" ||
+		fail "goroutine?debug=1: HTTP $code, $(head -1 "$OUT/g1.txt")"
+	code=$(get g0.pb.gz "goroutine?pid=$pid")
+	[[ $code == 200 ]] && pp -raw "$OUT/g0.pb.gz" | grep -Eq "threads/count" ||
+		fail "goroutine: HTTP $code, not a pprof profile of threads/count"
+	code=$(get p2.txt "profile?seconds=1&debug=2")
+	[[ $code == 400 ]] || fail "profile?debug=2: HTTP $code, want 400"
+	echo "http: index lists goroutine; goroutine?debug=2: $n2 parked threads; debug=1: total $((N + 3)); debug=0: pprof; profile?debug=2: 400"
+	kill "$server"
+	wait "$server" || true
+fi
+
+# processes coming and going meanwhile
+(while :; do "$WORKLOADS/shortlived" 0.01 >/dev/null; done) &
+bg+=($!)
+for i in 1 2 3; do
+	"$CPROF_DUMP" --kind threads -f folded -o "$OUT/churn.folded" \
+		2>"$OUT/churn.err" || fail "snapshot $i with threads coming and going failed: $(cat "$OUT/churn.err")"
+done
+echo "churn: 3 snapshots, the last $(awk '{ s += $NF } END { print s + 0 }' "$OUT/churn.folded") threads"
+stop
