@@ -35,4 +35,28 @@ static inline const struct path *file_user_path(const struct file *f)
 }
 #endif
 
+/*
+ * The kernel stack of a task off the CPU, its stack pinned for the walk
+ * (try_get_task_stack(), whose put_task_stack() modules cannot call):
+ * stack_trace_save_tsk(), exported since 6.3 (Kbuild looks in the
+ * kernel's symbol list).  Before, -1: unwind.c walks it itself.
+ */
+#ifdef CPROF_HAVE_STACK_TRACE_SAVE_TSK
+#include <linux/stacktrace.h>
+
+static inline int cprof_compat_save_tsk(struct task_struct *tsk,
+					unsigned long *store,
+					unsigned int size)
+{
+	return stack_trace_save_tsk(tsk, store, size, 0);
+}
+#else
+static inline int cprof_compat_save_tsk(struct task_struct *tsk,
+					unsigned long *store,
+					unsigned int size)
+{
+	return -1;
+}
+#endif
+
 #endif /* CPROF_COMPAT_H */

@@ -16,13 +16,16 @@
  * has the tables and userland the mapping records.
  *
  * A thread off the CPU: its kernel stack from where it switched out (the
- * walk /proc/PID/stack makes; see cprof_unwind_kernel_task() for why its
- * stack stays mapped), its user stack from the registers it saved
- * entering the kernel (copied first, under the same check).  Its voluntary
+ * walk /proc/PID/stack makes; see cprof_unwind_kernel_task() for how its
+ * stack stays mapped: CPU hotplug held off, an RCU read side), its user
+ * stack from the registers it saved entering the kernel (copied first,
+ * under the same check).  Its voluntary
  * and involuntary switch counts are read before and its CPU after: if it
  * ran in between, the walk is made again, up to CPROF_SNAP_TRIES times,
  * then kept flagged CPROF_THREAD_MOVED.  A thread on a CPU: an
- * interrupt (smp_call_function_single()) walks it there, as a tick would;
+ * interrupt (smp_call_function_single()) walks it there, as a tick would,
+ * from the registers its entry saved (found by the unwinder: this
+ * interrupt's handler keeps no irq regs);
  * if it has left by then, it is walked off the CPU.  Nothing here waits for
  * a thread or takes a lock it may hold: it is stopped only by that
  * interrupt, for the time of a tick.
@@ -39,6 +42,7 @@
  * its threads' walks take, and the reader can stop it
  * between batches (a signal, stop=1, rmmod).
  */
+#include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -54,7 +58,6 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
-#include <asm/irq_regs.h>
 
 #include "maps.h"
 #include "offcpu.h"
@@ -99,6 +102,15 @@ static size_t cprof_snap_need(const struct cprof_settings *set)
 	       sizeof(struct cprof_ustack) + set->ustack;
 }
 
+/*
+ * Room for a listing of mappings: what cprof_snap_need() set aside, not
+ * more (a process may have thousands; the rest come with a later thread).
+ */
+static size_t cprof_snap_maps_room(const struct cprof_snap *sn)
+{
+	return min_t(size_t, sn->room - sn->len, CPROF_MAPS_ROOM);
+}
+
 /* The copy of the user stack, after the record, if the walk wanted one. */
 static void cprof_snap_put_copy(struct cprof_snap_look *lk)
 {
@@ -121,11 +133,15 @@ static void cprof_snap_running(void *arg)
 {
 	struct cprof_snap_look *lk = arg;
 	const struct cprof_settings *set = lk->set;
-	struct pt_regs *regs = get_irq_regs(), *uregs;
 	struct cprof_thread *t = lk->t;
+	struct pt_regs *regs, *uregs;
 	int nk = 0, nu = 0;
 
-	if (current != lk->tsk || !regs)
+	if (current != lk->tsk)
+		return;
+	/* (this interrupt's handler keeps no irq regs) */
+	regs = cprof_unwind_irq_regs();
+	if (!regs)
 		return;
 	lk->found = true;
 	lk->flags = 0;
@@ -164,9 +180,12 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	/* the counts before the walk; pairs with the scheduler's rq lock */
 	smp_rmb();
 	lk->flags = 0;
+	/* its stack stays mapped: see cprof_unwind_kernel_task() */
+	cpus_read_lock();
 	rcu_read_lock();
 	if (READ_ONCE(tsk->flags) & PF_EXITING) {
 		rcu_read_unlock();
+		cpus_read_unlock();
 		lk->exiting = true;
 		return true;
 	}
@@ -181,6 +200,7 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	t->state = cprof_offcpu_state(READ_ONCE(tsk->__state));
 	exec_start = READ_ONCE(tsk->se.exec_start);
 	rcu_read_unlock();
+	cpus_read_unlock();
 	if (!user && tsk->flags & PF_KTHREAD)
 		lk->flags |= CPROF_SAMPLE_KTHREAD;
 	if (user)
@@ -207,6 +227,9 @@ static bool cprof_snap_use_mm(struct cprof_snap *sn, struct task_struct *tsk)
 {
 	struct mm_struct *mm;
 
+	/* (a kernel thread may borrow an address space, as this worker) */
+	if (tsk->flags & PF_KTHREAD)
+		return false;
 	if (sn->mm && READ_ONCE(tsk->mm) == sn->mm)
 		return true;
 	mm = get_task_mm(tsk);
@@ -246,7 +269,7 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 	if (user)
 		sn->len += cprof_maps_task(tsk, sn->mm, NULL, 0, ktime_get_ns(),
 					   sn->dst + sn->len,
-					   sn->room - sn->len);
+					   cprof_snap_maps_room(sn));
 	t = (void *)(sn->dst + sn->len);
 	memset(t, 0, sizeof(*t));
 	lk.t = t;
@@ -296,7 +319,7 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 		sn->len += cprof_maps_task(tsk, sn->mm, t->ips + t->nr_kernel,
 					   t->nr_user, t->time_ns,
 					   sn->dst + sn->len,
-					   sn->room - sn->len);
+					   cprof_snap_maps_room(sn));
 }
 
 /* The next thread from sn->next_nr on, with a reference; NULL: done. */
@@ -337,7 +360,8 @@ static void cprof_snap_work(struct work_struct *work)
 	size_t need = cprof_snap_need(sn->set);
 	struct task_struct *tsk;
 
-	while (!sn->done && sn->room - sn->len >= need) {
+	while (!sn->done && !WARN_ON_ONCE(sn->len > sn->room) &&
+	       sn->room - sn->len >= need) {
 		tsk = cprof_snap_next(sn);
 		if (!tsk)
 			break;

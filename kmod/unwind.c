@@ -29,6 +29,7 @@
  * where they are not (exec replacing the mm) reads the old address space's
  * memory, harmlessly.
  */
+#include <linux/cpu.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -119,21 +120,26 @@ int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 
 /**
  * cprof_unwind_kernel_task() - the kernel stack of a task off the CPU
- * @tsk: the task, not current
+ * @tsk: the task, not current, not exiting when the caller looked
  * @ips: where the return addresses go, innermost first
  * @max: room in @ips, at least 1
  * @flags: CPROF_SAMPLE_KERN_TRUNC is set here if @max was reached
  *
  * The walk the kernel makes for /proc/PID/stack, from where the task
- * switched out, without its reference on the task's stack
- * (put_task_stack() is not exported).  The stack stays mapped instead: a
- * task not yet exiting when looked at inside the caller's RCU read side
- * frees its stack (at its last switch) into a cache of stacks, or after
- * a grace period.  If it runs meanwhile the unwinder reads a stack that
- * changes under it, as for /proc/PID/stack: its reads are checked, its
- * frames may be wrong; the caller finds out and looks again.
+ * switched out: stack_trace_save_tsk(), which pins the task's stack,
+ * where the kernel exports it (6.3 and later).  Before, the walk is made
+ * here without that pin (put_task_stack() is not exported either): the
+ * stack stays mapped as long as CPU hotplug is held off (an offline CPU's
+ * cache of stacks is freed at once) and the caller's RCU read side runs,
+ * which a stack freed at its task's last switch waits for unless it goes
+ * into that cache.  One hole stays: a cached stack is freed at once when
+ * a new task takes it and its memory cgroup charge fails.  If the task
+ * runs meanwhile, the unwinder reads a stack that changes under it, as
+ * for /proc/PID/stack: its reads are checked, its frames may be wrong; the
+ * caller finds out and looks again.
  *
- * Context: inside rcu_read_lock(); @tsk's stack checked as above.
+ * Context: process; cpus_read_lock() held and inside rcu_read_lock()
+ * (both unneeded with the pin, harmless).
  * Return: the number of entries written to @ips.
  */
 int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
@@ -141,9 +147,17 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 {
 	struct unwind_state state;
 	unsigned long addr;
-	int n = 0;
+	int n;
 
+	static_assert(sizeof(unsigned long) == sizeof(*ips));
+	n = cprof_compat_save_tsk(tsk, (unsigned long *)ips, max);
+	if (n >= 0) {
+		if (n == max)
+			*flags |= CPROF_SAMPLE_KERN_TRUNC;
+		return n;
+	}
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "the task's stack may go");
+	n = 0;
 	for (unwind_start(&state, tsk, NULL, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
@@ -156,6 +170,31 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 		ips[n++] = addr;
 	}
 	return n;
+}
+
+/**
+ * cprof_unwind_irq_regs() - the registers the interrupt being handled saved
+ *
+ * For an interrupt whose handler does not set_irq_regs() (the function
+ * call IPIs): the first full set of entry registers the unwinder finds
+ * walking out from here.
+ *
+ * Context: hard interrupt.
+ * Return: the registers, or NULL if the unwinder finds none.
+ */
+struct pt_regs *cprof_unwind_irq_regs(void)
+{
+	struct unwind_state state;
+	struct pt_regs *regs;
+	bool partial;
+
+	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		regs = unwind_get_entry_regs(&state, &partial);
+		if (regs && !partial)
+			return regs;
+	}
+	return NULL;
 }
 
 /**

@@ -31,6 +31,7 @@ int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 			     unsigned long skip);
 int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 			     u16 *flags);
+struct pt_regs *cprof_unwind_irq_regs(void);
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
 		      struct cprof_ucopy *copy);

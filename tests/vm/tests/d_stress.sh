@@ -20,6 +20,9 @@
 #     ticks) through the fork/exec storm and offwait's sleeping, blocking
 #     and lock-waiting threads while CPU 1 goes offline and back; then 10
 #     kind=offcpu profiles unloaded mid-stream, a reader blocked in read();
+#   - thread snapshots (cprof-dump --kind threads) of parked's 2000
+#     threads through the fork/exec storm while CPU 1 goes offline and
+#     back; then 10 kind=threads readers unloaded mid-pass;
 #   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
 #     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
@@ -188,6 +191,52 @@ for ((i = 1; i <= 10; i++)); do
 done
 echo "off-CPU load/unload: 10 cycles, $offdone streams ended with reason unload"
 ((offdone >= 5)) || fail "only $offdone of 10 off-CPU readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- thread snapshots: threads starting and exiting, CPU 1 going offline
+# and back, and rmmod mid-pass
+"$WORKLOADS/parked" 2000 >"$OUT/parked.out" &
+parked=$!
+wait_lines "$OUT/parked.out" 3 || fail "parked did not start its threads"
+kload
+storm 2
+snaps=0
+for ((i = 1; i <= 10; i++)); do
+	plug=
+	if ((i % 2)) && [[ -w $cpu1 ]]; then
+		(echo 0 >"$cpu1" && sleep 0.2 && echo 1 >"$cpu1") &
+		plug=$!
+	fi
+	"$CPROF_DUMP" --kind threads -f folded -o "$OUT/snap.folded" 2>"$OUT/snap.err" ||
+		fail "snapshot $i through the storm failed: $(cat "$OUT/snap.err")"
+	[[ -z $plug ]] || wait "$plug" || fail "CPU 1 hotplug during snapshot $i failed"
+	snaps=$((snaps + $(awk '{ n += $NF } END { print n + 0 }' "$OUT/snap.folded")))
+done
+touch "$OUT/stop"
+# the storm's loops end; parked goes on
+mapfile -t jobs_left < <(jobs -p | grep -vx "$parked")
+((${#jobs_left[@]} == 0)) || wait "${jobs_left[@]}" || true
+echo "snapshots through the storm: 10, $snaps threads in all"
+rmmod cprof || fail "rmmod after the snapshots failed"
+snapdone=0
+for ((i = 1; i <= 10; i++)); do
+	kload
+	ctl kind=threads
+	cat /proc/cprof/profile >"$OUT/snapcycle.raw" 2>/dev/null &
+	reader=$!
+	sleep 0.0$((RANDOM % 9 + 1))
+	rmmod cprof || fail "snapshot cycle $i: rmmod failed"
+	wait "$reader" || true
+	if [[ -s $OUT/snapcycle.raw ]] &&
+		"$WORKLOADS/streamtext" <"$OUT/snapcycle.raw" >"$OUT/snapcycle.txt" 2>/dev/null &&
+		rawk '$1 == "E" { ok = 1 } END { exit !ok }' "$OUT/snapcycle.txt"; then
+		snapdone=$((snapdone + 1))
+	fi
+done
+kill "$parked"
+wait "$parked" 2>/dev/null || true
+echo "snapshot load/unload: 10 cycles, $snapdone streams well-formed to their END"
+((snapdone >= 5)) || fail "only $snapdone of 10 snapshot readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- 50 hotplug cycles of CPU 1 during one profile

@@ -13,7 +13,8 @@
 #     clone3) in 99 % or more, under the kernel's nanosleep path;
 #   - the thread blocked in read() shows the syscall (pipe_read, under
 #     ksys_read) and its user caller read_pipe;
-#   - the spinner is running or preempted, in spin(); the stopped child
+#   - the spinner is running or preempted, in spin(), and found running
+#     (walked on its CPU, its leaf spin) in one of 8 snapshots; the stopped child
 #     and the traced child are stopped;
 #   - the same snapshot as text (Go's goroutine debug=1: "threads profile:
 #     total N", COUNT @ ...) groups parked's N threads on one stack, and
@@ -25,8 +26,8 @@
 #     (400);
 #   - snapshots taken while processes start and exit (shortlived in a
 #     loop) complete.
-# Prints the time the pass took (the END record's) and cprof-dump's
-# largest resident size.  N is 10000 on 6.1, 2000 elsewhere (make check's
+# Prints the time the pass took (the END record's), cprof-dump's largest
+# resident size and the stream's bytes a thread.  N is 10000 on 6.1, 2000 elsewhere (make check's
 # time); runs on 6.1, 6.12 and 6.12-rt.
 # vm-timeout: 400
 set -euo pipefail
@@ -56,6 +57,11 @@ tids >"$OUT/tids.after"
 sed 's/^/  cprof-dump: /' "$OUT/threads.err"
 head -1 "$OUT/threads.txt"
 echo "cprof-dump: largest resident size $(cat "$OUT/rss") KiB"
+# the stream itself, as cat reads it (no tables loaded by a reader: frame
+# pointers and tables already in the module)
+ctl kind=threads
+bytes=$(wc -c </proc/cprof/profile)
+echo "stream: $bytes bytes, $((bytes / $(wc -l <"$OUT/tids.after"))) a thread"
 
 # threads.tsv: tid comm pid state frames (";"-joined, leaf first)
 awk '
@@ -94,6 +100,18 @@ mine piper | awk -F'\t' '$4 == "sleeping" && $5 ~ /pipe_read;.*ksys_read;.*read_
 mine spinner | awk -F'\t' '{ print "spinner: " $4 ": " $5 }'
 mine spinner | awk -F'\t' '($4 == "running" || $4 == "preempted") && $5 ~ /spin/' | grep -q . ||
 	fail "spinner is not running or preempted in spin"
+# on a CPU: walked there by an interrupt (one of a few snapshots finds it
+# running: it has a CPU to itself, but not always)
+for ((i = 1; i <= 8; i++)); do
+	"$CPROF_DUMP" --kind threads -p "$pid" -f threads -o "$OUT/spin.txt" 2>"$OUT/spin.err" ||
+		fail "cprof-dump --kind threads -p failed: $(cat "$OUT/spin.err")"
+	run=$(awk '/^thread .* \(spinner, / { getline; print $0 }' "$OUT/spin.txt")
+	grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" && break
+done
+echo "spinner: running in snapshot $i of 8, leaf $run"
+grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" ||
+	fail "the spinner was not found running in 8 snapshots"
+[[ $run == spin ]] || fail "the running spinner's leaf is '$run', not spin"
 for c in "stopped $stopped" "traced $traced"; do
 	read -r what p <<<"$c"
 	st=$(awk -F'\t' -v p="$p" '$3 == p { print $4 }' "$OUT/threads.tsv")
@@ -137,11 +155,14 @@ if [[ $KVER == 6.1.* ]]; then
 	n2=$(grep -c "^thread [0-9]* (parked, pid $pid) \[" "$OUT/g2.txt" || true)
 	((n2 == N)) || fail "goroutine?debug=2: $n2 of parked's $N threads"
 	code=$(get g1.txt "goroutine?debug=1&pid=$pid")
-	[[ $code == 200 ]] && grep -q "^threads profile: total $((N + 3))$" "$OUT/g1.txt" ||
+	if [[ $code != 200 ]] || ! grep -q "^threads profile: total $((N + 3))$" "$OUT/g1.txt"; then
 		fail "goroutine?debug=1: HTTP $code, $(head -1 "$OUT/g1.txt")"
+	fi
 	code=$(get g0.pb.gz "goroutine?pid=$pid")
-	[[ $code == 200 ]] && pp -raw "$OUT/g0.pb.gz" | grep -Eq "threads/count" ||
+	[[ $code != 200 ]] || pp -raw "$OUT/g0.pb.gz" >"$OUT/g0.raw" || true
+	if [[ $code != 200 ]] || ! grep -q "threads/count" "$OUT/g0.raw"; then
 		fail "goroutine: HTTP $code, not a pprof profile of threads/count"
+	fi
 	code=$(get p2.txt "profile?seconds=1&debug=2")
 	[[ $code == 400 ]] || fail "profile?debug=2: HTTP $code, want 400"
 	echo "http: index lists goroutine; goroutine?debug=2: $n2 parked threads; debug=1: total $((N + 3)); debug=0: pprof; profile?debug=2: 400"
@@ -153,8 +174,10 @@ fi
 (while :; do "$WORKLOADS/shortlived" 0.01 >/dev/null; done) &
 bg+=($!)
 for i in 1 2 3; do
-	"$CPROF_DUMP" --kind threads -f folded -o "$OUT/churn.folded" \
+	"$CPROF_DUMP" --kind threads -p 0 -f folded -o "$OUT/churn.folded" \
 		2>"$OUT/churn.err" || fail "snapshot $i with threads coming and going failed: $(cat "$OUT/churn.err")"
 done
-echo "churn: 3 snapshots, the last $(awk '{ s += $NF } END { print s + 0 }' "$OUT/churn.folded") threads"
+churn=$(awk '{ s += $NF } END { print s + 0 }' "$OUT/churn.folded")
+echo "churn: 3 snapshots, the last $churn threads"
+((churn > N + 3)) || fail "the snapshot of every thread (-p 0) holds $churn threads"
 stop
