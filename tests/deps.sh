@@ -31,6 +31,8 @@ packages=(
 	chromium
 	clang libclang-rt-14-dev
 	libcap2-bin strace
+	# p_offcpu: BCC's offcputime beside cprof's off-CPU profile
+	bpfcc-tools
 	# u_threads: cprof-dump's largest resident size
 	time
 	# packaging: make deb, DKMS, and the man pages' checks

@@ -9,7 +9,10 @@
 #   - cprof: a kind=offcpu profile of the machine at the default budget,
 #     its stream read by cat (the module's cost alone);
 #   - perf: perf record -e sched:sched_switch -g -a (the same events with
-#     frame-pointer call chains, written to a file).
+#     frame-pointer call chains, written to a file);
+#   - bcc: BCC's offcputime -f (Debian's bpfcc-tools), if installed: every
+#     switch, its stacks by frame pointers into BPF maps, folded at the
+#     end.
 # Printed: the median rate of each, the slowdowns (target: cprof at most
 # 10 % at default settings, #21), the switches cprof recorded against
 # those that happened (its budget at work), and the stream's bytes per
@@ -32,10 +35,27 @@ kload seconds=0
 rate() { taskset -c 0 "$WORKLOADS/pingpong" $SECS | awk '{ print $4 }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-: >"$OUT/none"; : >"$OUT/cprof"; : >"$OUT/perf"
+: >"$OUT/none"; : >"$OUT/cprof"; : >"$OUT/perf"; : >"$OUT/bcc"
 events=0 bytes=0 switches=0
+BCC=$(command -v offcputime-bpfcc || true)
+[[ -z $BCC ]] || mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 for ((r = 1; r <= ROUNDS; r++)); do
 	rate >>"$OUT/none"
+
+	# bcc's offcputime (all tasks, folded): once its programs are loaded
+	# (clang compiles them first: seconds) and attached
+	if [[ -n $BCC ]]; then
+		"$BCC" -f 120 >"$OUT/bcc.folded" 2>"$OUT/bcc.err" &
+		bcc=$!
+		for ((i = 0; i < 1200; i++)); do
+			find "/proc/$bcc/fd" -lname '*bpf-prog*' 2>/dev/null | grep -q . && break
+			sleep 0.1
+		done
+		sleep 1
+		rate >>"$OUT/bcc"
+		kill -INT "$bcc"
+		wait "$bcc" || true
+	fi
 
 	ctl kind=offcpu
 	e0=$(stat_of offcpu_events)
@@ -57,6 +77,10 @@ cprof=$(median <"$OUT/cprof")
 perfr=$(median <"$OUT/perf")
 slow() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * (1 - a / b) }'; }
 echo "pingpong round trips/s, median of $ROUNDS runs of ${SECS} s on CPU 0: none $none, cprof kind=offcpu $cprof ($(slow "$cprof" "$none")% slower), perf -e sched:sched_switch -g $perfr ($(slow "$perfr" "$none")% slower)"
+if [[ -n $BCC ]]; then
+	bccr=$(median <"$OUT/bcc")
+	echo "bcc offcputime -f: $bccr ($(slow "$bccr" "$none")% slower)"
+fi
 echo "cprof recorded $events of $switches switches ($(awk -v a="$events" -v b="$switches" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')%), $((events ? bytes / events : 0)) stream bytes per recorded switch; stats: offcpu_ns_total $(stat_of offcpu_ns_total) offcpu_full $(stat_of offcpu_full)"
 ((events > 0)) || fail "no switch recorded"
 rmmod cprof

@@ -68,7 +68,7 @@ awk '
 function flush() { if (tid != "") print tid "\t" comm "\t" p "\t" st "\t" fr; tid = "" }
 /^thread / {
 	flush(); tid = $2; comm = $3; sub(/^\(/, "", comm); sub(/,$/, "", comm)
-	p = $5; sub(/\)$/, "", p); st = $6; sub(/^\[/, "", st); sub(/[],]+$/, "", st); fr = ""; next
+	p = $5; sub(/\)$/, "", p); st = $6; sub(/^\[/, "", st); sub(/[],:]+$/, "", st); fr = ""; next
 }
 tid != "" && /^[^\t]/ { fr = fr (fr == "" ? "" : ";") $1 }
 END { flush() }' "$OUT/threads.txt" >"$OUT/threads.tsv"
