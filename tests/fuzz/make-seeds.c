@@ -6,7 +6,7 @@
  * threads, mappings with and without a build ID ([vdso], [anon]), LOST and
  * THROTTLE records, every END reason, an unknown record type; a wall
  * profile: ticks (one late) and times off the CPU, their returns in and out
- * of order, missing, and one without its leaving.
+ * of order, missing, and one without its leaving; a thread snapshot.
  *
  *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
  */
@@ -85,6 +85,29 @@ int main(int argc, char **argv)
 		sb_oncpu(&b, 70, 60, 46, 0);
 		sb_end(&b, 999000000, CPROF_END_STOP, 0);
 		err |= write_seed(&b, argv[1], "synthetic-wall");
+		sb_free(&b);
+	}
+
+	/*
+	 * a thread snapshot: sleeping, running, stopped threads, one with a
+	 * stack copy after it (as the module writes a thread's)
+	 */
+	{
+		struct cprof_header h = sb_default_header();
+
+		h.kind = CPROF_KIND_THREADS;
+		sb_init(&b);
+		sb_header(&b, &h);
+		sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x",
+			build_id, 20);
+		sb_thread(&b, 10, 42, 43, "x", CPROF_OFF_SLEEPING, 2500000, 3,
+			  kips, 2, uips);
+		sb_thread(&b, 11, 42, 44, "x", CPROF_OFF_RUNNING, 0, 0, NULL,
+			  2, uips);
+		sb_thread(&b, 12, 42, 45, "x", CPROF_OFF_STOPPED, 1000, 3,
+			  kips, 0, NULL);
+		sb_end(&b, 300000000, CPROF_END_COMPLETE, 0);
+		err |= write_seed(&b, argv[1], "synthetic-threads");
 		sb_free(&b);
 	}
 
