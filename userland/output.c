@@ -561,6 +561,20 @@ static int thread_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/*
+ * A name any process may choose (its comm, its symbols), so that it cannot
+ * make lines of its own: control characters as \xHH.
+ */
+static void put_printable(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+}
+
 /* One thread: "thread TID (COMM, pid PID) [STATE, WAIT]:" and its frames. */
 static void thread_put(const struct resolved *r, const struct res_sample *s,
 		       FILE *out)
@@ -568,9 +582,9 @@ static void thread_put(const struct resolved *r, const struct res_sample *s,
 	char buf[NAME_MAX_LEN], t[64];
 	uint32_t k, j;
 
-	fprintf(out, "\nthread %lld (%s, pid %lld) [%s", (long long)s->tid,
-		s->comm ? strtab__get(r->strings, s->comm) : "?",
-		(long long)s->pid,
+	fprintf(out, "\nthread %lld (", (long long)s->tid);
+	put_printable(out, s->comm ? strtab__get(r->strings, s->comm) : "?");
+	fprintf(out, ", pid %lld) [%s", (long long)s->pid,
 		s->state ? strtab__get(r->strings, s->state) : "?");
 	if (s->nanos)
 		fprintf(out, ", %s", time_label(t, sizeof(t), s->nanos));
@@ -585,13 +599,16 @@ static void thread_put(const struct resolved *r, const struct res_sample *s,
 			const char *file = ln ? strtab__get(r->strings,
 				r->functions[ln->function - 1].filename) : "";
 
-			fprintf(out, "%s\n", output__frame_name(r, l, j, buf,
-								sizeof(buf)));
-			if (file[0] && ln->line)
-				fprintf(out, "\t%s:%lld\n", file,
-					(long long)ln->line);
-			else if (file[0])
-				fprintf(out, "\t%s\n", file);
+			put_printable(out, output__frame_name(r, l, j, buf,
+							      sizeof(buf)));
+			fputc('\n', out);
+			if (file[0]) {
+				fputc('\t', out);
+				put_printable(out, file);
+				if (ln->line)
+					fprintf(out, ":%lld", (long long)ln->line);
+				fputc('\n', out);
+			}
 		}
 	}
 }

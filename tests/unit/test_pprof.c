@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "pprof.h"
 #include "profile.h"
 #include "resolve.h"
@@ -313,6 +314,82 @@ static void test_write_error(const struct resolved *r)
 	test_cond("a failed write is reported", err == -1);
 }
 
+/*
+ * A thread snapshot: Go's goroutine profile's types, every thread listed
+ * (a comm with a newline cannot make a line of its own), grouped by stack.
+ */
+static void test_threads(void)
+{
+	const char *in = tmp_path("threads.bin"), *out = tmp_path("threads.pb.gz");
+	struct cprof_header h = sb_default_header();
+	Perftools__Profiles__Profile *p = NULL;
+	struct output_opts oo = { .format = FORMAT_THREADS };
+	char *text = NULL, *st;
+	struct resolved *r;
+	size_t len = 0;
+	struct sb b;
+	FILE *f;
+
+	h.kind = CPROF_KIND_THREADS;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x", bid, 20);
+	sb_thread(&b, 10, 42, 44, "evil\nthread 1 (", CPROF_OFF_SLEEPING,
+		  2500000, 3, kips, 2, uips);
+	sb_thread(&b, 11, 42, 43, "x", CPROF_OFF_RUNNING, 0, 0, NULL, 2, uips);
+	sb_end(&b, 300000000, CPROF_END_COMPLETE, 0);
+	test_cond("write the snapshot", sb_write(&b, in, b.len) == 0);
+	sb_free(&b);
+	r = load(in, false);
+	test_cond("decode and resolve the snapshot", r != NULL);
+	if (!r)
+		return;
+	f = fopen(out, "w");
+	test_cond("write its pprof", f && pprof__write(r, f, out) == 0);
+	if (f)
+		fclose(f);
+	p = pprof_read(out);
+	if (p) {
+		const char *const *str = (const char *const *)p->string_table;
+
+		test_cond("threads/count first, then offcpu/nanoseconds, threads shown",
+			  p->n_sample_type == 2 &&
+			  !strcmp(str[p->sample_type[0]->type], "threads") &&
+			  !strcmp(str[p->sample_type[0]->unit], "count") &&
+			  !strcmp(str[p->sample_type[1]->type], "offcpu") &&
+			  !strcmp(str[p->sample_type[1]->unit], "nanoseconds") &&
+			  !strcmp(str[p->default_sample_type], "threads") &&
+			  p->period == 1 && p->n_sample == 2);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	} else {
+		test_cond("gunzip + unpack the snapshot's pprof", 0);
+	}
+	f = open_memstream(&text, &len);
+	test_cond("list every thread", f &&
+		  output__write(r, &oo, f, "memory") == 0);
+	if (f)
+		fclose(f);
+	st = text ? strstr(text, "\nthread 43 (x, pid 42) [running]:\n") : NULL;
+	test_condf(st && strstr(text, "\nthread 44 (evil\\x0athread 1 (, pid 42) [sleeping, 2.50ms]:\n") > st,
+		   "by tid, state and time off the CPU, a newline in a comm escaped:\n%s",
+		   text ? text : "");
+	test_cond("no line made by a comm", text && !strstr(text, "\nthread 1 ("));
+	free(text);
+	text = NULL;
+	oo.format = FORMAT_TEXT;
+	f = open_memstream(&text, &len);
+	test_cond("group them by stack", f &&
+		  output__write(r, &oo, f, "memory") == 0);
+	if (f)
+		fclose(f);
+	test_condf(text && !strncmp(text, "threads profile: total 2\n", 25) &&
+		   strstr(text, "\n1 @ "),
+		   "Go's goroutine debug=1 form:\n%s", text ? text : "");
+	free(text);
+	oo.format = FORMAT_THREADS;
+	resolved__free(r);
+}
+
 int main(void)
 {
 	const char *in = tmp_path("s.bin"), *out = tmp_path("out.pb.gz");
@@ -342,5 +419,6 @@ int main(void)
 	if (r)
 		test_write_error(r);
 	resolved__free(r);
+	test_threads();
 	return test_report();
 }
