@@ -19,6 +19,8 @@ packages=(
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 	# the VM
 	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
+	# u_offcpu's slow device (dm-delay)
+	dmsetup
 	# userland: cprof-dump and its tests
 	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
 	libdebuginfod-dev debuginfod libiberty-dev

@@ -10,7 +10,10 @@
 #     about the whole profile (its time within 10 % of the profile's
 #     length); the reader thread blocks in read_pipe under the kernel's
 #     pipe_read and schedule(); the lockers wait in wait_lock under a futex
-#     wait;
+#     wait; diowait's reads with O_DIRECT of a slow device (a loop device
+#     under dm-delay, 10 ms a read) split 1:3 between dio_short and
+#     dio_long (25 % within 3 points), under the kernel's io_schedule(),
+#     the thread waiting on the device the whole profile (within 10 %);
 #   - the same profile as pprof, read by go tool pprof: sample types
 #     contentions/count and delay/nanoseconds, a state label (sleeping)
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
@@ -36,6 +39,28 @@ kload
 "$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
 bg+=($!)
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
+
+# A slow device: a loop device over a file in memory under dm-delay, 10 ms
+# a read; diowait reads it with O_DIRECT, 1:3 between dio_short and
+# dio_long.
+slowdev() {
+	local img loopdev size
+	modprobe loop && modprobe dm-delay || return 1
+	img=$(mktemp -d)/disk.img
+	dd if=/dev/zero of="$img" bs=1M count=8 status=none || return 1
+	loopdev=$(losetup -f --show "$img") || return 1
+	size=$(blockdev --getsz "$loopdev") || return 1
+	echo "0 $size delay $loopdev 0 10" |
+		dmsetup create --noudevsync cprofslow || return 1
+	dmsetup mknodes cprofslow 2>/dev/null || true
+	[[ -b /dev/mapper/cprofslow ]]
+}
+# (the guest's later tests run in the same boot: the device goes at exit)
+trap 'stop; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
+slowdev || fail "no slow device (loop + dm-delay)"
+"$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
+bg+=($!)
+wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
 ev0=$(stat_of offcpu_events)
 
 "$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" \
@@ -72,6 +97,14 @@ rd=$(us "$OUT/off.folded" reader ';read_pipe;.*pipe_read_\[k\].*;schedule_\[k\]'
 echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
 within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
 	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
+
+ds=$(us "$OUT/off.folded" dio ';dio_short;.*io_schedule')
+dl=$(us "$OUT/off.folded" dio ';dio_long;.*io_schedule')
+echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short) waiting on the device (O_DIRECT, io_schedule)"
+within "$(pct "$ds" $((ds + dl)))" 25 3 ||
+	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not 25% within 3 points"
+within "$(pct $((ds + dl)) $((SECS * 1000000)))" 100 10 ||
+	fail "dio: $((ds + dl)) us waiting on the device in a ${SECS} s profile"
 
 lw=$(us "$OUT/off.folded" locker ';wait_lock;.*futex.*_\[k\]')
 echo "lockers: ${lw} us in wait_lock under a futex wait"
