@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,18 @@ static int find_raw_mod(const struct loader *ld, const char *name)
 	return -1;
 }
 
-/* Among symbols at one address, prefer global over local over weak names. */
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && !strcmp(s + n - m, end);
+}
+
+/*
+ * Among symbols at one address, prefer global over local over weak names,
+ * and any function over the linker's marks of a section's bounds
+ * (__sched_text_start is io_schedule_timeout's address, _stext another's).
+ */
 static int sym_rank(char type, const char *name)
 {
 	int rank = 0;
@@ -116,6 +128,11 @@ static int sym_rank(char type, const char *name)
 		rank = 1;
 	if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
 		rank -= 4;
+	else if (name[0] == '_' && (ends_with(name, "_start") ||
+				    ends_with(name, "_end") ||
+				    !strcmp(name, "_stext") ||
+				    !strcmp(name, "_text")))
+		rank -= 2;
 	return rank;
 }
 

@@ -101,6 +101,10 @@ static const char kallsyms_text[] =
 	"ffffffff81000300 D some_data\n"
 	"ffffffff81000340 r some_rodata\n"
 	"ffffffff81000400 W weak_fn\n"
+	"ffffffff81000500 T io_schedule_timeout\n"
+	"ffffffff81000500 T __sched_text_start\n"
+	"ffffffff81000600 T __sched_text_end\n"
+	"ffffffff81000600 t after_sched\n"
 	"ffffffff81001000 T _etext\n"
 	"ffffffff81400000 T _sinittext\n"
 	"ffffffffc0001000 t moda_first\t[moda]\n"
@@ -141,9 +145,13 @@ static void test_fixture(void)
 		  is(name_at(ks, 0xffffffff81000350), "do_idle"));
 	test_cond("weak symbols are kept",
 		  is(name_at(ks, 0xffffffff81000400), "weak_fn"));
+	test_cond("a function over a section's start mark at its address",
+		  is(name_at(ks, 0xffffffff81000510), "io_schedule_timeout"));
+	test_cond("a local function over a section's end mark at its address",
+		  is(name_at(ks, 0xffffffff81000600), "after_sched"));
 	s = ksyms__map_addr(ks, 0xffffffff81000fff);
 	test_cond("text up to _etext belongs to the last symbol",
-		  s && is(s->name, "weak_fn") && s->size == 0xc00);
+		  s && is(s->name, "after_sched") && s->size == 0xa00);
 	test_cond("before the first symbol: none",
 		  ksyms__map_addr(ks, 0xffffffff80ffffff) == NULL);
 	s = ksyms__map_addr(ks, 0xffffffff81000000);

@@ -12,7 +12,8 @@
 #     pipe_read and schedule(); the lockers wait in wait_lock under a futex
 #     wait; diowait's reads with O_DIRECT of a slow device (a loop device
 #     under dm-delay, 10 ms a read) split 1:3 between dio_short and
-#     dio_long (25 % within 3 points), under the kernel's io_schedule(),
+#     dio_long (25 % within 3 points), under the block device's direct
+#     read and schedule(),
 #     the thread waiting on the device the whole profile (within 10 %);
 #   - the same profile as pprof, read by go tool pprof: sample types
 #     contentions/count and delay/nanoseconds, a state label (sleeping)
@@ -98,9 +99,9 @@ echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
 within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
 	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
 
-ds=$(us "$OUT/off.folded" dio ';dio_short;.*io_schedule')
-dl=$(us "$OUT/off.folded" dio ';dio_long;.*io_schedule')
-echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short) waiting on the device (O_DIRECT, io_schedule)"
+ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
+dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
+echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short) waiting on the device (O_DIRECT, the block layer's wait)"
 within "$(pct "$ds" $((ds + dl)))" 25 3 ||
 	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not 25% within 3 points"
 within "$(pct $((ds + dl)) $((SECS * 1000000)))" 100 10 ||
