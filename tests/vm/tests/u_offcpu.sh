@@ -104,7 +104,8 @@ dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
 echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short) waiting on the device (O_DIRECT, the block layer's wait)"
 within "$(pct "$ds" $((ds + dl)))" 25 3 ||
 	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not 25% within 3 points"
-within "$(pct $((ds + dl)) $((SECS * 1000000)))" 100 10 ||
+# (each read costs CPU time too, more so on a loaded host: at least half)
+((ds + dl >= SECS * 1000000 / 2)) ||
 	fail "dio: $((ds + dl)) us waiting on the device in a ${SECS} s profile"
 
 lw=$(us "$OUT/off.folded" locker ';wait_lock;.*futex.*_\[k\]')
