@@ -14,7 +14,7 @@
 #     under dm-delay, 10 ms a read) split 1:3 between dio_short and
 #     dio_long (25 % within 3 points), under the block device's direct
 #     read and schedule(),
-#     the thread waiting on the device the whole profile (within 10 %);
+#     the thread waiting on the device for half the profile or more;
 #   - the same profile as pprof, read by go tool pprof: sample types
 #     contentions/count and delay/nanoseconds, a state label (sleeping)
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
