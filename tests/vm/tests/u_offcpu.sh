@@ -16,7 +16,8 @@
 #     read and schedule(),
 #     the thread waiting on the device for half the profile or more;
 #   - the same profile as pprof, read by go tool pprof: sample types
-#     contentions/count and delay/nanoseconds, a state label (sleeping)
+#     contentions/count and delay/nanoseconds, a state label (sleeping;
+#     -tagfocus=state=uninterruptible keeps dio_long's waits)
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
 #   - wall, of offwait alone (-p): the worker thread's time splits 1:3
 #     between compute (on the CPU, and preempted) and nap_work (25 %
@@ -125,6 +126,11 @@ if ((pprof_too)); then
 		fail "pprof: sample types are not contentions/count delay/nanoseconds: $(grep -A1 '^Samples:' "$OUT/off.raw.txt" | tail -n 1)"
 	pp -tags "$OUT/off.pb.gz" >"$OUT/off.tags.txt" || fail "go tool pprof -tags failed"
 	grep -q 'sleeping' "$OUT/off.tags.txt" || fail "pprof: no state label 'sleeping'"
+	# the waits on the device, by their state alone (README's example)
+	pp -top -tagfocus=state=uninterruptible "$OUT/off.pb.gz" >"$OUT/off.io.txt" ||
+		fail "go tool pprof -tagfocus=state=uninterruptible failed"
+	grep -q ' dio_long$' "$OUT/off.io.txt" ||
+		fail "pprof: -tagfocus=state=uninterruptible does not keep the device waits (dio_long): $(head -n 12 "$OUT/off.io.txt")"
 	echo "pprof: contentions/count, delay/nanoseconds, state labels: $(awk '/state:/ { s = 1; next } s && NF >= 3 { printf "%s ", $NF } /^ *$/ { s = 0 }' "$OUT/off.tags.txt")"
 fi
 
