@@ -43,6 +43,28 @@
 #include "unwind.h"
 #include "utable.h"
 
+/*
+ * The return addresses of a started walk into @ips from @n on, up to @max;
+ * CPROF_SAMPLE_KERN_TRUNC in @flags if it stopped there.  The new count.
+ */
+static int cprof_unwind_collect(struct unwind_state *state, u64 *ips, int n,
+				int max, u16 *flags)
+{
+	unsigned long addr;
+
+	for (; !unwind_done(state); unwind_next_frame(state)) {
+		addr = unwind_get_return_address(state);
+		if (!addr)
+			break;
+		if (n == max) {
+			*flags |= CPROF_SAMPLE_KERN_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	return n;
+}
+
 /**
  * cprof_unwind_kernel() - the kernel stack of the interrupted context
  * @regs: the interrupted registers, in kernel mode
@@ -56,22 +78,10 @@
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 {
 	struct unwind_state state;
-	unsigned long addr;
-	int n = 0;
 
-	ips[n++] = regs->ip;
-	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
-		if (!addr)
-			break;
-		if (n == max) {
-			*flags |= CPROF_SAMPLE_KERN_TRUNC;
-			break;
-		}
-		ips[n++] = addr;
-	}
-	return n;
+	ips[0] = regs->ip;
+	unwind_start(&state, current, regs, NULL);
+	return cprof_unwind_collect(&state, ips, 1, max, flags);
 }
 
 /**
@@ -146,7 +156,6 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 			     u16 *flags)
 {
 	struct unwind_state state;
-	unsigned long addr;
 	int n;
 
 	static_assert(sizeof(unsigned long) == sizeof(*ips));
@@ -157,19 +166,8 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 		return n;
 	}
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "the task's stack may go");
-	n = 0;
-	for (unwind_start(&state, tsk, NULL, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
-		if (!addr)
-			break;
-		if (n == max) {
-			*flags |= CPROF_SAMPLE_KERN_TRUNC;
-			break;
-		}
-		ips[n++] = addr;
-	}
-	return n;
+	unwind_start(&state, tsk, NULL, NULL);
+	return cprof_unwind_collect(&state, ips, 0, max, flags);
 }
 
 /**
