@@ -346,8 +346,6 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 	e->s.nanos += nanos;
 	if (smp->time_ns < e->s.first_ns)
 		e->s.first_ns = smp->time_ns;
-	if (off_state == PROF_ON_CPU)
-		p->nr_records++;
 	if (smp->nr_user) {
 		p->nr_user++;
 		if (smp->flags & CPROF_SAMPLE_USER_TABLE)
@@ -371,8 +369,12 @@ static int profile__add_sample(struct profile *p,
 	/* wall: the periods the CPU spent on what it ran, a late tick's too */
 	if (p->hdr.kind == CPROF_KIND_WALL)
 		periods += CPROF_SAMPLE_LATE(smp->rec.flags);
-	return profile__count(p, &of, PROF_ON_CPU, 1, periods *
-			      profile__period(p, smp->cpu, smp->time_ns));
+	if (profile__count(p, &of, PROF_ON_CPU, 1, periods *
+			   profile__period(p, smp->cpu, smp->time_ns)))
+		return -1;
+	/* the END record counts them */
+	p->nr_records++;
+	return 0;
 }
 
 /* A time off the CPU, from its leaving until in_ns. */
@@ -401,13 +403,12 @@ static int profile__add_thread(struct profile *p, const struct cprof_thread *t)
 		.ips = (const uint64_t *)t->ips, .time_ns = t->time_ns,
 	};
 
-	bool running = t->state == CPROF_OFF_RUNNING;
-
-	/* a record each, as the END record counts them */
-	if (!running)
-		p->nr_records++;
-	return profile__count(p, &of, running ? PROF_ON_CPU : 1 + t->state,
-			      1, t->off_ns);
+	if (profile__count(p, &of, t->state == CPROF_OFF_RUNNING ?
+			   PROF_ON_CPU : 1 + t->state, 1, t->off_ns))
+		return -1;
+	/* the END record counts them */
+	p->nr_records++;
+	return 0;
 }
 
 /*
