@@ -23,6 +23,8 @@
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/folded.sh
+. "$REPO/tests/vm/lib/folded.sh"
 
 [[ -n ${P_OFFCPU_ANY:-} || ($KVER == 6.1.0-* && $KVER != *-rt-*) ]] ||
 	skip "runs on 6.1 only (P_OFFCPU_ANY=1: on any kernel)"
@@ -44,17 +46,6 @@ offcputime-bpfcc -p "$waiter" -f "$SECS" >"$OUT/bcc.folded" 2>"$OUT/bcc.err" ||
 	fail "offcputime-bpfcc failed: $(tail -5 "$OUT/bcc.err")"
 kill "$waiter"
 wait "$waiter" 2>/dev/null || true
-
-# us FILE COMM REGEX: microseconds of COMM's stacks in FILE matching REGEX
-us() {
-	awk -v comm="$2" -v re="$3" '{
-		c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
-		split(s, f, ";")
-		if (f[1] == comm && s ~ re) t += c
-	} END { print t + 0 }' "$1"
-}
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }
-within() { awk -v v="$1" -v want="$2" -v d="$3" 'BEGIN { exit !(v >= want - d && v <= want + d) }'; }
 
 total=$((SECS * 1000000))
 declare -A got

@@ -32,6 +32,8 @@
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/folded.sh
+. "$REPO/tests/vm/lib/folded.sh"
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
@@ -70,18 +72,6 @@ ev0=$(stat_of offcpu_events)
 ev1=$(stat_of offcpu_events)
 echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
-
-# us FILE COMM REGEX: the microseconds of COMM's stacks in FILE (folded)
-# matching REGEX
-us() {
-	awk -v comm="$2" -v re="$3" '{
-		c = $NF; s = substr($0, 1, length($0) - length(c) - 1)
-		split(s, f, ";")
-		if (f[1] == comm && s ~ re) t += c
-	} END { print t + 0 }' "$1"
-}
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }
-within() { awk -v v="$1" -v want="$2" -v d="$3" 'BEGIN { exit !(v >= want - d && v <= want + d) }'; }
 
 short=$(us "$OUT/off.folded" sleeper ';nap_short;')
 long=$(us "$OUT/off.folded" sleeper ';nap_long;')
