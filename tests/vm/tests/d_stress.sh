@@ -19,7 +19,8 @@
 #   - off the CPU: cprof-dump -d --kind wall (the sched_switch probe and the
 #     ticks) through the fork/exec storm and offwait's sleeping, blocking
 #     and lock-waiting threads while CPU 1 goes offline and back; then 10
-#     kind=offcpu profiles unloaded mid-stream, a reader blocked in read();
+#     profiles unloaded mid-stream, kind=offcpu and kind=wall in turn, a reader
+#     blocked in read();
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
 #     back; then 10 kind=threads readers unloaded mid-pass;
@@ -177,7 +178,8 @@ rmmod cprof || fail "rmmod after the off-CPU storm failed"
 offdone=0
 for ((i = 1; i <= 10; i++)); do
 	kload
-	ctl kind=offcpu seconds=30
+	# odd cycles: off-CPU only; even: wall (ticks and switches together)
+	if ((i % 2)); then ctl kind=offcpu seconds=30; else ctl kind=wall seconds=30; fi
 	cat /proc/cprof/profile >"$OUT/offcycle.raw" 2>/dev/null &
 	reader=$!
 	sleep 0.$((RANDOM % 7 + 2))
@@ -189,8 +191,8 @@ for ((i = 1; i <= 10; i++)); do
 		offdone=$((offdone + 1))
 	fi
 done
-echo "off-CPU load/unload: 10 cycles, $offdone streams ended with reason unload"
-((offdone >= 5)) || fail "only $offdone of 10 off-CPU readers got a complete stream at rmmod"
+echo "off-CPU and wall load/unload: 10 cycles, $offdone streams ended with reason unload"
+((offdone >= 5)) || fail "only $offdone of 10 off-CPU and wall readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- thread snapshots: threads starting and exiting, CPU 1 going offline
