@@ -70,6 +70,7 @@ struct cprof_cpu_stats {
 	u64 offcpu_events;	/* CPROF_REC_OFFCPU records written */
 	u64 offcpu_full;	/* switches to record, no slot to time them */
 	u64 offcpu_ns_total;	/* time the hook took recording them */
+	u64 offcpu_ns_max;	/* the longest, runqueue locked */
 	u64 kernel_truncated;
 	u64 throttles;
 	u64 handler_ns_total;

@@ -85,6 +85,7 @@ struct cprof_off_cpu {
 	u64 events;		/* stats: CPROF_REC_OFFCPU written */
 	u64 full;		/* stats: no slot */
 	u64 ns_total;		/* stats: time spent recording */
+	u64 ns_max;		/* stats: the longest record */
 };
 
 static DEFINE_PER_CPU(struct cprof_off_cpu, cprof_off_cpus);
@@ -129,6 +130,8 @@ static void cprof_off_account(struct cprof_off_cpu *oc, u64 now, u64 dt)
 	u64 span = now - oc->window_start, allowed;
 
 	oc->ns_total += dt;
+	if (dt > oc->ns_max)
+		oc->ns_max = dt;
 	oc->window_ns += dt;
 	if (span < CPROF_OFF_WINDOW_NS)
 		return;
@@ -442,4 +445,5 @@ void cprof_offcpu_stats(int cpu, struct cprof_cpu_stats *st)
 	st->offcpu_events = READ_ONCE(oc->events);
 	st->offcpu_full = READ_ONCE(oc->full);
 	st->offcpu_ns_total = READ_ONCE(oc->ns_total);
+	st->offcpu_ns_max = READ_ONCE(oc->ns_max);
 }

@@ -91,6 +91,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->offcpu_events += c->offcpu_events;
 	sum->offcpu_full += c->offcpu_full;
 	sum->offcpu_ns_total += c->offcpu_ns_total;
+	sum->offcpu_ns_max = max(sum->offcpu_ns_max, c->offcpu_ns_max);
 	sum->kernel_truncated += c->kernel_truncated;
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
@@ -113,6 +114,7 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%soffcpu_events %llu\n", prefix, c->offcpu_events);
 	seq_printf(m, "%soffcpu_full %llu\n", prefix, c->offcpu_full);
 	seq_printf(m, "%soffcpu_ns_total %llu\n", prefix, c->offcpu_ns_total);
+	seq_printf(m, "%soffcpu_ns_max %llu\n", prefix, c->offcpu_ns_max);
 	seq_printf(m, "%skernel_truncated %llu\n", prefix,
 		   c->kernel_truncated);
 	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);

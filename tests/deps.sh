@@ -35,6 +35,8 @@ packages=(
 	libcap2-bin strace
 	# p_offcpu: BCC's offcputime beside cprof's off-CPU profile
 	bpfcc-tools
+	# b_rtstall: cyclictest
+	rt-tests
 	# u_threads: cprof-dump's largest resident size
 	time
 	# packaging: make deb, DKMS, and the man pages' checks
