@@ -170,7 +170,7 @@ struct cprof_mmap {
 	struct cprof_rec rec;		/* CPROF_REC_MMAP */
 	__u64	time_ns;
 	__u32	pid;
-	__u32	reserved;
+	__u32	uid;			/* CPROF_MMAP_UID: the process's euid */
 	__u64	start;			/* first byte */
 	__u64	end;			/* one past the last byte */
 	__u64	pgoff;			/* file offset of start, in bytes */
@@ -180,8 +180,17 @@ struct cprof_mmap {
 	char	path[];			/* NUL-terminated, "[vdso]" etc. */
 };
 
+/* cprof_mmap.path of anonymous executable memory (JIT code, trampolines) */
+#define CPROF_ANON_NAME		"[anon]"
+
 /* cprof_mmap.rec.flags */
 #define CPROF_MMAP_FILE_ID	(1u << 0)	/* a cprof_file_id ends it */
+/*
+ * uid is the mapping process's effective uid (initial user namespace) when
+ * the mappings were listed: a reader trusts files the process wrote, such
+ * as a JIT's /tmp/perf-PID.map, only if that user or root owns them.
+ */
+#define CPROF_MMAP_UID		(1u << 1)
 
 /*
  * The mapped file as statx() describes it, and the process that maps it,

@@ -24,6 +24,7 @@
  * wake-up (milliseconds; the tick wakes the reader when it queues a request)
  * in which a process that exits takes its mappings with it.
  */
+#include <linux/cred.h>
 #include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -399,7 +400,7 @@ static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
 				v[n].pos.size = vma->vm_end - vma->vm_start;
 			} else {
 				v[n].pos.pgoff = 0;
-				v[n].name = "[anon]";
+				v[n].name = CPROF_ANON_NAME;
 			}
 			n++;
 		}
@@ -516,16 +517,30 @@ static u64 cprof_start_ns(struct task_struct *tsk)
 	return ns;
 }
 
+/* The process whose mappings are listed, as its records name it. */
+struct cprof_maps_proc {
+	pid_t tgid;
+	u64 start_ns;		/* when it started, for a file's identity */
+	u32 uid;		/* its euid, initial user namespace */
+};
+
+static void cprof_maps_proc_of(struct task_struct *tsk,
+			       struct cprof_maps_proc *p)
+{
+	p->tgid = tsk->tgid;
+	p->start_ns = cprof_start_ns(tsk);
+	p->uid = from_kuid_munged(&init_user_ns, task_euid(tsk));
+}
+
 /*
- * Write one CPROF_REC_MMAP at @dst, stamped @time_ns; 0 if it does not fit
- * in @room.  A sample before that time belongs to whatever was mapped
- * there before (the binary a process ran before an exec, at the same
- * addresses), one after it to this mapping.  @start_ns: when the process
- * started, for the file's identity.
+ * Write one CPROF_REC_MMAP of @p at @dst, stamped @time_ns; 0 if it does
+ * not fit in @room.  A sample before that time belongs to whatever was
+ * mapped there before (the binary a process ran before an exec, at the
+ * same addresses), one after it to this mapping.
  */
-static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
-			      u64 start_ns, const struct cprof_vma *v,
-			      u64 time_ns)
+static size_t cprof_maps_emit(void *dst, size_t room,
+			      const struct cprof_maps_proc *p,
+			      const struct cprof_vma *v, u64 time_ns)
 {
 	struct cprof_mmap *m = dst;
 	struct cprof_file_id *id;
@@ -547,17 +562,19 @@ static size_t cprof_maps_emit(void *dst, size_t room, pid_t tgid,
 	memmove(m->path, path, len);	/* path may live in cprof_maps_page */
 	m->rec.type = CPROF_REC_MMAP;
 	m->rec.size = size;
+	m->rec.flags = CPROF_MMAP_UID;
+	m->uid = p->uid;
 	if (has_id) {
-		m->rec.flags = CPROF_MMAP_FILE_ID;
+		m->rec.flags |= CPROF_MMAP_FILE_ID;
 		id = dst + size - sizeof(*id);
 		id->ino = v->pos.ino;
 		id->btime_ns = v->btime_ns;
-		id->start_ns = start_ns;
+		id->start_ns = p->start_ns;
 		id->dev = v->pos.dev;
 		id->fs_magic = v->fs_magic;
 	}
 	m->time_ns = time_ns;
-	m->pid = tgid;
+	m->pid = p->tgid;
 	m->start = v->pos.start;
 	m->end = v->pos.end;
 	m->pgoff = v->pos.pgoff;
@@ -631,8 +648,10 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	struct cprof_vma *v;
 	size_t done = 0, size, first_done = 0;
 	u32 nr = 0, i, first;
-	u64 first_ns, stamp, start_ns = cprof_start_ns(tsk);
+	struct cprof_maps_proc proc;
+	u64 first_ns, stamp;
 
+	cprof_maps_proc_of(tsk, &proc);
 	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
 	v = cprof_maps_collect(mm, &nr);
 	/*
@@ -656,8 +675,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
 	first = cprof_vma_index(v, nr, req->addr);
 	if (first < nr && st && !cprof_range_known(old, &v[first])) {
-		first_done = cprof_maps_emit(dst, room, tsk->tgid, start_ns,
-					     &v[first], stamp);
+		first_done = cprof_maps_emit(dst, room, &proc, &v[first],
+					     stamp);
 		done = first_done;
 	}
 	for (i = 0; i < nr; i++) {
@@ -667,9 +686,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 		if (i == first)
 			known = known || first_done;
 		else if (!known && st)
-			size = cprof_maps_emit(dst + done, room - done,
-					       tsk->tgid, start_ns, &v[i],
-					       stamp);
+			size = cprof_maps_emit(dst + done, room - done, &proc,
+					       &v[i], stamp);
 		if (st && (known || size))
 			st->ranges[st->nr++] = v[i].pos;
 		done += size;

@@ -20,6 +20,7 @@
 #include "cgroups.h"
 #include "debugfetch.h"
 #include "elfsyms.h"
+#include "jitmap.h"
 #include "ksyms.h"
 #include "mapfile.h"
 #include "resolve.h"
@@ -35,14 +36,15 @@ enum key_kind {
 	KEY_ULOC,	/* user location: mapping, address */
 	KEY_KMAP,	/* kernel mapping: file */
 	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id,
-			 * the file's device, inode, birth time (0: unknown) */
+			 * the file's device, inode, birth time (0: unknown),
+			 * the pid of JIT code (its names are the process's) */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
 	KEY_REACH,	/* a file looked for through other processes: its
 			 * device, inode, birth time */
 };
 
-#define KEY_WORDS	8
+#define KEY_WORDS	9
 
 struct ent {
 	hashval_t hash;
@@ -54,6 +56,7 @@ struct ent {
 /* What resolving one mapping's locations went like. */
 struct map_state {
 	struct binary *bin;	/* NULL: not symbolized */
+	const struct jitmap *jit;	/* JIT code's names; NULL: none */
 	const char *why;	/* why the whole binary is unresolved */
 	uint64_t nr_locs, nr_func, nr_file, nr_lineno;
 	uint64_t unresolved;
@@ -67,6 +70,7 @@ struct resolver {
 	bool strict_files;
 	struct ksyms *ks;		/* NULL: kernel left unsymbolized */
 	struct syms_cache *syms;
+	struct jitmaps *jit;		/* perf maps read so far */
 	htab_t tab;
 	struct map_state *maps;		/* parallel to r->mappings */
 	size_t alloc_maps, alloc_funcs, alloc_locs, alloc_lines;
@@ -404,6 +408,30 @@ static struct binary *resolver__reach(struct resolver *rs,
 	return bin;
 }
 
+/*
+ * The names of the JIT code an anonymous executable mapping holds, from
+ * its process's perf map (jitmap.h), into st; st->why says why not.  0, or
+ * -1 on ENOMEM.
+ */
+static int resolver__jit(struct resolver *rs, const struct cprof_mmap *mm,
+			 struct map_state *st)
+{
+	uint32_t uid = 0;
+	bool has_uid = stream__mmap_uid(mm, &uid);
+
+	if (!rs->strict_files) {
+		st->why = "JIT code; perf maps are read for this boot's profiles only";
+		return 0;
+	}
+	if (!rs->jit) {
+		rs->jit = jitmaps__new(NULL);
+		if (!rs->jit)
+			return -1;
+	}
+	st->jit = jitmaps__get(rs->jit, mm->pid, uid, has_uid, &st->why);
+	return st->jit || st->why ? 0 : -1;
+}
+
 /* The pprof mapping of an MMAP record, opening its binary once. */
 static int resolver__user_mapping(struct resolver *rs,
 				  const struct cprof_mmap *mm, uint32_t *id)
@@ -418,6 +446,7 @@ static int resolver__user_mapping(struct resolver *rs,
 	};
 	char hex[2 * CPROF_BUILD_ID_MAX + 1] = "";
 	const char *build_id = hex;
+	bool jit = !strcmp(mm->path, CPROF_ANON_NAME);
 	int64_t file, bid;
 	uint32_t found;
 	void **slot;
@@ -429,7 +458,7 @@ static int resolver__user_mapping(struct resolver *rs,
 	if (*id)
 		return 0;
 	hex_encode(hex, mm->build_id, mm->build_id_size);
-	if (resolver__string(rs, mm->path, &file) ||
+	if (resolver__string(rs, jit ? JIT_MAPPING_NAME : mm->path, &file) ||
 	    resolver__string(rs, hex, &bid))
 		return -1;
 	key.k[0] = mm->start;
@@ -442,6 +471,7 @@ static int resolver__user_mapping(struct resolver *rs,
 	key.k[5] = mf.id.dev;
 	key.k[6] = mf.id.ino;
 	key.k[7] = (uint64_t)mf.id.btime_ns;
+	key.k[8] = jit ? mm->pid : 0;
 	slot = resolver__find(rs, &key, id);
 	if (!slot)
 		return -1;
@@ -449,6 +479,9 @@ static int resolver__user_mapping(struct resolver *rs,
 		goto remember;
 	if (!rs->symbolize) {
 		/* nothing */
+	} else if (jit) {
+		if (resolver__jit(rs, mm, &st))
+			return -1;
 	} else if (mm->path[0] == '\0' || mm->path[0] == '[') {
 		st.why = "no file";
 	} else {
@@ -482,6 +515,25 @@ remember:
 	return slot ? resolver__insert(slot, &rec_key, *id - 1) : -1;
 }
 
+/* Location id (index + 1) of JIT code named from its perf map. */
+static int resolver__jit_location(struct resolver *rs, struct map_state *st,
+				  uint64_t addr, uint32_t id)
+{
+	const char *name = jitmap__lookup(st->jit, addr);
+	uint32_t func;
+
+	if (!name) {
+		st->unresolved++;
+		return 0;
+	}
+	if (resolver__function(rs, name, name, NULL, 0, &func) ||
+	    resolver__push_line(rs, func, 0))
+		return -1;
+	rs->r->locations[id - 1].nr_lines = 1;
+	st->nr_func++;
+	return 0;
+}
+
 static int resolver__user_location(struct resolver *rs, uint32_t pid,
 				   uint64_t addr, uint64_t time_ns,
 				   uint32_t *id)
@@ -513,6 +565,8 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 	}
 	st = &rs->maps[mapping - 1];
 	st->nr_locs++;
+	if (st->jit)
+		return resolver__jit_location(rs, st, addr, *id);
 	if (!st->bin) {
 		if (rs->symbolize)
 			st->unresolved++;
@@ -819,7 +873,7 @@ struct unres {
 static bool unres_refused(const struct unres *u)
 {
 	return !strcmp(u->why, safe_strerror(SAFEOPEN_NOT_REGULAR)) ||
-	       mapfile_refused(u->why);
+	       mapfile_refused(u->why) || jitmap_refused(u->why);
 }
 
 static int unres_cmp(const void *a, const void *b)
@@ -1036,6 +1090,7 @@ cleanup:
 		htab_delete(rs.tab);
 	free(rs.maps);
 	syms_cache__free(rs.syms);
+	jitmaps__free(rs.jit);
 	free(rs.reach);
 	ksyms__free(rs.ks);
 	return rs.r;

@@ -24,6 +24,8 @@
 #include "strtab.h"
 
 #define KERNEL_MAPPING_NAME	"[kernel.kallsyms]"
+/* Anonymous executable memory (the stream's "[anon]"): JIT code. */
+#define JIT_MAPPING_NAME	"[jit]"
 #define LOST_FUNCTION_NAME	"[lost samples]"
 
 struct res_mapping {

@@ -14,7 +14,7 @@
 
 #include "safeopen.h"
 
-static int open_path(int rootfd, const char *path)
+static int open_path(int rootfd, const char *path, bool nofollow)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
@@ -23,7 +23,8 @@ static int open_path(int rootfd, const char *path)
 	};
 
 	if (rootfd < 0)
-		return open(path, O_PATH | O_CLOEXEC);
+		return open(path, O_PATH | O_CLOEXEC |
+			    (nofollow ? O_NOFOLLOW : 0));
 	/* no fallback without openat2 (Linux < 5.6): nothing is opened */
 	return syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 }
@@ -33,17 +34,38 @@ int safe_open(int rootfd, const char *path, struct stat *st)
 	return safe_open_if(rootfd, path, st, NULL, NULL);
 }
 
+static int open_checked(int pfd, struct stat *st,
+			bool (*want)(const struct statx *sx, const void *arg),
+			const void *arg);
+
 int safe_open_if(int rootfd, const char *path, struct stat *st,
 		 bool (*want)(const struct statx *sx, const void *arg),
 		 const void *arg)
 {
+	int pfd = open_path(rootfd, path, false);
+
+	return pfd < 0 ? -1 : open_checked(pfd, st, want, arg);
+}
+
+int safe_open_nofollow_if(const char *path, struct stat *st,
+			  bool (*want)(const struct statx *sx,
+				       const void *arg),
+			  const void *arg)
+{
+	int pfd = open_path(-1, path, true);
+
+	return pfd < 0 ? -1 : open_checked(pfd, st, want, arg);
+}
+
+/* pfd (O_PATH, closed here) checked and reopened for reading. */
+static int open_checked(int pfd, struct stat *st,
+			bool (*want)(const struct statx *sx, const void *arg),
+			const void *arg)
+{
 	char self[40];
 	struct statx sx;
-	int pfd, fd, err;
+	int fd, err;
 
-	pfd = open_path(rootfd, path);
-	if (pfd < 0)
-		return -1;
 	/* from the cached attributes: nothing asks a FUSE server */
 	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
 		  STATX_BASIC_STATS | STATX_BTIME, &sx)) {

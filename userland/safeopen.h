@@ -45,6 +45,17 @@ int safe_open_if(int rootfd, const char *path, struct stat *st,
 		 bool (*want)(const struct statx *sx, const void *arg),
 		 const void *arg);
 
+/*
+ * safe_open_if() of a path whose last component is not followed if it is a
+ * symlink (a file in a directory anyone may write, such as /tmp, where a
+ * symlink would point root's reader anywhere): a symlink there is refused
+ * as SAFEOPEN_NOT_REGULAR.
+ */
+int safe_open_nofollow_if(const char *path, struct stat *st,
+			  bool (*want)(const struct statx *sx,
+				       const void *arg),
+			  const void *arg);
+
 /* strerror() that names SAFEOPEN_NOT_REGULAR "not a regular file". */
 const char *safe_strerror(int err);
 

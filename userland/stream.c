@@ -437,6 +437,14 @@ void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg)
 	s->interrupt_arg = arg;
 }
 
+int stream__mmap_uid(const struct cprof_mmap *mm, uint32_t *uid)
+{
+	if (!(mm->rec.flags & CPROF_MMAP_UID))
+		return 0;
+	*uid = mm->uid;
+	return 1;
+}
+
 int stream__mmap_file_id(const struct cprof_mmap *mm,
 			 struct cprof_file_id *id)
 {

@@ -70,6 +70,13 @@ uint64_t stream__offset(const struct stream *s);
 int stream__mmap_file_id(const struct cprof_mmap *mm,
 			 struct cprof_file_id *id);
 
+/*
+ * The effective uid of the process an mmap record's mappings are of, when
+ * they were listed: 1 with *uid set, 0 when the record has none (a stream
+ * from a module before it was recorded).
+ */
+int stream__mmap_uid(const struct cprof_mmap *mm, uint32_t *uid);
+
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);
 /*

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_jitmap: JIT code named from its process's perf map (jitmap.h), and
+ * only from a map the process's user or root wrote.
+ *   - jitmap itself: entries with and without 0x, a later entry over an
+ *     earlier one wins, malformed lines skipped, a name cut at
+ *     JITMAP_NAME_MAX, an address in no entry;
+ *   - the owner: another user's map refused (named as such), the process's
+ *     user's taken, without the user in the stream only root's;
+ *   - a symlink, a FIFO and a directory at the path refused, none read;
+ *   - through cprof-dump: a stream of this boot with anonymous executable
+ *     mappings of a process that is gone, one whose map is in /tmp: its
+ *     frames are named, its mapping is "[jit]" in pprof; one without a
+ *     map: "[jit]+0x..." frames and a summary saying why.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jitmap.h"
+#include "streambuild.h"
+#include "test.h"
+#include "testutil.h"
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_parse(const char *dir)
+{
+	char path[4096], longline[3000], *text;
+	const struct jitmap *j;
+	struct jitmaps *c;
+	const char *why, *n;
+	uint64_t used, skipped;
+
+	snprintf(path, sizeof(path), "%s/perf-100.map", dir);
+	memset(longline, 'L', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	if (asprintf(&text,
+		     "1000 100 LazyCompile:*fib /app/fib.js:3\n"
+		     "0x2000 0x80 JS:~outer file:///app/a.js:10\r\n"
+		     "garbage line\n"
+		     "3000 0 zero-size\n"
+		     "3000 10\n"
+		     "ffffffffffffff00 1000 wraps\n"
+		     "12345678901234567 10 too-many-digits\n"
+		     "1020 10 replaced\n"
+		     "4000 10 %s\n"
+		     "5000 10 no-newline-at-end",
+		     longline) < 0 || write_file(path, text)) {
+		test_cond("fixture: a perf map", false);
+		return;
+	}
+	free(text);
+	c = jitmaps__new(dir);
+	j = c ? jitmaps__get(c, 100, 1000, true, &why) : NULL;
+	test_condf(j, "a root-owned map is read (%s)", j ? "" : why ? why : "ENOMEM");
+	if (!j) {
+		jitmaps__free(c);
+		return;
+	}
+	n = jitmap__lookup(j, 0x1000);
+	test_condf(n && !strcmp(n, "LazyCompile:*fib /app/fib.js:3"),
+		   "the first byte of an entry: '%s'", n ? n : "(none)");
+	n = jitmap__lookup(j, 0x10ff);
+	test_condf(n && !strcmp(n, "LazyCompile:*fib /app/fib.js:3"),
+		   "its last byte: '%s'", n ? n : "(none)");
+	test_cond("one past its end is in no entry", !jitmap__lookup(j, 0x1100));
+	n = jitmap__lookup(j, 0x1025);
+	test_condf(n && !strcmp(n, "replaced"),
+		   "a later entry over an earlier one wins: '%s'", n ? n : "(none)");
+	n = jitmap__lookup(j, 0x2040);
+	test_condf(n && !strcmp(n, "JS:~outer file:///app/a.js:10"),
+		   "0x-prefixed numbers, CR dropped: '%s'", n ? n : "(none)");
+	n = jitmap__lookup(j, 0x4000);
+	test_condf(n && strlen(n) == JITMAP_NAME_MAX && n[0] == 'L',
+		   "a long name is cut at %d bytes (%zu)", JITMAP_NAME_MAX,
+		   n ? strlen(n) : 0);
+	test_cond("a last line without its newline is left out",
+		  !jitmap__lookup(j, 0x5000));
+	test_cond("below every entry: none", !jitmap__lookup(j, 0x10));
+	test_cond("a zero-size entry is none", !jitmap__lookup(j, 0x3000));
+	jitmap__counts(j, &used, &skipped);
+	test_condf(used == 4 && skipped == 5,
+		   "4 entries used, 5 malformed lines skipped (%" PRIu64 ", %" PRIu64 ")",
+		   used, skipped);
+	jitmaps__free(c);
+}
+
+static void test_owner(const char *dir)
+{
+	char path[4096];
+	const struct jitmap *j;
+	struct jitmaps *c;
+	const char *why;
+
+	snprintf(path, sizeof(path), "%s/perf-200.map", dir);
+	if (write_file(path, "1000 10 f\n") || chown(path, 4242, 4242)) {
+		test_cond("fixture: a map owned by uid 4242", false);
+		return;
+	}
+	c = jitmaps__new(dir);
+	j = jitmaps__get(c, 200, 1000, true, &why);
+	test_condf(!j && why && jitmap_refused(why) && strstr(why, "4242"),
+		   "another user's map is refused, its owner named: %s",
+		   why ? why : "(read)");
+	jitmaps__free(c);
+	c = jitmaps__new(dir);
+	j = jitmaps__get(c, 200, 4242, true, &why);
+	test_cond("the process's user's map is read",
+		  j && jitmap__lookup(j, 0x1005));
+	jitmaps__free(c);
+	c = jitmaps__new(dir);
+	j = jitmaps__get(c, 200, 0, false, &why);
+	test_condf(!j && why && jitmap_refused(why),
+		   "without the process's user, only root's is read: %s",
+		   why ? why : "(read)");
+	jitmaps__free(c);
+}
+
+static void test_not_files(const char *dir)
+{
+	char path[4096], target[4096];
+	const struct jitmap *j;
+	struct jitmaps *c;
+	const char *why;
+	double t0;
+
+	snprintf(target, sizeof(target), "%s/root-owned", dir);
+	snprintf(path, sizeof(path), "%s/perf-300.map", dir);
+	if (write_file(target, "1000 10 secret\n") || symlink(target, path)) {
+		test_cond("fixture: a symlink", false);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/perf-301.map", dir);
+	if (mkfifo(path, 0600)) {
+		test_cond("fixture: a FIFO", false);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/perf-302.map", dir);
+	if (mkdir(path, 0700)) {
+		test_cond("fixture: a directory", false);
+		return;
+	}
+	c = jitmaps__new(dir);
+	j = jitmaps__get(c, 300, 0, true, &why);
+	test_condf(!j && why && strstr(why, "not a regular file"),
+		   "a symlink to a root-owned file is not followed: %s",
+		   why ? why : "(read)");
+	t0 = (double)time(NULL);
+	j = jitmaps__get(c, 301, 0, true, &why);
+	test_condf(!j && why && strstr(why, "not a regular file") &&
+		   time(NULL) - t0 < 5,
+		   "a FIFO is refused without blocking: %s", why ? why : "(read)");
+	j = jitmaps__get(c, 302, 0, true, &why);
+	test_condf(!j && why && strstr(why, "not a regular file"),
+		   "a directory is refused: %s", why ? why : "(read)");
+	j = jitmaps__get(c, 303, 0, true, &why);
+	test_condf(!j && why && strstr(why, "no perf map"),
+		   "no map: %s", why ? why : "(read)");
+	jitmaps__free(c);
+}
+
+/* A header of this boot. */
+static struct cprof_header this_boot(void)
+{
+	struct cprof_header h = sb_default_header();
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	h.start_time_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
+	h.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
+	return h;
+}
+
+static pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/* An [anon] mapping of pid, as the module lists it, with the process's uid. */
+static void anon(struct sb *b, pid_t pid, uint64_t start, uint32_t uid)
+{
+	struct cprof_mmap *m;
+
+	sb_mmap(b, 1, (uint32_t)pid, start, start + 0x10000, 0,
+		CPROF_ANON_NAME, NULL, 0);
+	m = (struct cprof_mmap *)(b->buf + b->offs[b->nr_recs - 1]);
+	m->rec.flags |= CPROF_MMAP_UID;
+	m->uid = uid;
+}
+
+static void test_dump(void)
+{
+	const char *in = tmp_path("jit.bin"), *out = tmp_path("jit.folded");
+	const char *pb = tmp_path("jit.pb.gz"), *errp = tmp_path("jit.err");
+	struct cprof_header h = this_boot();
+	pid_t named = gone_pid(), bare = gone_pid();
+	uint64_t ips[2];
+	char map[64], *folded, *err;
+	Perftools__Profiles__Profile *p;
+	struct sb b;
+	bool jit_mapping = false;
+	size_t i;
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)named);
+	unlink(map);
+	if (named <= 0 || bare <= 0 ||
+	    write_file(map, "7f0000001000 200 JS:*hot /app/hot.js:1\n"
+			    "7f0000002000 100 JS:~caller /app/hot.js:9\n")) {
+		test_cond("fixture: a perf map in /tmp", false);
+		return;
+	}
+	sb_init(&b);
+	sb_header(&b, &h);
+	anon(&b, named, 0x7f0000000000, 0);
+	anon(&b, bare, 0x7f0000000000, 0);
+	/* leaf first: hot, called from caller (a return address) */
+	ips[0] = 0x7f0000001010;
+	ips[1] = 0x7f0000002050;
+	sb_sample(&b, 10, (uint32_t)named, (uint32_t)named, 0, "node",
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 2, ips);
+	sb_sample(&b, 10, (uint32_t)bare, (uint32_t)bare, 0, "bare",
+		  CPROF_SAMPLE_USER_MODE, 0, NULL, 2, ips);
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	if (sb_write(&b, in, b.len)) {
+		test_cond("fixture: the stream", false);
+		sb_free(&b);
+		unlink(map);
+		return;
+	}
+	sb_free(&b);
+	test_cond("cprof-dump converts JIT frames",
+		  run("%s -i '%s' -f folded -o '%s' --kallsyms /dev/null 2>'%s'",
+		      cprof_dump(), in, out, errp) == 0 &&
+		  run("%s -i '%s' -o '%s' --kallsyms /dev/null", cprof_dump(),
+		      in, pb) == 0);
+	unlink(map);
+	folded = slurp(out, NULL);
+	err = slurp(errp, NULL);
+	test_condf(folded && strstr(folded, "node;JS:~caller /app/hot.js:9;JS:*hot /app/hot.js:1 1"),
+		   "frames named from the map of a process that is gone:\n%s",
+		   folded ? folded : "(none)");
+	test_condf(folded && strstr(folded, "bare;[jit]+0x204f;[jit]+0x1010 1"),
+		   "without a map, [jit] frames:\n%s", folded ? folded : "(none)");
+	test_condf(err && strstr(err, "in [jit] (no perf map /tmp/perf-PID.map)"),
+		   "the summary says why: %s", err ? err : "(none)");
+	p = pprof_read(pb);
+	for (i = 0; p && i < p->n_mapping; i++)
+		jit_mapping |= !strcmp(pb_str(p, p->mapping[i]->filename), "[jit]");
+	test_cond("the mapping is [jit] in pprof", jit_mapping);
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	free(folded);
+	free(err);
+}
+
+int main(void)
+{
+	const char *dir = tmp_path("maps");
+
+	if (mkdir(dir, 0755)) {
+		test_cond("fixture: a directory of maps", false);
+		return test_report();
+	}
+	test_parse(dir);
+	test_owner(dir);
+	test_not_files(dir);
+	test_dump();
+	return test_report();
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# u_jit: JavaScript functions V8 compiled, named from the map Node.js
+# writes for perf (/tmp/perf-PID.map), and JIT frames without one.
+# jitwork.js runs three functions 1:2:4 (jitA, jitB, jitC) under main:
+#   1. node --perf-basic-prof, run as user nobody (its map is nobody's: the
+#      module records the process's uid with its mappings, and cprof-dump
+#      reads a map only if that user or root owns it), a pid= profile
+#      read by cat; the process exits before cprof-dump reads its map's
+#      names: each function named, its share of the three within 3
+#      points of 1:2:4, the mapping [jit] in pprof, and the stacks go on
+#      below the JIT frames to the process's entry;
+#   2. node without the flag: the same frames are [jit]+OFFSET, the
+#      stacks still reach the process's entry; a map planted at its path
+#      by another user (nobody, for a process of root's) is refused and
+#      named in the summary, its names nowhere.
+# vm-timeout: 900
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/uprof.sh
+. "$REPO/tests/vm/lib/uprof.sh"
+
+NODE=$(command -v node || true)
+[[ -n $NODE ]] || fail "node not found (tests/deps.sh installs nodejs)"
+JS=$REPO/tests/workloads/jitwork.js
+SECS=${U_JIT_SECS:-10}
+
+kload
+# node as nobody reads the script through the share, writes its map in /tmp
+start_node() { # OUTFILE ARGS...: the workload, its pid in $node once it runs
+	local out=$1
+	shift
+	"$@" "$JS" 600 >"$out" 2>&1 &
+	node=$!
+	wait_lines "$out" 1 || fail "jitwork did not start: $(cat "$out")"
+	# V8 compiles the three functions in the first rounds; TCG is slow
+	sleep 4
+}
+
+# counts A B C FOLDED: "A B C TOTAL ENTRY" node sample counts: with a
+# frame holding A (else B, else C), all, and those whose stack goes down to
+# the process's entry (node's main is inlined into libc's caller of it) or
+# a thread's
+counts() {
+	awk -v a="$1" -v b="$2" -v c="$3" '/^node;/ {
+		n = $NF; t += n
+		if (index($0, a)) ca += n; else if (index($0, b)) cb += n; else if (index($0, c)) cc += n
+		if ($0 ~ /^node;(_start|__libc_start_call_main|start_thread|__clone3?);/) e += n
+	} END { print ca + 0, cb + 0, cc + 0, t + 0, e + 0 }' "$4"
+}
+within3() { # A B C: each share of the three within 3 points of 1:2:4
+	awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN {
+		t = a + b + c; if (!t) exit 1
+		d1 = 100 * a / t - 100 / 7; d2 = 100 * b / t - 200 / 7; d3 = 100 * c / t - 400 / 7
+		printf "%.1f : %.1f : %.1f %% (1:2:4 is 14.3 : 28.6 : 57.1)", 100 * a / t, 100 * b / t, 100 * c / t
+		exit !(d1 * d1 <= 9 && d2 * d2 <= 9 && d3 * d3 <= 9)
+	}'
+}
+
+# --- 1. with the map, as nobody; the process gone before the names are read
+start_node "$OUT/flag.out" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$NODE" --perf-basic-prof
+map=/tmp/perf-$node.map
+[[ -f $map && $(stat -c %u "$map") == 65534 ]] || fail "node wrote no map of nobody's at $map"
+ctl freq=499 seconds="$SECS" pid="$node"
+reader_start "$OUT/flag.raw"
+sleep $((SECS + 1))
+reader_stop
+kill "$node" 2>/dev/null || true
+wait "$node" 2>/dev/null || true
+"$CPROF_DUMP" -i "$OUT/flag.raw" -f folded -o "$OUT/flag.folded" 2>"$OUT/flag.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/flag.err")"
+"$CPROF_DUMP" -i "$OUT/flag.raw" -o "$OUT/flag.pb.gz" 2>/dev/null ||
+	fail "cprof-dump (pprof) failed"
+sed 's/^/  cprof-dump: /' "$OUT/flag.err"
+read -r a b c total entry < <(counts 'jitA ' 'jitB ' 'jitC ' "$OUT/flag.folded")
+split=$(within3 "$a" "$b" "$c") || ok=no
+echo "with --perf-basic-prof (node as nobody, gone before cprof-dump): $total samples, jitA $a jitB $b jitC $c: $split; $entry reach the process's entry or a thread's"
+awk '{ print $NF "\t" $0 }' "$OUT/flag.folded" | sort -rn >"$OUT/flag.sorted"
+head -n 5 "$OUT/flag.sorted" | cut -c1-300 | sed 's/^/  /'
+((a + b + c >= 100)) || fail "only $((a + b + c)) samples name jitA, jitB or jitC"
+[[ ${ok:-yes} == yes ]] || fail "the three functions' shares are not 1:2:4 within 3 points"
+((entry * 100 >= total * 90)) || fail "only $entry of $total samples reach the process's entry or a thread's"
+grep -q '/tests/workloads/jitwork.js:' "$OUT/flag.folded" || fail "the JS frames do not carry their file"
+pp -raw "$OUT/flag.pb.gz" >"$OUT/flag.rawpp" || fail "go tool pprof -raw failed"
+rawk '$1 ~ /^[0-9]+:$/ && $pp_map_file == "[jit]" { ok = 1 } END { exit !ok }' "$OUT/flag.rawpp" ||
+	fail "no [jit] mapping in pprof"
+
+# --- 2. without the map, as root; then nobody plants one at its path
+start_node "$OUT/bare.out" "$NODE"
+rm -f "/tmp/perf-$node.map"
+ctl freq=499 seconds="$SECS" pid="$node"
+reader_start "$OUT/bare.raw"
+sleep $((SECS + 1))
+reader_stop
+"$CPROF_DUMP" -i "$OUT/bare.raw" -f folded -o "$OUT/bare.folded" 2>"$OUT/bare.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/bare.err")"
+sed 's/^/  cprof-dump: /' "$OUT/bare.err"
+read -r jit _ _ total entry < <(counts ';[jit]+0x' '=none=' '=none=' "$OUT/bare.folded")
+echo "without the flag: $total samples, $jit with [jit] frames, $entry reach the process's entry or a thread's"
+((jit * 100 >= total * 50)) || fail "only $jit of $total samples have [jit] frames"
+((entry * 100 >= total * 90)) || fail "only $entry of $total samples reach the process's entry or a thread's below [jit] frames"
+grep -q 'in \[jit\] (no perf map /tmp/perf-PID.map)' "$OUT/bare.err" || fail "the summary does not say the JIT code has no map"
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	"printf '0 7fffffffffff PLANTED\n' >/tmp/perf-$node.map" || fail "nobody could not write a map in /tmp"
+"$CPROF_DUMP" -i "$OUT/bare.raw" -f folded -o "$OUT/planted.folded" 2>"$OUT/planted.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/planted.err")"
+kill "$node" 2>/dev/null || true
+wait "$node" 2>/dev/null || true
+sed 's/^/  cprof-dump: /' "$OUT/planted.err"
+grep -q PLANTED "$OUT/planted.folded" && fail "a map planted by another user named the frames"
+grep -q 'owned by another user (uid 65534)' "$OUT/planted.err" || fail "the refused map is not named in the summary"
+echo "u_jit: ok"

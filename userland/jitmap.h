@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * jitmap - names of code a runtime compiled into anonymous memory, from
+ * the map it writes for perf: DIR/perf-PID.map (DIR is /tmp), one line a
+ * function, "START SIZE NAME", START and SIZE in hex (0x optional), written
+ * by Node.js with --perf-basic-prof, Python >= 3.12 with -X perf, the JVM
+ * with -XX:+DumpPerfMapAtExit or jcmd PID Compiler.perfmap.  The file stays
+ * after the process exits, so its frames are named then too.
+ *
+ * The file is the profiled program's word, and cprof-dump runs as root:
+ * it is read only if it is a regular file (not a symlink, FIFO or device)
+ * owned by the process's user or by root; anyone else's file at that path
+ * (planted in the shared /tmp before the pid was the process's) is
+ * refused.  A file of the process's own user may still say anything: its
+ * names are shown as names, nothing more.  Reading is bounded: at most
+ * JITMAP_MAX_BYTES of the file, JITMAP_MAX_ENTRIES lines, a name cut at
+ * JITMAP_NAME_MAX bytes; malformed lines are skipped.
+ *
+ * Where entries overlap (code moved or replaced: the map is only ever
+ * appended to), the one written last wins.
+ */
+#ifndef CPROF_JITMAP_H
+#define CPROF_JITMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define JITMAP_MAX_BYTES	(512u << 20)
+#define JITMAP_MAX_ENTRIES	(8u << 20)
+#define JITMAP_NAME_MAX		1024
+
+struct jitmap;
+struct jitmaps;
+
+/*
+ * A cache of maps by pid, read from dir (NULL: "/tmp").  NULL on ENOMEM.
+ */
+struct jitmaps *jitmaps__new(const char *dir);
+/* NULL-safe. */
+void jitmaps__free(struct jitmaps *c);
+
+/*
+ * pid's map, read at the first call for pid; uid (has_uid) is the
+ * process's user, from the stream; without one only root's file is
+ * trusted.  NULL with *why (one phrase: "no perf map /tmp/perf-PID.map", "its
+ * perf map is owned by another user (uid N) ...", ...) when there is none
+ * to use, or with *why NULL when out of memory.
+ */
+const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
+				  uint32_t uid, bool has_uid,
+				  const char **why);
+
+/*
+ * Is why (from jitmaps__get()) a map refused for its owner, which a
+ * summary names before any count?
+ */
+bool jitmap_refused(const char *why);
+
+/* The name of the function at addr, or NULL; owned by the map. */
+const char *jitmap__lookup(const struct jitmap *j, uint64_t addr);
+
+/* Lines used and lines skipped as malformed. */
+void jitmap__counts(const struct jitmap *j, uint64_t *used,
+		    uint64_t *skipped);
+
+#endif /* CPROF_JITMAP_H */
