@@ -37,8 +37,8 @@ packages=(
 	bpfcc-tools
 	# b_rtstall: cyclictest
 	rt-tests
-	# u_jit: JIT code named from Node.js's perf map
-	nodejs
+	# u_jit: JIT code named from the perf maps of Node.js and the JVM
+	nodejs openjdk-17-jdk-headless
 	# u_threads: cprof-dump's largest resident size
 	time
 	# packaging: make deb, DKMS, and the man pages' checks

@@ -14,7 +14,13 @@
 #   2. node without the flag: the same frames are [jit]+OFFSET, the
 #      stacks still reach the process's entry; a map planted at its path
 #      by another user (nobody, for a process of root's) is refused and
-#      named in the summary, its names nowhere.
+#      named in the summary, its names nowhere;
+#   3. JitWork (the same three methods in Java) on Debian's openjdk-17
+#      with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (the JVM
+#      writes its map as it exits) and -XX:+PreserveFramePointer (compiled
+#      Java keeps frame pointers: the walk goes on below it), profiled
+#      after it is warm: in the Java thread's user-mode samples, a method
+#      of JitWork named in at least 90 %.
 # vm-timeout: 900
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -24,6 +30,8 @@ set -euo pipefail
 
 NODE=$(command -v node || true)
 [[ -n $NODE ]] || fail "node not found (tests/deps.sh installs nodejs)"
+JAVA=$(command -v java || true)
+[[ -n $JAVA ]] || fail "java not found (tests/deps.sh installs openjdk-17-jdk-headless)"
 JS=$REPO/tests/workloads/jitwork.js
 SECS=${U_JIT_SECS:-10}
 
@@ -112,4 +120,40 @@ wait "$node" 2>/dev/null || true
 sed 's/^/  cprof-dump: /' "$OUT/planted.err"
 grep -q PLANTED "$OUT/planted.folded" && fail "a map planted by another user named the frames"
 grep -q 'owned by another user (uid 65534)' "$OUT/planted.err" || fail "the refused map is not named in the summary"
+
+# --- 3. Java, its map written as the JVM exits
+"$JAVA" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
+	-cp "$WORKLOADS" JitWork $((SECS + 60)) >"$OUT/java.out" 2>&1 &
+java=$!
+for ((i = 0; i < 1200; i++)); do
+	grep -q '^warm' "$OUT/java.out" && break
+	kill -0 "$java" 2>/dev/null || fail "JitWork exited: $(cat "$OUT/java.out")"
+	sleep 0.1
+done
+grep -q '^warm' "$OUT/java.out" || fail "JitWork did not warm up in 120 s"
+sleep 4
+ctl freq=499 seconds="$SECS" pid="$java"
+reader_start "$OUT/java.raw"
+sleep $((SECS + 1))
+reader_stop
+wait "$java" || fail "JitWork failed: $(cat "$OUT/java.out")"
+[[ -f /tmp/perf-$java.map ]] || fail "the JVM wrote no map at its exit"
+"$CPROF_DUMP" -i "$OUT/java.raw" -f folded -o "$OUT/java.folded" 2>"$OUT/java.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/java.err")"
+sed 's/^/  cprof-dump: /' "$OUT/java.err"
+# the Java thread ("java", not the launcher's, which waits), in user mode
+read -r named total a b c < <(awk '/^java;/ {
+	n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	k = split(line, f, ";")
+	if (f[k] ~ /_\[k\]$/) next
+	t += n
+	if (line ~ /JitWork\./) j += n
+	if (index(line, "JitWork.jitA(")) ca += n; else if (index(line, "JitWork.jitB(")) cb += n; else if (index(line, "JitWork.jitC(")) cc += n
+} END { print j + 0, t + 0, ca + 0, cb + 0, cc + 0 }' "$OUT/java.folded")
+split=$(within3 "$a" "$b" "$c") || true
+echo "java (openjdk-17, perf map at exit): $named of $total user-mode samples of the Java thread name a JitWork method ($(awk -v a="$named" -v b="$total" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }') %); jitA $a jitB $b jitC $c: $split"
+awk '/^java;/ { print $NF "\t" $0 }' "$OUT/java.folded" | sort -rn >"$OUT/java.sorted"
+head -n 3 "$OUT/java.sorted" | cut -c1-300 | sed 's/^/  /'
+((total >= 100)) || fail "only $total user-mode samples of the Java thread"
+((named * 100 >= total * 90)) || fail "only $named of $total user-mode samples name a JitWork method"
 echo "u_jit: ok"
