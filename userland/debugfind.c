@@ -4,6 +4,8 @@
  */
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -98,6 +100,74 @@ static int fetched(Dwfl_Module *mod, char **debuginfo_file_name)
 	return fd;
 }
 
+/*
+ * Inside the root of the process a binary was read through: by build ID,
+ * then by debuglink beside the binary's path there.  The descriptor, its
+ * name (/proc/PID/root/...) in *name; -1 if none, *odd set if a candidate
+ * was there but refused.
+ */
+static int in_root(Dwfl_Module *mod, const struct debugfind_root *root,
+		   const char *debuglink_file, GElf_Word crc, char **name,
+		   bool *odd)
+{
+	char path[4096], proc[64], *copy = NULL, *dir = NULL;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	struct stat st;
+	int rootfd, fd = -1, n, i, forms = 0;
+
+	snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/root", root->pid);
+	rootfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -1;
+	n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (debuglink_file && !strchr(debuglink_file, '/') && root->path) {
+		copy = strdup(root->path);
+		dir = copy ? dirname(copy) : NULL;
+		forms = dir ? 3 : 0;
+	}
+	for (i = -1; i < forms && fd < 0; i++) {
+		int len;
+
+		if (i < 0 && n <= 0)
+			continue;
+		if (i < 0) {
+			len = snprintf(path, sizeof(path),
+				       "/usr/lib/debug/.build-id/%02x/", id[0]);
+			for (int k = 1; k < n && len < (int)sizeof(path) - 8; k++)
+				len += snprintf(path + len, sizeof(path) - len,
+						"%02x", id[k]);
+			len += snprintf(path + len, sizeof(path) - len, ".debug");
+		} else {
+			static const char *const pre[] = { "", "", "/usr/lib/debug" };
+			static const char *const mid[] = { "/", "/.debug/", "/" };
+
+			len = snprintf(path, sizeof(path), "%s%s%s%s", pre[i],
+				       strcmp(dir, "/") ? dir : "", mid[i],
+				       debuglink_file);
+		}
+		if (len >= (int)sizeof(path) || !strcmp(path, root->path))
+			continue;
+		fd = safe_open(rootfd, path, &st);
+		if (fd < 0) {
+			*odd |= errno == SAFEOPEN_NOT_REGULAR;
+			continue;
+		}
+		if (!belongs(mod, fd, &st, i < 0 ? 0 : crc)) {
+			*odd = true;
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(rootfd);
+	free(copy);
+	if (fd >= 0 && asprintf(name, "%s%s", proc, path) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		   Dwarf_Addr base, const char *file_name,
 		   const char *debuglink_file, GElf_Word debuglink_crc,
@@ -107,12 +177,20 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 	static const struct { const char *prefix, *middle; } forms[] = {
 		{ "", "/" }, { "", "/.debug/" }, { "/usr/lib/debug", "/" },
 	};
+	const struct debugfind_root *root = userdata ? *userdata : NULL;
 	bool odd = false;
 	char path[4096], *copy, *dir;
 	struct stat st;
 	size_t i;
 	int fd;
 
+	/* a container's binary: its own debug files first */
+	if (root) {
+		fd = in_root(mod, root, debuglink_file, debuglink_crc,
+			     debuginfo_file_name, &odd);
+		if (fd >= 0 || odd)
+			return fd;
+	}
 	/* root's own files: libdwfl's lookup by build ID */
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink_file,

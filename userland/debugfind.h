@@ -12,6 +12,11 @@
  *      when it has none, their CRC32 is the debuglink's, read from files
  *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
  *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
+ *   0. for a binary read through its process (in another mount namespace:
+ *      a container), first inside that process's root, /proc/PID/root
+ *      (safeopen.h: resolved inside it), by build ID under its
+ *      /usr/lib/debug/.build-id/ and by its .gnu_debuglink beside its
+ *      path there, held to the same checks as 2.;
  *   3. with DEBUGINFOD_URLS set, by build ID from a debuginfod server or
  *      its cache, within the run's time budget (debugfetch.h), held to
  *      the same build ID and inflate checks; only if no candidate of 2.
@@ -22,9 +27,19 @@
 #define CPROF_DEBUGFIND_H
 
 #include <elfutils/libdwfl.h>
+#include <stdint.h>
 
 /* Largest debug file whose CRC32 is computed (1 GiB). */
 #define DEBUGFIND_CRC_MAX	(1LL << 30)
+
+/*
+ * A binary read through its process: the module's userdata
+ * (dwfl_module_info()) points at one while the module lives.
+ */
+struct debugfind_root {
+	uint32_t pid;		/* the process, whose root holds its files */
+	const char *path;	/* the binary's path as the process sees it */
+};
 
 /* A Dwfl_Callbacks.find_debuginfo. */
 int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,

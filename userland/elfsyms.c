@@ -92,6 +92,8 @@ struct binary {
 	/* not reached (mapfile.h): the pid it was looked for through last */
 	bool unreached;
 	uint32_t pid;
+	/* read through its process: its debug files are in its root */
+	struct debugfind_root root;
 	const char *build_id;		/* hex from the file, "" if none */
 	const char *error;
 	int mismatch;
@@ -442,7 +444,7 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	struct syms_cache *c = b->cache;
 	struct mapfile at = *m;
 	const unsigned char *bits;
-	const char *why;
+	const char *why, *via = NULL;
 	GElf_Addr id_vaddr;
 	struct stat st;
 	char hex[2 * 256 + 1];
@@ -456,7 +458,7 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	}
 	/* the very file mapped; a FIFO or a device is never opened */
 	at.path = path;
-	fd = mapfile_open(&at, &st, &why, NULL);
+	fd = mapfile_open(&at, &st, &why, &via);
 	if (fd < 0) {
 		b->unreached = m->has_id && m->strict;
 		b->pid = m->pid;
@@ -483,6 +485,15 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 		close(fd);
 		b->error = intern(c, dwfl_errmsg(-1));
 		return b->error ? 0 : -1;
+	}
+	if (!strcmp(via, "process")) {
+		void **userdata;
+
+		b->root.pid = m->pid;
+		b->root.path = b->path;
+		if (dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL,
+				     NULL, NULL))
+			*userdata = &b->root;
 	}
 	elf = dwfl_module_getelf(b->mod, &b->bias);
 	if (!elf) {

@@ -16,7 +16,11 @@
 #     its file cannot be had, and its frames stay addresses; spin_ovl sees
 #     a fourth build through an overlayfs mount over the library's
 #     directory (since 6.8 the file mapped is then the lower layer's, and
-#     what the process and stat() see is the overlay's).
+#     what the process and stat() see is the overlay's); spin_dbg, with a
+#     fifth build stripped of its symbol table, whose spinning function is
+#     static, and its debug file under /usr/lib/debug/.build-id/ in its own
+#     namespace only: named from that debug file, read through
+#     /proc/PID/root.
 # Runs on 6.1 and 6.12, not their -rt flavours.
 #   - In the folded output, each program's samples in libpick.so carry its
 #     own build's function only (at least half of its samples, and none
@@ -37,7 +41,7 @@ unshare -m true || skip "no mount namespaces here"
 # The two builds and the program, on the guest's tmpfs (the root is the
 # host's, read-only).
 tmp=$(mktemp -d)
-mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone" "$tmp/ovl" "$tmp/empty"
+mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone" "$tmp/ovl" "$tmp/empty" "$tmp/dbg" "$tmp/debug"
 cat >"$tmp/pick.c" <<'EOF'
 volatile unsigned long pick_sink;
 __attribute__((noinline)) void NAME(void)
@@ -66,11 +70,24 @@ for b in host:lib ctnr:ctnr lone:lone ovl:ovl; do
 	cc -shared -fPIC -O1 -Wl,-soname,libpick.so -DNAME="pick_${b%%:*}_spin" \
 		-o "$tmp/${b#*:}/libpick.so" "$tmp/pick.c" || fail "cc libpick.so (${b%%:*}) failed"
 done
+# the fifth: a static function, named only by the debug file in the namespace
+sed 's/^__attribute__((noinline)) void NAME/static __attribute__((noinline)) void NAME/' \
+	"$tmp/pick.c" >"$tmp/pick_dbg.c"
+cc -shared -fPIC -O1 -g -Wl,--build-id -Wl,-soname,libpick.so -DNAME=pick_dbg_inner \
+	-o "$tmp/dbg/libpick.so" "$tmp/pick_dbg.c" || fail "cc libpick.so (dbg) failed"
+dbg_id=$(readelf -n "$tmp/dbg/libpick.so" | awk '/Build ID:/ { print $3 }')
+[[ -n $dbg_id ]] || fail "the fifth build has no build ID"
+mkdir -p "$tmp/debug/.build-id/${dbg_id:0:2}"
+{ objcopy --only-keep-debug "$tmp/dbg/libpick.so" "$tmp/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug" &&
+	strip --strip-all "$tmp/dbg/libpick.so"; } || fail "splitting the fifth build's debug file failed"
+nm "$tmp/dbg/libpick.so" 2>/dev/null | grep -q pick_dbg_inner && fail "the stripped build still names pick_dbg_inner"
+[[ ! -e /usr/lib/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug ]] || fail "the host has the fifth build's debug file"
 cc -O1 -o "$tmp/spin_host" "$tmp/spin.c" -L"$tmp/lib" -lpick -Wl,-rpath,"$tmp/lib" || fail "cc spin failed"
 cp "$tmp/spin_host" "$tmp/spin_ctnr"
 cp "$tmp/spin_host" "$tmp/spin_gone"
 cp "$tmp/spin_host" "$tmp/spin_lone"
 cp "$tmp/spin_host" "$tmp/spin_ovl"
+cp "$tmp/spin_host" "$tmp/spin_dbg"
 lib=$tmp/lib/libpick.so
 nm -D "$lib" | grep -q pick_host_spin || fail "the host's build has no pick_host_spin"
 nm -D "$tmp/ctnr/libpick.so" | grep -q pick_ctnr_spin || fail "the other build has no pick_ctnr_spin"
@@ -84,6 +101,14 @@ in_ns() {
 	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
 	exec unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
 		sh "$tmp/$build/libpick.so" "$lib" "$@"
+}
+
+# in_dbg PROG &: in_ns with the fifth build, and its debug files over
+# /usr/lib/debug
+in_dbg() {
+	# shellcheck disable=SC2016 # $1, $2 and $3 are the inner shell's
+	exec unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && mount --bind "$3" /usr/lib/debug && shift 3 && exec "$@"' \
+		sh "$tmp/dbg/libpick.so" "$lib" "$tmp/debug" "$@"
 }
 
 # in_ovl PROG &: PROG in a mount namespace of its own, an overlayfs of the
@@ -113,6 +138,9 @@ pids+=("$host")
 in_ns ctnr "$tmp/spin_ctnr" &
 ctnr=$!
 pids+=("$ctnr")
+in_dbg "$tmp/spin_dbg" &
+dbg=$!
+pids+=("$dbg")
 ovl=
 if modprobe overlay 2>/dev/null || grep -qw overlay /proc/filesystems; then
 	in_ovl "$tmp/spin_ovl" &
@@ -154,14 +182,16 @@ counts() { # COMM: "total own other unnamed"
 		if ($folded_stack ~ /(^|;)pick_ctnr_spin(;|$)/) k += $NF
 		if ($folded_stack ~ /(^|;)pick_lone_spin(;|$)/) l += $NF
 		if ($folded_stack ~ /(^|;)pick_ovl_spin(;|$)/) o += $NF
+		if ($folded_stack ~ /(^|;)pick_dbg_inner(;|$)/) d += $NF
 		if ($folded_stack ~ /libpick\.so\+0x/) u += $NF
-	} END { print t + 0, h + 0, k + 0, l + 0, u + 0, o + 0 }' "$OUT/p.folded"
+	} END { print t + 0, h + 0, k + 0, l + 0, u + 0, o + 0, d + 0 }' "$OUT/p.folded"
 }
-read -r ht hh hk hl hu ho < <(counts spin_host)
-read -r ct ch ck cl cu co < <(counts spin_ctnr)
-read -r gt gh gk gl gu go < <(counts spin_gone)
-read -r lt lh lk ll lu lo < <(counts spin_lone)
-read -r ot oh ok ol ou oo < <(counts spin_ovl)
+read -r ht hh hk hl hu ho _ < <(counts spin_host)
+read -r ct ch ck cl cu co _ < <(counts spin_ctnr)
+read -r gt gh gk gl gu go _ < <(counts spin_gone)
+read -r lt lh lk ll lu lo _ < <(counts spin_lone)
+read -r ot oh ok ol ou oo _ < <(counts spin_ovl)
+read -r dt dh dk dl du dov dd < <(counts spin_dbg)
 echo "spin_host: $ht samples, $hh in pick_host_spin, $hk in pick_ctnr_spin, $hu with unnamed libpick.so frames"
 echo "spin_ctnr: $ct samples, $ck in pick_ctnr_spin, $ch in pick_host_spin, $cu with unnamed libpick.so frames"
 echo "spin_gone: $gt samples, $gk in pick_ctnr_spin, $gh in pick_host_spin, $gu with unnamed libpick.so frames"
@@ -176,6 +206,9 @@ if [[ -n $ovl ]]; then
 	((oh + ok + ol == 0)) || fail "spin_ovl's samples carry another build's name"
 	((oo * 2 >= ot && ou == 0)) || fail "spin_ovl, through an overlay: only $oo of $ot samples in pick_ovl_spin, $ou unnamed"
 fi
+echo "spin_dbg: $dt samples, $dd in pick_dbg_inner (named by the debug file in its namespace only), $((dh + dk + dl + dov)) in the others, $du with unnamed libpick.so frames"
+((dt >= 50)) || fail "too few samples of spin_dbg to judge ($dt)"
+((dd * 2 >= dt && du == 0)) || fail "spin_dbg: only $dd of $dt samples named from the debug file in its own root, $du unnamed"
 ((lh + lk + ll == 0)) || fail "the exited spin_lone, whose build nothing maps now, was named ($lh host, $lk other, $ll its own)"
 ((lu * 2 >= lt)) || fail "only $lu of $lt samples of spin_lone have an unnamed libpick.so frame"
 grep -q "libpick.so.*the process is gone" "$OUT/dump.err" ||
