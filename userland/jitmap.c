@@ -249,6 +249,70 @@ static bool owned_right(const struct statx *sx, const void *arg)
 	return sx->stx_uid == 0 || (w->has_uid && sx->stx_uid == w->uid);
 }
 
+/* pid as its own pid namespace numbers it (/proc/PID/status's NSpid); 0 */
+static uint32_t ns_pid(uint32_t pid)
+{
+	char path[64], line[256];
+	unsigned long last = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		/* the last number: the innermost namespace's */
+		for (;;) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			last = v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return last <= UINT32_MAX ? (uint32_t)last : 0;
+}
+
+/*
+ * The map of a process that runs under another root or in another pid
+ * namespace (a container): DIR/perf-NSPID.map inside its root, the same
+ * rules applying.  -1 with errno ENOENT if it is not such a process (or
+ * no longer runs).
+ */
+static int open_in_root(const struct jitmaps *c, uint32_t pid,
+			struct stat *st, struct owner_want *w)
+{
+	char path[4096], proc[64];
+	struct stat root, ours;
+	uint32_t nspid = ns_pid(pid);
+	int rootfd, fd, err;
+
+	snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/root", pid);
+	rootfd = nspid ? open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (rootfd < 0 || fstat(rootfd, &root) || stat("/", &ours) ||
+	    (nspid == pid && root.st_dev == ours.st_dev &&
+	     root.st_ino == ours.st_ino) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map",
+			     c->dir, nspid) >= sizeof(path)) {
+		if (rootfd >= 0)
+			close(rootfd);
+		errno = ENOENT;
+		return -1;
+	}
+	fd = safe_open_nofollow_if(rootfd, path, st, owned_right, w);
+	err = errno;
+	close(rootfd);
+	errno = err;
+	return fd;
+}
+
 /* Read j's file, or set j->why.  -1 on ENOMEM. */
 static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 			bool has_uid)
@@ -263,7 +327,9 @@ static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 		j->why = "perf map path too long";
 		return 0;
 	}
-	fd = safe_open_nofollow_if(path, &st, owned_right, &w);
+	fd = safe_open_nofollow_if(-1, path, &st, owned_right, &w);
+	if (fd < 0 && errno == ENOENT)
+		fd = open_in_root(c, j->pid, &st, &w);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			snprintf(j->why_buf, sizeof(j->why_buf),

@@ -7,6 +7,11 @@
  * with -XX:+DumpPerfMapAtExit or jcmd PID Compiler.perfmap.  The file stays
  * after the process exits, so its frames are named then too.
  *
+ * A process under another root or in another pid namespace (a container)
+ * writes its map in its own DIR, named by the pid it sees: while it runs,
+ * a map not at the host's path is looked for inside its root
+ * (/proc/PID/root, resolved inside it), as DIR/perf-NSPID.map.
+ *
  * The file is the profiled program's word, and cprof-dump runs as root:
  * it is read only if it is a regular file (not a symlink, FIFO or device)
  * owned by the process's user or by root; anyone else's file at that path

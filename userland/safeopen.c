@@ -17,7 +17,7 @@
 static int open_path(int rootfd, const char *path, bool nofollow)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
+		.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
 		/* symlinks are followed, but inside the root */
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
@@ -47,12 +47,12 @@ int safe_open_if(int rootfd, const char *path, struct stat *st,
 	return pfd < 0 ? -1 : open_checked(pfd, st, want, arg);
 }
 
-int safe_open_nofollow_if(const char *path, struct stat *st,
+int safe_open_nofollow_if(int rootfd, const char *path, struct stat *st,
 			  bool (*want)(const struct statx *sx,
 				       const void *arg),
 			  const void *arg)
 {
-	int pfd = open_path(-1, path, true);
+	int pfd = open_path(rootfd, path, true);
 
 	return pfd < 0 ? -1 : open_checked(pfd, st, want, arg);
 }

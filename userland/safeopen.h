@@ -51,7 +51,7 @@ int safe_open_if(int rootfd, const char *path, struct stat *st,
  * symlink would point root's reader anywhere): a symlink there is refused
  * as SAFEOPEN_NOT_REGULAR.
  */
-int safe_open_nofollow_if(const char *path, struct stat *st,
+int safe_open_nofollow_if(int rootfd, const char *path, struct stat *st,
 			  bool (*want)(const struct statx *sx,
 				       const void *arg),
 			  const void *arg);

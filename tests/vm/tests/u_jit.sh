@@ -15,7 +15,10 @@
 #      stacks still reach the process's entry; a map planted at its path
 #      by another user (nobody, for a process of root's) is refused and
 #      named in the summary, its names nowhere;
-#   3. JitWork (the same three methods in Java) on Debian's openjdk-17
+#   3. node --perf-basic-prof in a container (mount and pid namespaces of
+#      its own, its own /tmp): its map is /tmp/perf-1.map there, none on
+#      the host; read inside its root while it runs, its functions named;
+#   4. JitWork (the same three methods in Java) on Debian's openjdk-17
 #      with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (the JVM
 #      writes its map as it exits) and -XX:+PreserveFramePointer (compiled
 #      Java keeps frame pointers: the walk goes on below it), profiled
@@ -38,16 +41,25 @@ NODE=$(command -v node || true)
 JAVA=$(command -v java || true)
 [[ -n $JAVA ]] || fail "java not found (tests/deps.sh installs openjdk-17-jdk-headless)"
 JS=$REPO/tests/workloads/jitwork.js
-SECS=${U_JIT_SECS:-10}
+SECS=${U_JIT_SECS:-6}
 
 kload
+# wait_started OUTFILE: until jitwork says it runs (V8 may log before it)
+wait_started() {
+	local i
+	for ((i = 0; i < 300 * ${CPROF_SLOW:-1}; i++)); do
+		grep -q '^jitwork ' "$1" && return 0
+		sleep 0.1
+	done
+	fail "jitwork did not start: $(tail -n 5 "$1")"
+}
 # node as nobody reads the script through the share, writes its map in /tmp
 start_node() { # OUTFILE ARGS...: the workload, its pid in $node once it runs
 	local out=$1
 	shift
 	"$@" "$JS" 600 >"$out" 2>&1 &
 	node=$!
-	wait_lines "$out" 1 || fail "jitwork did not start: $(cat "$out")"
+	wait_started "$out"
 	# V8 compiles the three functions in the first rounds; TCG is slow
 	sleep 4
 }
@@ -126,7 +138,34 @@ sed 's/^/  cprof-dump: /' "$OUT/planted.err"
 grep -q PLANTED "$OUT/planted.folded" && fail "a map planted by another user named the frames"
 grep -q 'owned by another user (uid 65534)' "$OUT/planted.err" || fail "the refused map is not named in the summary"
 
-# --- 3. Java, its map written as the JVM exits
+# --- 3. in a container: its own /tmp, its own pid numbers
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+unshare -m -p -f --mount-proc --propagation private sh -c \
+	'mount -t tmpfs tmpfs /tmp && exec "$0" --perf-basic-prof "$1" 600' \
+	"$NODE" "$JS" >"$OUT/ns.out" 2>&1 &
+ns=$!
+wait_started "$OUT/ns.out"
+node=$(pgrep -P "$ns" | head -n 1)
+[[ -n $node ]] || fail "no node under unshare $ns"
+grep -q '^jitwork 1$' "$OUT/ns.out" || fail "node is not pid 1 in its namespace: $(cat "$OUT/ns.out")"
+[[ ! -e /tmp/perf-$node.map && ! -e /tmp/perf-1.map ]] || fail "a map of the container's node is on the host"
+sleep 4
+ctl freq=499 seconds=5 pid="$node"
+reader_start "$OUT/ns.raw"
+sleep 6
+reader_stop
+"$CPROF_DUMP" -i "$OUT/ns.raw" -f folded -o "$OUT/ns.folded" 2>"$OUT/ns.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/ns.err")"
+# the init of its pid namespace: only SIGKILL reaches it from outside
+kill -KILL "$node" 2>/dev/null || true
+wait "$ns" 2>/dev/null || true
+sed 's/^/  cprof-dump: /' "$OUT/ns.err"
+read -r a b c total _ < <(counts 'jitA ' 'jitB ' 'jitC ' "$OUT/ns.folded")
+echo "in a container (node pid $node, 1 in its namespace, its map in its own /tmp): $total samples, jitA $a jitB $b jitC $c"
+((a + b + c >= 50 && (a + b + c) * 100 >= total * 80)) ||
+	fail "only $((a + b + c)) of $total samples of the container's node name jitA, jitB or jitC"
+
+# --- 4. Java, its map written as the JVM exits
 "$JAVA" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
 	-cp "$WORKLOADS" JitWork $((SECS + 60)) >"$OUT/java.out" 2>&1 &
 java=$!
