@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pyrt - a CPython interpreter's layout, from its ELF file.  See pyrt.h.
+ */
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "pyrt.h"
+
+/*
+ * The layouts of the minor versions, x86_64: 3.11 from Debian 12's
+ * python3.11 (3.11.2) and its debug information, 3.12 from a 3.12.1 build;
+ * 3.13 and later carry theirs in _Py_DebugOffsets, read below.
+ */
+static const struct pyrt layout_311 = {
+	.interp_head = 40, .interp_next = 0, .threads_head = 16,
+	.ts_next = 8, .ts_native_tid = 160, .ts_cframe = 56,
+	.ts_frame = PYRT_NONE, .cframe_current = 8,
+	.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69,
+	.fr_is_entry = 68,
+	.code_firstlineno = 72, .code_filename = 112, .code_name = 120,
+	.code_qualname = 128, .code_linetable = 136, .code_adaptive = 184,
+	.str_ascii_data = 48, .str_compact_data = 72,
+};
+
+static const struct pyrt layout_312 = {
+	.interp_head = 40, .interp_next = 0, .threads_head = 72,
+	.ts_next = 8, .ts_native_tid = 144, .ts_cframe = 56,
+	.ts_frame = PYRT_NONE, .cframe_current = 0,
+	.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70,
+	.fr_is_entry = PYRT_NONE,
+	.code_firstlineno = 68, .code_filename = 112, .code_name = 120,
+	.code_qualname = 128, .code_linetable = 136, .code_adaptive = 192,
+	.str_ascii_data = 40, .str_compact_data = 56,
+};
+
+/* _Py_DebugOffsets (3.13): where each field's offset is, all u64 */
+enum {
+	DBG_COOKIE = 0, DBG_VERSION = 8,
+	DBG_INTERP_HEAD = 40,
+	DBG_INTERP_NEXT = 64, DBG_THREADS_HEAD = 72,
+	DBG_TS_NEXT = 168, DBG_TS_FRAME = 184, DBG_TS_NATIVE_TID = 200,
+	DBG_FR_PREVIOUS = 232, DBG_FR_CODE = 240, DBG_FR_INSTR = 248,
+	DBG_FR_OWNER = 264,
+	DBG_CODE_FILENAME = 280, DBG_CODE_NAME = 288, DBG_CODE_QUALNAME = 296,
+	DBG_CODE_LINETABLE = 304, DBG_CODE_FIRSTLINENO = 312,
+	DBG_CODE_ADAPTIVE = 344,
+	DBG_STR_ASCII_SIZE = 560,
+	DBG_SIZE = 568,
+};
+
+/* A defined dynamic symbol's value, or 0. */
+static uint64_t dynsym(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / sh.sh_entsize : 0;
+		for (i = 0; i < n; i++) {
+			const char *s;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && !strcmp(s, name))
+				return sym.st_value;
+		}
+	}
+	return 0;
+}
+
+/* size bytes of the file at link-time address vaddr, or false. */
+static bool read_at(Elf *elf, uint64_t vaddr, void *buf, size_t size)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		Elf_Data *d;
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    vaddr < ph.p_vaddr || vaddr - ph.p_vaddr > ph.p_filesz ||
+		    ph.p_filesz - (vaddr - ph.p_vaddr) < size)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset +
+							(vaddr - ph.p_vaddr)),
+					 size, ELF_T_BYTE);
+		if (!d || d->d_size != size)
+			return false;
+		memcpy(buf, d->d_buf, size);
+		return true;
+	}
+	return false;
+}
+
+static uint64_t u64_at(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* 3.13's own offsets; false if they are not there or not plausible. */
+static bool from_debug_offsets(Elf *elf, struct pyrt *rt)
+{
+	static const struct { size_t at; size_t field; } map[] = {
+#define F(dbg, f)	{ dbg, offsetof(struct pyrt, f) }
+		F(DBG_INTERP_HEAD, interp_head),
+		F(DBG_INTERP_NEXT, interp_next),
+		F(DBG_THREADS_HEAD, threads_head),
+		F(DBG_TS_NEXT, ts_next),
+		F(DBG_TS_FRAME, ts_frame),
+		F(DBG_TS_NATIVE_TID, ts_native_tid),
+		F(DBG_FR_PREVIOUS, fr_previous),
+		F(DBG_FR_CODE, fr_code),
+		F(DBG_FR_INSTR, fr_instr),
+		F(DBG_FR_OWNER, fr_owner),
+		F(DBG_CODE_FILENAME, code_filename),
+		F(DBG_CODE_NAME, code_name),
+		F(DBG_CODE_QUALNAME, code_qualname),
+		F(DBG_CODE_LINETABLE, code_linetable),
+		F(DBG_CODE_FIRSTLINENO, code_firstlineno),
+		F(DBG_CODE_ADAPTIVE, code_adaptive),
+		F(DBG_STR_ASCII_SIZE, str_ascii_data),
+#undef F
+	};
+	unsigned char d[DBG_SIZE];
+	size_t i;
+
+	if (!read_at(elf, rt->runtime, d, sizeof(d)) ||
+	    memcmp(d + DBG_COOKIE, "xdebugpy", 8) ||
+	    u64_at(d + DBG_VERSION) != rt->version)
+		return false;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		uint64_t v = u64_at(d + map[i].at);
+
+		/* offsets into structures of at most a few pages */
+		if (v >= PYRT_NONE)
+			return false;
+		memcpy((char *)rt + map[i].field, &(uint16_t){ (uint16_t)v },
+		       sizeof(uint16_t));
+	}
+	rt->ts_cframe = PYRT_NONE;
+	rt->cframe_current = PYRT_NONE;
+	rt->fr_is_entry = PYRT_NONE;
+	/* sizeof(PyCompactUnicodeObject): the ASCII header and 16 bytes */
+	rt->str_compact_data = rt->str_ascii_data + 16;
+	return true;
+}
+
+int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why)
+{
+	uint64_t runtime, code_type, version_at, version = 0;
+
+	*why = NULL;
+	memset(rt, 0, sizeof(*rt));
+	if (elf_kind(elf) != ELF_K_ELF) {
+		*why = "not an ELF file";
+		return -1;
+	}
+	runtime = dynsym(elf, "_PyRuntime");
+	code_type = dynsym(elf, "PyCode_Type");
+	version_at = dynsym(elf, "Py_Version");
+	if (!runtime || !code_type)
+		return 0;
+	if (!version_at || !read_at(elf, version_at, &version, 4)) {
+		*why = "CPython before 3.11 (no Py_Version)";
+		return 0;
+	}
+	switch ((version >> 16) & 0xffff) {
+	case 0x030b:
+		*rt = layout_311;
+		break;
+	case 0x030c:
+		*rt = layout_312;
+		break;
+	default:
+		rt->version = (uint32_t)version;
+		rt->runtime = runtime;
+		if ((version >> 16) > 0x030c && from_debug_offsets(elf, rt))
+			break;
+		*why = "a CPython version whose layout is not known";
+		return 0;
+	}
+	rt->version = (uint32_t)version;
+	rt->runtime = runtime;
+	rt->code_type = code_type;
+	return 1;
+}
