@@ -129,7 +129,7 @@ static int in_root(Dwfl_Module *mod, const struct debugfind_root *root,
 	for (i = -1; i < forms && fd < 0; i++) {
 		int len;
 
-		if (i < 0 && n <= 0)
+		if (i < 0 && (n <= 0 || n > 64))
 			continue;
 		if (i < 0) {
 			len = snprintf(path, sizeof(path),
@@ -184,8 +184,12 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 	size_t i;
 	int fd;
 
-	/* a container's binary: its own debug files first */
-	if (root) {
+	/*
+	 * a container's binary: its own debug files first (not for a dwz
+	 * alternate file, file_name then the debug file: that is looked
+	 * for by its own build ID, which in_root() does not know)
+	 */
+	if (root && !(modname && file_name && strcmp(file_name, modname))) {
 		fd = in_root(mod, root, debuglink_file, debuglink_crc,
 			     debuginfo_file_name, &odd);
 		if (fd >= 0 || odd)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,8 +19,6 @@
 #include "strtab.h"
 #include "util.h"
 
-/* Entries looked at before the one found, for an address (see lookup). */
-#define JITMAP_BACK_MAX	256
 #define JITMAP_LINE_MAX	(JITMAP_NAME_MAX + 64)
 
 struct jit_entry {
@@ -28,13 +27,20 @@ struct jit_entry {
 	int64_t name;		/* in the cache's strtab */
 };
 
+/* What an address range is named, the entries' overlaps settled. */
+struct jit_seg {
+	uint64_t start, end;
+	int64_t name;
+};
+
 struct jitmap {
 	uint32_t pid;
 	const char *why;	/* set: none to use, and why */
 	char why_buf[160];
-	struct jit_entry *e;	/* by start */
-	uint64_t *max_end;	/* the largest end of e[0..i] */
+	struct jit_entry *e;	/* as read; freed once indexed */
 	size_t nr, alloc;
+	struct jit_seg *seg;	/* by start, not overlapping */
+	size_t nr_seg;
 	uint64_t skipped;
 	const struct strtab *names;
 };
@@ -50,6 +56,7 @@ struct jitmaps {
 	char *dir;
 	htab_t by_pid;
 	struct strtab *names;
+	uint64_t entries;	/* read so far, all maps: JITMAP_ALL_ENTRIES */
 };
 
 static hashval_t jm_hash(const void *p)
@@ -68,7 +75,7 @@ static void jm_free(void *p)
 	struct jitmap *j = p;
 
 	free(j->e);
-	free(j->max_end);
+	free(j->seg);
 	free(j);
 }
 
@@ -148,7 +155,8 @@ static int jitmap__line(struct jitmap *j, struct strtab *names, char *line,
 	while (*p == ' ' || *p == '\t')
 		p++;
 	len = strlen(p);
-	while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
+	while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
+		       p[len - 1] == '\t'))
 		len--;
 	if (!size || start + size < start || !len)
 		goto skip;
@@ -181,8 +189,9 @@ static int entry_cmp(const void *a, const void *b)
  * JITMAP_LINE_MAX keeps its first bytes, and a last line without its
  * newline (the runtime may be writing it) is left out.  -1 on ENOMEM.
  */
-static int jitmap__read(struct jitmap *j, struct strtab *names, int fd)
+static int jitmap__read(struct jitmap *j, struct jitmaps *c, int fd)
 {
+	struct strtab *names = c->names;
 	enum { CHUNK = 65536 };
 	char line[JITMAP_LINE_MAX + 1], *buf = malloc(CHUNK);
 	size_t len = 0, total = 0;
@@ -193,14 +202,15 @@ static int jitmap__read(struct jitmap *j, struct strtab *names, int fd)
 	if (!buf)
 		return -1;
 	while (!err && total < JITMAP_MAX_BYTES &&
-	       j->nr < JITMAP_MAX_ENTRIES) {
+	       j->nr < JITMAP_MAX_ENTRIES && c->entries < JITMAP_ALL_ENTRIES) {
 		n = read(fd, buf, CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		total += (size_t)n;
-		for (i = 0; i < n && !err && j->nr < JITMAP_MAX_ENTRIES; i++) {
+		for (i = 0; i < n && !err && j->nr < JITMAP_MAX_ENTRIES &&
+			    c->entries + j->nr < JITMAP_ALL_ENTRIES; i++) {
 			if (buf[i] != '\n') {
 				/* a NUL would cut the name short: dropped */
 				if (len < JITMAP_LINE_MAX && buf[i] != '\0')
@@ -214,24 +224,95 @@ static int jitmap__read(struct jitmap *j, struct strtab *names, int fd)
 		}
 	}
 	free(buf);
+	c->entries += j->nr;
 	return err;
 }
 
-/* Sorted, with the running largest end each lookup walks back by. */
+/* A max-heap of entry indices by seq: the last written on top. */
+static void heap_push(uint32_t *h, size_t *n, const struct jit_entry *e,
+		      uint32_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && e[h[(i - 1) / 2]].seq < e[v].seq) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(uint32_t *h, size_t *n, const struct jit_entry *e)
+{
+	uint32_t v = h[--(*n)];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && e[h[c + 1]].seq > e[h[c]].seq)
+			c++;
+		if (e[h[c]].seq <= e[v].seq)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/* One more segment; adjacent ones of one name merged. */
+static void seg_add(struct jitmap *j, uint64_t start, uint64_t end,
+		    int64_t name)
+{
+	struct jit_seg *last = j->nr_seg ? &j->seg[j->nr_seg - 1] : NULL;
+
+	if (last && last->end == start && last->name == name)
+		last->end = end;
+	else
+		j->seg[j->nr_seg++] = (struct jit_seg){ start, end, name };
+}
+
+/*
+ * The entries as segments that do not overlap, each named by the entry
+ * written last among those covering it: a sweep by address, the entries
+ * that cover the current address in a heap by line order.  Each entry
+ * starts at most one segment and its end at most one more: at most 2n.
+ */
 static int jitmap__index(struct jitmap *j)
 {
-	uint64_t m = 0;
-	size_t i;
+	uint32_t *heap;
+	size_t nh = 0, i = 0;
+	uint64_t x;
 
 	qsort(j->e, j->nr, sizeof(*j->e), entry_cmp);
-	j->max_end = malloc((j->nr ? j->nr : 1) * sizeof(*j->max_end));
-	if (!j->max_end)
+	heap = malloc((j->nr ? j->nr : 1) * sizeof(*heap));
+	j->seg = malloc((2 * j->nr + 1) * sizeof(*j->seg));
+	if (!heap || !j->seg) {
+		free(heap);
 		return -1;
-	for (i = 0; i < j->nr; i++) {
-		if (j->e[i].end > m)
-			m = j->e[i].end;
-		j->max_end[i] = m;
 	}
+	x = j->nr ? j->e[0].start : 0;
+	while (i < j->nr || nh) {
+		uint64_t next;
+
+		while (i < j->nr && j->e[i].start <= x)
+			heap_push(heap, &nh, j->e, (uint32_t)i++);
+		/* entries that ended are dropped when they come on top */
+		while (nh && j->e[heap[0]].end <= x)
+			heap_pop(heap, &nh, j->e);
+		if (!nh) {
+			if (i < j->nr)
+				x = j->e[i].start;
+			continue;
+		}
+		next = j->e[heap[0]].end;
+		if (i < j->nr && j->e[i].start < next)
+			next = j->e[i].start;
+		seg_add(j, x, next, j->e[heap[0]].name);
+		x = next;
+	}
+	free(heap);
+	free(j->e);
+	j->e = NULL;
+	j->alloc = 0;
 	return 0;
 }
 
@@ -239,6 +320,7 @@ struct owner_want {
 	uint32_t uid;
 	bool has_uid;
 	uint32_t owner;		/* the file's, when refused */
+	bool linked;		/* refused for its other names */
 };
 
 static bool owned_right(const struct statx *sx, const void *arg)
@@ -246,7 +328,9 @@ static bool owned_right(const struct statx *sx, const void *arg)
 	struct owner_want *w = (struct owner_want *)arg;
 
 	w->owner = sx->stx_uid;
-	return sx->stx_uid == 0 || (w->has_uid && sx->stx_uid == w->uid);
+	w->linked = sx->stx_nlink != 1;
+	return !w->linked &&
+	       (sx->stx_uid == 0 || (w->has_uid && sx->stx_uid == w->uid));
 }
 
 /* pid as its own pid namespace numbers it (/proc/PID/status's NSpid); 0 */
@@ -290,25 +374,33 @@ static int open_in_root(const struct jitmaps *c, uint32_t pid,
 			struct stat *st, struct owner_want *w)
 {
 	char path[4096], proc[64];
-	struct stat root, ours;
-	uint32_t nspid = ns_pid(pid);
-	int rootfd, fd, err;
+	int pidfd, rootfd = -1, fd = -1, err = ENOENT;
+	uint32_t nspid;
 
+	/* the pid stays this process's while its root is looked in */
+	pidfd = pidfd_open((pid_t)pid, 0);
+	if (pidfd < 0)
+		goto out;
+	nspid = ns_pid(pid);
 	snprintf(proc, sizeof(proc), "/proc/%" PRIu32 "/root", pid);
 	rootfd = nspid ? open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (rootfd < 0 || fstat(rootfd, &root) || stat("/", &ours) ||
-	    (nspid == pid && root.st_dev == ours.st_dev &&
-	     root.st_ino == ours.st_ino) ||
+	if (rootfd < 0 ||
 	    (size_t)snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map",
-			     c->dir, nspid) >= sizeof(path)) {
-		if (rootfd >= 0)
-			close(rootfd);
-		errno = ENOENT;
-		return -1;
-	}
+			     c->dir, nspid) >= sizeof(path))
+		goto out;
 	fd = safe_open_nofollow_if(rootfd, path, st, owned_right, w);
 	err = errno;
-	close(rootfd);
+	/* and it still ran once the file was open: that root was its */
+	if (fd >= 0 && pidfd_send_signal(pidfd, 0, NULL, 0)) {
+		close(fd);
+		fd = -1;
+		err = ENOENT;
+	}
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	errno = err;
 	return fd;
 }
@@ -334,6 +426,9 @@ static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 		if (errno == ENOENT)
 			snprintf(j->why_buf, sizeof(j->why_buf),
 				 "no perf map %s/perf-PID.map", c->dir);
+		else if (errno == SAFEOPEN_NOT_WANTED && w.linked)
+			snprintf(j->why_buf, sizeof(j->why_buf),
+				 "its perf map has other names (hard links)");
 		else if (errno == SAFEOPEN_NOT_WANTED)
 			snprintf(j->why_buf, sizeof(j->why_buf),
 				 "%s (uid %" PRIu32 "), not %s", owned_other,
@@ -345,7 +440,7 @@ static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 		j->why = j->why_buf;
 		return 0;
 	}
-	err = jitmap__read(j, c->names, fd);
+	err = jitmap__read(j, c, fd);
 	close(fd);
 	return err ? err : jitmap__index(j);
 }
@@ -358,25 +453,21 @@ const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
 	void **slot;
 
 	*why = NULL;
-	slot = htab_find_slot(c->by_pid, &key, INSERT);
-	if (!slot)
-		return NULL;
-	if (!*slot) {
+	j = htab_find(c->by_pid, &key);
+	if (!j) {
 		j = calloc(1, sizeof(*j));
-		if (!j) {
-			htab_clear_slot(c->by_pid, slot);
+		if (!j)
 			return NULL;
-		}
 		j->pid = pid;
 		j->names = c->names;
-		if (jitmap__open(c, j, uid, has_uid)) {
-			htab_clear_slot(c->by_pid, slot);
+		slot = jitmap__open(c, j, uid, has_uid) ? NULL :
+		       htab_find_slot(c->by_pid, &key, INSERT);
+		if (!slot) {
 			jm_free(j);
 			return NULL;
 		}
 		*slot = j;
 	}
-	j = *slot;
 	if (j->why) {
 		*why = j->why;
 		return NULL;
@@ -386,28 +477,20 @@ const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
 
 const char *jitmap__lookup(const struct jitmap *j, uint64_t addr)
 {
-	const struct jit_entry *best = NULL;
-	size_t lo = 0, hi = j->nr, steps;
+	size_t lo = 0, hi = j->nr_seg;
 
-	/* the last entry starting at or before addr */
+	/* the last segment starting at or before addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (j->e[mid].start <= addr)
+		if (j->seg[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* back while an earlier entry may still reach addr */
-	for (steps = 0; lo > 0 && steps < JITMAP_BACK_MAX; steps++) {
-		const struct jit_entry *e = &j->e[--lo];
-
-		if (j->max_end[lo] <= addr)
-			break;
-		if (addr < e->end && (!best || e->seq > best->seq))
-			best = e;
-	}
-	return best ? strtab__get(j->names, best->name) : NULL;
+	if (!lo || addr >= j->seg[lo - 1].end)
+		return NULL;
+	return strtab__get(j->names, j->seg[lo - 1].name);
 }
 
 void jitmap__counts(const struct jitmap *j, uint64_t *used, uint64_t *skipped)

@@ -18,8 +18,10 @@
  * (planted in the shared /tmp before the pid was the process's) is
  * refused.  A file of the process's own user may still say anything: its
  * names are shown as names, nothing more.  Reading is bounded: at most
- * JITMAP_MAX_BYTES of the file, JITMAP_MAX_ENTRIES lines, a name cut at
- * JITMAP_NAME_MAX bytes; malformed lines are skipped.
+ * JITMAP_MAX_BYTES of the file, JITMAP_MAX_ENTRIES lines (and
+ * JITMAP_ALL_ENTRIES for all the maps of one profile), a name cut at
+ * JITMAP_NAME_MAX bytes; malformed lines are skipped.  A file with other
+ * names (hard links) is refused too: it may be someone else's.
  *
  * Where entries overlap (code moved or replaced: the map is only ever
  * appended to), the one written last wins.
@@ -32,6 +34,8 @@
 
 #define JITMAP_MAX_BYTES	(512u << 20)
 #define JITMAP_MAX_ENTRIES	(8u << 20)
+/* lines of all maps one cache reads together (one user's many pids) */
+#define JITMAP_ALL_ENTRIES	(8u << 20)
 #define JITMAP_NAME_MAX		1024
 
 struct jitmap;

@@ -180,10 +180,9 @@ static bool seen_before(struct tableload *l, const char *key)
 	if (*slot)
 		return true;
 	copy = strdup(key);
-	if (!copy) {
-		htab_clear_slot(l->seen, slot);
+	/* an empty slot stays empty (htab_clear_slot() is for full ones) */
+	if (!copy)
 		return true;
-	}
 	*slot = copy;
 	return false;
 }

@@ -101,6 +101,49 @@ static void test_parse(const char *dir)
 	jitmaps__free(c);
 }
 
+/*
+ * Overlaps: a later entry over many earlier ones (code space reused), an
+ * earlier big one resuming where a later small one inside it ends.
+ */
+static void test_overlap(const char *dir)
+{
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	const struct jitmap *j;
+	struct jitmaps *c;
+	const char *why, *n;
+	int i;
+
+	for (i = 0; f && i < 300; i++)
+		fprintf(f, "%x 10 small%d\n", 0x100000 + 16 * i, i);
+	if (f) {
+		fprintf(f, "fff00 2000 NEW_BIG\n200000 1000 OLD_BIG\n200100 10 NEW_SMALL\n");
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/perf-150.map", dir);
+	if (!text || write_file(path, text)) {
+		test_cond("fixture: overlapping entries", false);
+		free(text);
+		return;
+	}
+	free(text);
+	c = jitmaps__new(dir);
+	j = c ? jitmaps__get(c, 150, getuid(), true, &why) : NULL;
+	n = j ? jitmap__lookup(j, 0x100800) : NULL;
+	test_condf(n && !strcmp(n, "NEW_BIG"),
+		   "a later entry over 300 earlier ones wins: '%s'", n ? n : "(none)");
+	n = j ? jitmap__lookup(j, 0x101f00) : "x";
+	test_cond("one past its end: none", !n);
+	n = j ? jitmap__lookup(j, 0x200105) : NULL;
+	test_condf(n && !strcmp(n, "NEW_SMALL"),
+		   "a later small entry inside an earlier big one: '%s'", n ? n : "(none)");
+	n = j ? jitmap__lookup(j, 0x200200) : NULL;
+	test_condf(n && !strcmp(n, "OLD_BIG"),
+		   "past it, the earlier big one again: '%s'", n ? n : "(none)");
+	jitmaps__free(c);
+}
+
 static void test_owner(const char *dir)
 {
 	char path[4096];
@@ -124,6 +167,22 @@ static void test_owner(const char *dir)
 	test_cond("the process's user's map is read",
 		  j && jitmap__lookup(j, 0x1005));
 	jitmaps__free(c);
+	{
+		char other[4096];
+
+		snprintf(other, sizeof(other), "%s/another-name", dir);
+		if (link(path, other)) {
+			test_cond("fixture: a hard link", false);
+		} else {
+			c = jitmaps__new(dir);
+			j = jitmaps__get(c, 200, 4242, true, &why);
+			test_condf(!j && why && strstr(why, "hard links"),
+				   "a map with another name is refused: %s",
+				   why ? why : "(read)");
+			jitmaps__free(c);
+			unlink(other);
+		}
+	}
 	c = jitmaps__new(dir);
 	j = jitmaps__get(c, 200, 0, false, &why);
 	test_condf(!j && why && jitmap_refused(why),
@@ -285,6 +344,7 @@ int main(void)
 		return test_report();
 	}
 	test_parse(dir);
+	test_overlap(dir);
 	test_owner(dir);
 	test_not_files(dir);
 	test_dump();

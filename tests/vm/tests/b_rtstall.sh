@@ -97,5 +97,7 @@ echo "  cprof: $(summ "$OUT/cprof") (kind=offcpu)"
 [[ -z $BCC ]] || echo "  bcc:   $(summ "$OUT/bcc") (offcputime -f)"
 echo "cprof recorded $events switches; the longest took $(stat_of offcpu_ns_max) ns (offcpu_ns_max), total $(stat_of offcpu_ns_total) ns; the deepest deepswitch stack held $deepest descend frames"
 ((events > 0)) || fail "no switch recorded"
+max=$(stat_of offcpu_ns_max)
+((max > 0 && max <= $(stat_of offcpu_ns_total))) || fail "offcpu_ns_max $max is not within the time recording took"
 ((deepest >= 100)) || fail "deepswitch's recorded stacks are $deepest frames of descend deep, not the walk this measures"
 rmmod cprof
