@@ -91,7 +91,7 @@ rc=0
 tests/host/run.sh 2>&1 | tee "$logs/host.log" || rc=$?
 tally "tests/host/run.sh" "$rc" "$logs/host.log"
 
-section "fuzzing the stream decoder, the CFI compiler and the stack-copy walk for 30 s (tests/fuzz/run.sh)"
+section "fuzzing the stream decoder, the CFI compiler, the stack-copy walk and the perf-map reader for 30 s (tests/fuzz/run.sh)"
 rc=0
 tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log" || rc=$?
 tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"

@@ -282,7 +282,8 @@ static int jitmap__index(struct jitmap *j)
 	size_t nh = 0, i = 0;
 	uint64_t x;
 
-	qsort(j->e, j->nr, sizeof(*j->e), entry_cmp);
+	if (j->nr)
+		qsort(j->e, j->nr, sizeof(*j->e), entry_cmp);
 	heap = malloc((j->nr ? j->nr : 1) * sizeof(*heap));
 	j->seg = malloc((2 * j->nr + 1) * sizeof(*j->seg));
 	if (!heap || !j->seg) {

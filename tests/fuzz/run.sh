@@ -12,6 +12,8 @@
 #           in tests/fuzz/corpus/cfi (make-cfi-seeds.sh), dictionary cfi.dict
 #   ustack  fuzz_ustack.c: ustack_walk(), a stack copy walked with a table;
 #           seeds in tests/fuzz/corpus/ustack, dictionary ustack.dict
+#   jitmap  fuzz_jitmap.c: a runtime's perf map read and looked up; seeds
+#           in tests/fuzz/corpus/jitmap, dictionary jitmap.dict
 #
 # New inputs are kept in build/fuzz/corpus/TARGET (not in the repository;
 # the seed folders are only read).  A crash, leak, timeout, memory blow-up
@@ -19,14 +21,14 @@
 # build/fuzz/crashes/TARGET/ and fails the run.  Each target's replay and
 # fuzzing are one check each; the run ends with the figures (executions,
 # coverage, corpus) per target and "fuzz: N passed, N failed" for make check.
-# FUZZ_TARGETS (default "stream cfi ustack") picks targets, FUZZ_JOBS=N (default 1)
+# FUZZ_TARGETS (default "stream cfi ustack jitmap") picks targets, FUZZ_JOBS=N (default 1)
 # fuzzes in N processes (libFuzzer's -fork=N).  Logs: build/fuzz/TARGET-*.log.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 seconds=${1:-600}
 jobs=${FUZZ_JOBS:-1}
-read -r -a targets <<<"${FUZZ_TARGETS:-stream cfi ustack}"
+read -r -a targets <<<"${FUZZ_TARGETS:-stream cfi ustack jitmap}"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a whole number" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a whole number" >&2; exit 2; }
 ((${#targets[@]})) || { echo "fuzz: FUZZ_TARGETS names no target" >&2; exit 2; }

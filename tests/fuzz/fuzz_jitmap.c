@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libFuzzer target: jitmap (jitmap.c), which reads the perf map a profiled
+ * runtime writes (/tmp/perf-PID.map): any user's bytes, read by root.
+ * Nothing may crash, hang, or read out of bounds (built with ASan and
+ * UBSan).
+ *
+ * An input is the map's content.  It is written as DIR/perf-1.map (a
+ * directory of this process's, the file its user's), read through
+ * jitmaps__get(), and looked up at every address its lines start at, one
+ * before and one past, and at 64 addresses made from its first bytes.
+ *
+ * Checked, a wrong one aborting with a line "fuzz_jitmap: ...": a name
+ * found is not empty and at most JITMAP_NAME_MAX bytes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[] = "/tmp/fuzz_jitmap.XXXXXX";
+
+static void bad(const char *what)
+{
+	fprintf(stderr, "fuzz_jitmap: %s\n", what);
+	abort();
+}
+
+static void check(const struct jitmap *j, uint64_t addr)
+{
+	const char *n = jitmap__lookup(j, addr);
+	size_t len;
+
+	if (!n)
+		return;
+	len = strlen(n);
+	if (!len || len > JITMAP_NAME_MAX)
+		bad("a name that is empty or past JITMAP_NAME_MAX");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool made;
+	const struct jitmap *j;
+	struct jitmaps *c;
+	const char *why;
+	char path[64], *text, *line, *save;
+	uint64_t v;
+	FILE *f;
+	size_t i;
+
+	if (!made) {
+		if (!mkdtemp(dir))
+			bad("no directory");
+		made = true;
+	}
+	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+		bad("cannot write the map");
+	c = jitmaps__new(dir);
+	if (!c)
+		return 0;
+	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
+	if (!j) {
+		jitmaps__free(c);
+		return 0;
+	}
+	/* the addresses the lines name, as sscanf() reads them */
+	text = malloc(size + 1);
+	if (text) {
+		memcpy(text, data, size);
+		text[size] = '\0';
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%" SCNx64, &v) != 1)
+				continue;
+			check(j, v);
+			check(j, v - 1);
+			check(j, v + 1);
+		}
+		free(text);
+	}
+	for (i = 0; i + 8 <= size && i < 64 * 8; i += 8) {
+		memcpy(&v, data + i, 8);
+		check(j, v);
+	}
+	jitmaps__free(c);
+	return 0;
+}
