@@ -73,6 +73,7 @@ struct tableload_item {
 /* A file whose table has code the tick cannot walk through, and why. */
 struct stopped {
 	uint64_t bytes[CFI_STOP_NR];	/* struct cfi_table's stop_bytes */
+	char key[96];			/* as in seen */
 	char path[];
 };
 
@@ -100,6 +101,12 @@ struct tableload {
 	struct tableload_stats stats;
 	struct stopped *stopped[STOPPED_MAX];	/* by the thread, locked */
 	size_t nstopped;
+	/*
+	 * Preloaded tables' stops, the thread's own: said once a program
+	 * maps the file (a preloaded file may not be the profile's).
+	 */
+	struct stopped *preloaded[STOPPED_MAX];
+	size_t npreloaded;
 };
 
 /*
@@ -534,9 +541,9 @@ bad:
 	return -1;
 }
 
-/* Keep what stops walks in t's file, if anything does. */
-static void note_stops(struct tableload *l, const struct cfi_table *t,
-		       const char *path)
+/* What stops walks in t's file, if anything does; NULL if nothing. */
+static struct stopped *stops_of(const struct cfi_table *t, const char *key,
+				const char *path)
 {
 	struct stopped *sf;
 	uint64_t any = 0;
@@ -544,16 +551,51 @@ static void note_stops(struct tableload *l, const struct cfi_table *t,
 
 	for (k = 0; k < CFI_STOP_NR; k++)
 		any |= t->stop_bytes[k];
-	if (!any || l->nstopped >= STOPPED_MAX)
-		return;
+	if (!any)
+		return NULL;
 	sf = malloc(sizeof(*sf) + strlen(path) + 1);
 	if (!sf)
-		return;
+		return NULL;
 	memcpy(sf->bytes, t->stop_bytes, sizeof(sf->bytes));
+	snprintf(sf->key, sizeof(sf->key), "%s", key);
 	strcpy(sf->path, path);
+	return sf;
+}
+
+/* Keep sf (NULL: nothing) for the report. */
+static void keep_stops(struct tableload *l, struct stopped *sf)
+{
+	if (!sf)
+		return;
 	pthread_mutex_lock(&l->lock);
-	l->stopped[l->nstopped++] = sf;
+	if (l->nstopped < STOPPED_MAX) {
+		l->stopped[l->nstopped++] = sf;
+		sf = NULL;
+	}
 	pthread_mutex_unlock(&l->lock);
+	free(sf);
+}
+
+/* Keep what stops walks in t's file, if anything does. */
+static void note_stops(struct tableload *l, const struct cfi_table *t,
+		       const char *key, const char *path)
+{
+	if (l->nstopped < STOPPED_MAX)
+		keep_stops(l, stops_of(t, key, path));
+}
+
+/* A program maps the file of key: a preloaded table's stops now count. */
+static void note_preloaded_stops(struct tableload *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->npreloaded; i++) {
+		if (strcmp(l->preloaded[i]->key, key))
+			continue;
+		keep_stops(l, l->preloaded[i]);
+		l->preloaded[i] = l->preloaded[--l->npreloaded];
+		return;
+	}
 }
 
 /* Appends to a line of size bytes; *len past size once it is full. */
@@ -650,6 +692,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	}
 	stat_key(key, sizeof(key), &st);
 	if (seen_before(l, key)) {
+		note_preloaded_stops(l, key);
 		close(fd);
 		return;
 	}
@@ -657,7 +700,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	if (keep && tablecache__get(l->cache, &st, &t) == 0) {
 		if (write_table(l, &st, &t, key, it->path))
 			l->stats.cached++;
-		note_stops(l, &t, it->path);
+		note_stops(l, &t, key, it->path);
 		cfi_table_free(&t);
 		close(fd);
 		return;
@@ -675,7 +718,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		    after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
 		    after.st_ctim.tv_nsec == st.st_ctim.tv_nsec) {
 			write_table(l, &st, &t, key, it->path);
-			note_stops(l, &t, it->path);
+			note_stops(l, &t, key, it->path);
 			if (keep)
 				tablecache__put(l->cache, &st, it->path, &t);
 		} else {
@@ -811,13 +854,18 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
 			const struct cfi_table *t)
 {
 	struct tableload *l = arg;
+	struct stopped *sf;
 	char key[96];
 
 	stat_key(key, sizeof(key), st);
 	if (seen_before(l, key))
 		return;
-	if (write_table(l, st, t, key, path))
+	if (write_table(l, st, t, key, path)) {
 		l->stats.preloaded++;
+		if (l->npreloaded < STOPPED_MAX &&
+		    (sf = stops_of(t, key, path)))
+			l->preloaded[l->npreloaded++] = sf;
+	}
 }
 
 /*
@@ -1382,6 +1430,8 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 		*stats = l->stats;
 	while (l->nstopped)
 		free(l->stopped[--l->nstopped]);
+	while (l->npreloaded)
+		free(l->preloaded[--l->npreloaded]);
 	htab_delete(l->seen);
 	htab_delete(l->loaded);
 	htab_delete(l->evictions);

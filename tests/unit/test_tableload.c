@@ -368,12 +368,18 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
  * --load-unwind-tables names the files whose code stops walks, and why: a
  * python3 that loaded libcrypto (OpenSSL's assembly keeps one CFA shape
  * the module does not follow) and libc (longjmp, the signal trampoline).
+ * Three runs on a cache of the test's own: compiled (and kept), read back
+ * from the cache, and preloaded from it before the process is asked about:
+ * each names the same files.
  */
 static void test_report_stops(const char *dir, const char *unwind)
 {
+	static const char *const how[] = { "compiled", "from the cache",
+					   "preloaded" };
+	const char *cache = tmp_path("tables");
 	char *err;
 	pid_t pid;
-	int st;
+	int st, i;
 
 	pid = fork();
 	if (pid == 0) {
@@ -385,20 +391,22 @@ static void test_report_stops(const char *dir, const char *unwind)
 		_exit(127);
 	}
 	usleep(800 * 1000);	/* python3 -c 'import hashlib': 50 ms */
-	if (truncate(unwind, 0))
-		test_cond("emptying the unwind stand-in", false);
-	/* no cache: a table from it carries no count of where walks stop */
-	st = run("%s --load-unwind-tables --table-cache '' --proc-dir %s -p %d",
-		 cprof_dump(), dir, (int)pid);
+	for (i = 0; i < 3; i++) {
+		/* an empty module preloads the cache's tables; else not */
+		if (i != 1 && truncate(unwind, 0))
+			test_cond("emptying the unwind stand-in", false);
+		st = run("%s --load-unwind-tables --table-cache '%s' --proc-dir %s -p %d",
+			 cprof_dump(), cache, dir, (int)pid);
+		err = slurp(tmp_path("err.txt"), NULL);
+		test_condf(st == 0 && err &&
+			   strstr(err, "libcrypto.so.3: other CFA expression ") &&
+			   strstr(err, "libc.so.6: signal frame "),
+			   "--load-unwind-tables, tables %s: files where walks stop, by rule (%s)",
+			   how[i], err ? err : "no output");
+		free(err);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	err = slurp(tmp_path("err.txt"), NULL);
-	test_condf(st == 0 && err &&
-		   strstr(err, "libcrypto.so.3: other CFA expression ") &&
-		   strstr(err, "libc.so.6: signal frame "),
-		   "--load-unwind-tables: files where walks stop, by rule (%s)",
-		   err ? err : "no output");
-	free(err);
 }
 
 int main(void)
