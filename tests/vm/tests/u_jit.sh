@@ -143,9 +143,10 @@ grep -q PLANTED "$OUT/planted.folded" && fail "a map planted by another user nam
 grep -q 'owned by another user (uid 65534)' "$OUT/planted.err" || fail "the refused map is not named in the summary"
 
 # --- 3. in a container: its own /tmp, its own pid numbers
+# the script opened before its /tmp hides whatever is under /tmp here
 # shellcheck disable=SC2016 # $0 and $1 are the inner shell's
 unshare -m -p -f --mount-proc --propagation private sh -c \
-	'mount -t tmpfs tmpfs /tmp && exec "$0" --perf-basic-prof "$1" 600' \
+	'exec 3<"$1" && mount -t tmpfs tmpfs /tmp && exec "$0" --perf-basic-prof - 600 <&3 3<&-' \
 	"$NODE" "$JS" >"$LOCAL/ns.out" 2>&1 &
 ns=$!
 wait_started "$LOCAL/ns.out"
