@@ -7,8 +7,9 @@
 #   - every thread is in it: each of parked's, and every thread of the
 #     machine that lived through the snapshot (listed in /proc before and
 #     after), kernel threads included;
-#   - parked's sleeping threads: state sleeping (99 % or more: a nap may
-#     just have ended), their user stacks from
+#   - parked's sleeping threads: state sleeping, or woken from a nap that
+#     just ended and waiting for a CPU (preempted, running: 5 % at most, on
+#     a loaded host), their user stacks from
 #     nap() through park_sleep() to the thread's entry (start_thread or
 #     clone3) in 99 % or more, under the kernel's nanosleep path;
 #   - the thread blocked in read() shows the syscall (pipe_read, under
@@ -86,10 +87,13 @@ mine() { awk -F'\t' -v p="$pid" -v c="$1" '$3 == p && $2 == c' "$OUT/threads.tsv
 nparked=$(mine parked | wc -l)
 ((nparked == N)) || fail "$nparked of parked's $N sleeping threads in the snapshot"
 sleeping=$(mine parked | awk -F'\t' '$4 == "sleeping"' | wc -l)
+woken=$(mine parked | awk -F'\t' '$4 == "preempted" || $4 == "running"' | wc -l)
 full=$(mine parked | awk -F'\t' '$5 ~ /nanosleep.*;nap;park_sleep;(.*;)?(start_thread|__clone3|__clone)$/' | wc -l)
-echo "parked: $nparked threads, $sleeping sleeping, $full with nap;park_sleep down to the thread's entry under nanosleep"
-# (a thread whose 1 s nap just ended may be running)
-((sleeping * 100 >= N * 99)) || fail "only $sleeping of $N parked threads sleeping"
+echo "parked: $nparked threads, $sleeping sleeping, $woken woken and waiting for a CPU, $full with nap;park_sleep down to the thread's entry under nanosleep"
+# (a thread whose 1 s nap just ended may wait for a CPU: more of them on a
+# loaded host, where the pass takes longer)
+((sleeping * 100 >= N * 95 && sleeping + woken == N)) ||
+	fail "$sleeping of $N parked threads sleeping, $woken woken from a nap: others in another state"
 ((full * 100 >= N * 99)) || {
 	mine parked | awk -F'\t' '$5 !~ /park_sleep;(.*;)?(start_thread|__clone3|__clone)$/ { print "  " $5 }' | sort | uniq -c | sort -rn | head -5
 	fail "only $full of $N parked threads' stacks reach their entry through park_sleep"
