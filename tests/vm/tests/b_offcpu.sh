@@ -24,6 +24,8 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/kprof.sh"
 # shellcheck source=../lib/perfcmp.sh
 . "$REPO/tests/vm/lib/perfcmp.sh"
+# shellcheck source=../lib/bcc.sh
+. "$REPO/tests/vm/lib/bcc.sh"
 
 ROUNDS=${B_OFFCPU_ROUNDS:-5}
 SECS=3
@@ -37,25 +39,12 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 : >"$OUT/none"; : >"$OUT/cprof"; : >"$OUT/perf"; : >"$OUT/bcc"
 events=0 bytes=0 switches=0
-BCC=$(command -v offcputime-bpfcc || true)
-[[ -z $BCC ]] || mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+bcc_find
 for ((r = 1; r <= ROUNDS; r++)); do
 	rate >>"$OUT/none"
 
-	# bcc's offcputime (all tasks, folded): once its programs are loaded
-	# (clang compiles them first: seconds) and attached
-	if [[ -n $BCC ]]; then
-		"$BCC" -f 120 >"$OUT/bcc.folded" 2>"$OUT/bcc.err" &
-		bcc=$!
-		for ((i = 0; i < 1200; i++)); do
-			find "/proc/$bcc/fd" -lname '*bpf-prog*' 2>/dev/null | grep -q . && break
-			sleep 0.1
-		done
-		sleep 1
-		rate >>"$OUT/bcc"
-		kill -INT "$bcc"
-		wait "$bcc" || true
-	fi
+	# bcc's offcputime (all tasks, folded)
+	[[ -z $BCC ]] || with_bcc rate >>"$OUT/bcc"
 
 	ctl kind=offcpu
 	e0=$(stat_of offcpu_events)

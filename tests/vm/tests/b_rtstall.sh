@@ -25,6 +25,8 @@
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
+# shellcheck source=../lib/bcc.sh
+. "$REPO/tests/vm/lib/bcc.sh"
 
 ROUNDS=${B_RTSTALL_ROUNDS:-3}
 SECS=8
@@ -54,8 +56,7 @@ cyc() {
 }
 
 : >"$OUT/none"; : >"$OUT/cprof"; : >"$OUT/bcc"
-BCC=$(command -v offcputime-bpfcc || true)
-[[ -z $BCC ]] || mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+bcc_find
 events=0
 for ((r = 1; r <= ROUNDS; r++)); do
 	cyc >>"$OUT/none"
@@ -67,18 +68,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	reader_stop
 	events=$((events + $(stat_of offcpu_events) - e0))
 
-	if [[ -n $BCC ]]; then
-		"$BCC" -f 120 >"$OUT/bcc.folded" 2>"$OUT/bcc.err" &
-		bcc=$!
-		for ((i = 0; i < 1200; i++)); do
-			find "/proc/$bcc/fd" -lname '*bpf-prog*' 2>/dev/null | grep -q . && break
-			sleep 0.1
-		done
-		sleep 1
-		cyc >>"$OUT/bcc"
-		kill -INT "$bcc"
-		wait "$bcc" || true
-	fi
+	[[ -z $BCC ]] || with_bcc cyc >>"$OUT/bcc"
 done
 kill "$deep" 2>/dev/null || true
 wait "$deep" 2>/dev/null || true
