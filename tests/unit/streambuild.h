@@ -17,10 +17,12 @@
 #ifndef CPROF_STREAMBUILD_H
 #define CPROF_STREAMBUILD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cprof_format.h"
 
@@ -85,6 +87,21 @@ static inline struct cprof_header sb_default_header(void)
 	h.duration_ns = 1000000000ull;
 	h.mode = CPROF_MODE_BOTH;
 	snprintf(h.release, sizeof(h.release), "6.1.0-test");
+	return h;
+}
+
+/* The defaults, stamped now: this boot's (or, if not, a day earlier's). */
+static inline struct cprof_header sb_header_of_boot(bool this_boot)
+{
+	struct cprof_header h = sb_default_header();
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	h.start_time_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
+	h.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
+	if (!this_boot)
+		h.start_realtime_ns -= 86400ull * 1000000000ull;
 	return h;
 }
 

@@ -234,30 +234,6 @@ static void test_not_files(const char *dir)
 	jitmaps__free(c);
 }
 
-/* A header of this boot. */
-static struct cprof_header this_boot(void)
-{
-	struct cprof_header h = sb_default_header();
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	h.start_time_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
-	h.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
-	return h;
-}
-
-static pid_t gone_pid(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return pid;
-}
-
 /* An [anon] mapping of pid, as the module lists it, with the process's uid. */
 static void anon(struct sb *b, pid_t pid, uint64_t start, uint32_t uid)
 {
@@ -274,7 +250,7 @@ static void test_dump(void)
 {
 	const char *in = tmp_path("jit.bin"), *out = tmp_path("jit.folded");
 	const char *pb = tmp_path("jit.pb.gz"), *errp = tmp_path("jit.err");
-	struct cprof_header h = this_boot();
+	struct cprof_header h = sb_header_of_boot(true);
 	pid_t named = gone_pid(), bare = gone_pid();
 	uint64_t ips[2];
 	char map[64], *folded, *err;

@@ -38,21 +38,6 @@
 
 #define PAGE	4096u
 
-/* A header whose boot time is this boot's (or a day earlier). */
-static struct cprof_header header_of_boot(bool this_boot)
-{
-	struct cprof_header h = sb_default_header();
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	h.start_time_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
-	h.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
-	if (!this_boot)
-		h.start_realtime_ns -= 86400ull * 1000000000ull;
-	return h;
-}
-
 /* The file offset of function fn in lib (a DSO: addresses are offsets). */
 static uint64_t func_offset(const char *lib, const char *fn)
 {
@@ -136,17 +121,6 @@ static void *map_whole(const char *path, size_t *len,
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static pid_t gone_pid(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return pid;
-}
-
 /* The folded line of comm's sample, or "" (the line is returned whole). */
 static const char *line_of(const char *folded, const char *comm, char *buf,
 			   size_t size)
@@ -187,7 +161,7 @@ static int convert(const struct fixture *fx, bool this_boot,
 		   const struct cprof_file_id *other, char **folded,
 		   char **err)
 {
-	struct cprof_header h = header_of_boot(this_boot);
+	struct cprof_header h = sb_header_of_boot(this_boot);
 	const char *in = tmp_path("in.bin"), *out = tmp_path("out.txt");
 	const char *errp = tmp_path("err.txt");
 	uint64_t far = fx->a + (128u << 20);	/* mapped by no one here */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -71,6 +72,18 @@ static inline char *slurp(const char *path, size_t *len)
  * stderr to TEST_TMPDIR/err.txt; returns the exit status, -1 if it did not
  * exit normally.
  */
+/* The pid of a child that exited and was reaped: a process that is gone. */
+static inline pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
 static inline int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static inline int run(const char *fmt, ...)
 {
