@@ -25,10 +25,12 @@
 #define CPROF_MAGIC_LEN		8
 /*
  * 2: samples carry a cgroup id after their frames (CPROF_SAMPLE_CGROUP),
- * which version 1 readers took for a size mismatch.  A version 2 reader
- * reads version 1 streams too.
+ * which version 1 readers took for a size mismatch.
+ * 3: a sample may carry its thread's Python frames after that
+ * (struct cprof_pytrail), which version 2 readers took for a size mismatch.
+ * A reader reads the versions before its own too.
  */
-#define CPROF_VERSION		2
+#define CPROF_VERSION		3
 #define CPROF_VERSION_MIN	1	/* oldest version readers accept */
 
 #define CPROF_MAX_DEPTH		127	/* frames per stack (kernel, user) */
@@ -147,6 +149,10 @@ struct cprof_rec {
  * With CPROF_SAMPLE_CGROUP, ips[nr_kernel + nr_user] is the id of the task's
  * cgroup in the cgroup v2 hierarchy: the inode number of its directory
  * there (stat(2)'s st_ino, name_to_handle_at(2)'s handle); 1 is the root.
+ *
+ * Version 3: where the record's size leaves room after that (the cgroup
+ * id, or the frames without it), a struct cprof_pytrail follows: the
+ * thread's Python frames.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -158,6 +164,60 @@ struct cprof_sample {
 	__u16	nr_user;
 	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	__u64	ips[];
+};
+
+/*
+ * The Python frames of a sample's thread (version 3), after its frames
+ * and cgroup id: written when the user walk met the code of a file whose
+ * unwind table describes a CPython interpreter (CPROF_UTABLE_PY) and the
+ * sample is a tick's.  frame[] holds nr frames, innermost first, read from
+ * the thread's chain of interpreter frames at the tick; status says why
+ * the walk ended (with nr 0 too: no thread state found, a failed read).
+ * text is the start of the interpreter's executable mapping that the user
+ * walk met (an MMAP record of the sample's pid covers it): userland reads
+ * the code objects through that file's layout.
+ */
+struct cprof_pyframe {
+	/*
+	 * The code object's address (8-byte aligned), with
+	 * CPROF_PYFRAME_ENTRY in bit 0: the frame is the outermost of one C
+	 * call of the interpreter loop (_PyEval_EvalFrameDefault): the
+	 * frames up to and including it are that call's, the next ones its
+	 * caller's.
+	 */
+	__u64	code;
+	/*
+	 * Its instruction: code units (2 bytes) from the code's first, the
+	 * last one started (3.11, 3.12) or the next (3.13); -1: the frame
+	 * has not started.
+	 */
+	__s32	instr;
+	__s32	firstlineno;		/* co_firstlineno as the tick read it */
+};
+
+struct cprof_pytrail {
+	__u16	type;			/* CPROF_TRAIL_PYTHON */
+	__u16	nr;			/* frames in frame[] */
+	__u16	status;			/* enum cprof_py_status */
+	__u16	reserved;
+	__u64	text;			/* the interpreter's mapping's start */
+	struct cprof_pyframe frame[];
+};
+
+#define CPROF_TRAIL_PYTHON	1
+#define CPROF_PYFRAME_ENTRY	1ull
+
+/* Why a Python walk ended (cprof_pytrail.status). */
+enum cprof_py_status {
+	CPROF_PY_COMPLETE	= 0,	/* at the thread's outermost frame */
+	CPROF_PY_DEPTH		= 1,	/* at the depth, or the record's room */
+	CPROF_PY_FAULT		= 2,	/* a read failed: not resident, a bad
+					   pointer, the chain changing */
+	CPROF_PY_NOT_CODE	= 3,	/* a frame's code was no code object */
+	CPROF_PY_NO_THREAD	= 4,	/* no thread state of the thread (one
+					   the interpreter does not know, or
+					   past the threads looked at) */
+	CPROF_PY_MAX		= 4,
 };
 
 /*
@@ -436,6 +496,53 @@ struct cprof_utable {
  */
 #define CPROF_UTABLE_BUSY	(1u << 2)
 #define CPROF_UTABLE_IDLE	(1u << 3)
+
+/*
+ * The file is a CPython interpreter (the executable or libpython that
+ * defines _PyRuntime): a struct cprof_upy follows the header, before
+ * rule[], and a tick whose user walk meets the file's code reads the
+ * thread's Python frames (struct cprof_pytrail).
+ */
+#define CPROF_UTABLE_PY		(1u << 4)
+
+/*
+ * Where a CPython interpreter keeps a thread's frames.  Addresses are in
+ * the file's offset space: one is at the start of the file's executable
+ * mapping, less that mapping's file offset, plus the value.  Offsets are
+ * bytes in the structures named; CPROF_UPY_NONE: the version has no
+ * such field.  The walk, for the thread whose tid (in its pid namespace)
+ * is T:
+ *
+ *   thread state: _PyRuntime + tstate_current (3.11: the GIL's holder),
+ *     or PyInterpreterState (at _PyRuntime + interp_head) + interp_gil ->
+ *     the GIL + gil_holder (3.12+: its last holder), if its
+ *     + ts_native_tid == T; else the interpreters' lists of thread states:
+ *     _PyRuntime + interp_head -> interpreter (+ interp_next ...)
+ *     + threads_head -> thread state (+ ts_next ...) with + ts_native_tid
+ *     == T
+ *   its frame: + ts_cframe -> + cframe_current -> frame (3.11, 3.12), or
+ *     + ts_frame -> frame (3.13+)
+ *   each frame (_PyInterpreterFrame): + fr_code -> code object, whose
+ *     type (+ 8) must be PyCode_Type; + fr_instr -> its instruction,
+ *     from the code's + code_adaptive; + fr_previous -> the caller's frame;
+ *     + fr_owner == CPROF_UPY_OWNED_BY_CSTACK: an entry frame of one C call
+ *     of the loop, no function (3.12+); + fr_is_entry != 0: the outermost
+ *     frame of one C call (3.11)
+ */
+struct cprof_upy {
+	__u64	runtime;		/* &_PyRuntime */
+	__u64	code_type;		/* &PyCode_Type */
+	__u32	version;		/* PY_VERSION_HEX */
+	__u16	tstate_current, interp_gil, gil_holder;
+	__u16	interp_head, interp_next, threads_head;
+	__u16	ts_next, ts_native_tid, ts_cframe, ts_frame, cframe_current;
+	__u16	fr_code, fr_previous, fr_instr, fr_owner, fr_is_entry;
+	__u16	code_firstlineno, code_adaptive;
+	__u16	reserved[4];
+};
+
+#define CPROF_UPY_NONE			0xffff
+#define CPROF_UPY_OWNED_BY_CSTACK	3
 
 /* How to find the canonical frame address (CFA) at an instruction. */
 enum cprof_cfa_base {
