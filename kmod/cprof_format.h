@@ -211,12 +211,14 @@ struct cprof_pytrail {
 enum cprof_py_status {
 	CPROF_PY_COMPLETE	= 0,	/* at the thread's outermost frame */
 	CPROF_PY_DEPTH		= 1,	/* at the depth, or the record's room */
-	CPROF_PY_FAULT		= 2,	/* a read failed: not resident, a bad
-					   pointer, the chain changing */
+	/* a read failed: not resident, a bad pointer, the chain changing */
+	CPROF_PY_FAULT		= 2,
 	CPROF_PY_NOT_CODE	= 3,	/* a frame's code was no code object */
-	CPROF_PY_NO_THREAD	= 4,	/* no thread state of the thread (one
-					   the interpreter does not know, or
-					   past the threads looked at) */
+	/*
+	 * no thread state of the thread: one the interpreter does not know,
+	 * or past the threads looked at
+	 */
+	CPROF_PY_NO_THREAD	= 4,
 	CPROF_PY_MAX		= 4,
 };
 

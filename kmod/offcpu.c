@@ -295,7 +295,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, set->depth,
-				       &flags, NULL);
+				       &flags, NULL, NULL);
 	o->time_ns = now;
 	o->pid = prev->tgid;
 	o->tid = prev->pid;

@@ -88,6 +88,9 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->ustack_copies += c->ustack_copies;
 	sum->ustack_bytes += c->ustack_bytes;
 	sum->ustack_skipped += c->ustack_skipped;
+	sum->python_walks += c->python_walks;
+	sum->python_frames += c->python_frames;
+	sum->python_incomplete += c->python_incomplete;
 	sum->offcpu_events += c->offcpu_events;
 	sum->offcpu_full += c->offcpu_full;
 	sum->offcpu_ns_total += c->offcpu_ns_total;
@@ -111,6 +114,10 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%sustack_copies %llu\n", prefix, c->ustack_copies);
 	seq_printf(m, "%sustack_bytes %llu\n", prefix, c->ustack_bytes);
 	seq_printf(m, "%sustack_skipped %llu\n", prefix, c->ustack_skipped);
+	seq_printf(m, "%spython_walks %llu\n", prefix, c->python_walks);
+	seq_printf(m, "%spython_frames %llu\n", prefix, c->python_frames);
+	seq_printf(m, "%spython_incomplete %llu\n", prefix,
+		   c->python_incomplete);
 	seq_printf(m, "%soffcpu_events %llu\n", prefix, c->offcpu_events);
 	seq_printf(m, "%soffcpu_full %llu\n", prefix, c->offcpu_full);
 	seq_printf(m, "%soffcpu_ns_total %llu\n", prefix, c->offcpu_ns_total);

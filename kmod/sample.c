@@ -44,10 +44,12 @@
 #include "cprof.h"
 #include "maps.h"
 #include "offcpu.h"
+#include "pywalk.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
 #include "unwind.h"
+#include "utable.h"
 
 #define CPROF_RING_MIN		(64 * 1024)
 /* A CPU wakes the reader at most this often (each kick is a self-IPI). */
@@ -195,6 +197,29 @@ static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
 	pc->stats.ustack_bytes += u->size;
 }
 
+/*
+ * The thread's Python frames after a sample's frames, at @t, in @room
+ * bytes (the interpreter's table was loaded when the sample was reserved,
+ * so the room is there).  The bytes written.
+ */
+static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
+			       const struct cprof_pyhint *py,
+			       struct cprof_pytrail *t, u32 room)
+{
+	int max, n;
+
+	if (room < sizeof(*t))
+		return 0;
+	max = min_t(u32, cprof_tick_set->depth,
+		    (room - sizeof(*t)) / sizeof(t->frame[0]));
+	n = cprof_pywalk(tsk, py, t, max);
+	pc->stats.python_walks++;
+	pc->stats.python_frames += n;
+	if (t->status != CPROF_PY_COMPLETE)
+		pc->stats.python_incomplete++;
+	return struct_size(t, frame, n);
+}
+
 /* @late: whole periods the tick came after it was due, CPROF_SAMPLE_LATE */
 static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 			 u64 late)
@@ -203,8 +228,10 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	struct task_struct *tsk = current;
 	int cpu = smp_processor_id();
 	struct cprof_ucopy copy = { .always = false };
+	struct cprof_pyhint py = { .found = false };
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
+	u32 size, room;
 	int nk = 0, nu = 0;
 	u16 flags = min_t(u64, late, CPROF_SAMPLE_LATE_MAX) <<
 		    CPROF_SAMPLE_LATE_SHIFT;
@@ -220,9 +247,13 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	if (set->pid && tsk->tgid != set->pid)
 		return;
 	s = NULL;
+	/* both stacks, the cgroup id; Python's frames if there may be some */
+	room = sizeof(*s) + (2 * set->depth + 1) * sizeof(u64);
+	if (cprof_utable_python())
+		room += sizeof(struct cprof_pytrail) +
+			set->depth * sizeof(struct cprof_pyframe);
 	if (cprof_flush_owed(pc, cpu, now))
-		s = cprof_ring_reserve(&pc->ring, sizeof(*s) +
-				       (2 * set->depth + 1) * sizeof(u64));
+		s = cprof_ring_reserve(&pc->ring, room);
 	if (!s) {
 		cprof_lose(pc, now);
 		return;
@@ -237,7 +268,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
 				       set->depth, &flags,
-				       set->ustack ? &copy : NULL);
+				       set->ustack ? &copy : NULL, &py);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;
@@ -249,16 +280,18 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->ips[nk + nu] = cprof_cgroup_id(tsk);
 	flags |= CPROF_SAMPLE_CGROUP;
+	size = sizeof(*s) + (nk + nu + 1) * sizeof(u64);
+	if (nu && py.found)
+		size += cprof_sample_python(pc, tsk, &py, (void *)s + size,
+					    room - size);
 	/* Flagged only if its copy will follow: the ring keeps half for samples. */
 	if (flags & CPROF_SAMPLE_USTACK &&
-	    !cprof_ring_fits_next(&pc->ring,
-				  sizeof(*s) + (nk + nu + 1) * sizeof(u64),
+	    !cprof_ring_fits_next(&pc->ring, size,
 				  sizeof(struct cprof_ustack) + set->ustack)) {
 		flags &= ~CPROF_SAMPLE_USTACK;
 		pc->stats.ustack_skipped++;
 	}
-	cprof_ring_commit(&pc->ring, CPROF_REC_SAMPLE, flags,
-			  sizeof(*s) + (nk + nu + 1) * sizeof(u64));
+	cprof_ring_commit(&pc->ring, CPROF_REC_SAMPLE, flags, size);
 
 	pc->stats.samples++;
 	if (flags & CPROF_SAMPLE_USER_FAULT)

@@ -488,6 +488,7 @@ struct cprof_uwalk {
 	const struct cprof_mmstate *st;
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
+	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
 	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
 	int nr;				/* frames so far: f is the last */
 	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
@@ -523,6 +524,22 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 }
 
 /*
+ * The frame stepped from was a CPython interpreter's code: keep its layout
+ * (a copy: the table goes with the walk's RCU read side) for the Python
+ * walk after this one.  The first such frame only.
+ */
+static void cprof_uwalk_python(struct cprof_uwalk *w)
+{
+	struct cprof_pyhint *py = w->py;
+
+	py->found = true;
+	py->text = w->f.pos.start;
+	py->base = w->f.pos.start - w->f.pos.pgoff;
+	py->py = *w->f.table.py;
+	w->py = NULL;
+}
+
+/*
  * One step from the frame to its caller's: by the unwind table; where no
  * table covers it, by the system call wrapper's return address (first
  * frame only), else by the frame-pointer chain.  Never CPROF_STEP_NONE.
@@ -544,6 +561,8 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		step = w->st ? cprof_table_step(w->st, &w->f, first,
 						first ? w->regs : NULL) :
 			CPROF_STEP_NONE;
+		if (w->py && !w->f.no_table && w->f.table.py)
+			cprof_uwalk_python(w);
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
@@ -594,7 +613,8 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
  */
 static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 			      struct pt_regs *uregs, bool entry, u16 *flags,
-			      struct cprof_ucopy *copy)
+			      struct cprof_ucopy *copy,
+			      struct cprof_pyhint *py)
 {
 	*w = (struct cprof_uwalk){
 		.f = { .ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
@@ -619,6 +639,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 		return;
 	if (cprof_utable_any()) {
 		w->st = cprof_maps_of(tsk);
+		if (py && cprof_utable_python())
+			w->py = py;
 		if (cprof_utable_loading())
 			w->copy = copy;
 	}
@@ -641,6 +663,9 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
  *	reaches code whose table may be on its way (cprof_maps_settling()),
  *	or with @copy->always set by the caller, any code without a table
  *	while a loader is there; NULL: none wanted
+ * @py: where to note the first frame in a CPython interpreter's code
+ *	(its table's CPROF_UTABLE_PY), @py->found set if there was one;
+ *	NULL: not wanted
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
@@ -651,14 +676,17 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
  */
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy)
+		      struct cprof_ucopy *copy, struct cprof_pyhint *py)
 {
 	struct cprof_uwalk w;
 	int n = 0;
 
+	if (py)
+		py->found = false;
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy); !w.done;
+	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py);
+	     !w.done;
 	     cprof_uwalk_next(&w)) {
 		if (n == max) {
 			*flags |= CPROF_SAMPLE_USER_TRUNC;

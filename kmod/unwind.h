@@ -4,6 +4,8 @@
 
 #include <linux/types.h>
 
+#include "cprof_format.h"
+
 struct cprof_ustack;
 struct pt_regs;
 struct task_struct;
@@ -22,6 +24,19 @@ struct cprof_ucopy {
 	struct pt_regs *regs;
 };
 
+/*
+ * A CPython interpreter's code on the walked stack (its table carries
+ * CPROF_UTABLE_PY): its layout, and its executable mapping's start and
+ * start less file offset, where its offset-space addresses begin.  found
+ * is set by the walk, the rest with it.
+ */
+struct cprof_pyhint {
+	bool found;
+	unsigned long text;
+	unsigned long base;
+	struct cprof_upy py;
+};
+
 /* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
 #define CPROF_SKIP_SPAN		256
 
@@ -34,7 +49,7 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 struct pt_regs *cprof_unwind_irq_regs(void);
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy);
+		      struct cprof_ucopy *copy, struct cprof_pyhint *py);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);

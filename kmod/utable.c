@@ -20,6 +20,10 @@
  * bytes a row.
  * A table also names the file's size and mtime: a file rewritten in place,
  * or another file that got a freed inode number, does not match it.
+ * The table of a CPython interpreter's file also holds where the
+ * interpreter keeps its threads' frames (struct cprof_upy), checked for
+ * the fields the Python walk follows (pywalk.c), and handed to the walk
+ * with the table.
  *
  * The memory for tables is bounded by the ctl setting unwind_mb, their
  * number by CPROF_UTABLE_MAX (which keeps the hash chains short: the tick
@@ -74,7 +78,9 @@ struct cprof_utab {
 	u32 nrules;
 	u32 first;			/* the first row's offset */
 	bool frame_pointers;		/* CPROF_UTABLE_FP */
+	bool python;			/* CPROF_UTABLE_PY: py is set */
 	unsigned long used;		/* jiffies: last found by a tick */
+	struct cprof_upy py;
 	size_t bytes;
 	u32 *page;
 	struct cprof_urow *rule;
@@ -84,6 +90,7 @@ struct cprof_utab {
 static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
 static u64 cprof_utab_count;		/* read locklessly by the tick */
+static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
@@ -118,6 +125,17 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 bool cprof_utable_any(void)
 {
 	return READ_ONCE(cprof_utab_count);
+}
+
+/**
+ * cprof_utable_python() - is any table of a CPython interpreter loaded?
+ *
+ * Context: any; a hint (a tick makes room for Python frames if so).
+ * Return: true if one is.
+ */
+bool cprof_utable_python(void)
+{
+	return READ_ONCE(cprof_utab_python);
 }
 
 /**
@@ -196,6 +214,7 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 	v->npages = t->npages;
 	v->first = t->first;
 	v->frame_pointers = t->frame_pointers;
+	v->py = t->python ? &t->py : NULL;
 	return true;
 }
 
@@ -287,13 +306,24 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 	return 0;
 }
 
+/* Count @t in or out (@n 1 or -1) of the tables' totals; under the mutex. */
+static void cprof_utab_account(const struct cprof_utab *t, int n)
+{
+	lockdep_assert_held(&cprof_utab_mutex);
+	WRITE_ONCE(cprof_utab_count, cprof_utab_count + n);
+	if (t->python)
+		WRITE_ONCE(cprof_utab_python, cprof_utab_python + n);
+	if (n > 0)
+		cprof_utab_bytes += t->bytes;
+	else
+		cprof_utab_bytes -= t->bytes;
+}
+
 /* Unhash and free @t once the ticks are done with it; under the mutex. */
 static void cprof_utab_drop(struct cprof_utab *t)
 {
-	lockdep_assert_held(&cprof_utab_mutex);
 	hash_del_rcu(&t->node);
-	WRITE_ONCE(cprof_utab_count, cprof_utab_count - 1);
-	cprof_utab_bytes -= t->bytes;
+	cprof_utab_account(t, -1);
 	kvfree_rcu(t, rcu);
 }
 
@@ -333,10 +363,44 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
 	return true;
 }
 
+/*
+ * A CPython interpreter's layout (CPROF_UTABLE_PY), checked for what the
+ * walk needs: a version it knows the frames of (3.11 and later), every
+ * field it follows, and the reserved ones 0.  The offsets themselves are
+ * the file's word: a wrong one makes the walk read other user memory,
+ * fault-free, and end.
+ */
+static int cprof_upy_check(const struct cprof_upy *py)
+{
+	static const u16 none = CPROF_UPY_NONE;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(py->reserved); i++)
+		if (py->reserved[i])
+			return -EINVAL;
+	if (py->version < 0x030b0000 || py->interp_head == none ||
+	    py->interp_next == none || py->threads_head == none ||
+	    py->ts_next == none || py->ts_native_tid == none ||
+	    py->fr_code == none || py->fr_previous == none ||
+	    py->fr_instr == none || py->code_firstlineno == none ||
+	    py->code_adaptive == none)
+		return -EINVAL;
+	/* the thread's frame: directly, or through its _PyCFrame */
+	if (py->ts_frame == none &&
+	    (py->ts_cframe == none || py->cframe_current == none))
+		return -EINVAL;
+	/* the GIL's holder through the interpreter: both or neither */
+	if (py->interp_gil == none ? py->gil_holder != none :
+				     py->gil_holder == none)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * cprof_utable_write() - install, replace or remove one table
- * @buf: struct cprof_utable, rule[], pc[], rule_of[] (cprof_format.h); or
- *	a header alone, CPROF_UTABLE_BUSY or CPROF_UTABLE_IDLE
+ * @buf: struct cprof_utable, struct cprof_upy if CPROF_UTABLE_PY, rule[],
+ *	pc[], rule_of[] (cprof_format.h); or a header alone,
+ *	CPROF_UTABLE_BUSY or CPROF_UTABLE_IDLE
  * @count: exactly the table's size
  *
  * A table that does not fit in unwind_mb, or would be one past
@@ -351,7 +415,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 {
 	struct cprof_utable hdr;
 	struct cprof_utab *t, *old;
-	size_t rows_bytes, bytes;
+	size_t rows_bytes, bytes, head;
 	u32 last, npages;
 	ssize_t err;
 	u64 limit;
@@ -365,11 +429,11 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	    hdr.nr_rules > CPROF_UTABLE_RULES_MAX ||
 	    !hdr.nr_rows != !hdr.nr_rules ||
 	    hdr.flags & ~(CPROF_UTABLE_FP | CPROF_UTABLE_BUSY |
-			  CPROF_UTABLE_IDLE))
+			  CPROF_UTABLE_IDLE | CPROF_UTABLE_PY))
 		return -EINVAL;
 	if (hdr.flags & (CPROF_UTABLE_BUSY | CPROF_UTABLE_IDLE)) {
 		if (hdr.nr_rows || count != sizeof(hdr) ||
-		    hdr.flags & CPROF_UTABLE_FP ||
+		    hdr.flags & (CPROF_UTABLE_FP | CPROF_UTABLE_PY) ||
 		    (hdr.flags & CPROF_UTABLE_BUSY &&
 		     hdr.flags & CPROF_UTABLE_IDLE))
 			return -EINVAL;
@@ -380,14 +444,18 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	}
 	rows_bytes = (size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
 		     (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(u16));
-	if (count != sizeof(hdr) + rows_bytes)
+	head = sizeof(hdr) +
+	       (hdr.flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0);
+	if (count != head + rows_bytes)
 		return -EINVAL;
 	if (!hdr.nr_rows) {
+		if (hdr.flags & CPROF_UTABLE_PY)
+			return -EINVAL;
 		err = cprof_utab_remove(hdr.dev, hdr.ino);
 		return err ?: count;
 	}
 	/* The last offset sizes the page index. */
-	if (get_user(last, (const u32 __user *)(buf + sizeof(hdr) +
+	if (get_user(last, (const u32 __user *)(buf + head +
 						 hdr.nr_rules *
 						 sizeof(struct cprof_urow)) +
 		     hdr.nr_rows - 1))
@@ -411,10 +479,17 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->npages = npages;
 	t->nrules = hdr.nr_rules;
 	t->frame_pointers = hdr.flags & CPROF_UTABLE_FP;
+	t->python = hdr.flags & CPROF_UTABLE_PY;
 	t->bytes = bytes;
 	t->page = (u32 *)(t->ent + t->nr);
 	t->rule = (struct cprof_urow *)(t->page + t->npages);
-	err = cprof_utab_copy(t, buf + sizeof(hdr));
+	err = -EFAULT;
+	if (t->python && copy_from_user(&t->py, buf + sizeof(hdr),
+					sizeof(t->py)))
+		goto free;
+	err = t->python ? cprof_upy_check(&t->py) : 0;
+	if (!err)
+		err = cprof_utab_copy(t, buf + head);
 	if (err)
 		goto free;
 
@@ -437,14 +512,13 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	if (old) {
 		/* a tick finds the old table or the new one, never neither */
 		hlist_replace_rcu(&old->node, &t->node);
-		cprof_utab_bytes -= old->bytes;
+		cprof_utab_account(old, -1);
 		kvfree_rcu(old, rcu);
 	} else {
 		hash_add_rcu(cprof_utab_table, &t->node,
 			     cprof_utab_key(t->dev, t->ino));
-		WRITE_ONCE(cprof_utab_count, cprof_utab_count + 1);
 	}
-	cprof_utab_bytes += bytes;
+	cprof_utab_account(t, 1);
 	mutex_unlock(&cprof_utab_mutex);
 	return count;
 free:
@@ -511,6 +585,7 @@ void cprof_utable_exit(void)
 		kvfree_rcu(t, rcu);
 	}
 	WRITE_ONCE(cprof_utab_count, 0);
+	WRITE_ONCE(cprof_utab_python, 0);
 	cprof_utab_bytes = 0;
 	mutex_unlock(&cprof_utab_mutex);
 }

@@ -24,11 +24,13 @@ struct cprof_utable_view {
 	u32 npages;
 	u32 first;		/* the first row's offset */
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
+	const struct cprof_upy *py;	/* CPROF_UTABLE_PY's, else NULL */
 };
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
 void cprof_utable_show(struct seq_file *m);
 bool cprof_utable_any(void);
+bool cprof_utable_python(void);
 void cprof_utable_loader(bool open);
 bool cprof_utable_loading(void);
 bool cprof_utable_has_loader(void);

@@ -10,9 +10,12 @@
  *   badtables random UNWIND_FILE FILE SECONDS
  *	for SECONDS, replaces FILE's table every few milliseconds with random
  *	rows that pass the module's checks (sorted offsets, known rules) but
- *	say anything: any base, any offset, any saved-rbp slot.  A walk
- *	through FILE's code then reads whatever the rows point at; it must
- *	end, fault-free, every time.  Prints how many tables it wrote.
+ *	say anything: any base, any offset, any saved-rbp slot; every other
+ *	one with a CPython layout (CPROF_UTABLE_PY) whose addresses and
+ *	offsets are anything the module's checks let through.  A walk
+ *	through FILE's code then reads whatever the rows point at, and a
+ *	Python walk whatever the layout does; both must end, fault-free,
+ *	every time.  Prints how many tables it wrote.
  *   badtables remove UNWIND_FILE FILE
  *	writes a table of no rows for FILE, which removes its table.
  *   badtables fill UNWIND_FILE INO ROWS
@@ -34,6 +37,7 @@
 
 struct table {
 	struct cprof_utable hdr;
+	struct cprof_upy py;		/* written if hdr.flags has PY */
 	uint32_t *pc;
 	struct cprof_urow *row;
 	uint32_t alloc;			/* rows in pc[] and row[] */
@@ -56,6 +60,61 @@ static size_t table_bytes(size_t n, size_t r)
 	       n * (sizeof(uint32_t) + sizeof(uint16_t));
 }
 
+/* A layout the module takes: 3.11's offsets, addresses in no file. */
+static void good_py(struct table *t)
+{
+	struct cprof_upy *py = &t->py;
+
+	memset(py, 0, sizeof(*py));
+	py->runtime = 0x656220;
+	py->code_type = 0x554440;
+	py->version = 0x030b02f0;
+	py->tstate_current = 576;
+	py->interp_gil = py->gil_holder = CPROF_UPY_NONE;
+	py->interp_head = 40;
+	py->interp_next = 0;
+	py->threads_head = 16;
+	py->ts_next = 8;
+	py->ts_native_tid = 160;
+	py->ts_cframe = 56;
+	py->ts_frame = CPROF_UPY_NONE;
+	py->cframe_current = 8;
+	py->fr_code = 32;
+	py->fr_previous = 48;
+	py->fr_instr = 56;
+	py->fr_owner = 69;
+	py->fr_is_entry = 68;
+	py->code_firstlineno = 72;
+	py->code_adaptive = 184;
+	t->hdr.flags |= CPROF_UTABLE_PY;
+}
+
+/* A layout of anything the module's checks let through. */
+static void random_py(struct table *t)
+{
+	uint16_t *f = &t->py.tstate_current;
+	uint16_t *end = t->py.reserved;
+
+	good_py(t);
+	t->py.runtime = rnd() % 3 ? rnd() % (1u << 24) : rnd();
+	t->py.code_type = rnd() % 3 ? rnd() % (1u << 24) : rnd();
+	t->py.version = 0x030b0000 + rnd() % 0x10000000;
+	for (; f < end; f++)
+		*f = rnd() % 4 ? rnd() % 512 : (uint16_t)rnd();
+	/* what the checks want: a frame path, the GIL's both or neither */
+	if (t->py.ts_frame == CPROF_UPY_NONE)
+		t->py.ts_cframe = t->py.cframe_current = 8;
+	if (t->py.interp_gil == CPROF_UPY_NONE)
+		t->py.gil_holder = CPROF_UPY_NONE;
+	else if (t->py.gil_holder == CPROF_UPY_NONE)
+		t->py.gil_holder = 8;
+	for (f = &t->py.interp_head; f < end; f++)
+		if (*f == CPROF_UPY_NONE && f != &t->py.ts_cframe &&
+		    f != &t->py.ts_frame && f != &t->py.cframe_current &&
+		    f != &t->py.fr_owner && f != &t->py.fr_is_entry)
+			*f = 0;
+}
+
 /*
  * Write the table as one buffer of len bytes, or of the size the header's
  * counts make (at most the rows there are).  Each row its own rule (the
@@ -70,6 +129,8 @@ static ssize_t put(int fd, const struct table *t, size_t len, long rules,
 {
 	size_t n = t->hdr.nr_rows < t->alloc ? t->hdr.nr_rows : t->alloc;
 	size_t r = n < CPROF_UTABLE_RULES_MAX ? n : CPROF_UTABLE_RULES_MAX;
+	size_t head = sizeof(t->hdr) +
+		      (t->hdr.flags & CPROF_UTABLE_PY ? sizeof(t->py) : 0);
 	struct cprof_utable hdr = t->hdr;
 	size_t exact, i;
 	uint16_t *rule_of;
@@ -77,19 +138,20 @@ static ssize_t put(int fd, const struct table *t, size_t len, long rules,
 	ssize_t ret;
 
 	hdr.nr_rules = rules < 0 ? r : (uint32_t)rules;
-	exact = table_bytes(n, hdr.nr_rules);
-	buf = calloc(1, (len > exact ? len : exact) + 64 +
+	exact = table_bytes(n, hdr.nr_rules) + head - sizeof(hdr);
+	buf = calloc(1, (len > exact ? len : exact) + 64 + sizeof(t->py) +
 			r * sizeof(struct cprof_urow));
 	if (!buf)
 		return -1;
 	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), t->row, (r ? r - 1 : 0) * sizeof(*t->row));
+	memcpy(buf + sizeof(hdr), &t->py, head - sizeof(hdr));
+	memcpy(buf + head, t->row, (r ? r - 1 : 0) * sizeof(*t->row));
 	if (r)
-		memcpy(buf + sizeof(hdr) + (r - 1) * sizeof(*t->row),
+		memcpy(buf + head + (r - 1) * sizeof(*t->row),
 		       &t->row[n - 1], sizeof(*t->row));
-	memcpy(buf + sizeof(hdr) + hdr.nr_rules * sizeof(*t->row), t->pc,
+	memcpy(buf + head + hdr.nr_rules * sizeof(*t->row), t->pc,
 	       n * sizeof(uint32_t));
-	rule_of = (uint16_t *)(buf + sizeof(hdr) +
+	rule_of = (uint16_t *)(buf + head +
 			       hdr.nr_rules * sizeof(*t->row) +
 			       n * sizeof(uint32_t));
 	for (i = 0; i < n; i++)
@@ -149,12 +211,17 @@ static int reject(const char *path)
 		"a rule index past the rules", "rules but no rows",
 		"compiling, with rows", "compiling and idle at once",
 		"idle, with the frame-pointer flag",
+		"Python layout missing", "Python: no code offset",
+		"Python: no frame path", "Python: GIL holder half given",
+		"Python: reserved bytes set", "Python 3.10",
+		"Python layout on a removal", "Python layout on compiling",
 	};
 	static const int want[] = {
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, ENOENT, ENOSPC,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL,
+		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 	};
 
 	if (fd < 0) {
@@ -204,6 +271,22 @@ static int reject(const char *path)
 			t.hdr.nr_rows = 0;
 			rules = 0;
 			t.hdr.flags = CPROF_UTABLE_IDLE | CPROF_UTABLE_FP;
+			break;
+		case 22:
+			good_py(&t);
+			len = table_bytes(8, 8);
+			break;
+		case 23: good_py(&t); t.py.fr_code = CPROF_UPY_NONE; break;
+		case 24: good_py(&t); t.py.ts_cframe = CPROF_UPY_NONE; break;
+		case 25: good_py(&t); t.py.interp_gil = 384; break;
+		case 26: good_py(&t); t.py.reserved[3] = 1; break;
+		case 27: good_py(&t); t.py.version = 0x030a0cf0; break;
+		case 28: good_py(&t); t.hdr.nr_rows = 0; rules = 0; break;
+		case 29:
+			good_py(&t);
+			t.hdr.nr_rows = 0;
+			rules = 0;
+			t.hdr.flags |= CPROF_UTABLE_BUSY;
 			break;
 		}
 		r = put(fd, &t, len, rules, bad_index);
@@ -270,6 +353,8 @@ static int random_tables(const char *path, const char *file, double secs)
 			r->fp_off = rnd() % 3 ? (int16_t)offs[rnd() % 4] : (int16_t)rnd();
 		}
 		t.row[n - 1].cfa_base = CPROF_CFA_NONE;
+		if (rnd() & 1)
+			random_py(&t);
 		if (put(fd, &t, 0, -1, -1) < 0)
 			refused++;
 		else

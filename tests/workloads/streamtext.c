@@ -26,6 +26,7 @@
 static const char *const layouts[] = {
 	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
+	"P time tid status nr text frame...",
 	"M time pid start end pgoff build_id_size dev ino path...",
 	"L time cpu samples other",
 	"T time cpu period_ns",
@@ -101,6 +102,29 @@ static void end_line(void)
 	line[0] = 0;
 }
 
+/*
+ * A sample's Python frames, after its frames (and cgroup id): "P" and the
+ * trailer, each frame code/instr/firstlineno (code in hex, its
+ * CPROF_PYFRAME_ENTRY bit kept).  0, or -1 if it does not fit its room.
+ */
+static int python_line(const struct cprof_sample *s, const void *at,
+		       size_t room)
+{
+	const struct cprof_pytrail *t = at;
+	unsigned int i;
+
+	if (room < sizeof(*t) || t->type != CPROF_TRAIL_PYTHON ||
+	    room != sizeof(*t) + t->nr * sizeof(t->frame[0]))
+		return -1;
+	add("P %" PRIu64 " %u %u %u %" PRIx64, (uint64_t)s->time_ns, s->tid,
+	    t->status, t->nr, (uint64_t)t->text);
+	for (i = 0; i < t->nr; i++)
+		add(" %" PRIx64 "/%d/%d", (uint64_t)t->frame[i].code,
+		    t->frame[i].instr, t->frame[i].firstlineno);
+	end_line();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cprof_header h;
@@ -157,6 +181,11 @@ int main(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				add(" %" PRIx64, (uint64_t)s->ips[i]);
 			end_line();
+			n += !!(rec.flags & CPROF_SAMPLE_CGROUP);
+			if (sizeof(*s) + n * 8 < rec.size &&
+			    python_line(s, buf + sizeof(*s) + n * 8,
+					rec.size - sizeof(*s) - n * 8))
+				return 1;
 			break;
 		}
 		case CPROF_REC_MMAP: {

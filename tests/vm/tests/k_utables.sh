@@ -9,7 +9,9 @@
 #   - cprof-dump --load-unwind-tables -p: the program's files are listed
 #     (MAJOR:MINOR INODE SIZE MTIME as stat shows them) and a table of no
 #     rows removes one;
-#   - random tables that pass the checks (any rule, any offset) replaced
+#   - random tables that pass the checks (any rule, any offset; every
+#     other one with a CPython layout of any addresses and offsets, so the
+#     Python walk reads whatever they say) replaced
 #     every few milliseconds for a program that runs (cpuburn), and for the
 #     programs with corrupt frame chains of k_hostile, while a profile
 #     samples them at 999 Hz and depth 127: the kernel does not crash, warn
@@ -64,6 +66,7 @@ done
 ctl freq=999 seconds=4 depth=127
 table0=$(stat_of user_table)
 faults0=$(stat_of user_faults)
+python0=$(stat_of python_walks)
 rnd=()
 for f in /tmp/ub /tmp/h_loop /tmp/h_down /tmp/h_kernel /tmp/h_deep; do
 	"$WORKLOADS/badtables" random "$U" "$f" 6 >"$OUT/random.${f##*/}" &
@@ -78,7 +81,8 @@ kill "$ub" 2>/dev/null || true
 wait
 table=$(($(stat_of user_table) - table0))
 faults=$(($(stat_of user_faults) - faults0))
-echo "user_table +$table, user_faults +$faults"
+python=$(($(stat_of python_walks) - python0))
+echo "user_table +$table, user_faults +$faults, python_walks +$python (of them incomplete: $(stat_of python_incomplete))"
 rawk '$1 == "E" && $E_reason == 0 { ok = 1 } END { exit !ok }' "$OUT/p.raw.txt" ||
 	fail "the profile did not end complete: $(grep '^E' "$OUT/p.raw.txt")"
 read -r n kaddr < <(rawk '$1 == "S" && $S_comm ~ /^(ub|h_)/ {
@@ -91,6 +95,7 @@ echo "$n samples of the programs under random tables, $kaddr kernel-space user f
 ((kaddr == 0)) || fail "$kaddr user frames hold kernel addresses"
 ((table > 0)) || fail "no walk used a table"
 ((faults > 0)) || fail "user_faults did not grow"
+((python > 0)) || fail "no Python walk ran under the random layouts"
 
 # A table of no rows removes the file's table.
 "$WORKLOADS/badtables" remove "$U" /tmp/ub || fail "removing /tmp/ub's table failed"

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Python frames from the tick.
+ *
+ * A CPython interpreter (3.11 and later) keeps each thread's Python calls
+ * as a chain of interpreter frames in the process's memory: a frame names
+ * its code object, the instruction it is at and its caller's frame.  When
+ * the user walk meets the code of a file whose unwind table userland
+ * loaded with that interpreter's layout (struct cprof_upy, utable.c), the
+ * tick reads the interrupted thread's chain and records, per frame, the
+ * code object's address, the instruction's index and the code's first
+ * line (the code's identity, should its address be reused later), after
+ * the sample's frames (struct cprof_pytrail).  Nothing is named here:
+ * userland reads the code objects' names and line tables from the live
+ * process, and puts the frames where the C stack runs the interpreter's
+ * loop.
+ *
+ * The thread's state: the interpreter's holder of the GIL (the thread that
+ * runs Python code now, most often the interrupted one), checked by its
+ * thread id (the tid in the process's pid namespace, as gettid() gave it
+ * to the interpreter); else the interpreters' lists of thread states, at
+ * most CPROF_PY_INTERPS interpreters and CPROF_PY_THREADS states in all.
+ *
+ * Every read is of the interrupted task's user memory, with page faults
+ * disabled and at addresses access_ok() accepts, as the user walk reads:
+ * memory that is not resident, a pointer that lies or a chain that changes
+ * under the walk ends it (the record says why), never faults.  Each frame
+ * takes two user access windows (the frame's fields, the code's), the walk
+ * at most the sample's depth of frames.
+ */
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include "pywalk.h"
+
+#define CPROF_PY_INTERPS	4	/* interpreters looked at */
+#define CPROF_PY_THREADS	64	/* thread states looked at, in all */
+
+/* The most code units a code object is taken to have. */
+#define CPROF_PY_INSTR_MAX	(1 << 24)
+
+static bool cprof_py_word(unsigned long addr, unsigned long *val)
+{
+	const unsigned long __user *p = (const void __user *)addr;
+
+	if (!user_access_begin(p, sizeof(*p)))
+		return false;
+	unsafe_get_user(*val, p, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/* A pointer field: the word at @base + @off, if @base is not NULL. */
+static bool cprof_py_ptr(unsigned long base, u16 off, unsigned long *val)
+{
+	return base && cprof_py_word(base + off, val);
+}
+
+/*
+ * The thread state of the thread whose tid is @tid into @ts: 0, or
+ * CPROF_PY_NO_THREAD (none found, or a list that could not be read).
+ */
+static int cprof_py_thread(const struct cprof_upy *py, unsigned long runtime,
+			   unsigned long tid, unsigned long *found)
+{
+	unsigned long interp, ts = 0, gil, id;
+	int i, n = 0;
+
+	/* the GIL's holder: the thread running Python code */
+	if (py->tstate_current != CPROF_UPY_NONE) {
+		cprof_py_ptr(runtime, py->tstate_current, &ts);
+	} else if (py->interp_gil != CPROF_UPY_NONE &&
+		   cprof_py_ptr(runtime, py->interp_head, &interp) &&
+		   cprof_py_ptr(interp, py->interp_gil, &gil)) {
+		cprof_py_ptr(gil, py->gil_holder, &ts);
+	}
+	if (cprof_py_ptr(ts, py->ts_native_tid, &id) && id == tid)
+		goto found;
+	if (!cprof_py_ptr(runtime, py->interp_head, &interp))
+		return CPROF_PY_NO_THREAD;
+	for (i = 0; interp && i < CPROF_PY_INTERPS; i++) {
+		if (!cprof_py_ptr(interp, py->threads_head, &ts))
+			return CPROF_PY_NO_THREAD;
+		for (; ts && n < CPROF_PY_THREADS; n++) {
+			if (!cprof_py_ptr(ts, py->ts_native_tid, &id))
+				return CPROF_PY_NO_THREAD;
+			if (id == tid)
+				goto found;
+			if (!cprof_py_ptr(ts, py->ts_next, &ts))
+				return CPROF_PY_NO_THREAD;
+		}
+		if (!cprof_py_ptr(interp, py->interp_next, &interp))
+			return CPROF_PY_NO_THREAD;
+	}
+	return CPROF_PY_NO_THREAD;
+found:
+	*found = ts;
+	return 0;
+}
+
+/* What the walk reads of one interpreter frame. */
+struct cprof_py_frame {
+	unsigned long code;
+	unsigned long previous;
+	unsigned long instr;
+	u8 owner;
+	u8 is_entry;
+};
+
+/* The frame at @at, its fields in one user access window. */
+static bool cprof_py_read_frame(const struct cprof_upy *py, unsigned long at,
+				unsigned long span, struct cprof_py_frame *f)
+{
+	const char __user *p = (const void __user *)at;
+
+	if (!at || !user_access_begin(p, span))
+		return false;
+	unsafe_get_user(f->code, (const unsigned long __user *)(p + py->fr_code),
+			fault);
+	unsafe_get_user(f->previous,
+			(const unsigned long __user *)(p + py->fr_previous),
+			fault);
+	unsafe_get_user(f->instr,
+			(const unsigned long __user *)(p + py->fr_instr), fault);
+	if (py->fr_owner != CPROF_UPY_NONE)
+		unsafe_get_user(f->owner, (const u8 __user *)(p + py->fr_owner),
+				fault);
+	if (py->fr_is_entry != CPROF_UPY_NONE)
+		unsafe_get_user(f->is_entry,
+				(const u8 __user *)(p + py->fr_is_entry), fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/* A code object's type and first line, in one user access window. */
+static bool cprof_py_read_code(const struct cprof_upy *py, unsigned long code,
+			       unsigned long *type, s32 *firstlineno)
+{
+	const char __user *p = (const void __user *)code;
+	unsigned long span = max_t(unsigned long, 2 * sizeof(long),
+				   py->code_firstlineno + sizeof(s32));
+
+	if (!user_access_begin(p, span))
+		return false;
+	unsafe_get_user(*type, (const unsigned long __user *)(p + sizeof(long)),
+			fault);
+	unsafe_get_user(*firstlineno,
+			(const s32 __user *)(p + py->code_firstlineno), fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/* The bytes from a frame's start that hold every field the walk reads. */
+static unsigned long cprof_py_frame_span(const struct cprof_upy *py)
+{
+	unsigned long span = max3(py->fr_code, py->fr_previous, py->fr_instr) +
+			     sizeof(long);
+
+	if (py->fr_owner != CPROF_UPY_NONE)
+		span = max(span, py->fr_owner + 1UL);
+	if (py->fr_is_entry != CPROF_UPY_NONE)
+		span = max(span, py->fr_is_entry + 1UL);
+	return span;
+}
+
+/* The thread's innermost frame into @frame (0: none); false: unreadable. */
+static bool cprof_py_first_frame(const struct cprof_upy *py, unsigned long ts,
+				 unsigned long *frame)
+{
+	unsigned long cframe;
+
+	if (py->ts_frame != CPROF_UPY_NONE)
+		return cprof_py_ptr(ts, py->ts_frame, frame);
+	return cprof_py_ptr(ts, py->ts_cframe, &cframe) &&
+	       cprof_py_ptr(cframe, py->cframe_current, frame);
+}
+
+/*
+ * The frames of the chain from @at into @t->frame[], at most @max; the
+ * status.  A C-stack entry frame (3.12+) is no function: it marks the
+ * frame recorded before it as the outermost of its call of the loop, as
+ * 3.11's is_entry marks a frame itself.
+ */
+static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
+					   unsigned long base,
+					   unsigned long at,
+					   struct cprof_pytrail *t, int max)
+{
+	unsigned long span = cprof_py_frame_span(py), type;
+	unsigned long code_type = base + py->code_type;
+	struct cprof_py_frame f = { };
+	int steps;
+	s32 first;
+	long idx;
+
+	/* entry frames take steps too: as many again */
+	for (steps = 0; at; at = f.previous) {
+		if (t->nr == max || steps++ == 2 * max)
+			return CPROF_PY_DEPTH;
+		if (!cprof_py_read_frame(py, at, span, &f) ||
+		    f.previous == at)
+			return CPROF_PY_FAULT;
+		if (py->fr_is_entry == CPROF_UPY_NONE &&
+		    f.owner == CPROF_UPY_OWNED_BY_CSTACK) {
+			if (t->nr)
+				t->frame[t->nr - 1].code |=
+					CPROF_PYFRAME_ENTRY;
+			continue;
+		}
+		if (f.code & (sizeof(long) - 1) ||
+		    !cprof_py_read_code(py, f.code, &type, &first))
+			return CPROF_PY_FAULT;
+		if (type != code_type)
+			return CPROF_PY_NOT_CODE;
+		/* a frame not started points just before the first unit */
+		idx = ((long)f.instr - (long)(f.code + py->code_adaptive)) / 2;
+		if (idx < -1 || idx >= CPROF_PY_INSTR_MAX)
+			idx = -1;
+		t->frame[t->nr++] = (struct cprof_pyframe){
+			.code = f.code | (f.is_entry ? CPROF_PYFRAME_ENTRY : 0),
+			.instr = idx,
+			.firstlineno = first,
+		};
+	}
+	return CPROF_PY_COMPLETE;
+}
+
+/**
+ * cprof_pywalk() - the Python frames of the interrupted thread
+ * @tsk: the interrupted task, current
+ * @h: from the user walk: the interpreter's layout, @h->found set
+ * @t: where the record goes: its header and frame[]
+ * @max: room in @t->frame[]
+ *
+ * Never sleeps or faults: user memory is read with page faults disabled.
+ *
+ * Context: the tick (hard interrupt).
+ * Return: the number of frames written, also in @t->nr.
+ */
+int cprof_pywalk(struct task_struct *tsk, const struct cprof_pyhint *h,
+		 struct cprof_pytrail *t, int max)
+{
+	const struct cprof_upy *py = &h->py;
+	unsigned long ts = 0, frame;
+
+	*t = (struct cprof_pytrail){
+		.type = CPROF_TRAIL_PYTHON,
+		.text = h->text,
+	};
+	pagefault_disable();
+	t->status = cprof_py_thread(py, h->base + py->runtime,
+				    task_pid_vnr(tsk), &ts);
+	if (!t->status)
+		t->status = cprof_py_first_frame(py, ts, &frame) ?
+			    cprof_py_chain(py, h->base, frame, t, max) :
+			    CPROF_PY_FAULT;
+	pagefault_enable();
+	return t->nr;
+}
