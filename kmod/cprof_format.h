@@ -100,6 +100,7 @@ enum cprof_rec_type {
 	CPROF_REC_OFFCPU	= 7,
 	CPROF_REC_ONCPU		= 8,
 	CPROF_REC_THREAD	= 9,
+	CPROF_REC_PYCODE	= 10,
 };
 
 struct cprof_rec {
@@ -188,8 +189,9 @@ struct cprof_pyframe {
 	__u64	code;
 	/*
 	 * Its instruction: code units (2 bytes) from the code's first, the
-	 * last one started (3.11, 3.12) or the next (3.13); -1: the frame
-	 * has not started.
+	 * last one started (3.11, 3.12: -1 before the first) or the next
+	 * (3.13); -1 also when the frame's pointer was out of the code's
+	 * range (read while it changed).
 	 */
 	__s32	instr;
 	__s32	firstlineno;		/* co_firstlineno as the tick read it */
@@ -221,6 +223,40 @@ enum cprof_py_status {
 	CPROF_PY_NO_THREAD	= 4,
 	CPROF_PY_MAX		= 4,
 };
+
+/*
+ * A Python code object of process pid, as a tick found it among a sample's
+ * Python frames (code and firstlineno as in struct cprof_pyframe): the
+ * first time in the stream on that CPU (another CPU, or the same one much
+ * later, may repeat it), so that its frames can be named after the
+ * process is gone.  data[] holds the leading bytes of three objects as
+ * the process's memory held them at the tick: the code's co_qualname (a
+ * str), its co_filename (a str) and its co_linetable (a bytes),
+ * qualname_len, filename_len and linetable_len bytes, in that order, then
+ * padding to 8 bytes.  A str's are its header and characters: 72 bytes
+ * and its length (at byte 16) times its bytes a character (bits 2-4 of the
+ * word at byte 32), at most CPROF_PYSTR_MAX; the bytes' are its header
+ * and data (its size at byte 16, its data from byte 32), at most
+ * CPROF_PYLINES_MAX: as CPython 3.11 to 3.13 lay them out on 64-bit; cut
+ * there, or where readable memory ends.  A length of 0: that object could
+ * not be read.  The objects' layouts are the
+ * interpreter's (userland finds them from its file, as the code's).
+ */
+struct cprof_pycode {
+	struct cprof_rec rec;		/* CPROF_REC_PYCODE */
+	__u64	time_ns;		/* of the sample */
+	__u32	pid;			/* tgid */
+	__s32	firstlineno;
+	__u64	code;			/* CPROF_PYFRAME_ENTRY not set */
+	__u16	qualname_len;
+	__u16	filename_len;
+	__u16	linetable_len;
+	__u16	reserved;
+	__u8	data[];
+};
+
+#define CPROF_PYSTR_MAX		512
+#define CPROF_PYLINES_MAX	4096
 
 /*
  * An executable mapping of process pid, emitted the first time a sampled user
@@ -510,7 +546,9 @@ struct cprof_utable {
 /*
  * Where a CPython interpreter keeps a thread's frames.  Addresses are in
  * the file's offset space: one is at the start of the file's executable
- * mapping, less that mapping's file offset, plus the value.  Offsets are
+ * mapping, less that mapping's file offset, plus the value (a symbol's
+ * value less the executable segment's p_vaddr - p_offset).  Versions 3.11
+ * to 3.13.  Offsets are
  * bytes in the structures named; CPROF_UPY_NONE: the version has no
  * such field.  The walk, for the thread whose tid (in its pid namespace)
  * is T:
@@ -540,7 +578,9 @@ struct cprof_upy {
 	__u16	ts_next, ts_native_tid, ts_cframe, ts_frame, cframe_current;
 	__u16	fr_code, fr_previous, fr_instr, fr_owner, fr_is_entry;
 	__u16	code_firstlineno, code_adaptive;
-	__u16	reserved[4];
+	/* for CPROF_REC_PYCODE; CPROF_UPY_NONE: none written */
+	__u16	code_qualname, code_filename, code_linetable;
+	__u16	reserved;
 };
 
 #define CPROF_UPY_NONE			0xffff

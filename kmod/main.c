@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "maps.h"
 #include "procfs.h"
+#include "pycode.h"
 #include "sample.h"
 #include "session.h"
 #include "utable.h"
@@ -50,9 +51,12 @@ static int __init cprof_init(void)
 	err = cprof_maps_init();
 	if (err)
 		goto ctl_exit;
-	err = cprof_sample_init(buffer_kb * 1024, (u64)buffers_mb << 20);
+	err = cprof_pycode_init();
 	if (err)
 		goto maps_exit;
+	err = cprof_sample_init(buffer_kb * 1024, (u64)buffers_mb << 20);
+	if (err)
+		goto pycode_exit;
 	err = cprof_procfs_init();
 	if (err)
 		goto sample_exit;
@@ -60,6 +64,8 @@ static int __init cprof_init(void)
 
 sample_exit:
 	cprof_sample_exit();
+pycode_exit:
+	cprof_pycode_exit();
 maps_exit:
 	cprof_maps_exit();
 ctl_exit:
@@ -73,6 +79,7 @@ static void __exit cprof_exit(void)
 	cprof_procfs_exit();
 	cprof_sample_exit();
 	cprof_session_exit();
+	cprof_pycode_exit();
 	cprof_maps_exit();
 	cprof_utable_exit();
 	cprof_ctl_exit();

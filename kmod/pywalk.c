@@ -38,30 +38,16 @@
 #define CPROF_PY_THREADS	64	/* thread states looked at, in all */
 
 /* The most code units a code object is taken to have. */
-#define CPROF_PY_INSTR_MAX	(1 << 24)
-
-static bool cprof_py_word(unsigned long addr, unsigned long *val)
-{
-	const unsigned long __user *p = (const void __user *)addr;
-
-	if (!user_access_begin(p, sizeof(*p)))
-		return false;
-	unsafe_get_user(*val, p, fault);
-	user_access_end();
-	return true;
-fault:
-	user_access_end();
-	return false;
-}
+#define CPROF_PY_INSTR_MAX	BIT(24)
 
 /* A pointer field: the word at @base + @off, if @base is not NULL. */
 static bool cprof_py_ptr(unsigned long base, u16 off, unsigned long *val)
 {
-	return base && cprof_py_word(base + off, val);
+	return base && cprof_unwind_read_word(base + off, val);
 }
 
 /*
- * The thread state of the thread whose tid is @tid into @ts: 0, or
+ * The thread state of the thread whose tid is @tid into @found: 0, or
  * CPROF_PY_NO_THREAD (none found, or a list that could not be read).
  */
 static int cprof_py_thread(const struct cprof_upy *py, unsigned long runtime,
@@ -205,7 +191,7 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
 
 	/* entry frames take steps too: as many again */
 	for (steps = 0; at; at = f.previous) {
-		if (t->nr == max || steps++ == 2 * max)
+		if (steps++ == 2 * max)
 			return CPROF_PY_DEPTH;
 		if (!cprof_py_read_frame(py, at, span, &f) ||
 		    f.previous == at)
@@ -217,6 +203,8 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
 					CPROF_PYFRAME_ENTRY;
 			continue;
 		}
+		if (t->nr == max)
+			return CPROF_PY_DEPTH;
 		if (f.code & (sizeof(long) - 1) ||
 		    !cprof_py_read_code(py, f.code, &type, &first))
 			return CPROF_PY_FAULT;
@@ -224,7 +212,7 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
 			return CPROF_PY_NOT_CODE;
 		/* a frame not started points just before the first unit */
 		idx = ((long)f.instr - (long)(f.code + py->code_adaptive)) / 2;
-		if (idx < -1 || idx >= CPROF_PY_INSTR_MAX)
+		if (idx < -1 || idx >= (long)CPROF_PY_INSTR_MAX)
 			idx = -1;
 		t->frame[t->nr++] = (struct cprof_pyframe){
 			.code = f.code | (f.is_entry ? CPROF_PYFRAME_ENTRY : 0),

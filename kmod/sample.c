@@ -44,6 +44,7 @@
 #include "cprof.h"
 #include "maps.h"
 #include "offcpu.h"
+#include "pycode.h"
 #include "pywalk.h"
 #include "ring.h"
 #include "sample.h"
@@ -199,12 +200,14 @@ static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
 
 /*
  * The thread's Python frames after a sample's frames, at @t, in @room
- * bytes (the interpreter's table was loaded when the sample was reserved,
- * so the room is there).  The bytes written.
+ * bytes (there is room for the depth if an interpreter's table was loaded
+ * when the sample was reserved; one loaded since finds less, or none).
+ * The bytes written.
  */
 static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 			       const struct cprof_pyhint *py,
-			       struct cprof_pytrail *t, u32 room)
+			       struct cprof_pytrail *t, u32 room,
+			       struct cprof_pyneed *need)
 {
 	int max, n;
 
@@ -217,7 +220,35 @@ static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 	pc->stats.python_frames += n;
 	if (t->status != CPROF_PY_COMPLETE)
 		pc->stats.python_incomplete++;
+	cprof_pycode_pick(py, t, need);
 	return struct_size(t, frame, n);
+}
+
+/*
+ * The records naming the code objects of a sample's Python frames that
+ * this CPU has not named in the stream yet, after the sample; a code whose
+ * record finds no room is named by a later tick.
+ */
+static void cprof_put_pycodes(struct cprof_cpu *pc,
+			      const struct cprof_pyneed *need, u64 now)
+{
+	struct cprof_pycode *rec;
+	u32 size;
+	int i;
+
+	for (i = 0; i < need->nr; i++) {
+		/* the samples keep half the ring */
+		if (cprof_ring_half_full(&pc->ring))
+			return;
+		rec = cprof_ring_reserve(&pc->ring, CPROF_PYCODE_RECORD_MAX);
+		if (!rec)
+			return;
+		rec->time_ns = now;
+		size = cprof_pycode_fill(need, i, rec);
+		cprof_ring_commit(&pc->ring, CPROF_REC_PYCODE, 0, size);
+		cprof_pycode_named(need, i);
+		pc->stats.python_codes++;
+	}
 }
 
 /* @late: whole periods the tick came after it was due, CPROF_SAMPLE_LATE */
@@ -229,6 +260,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	int cpu = smp_processor_id();
 	struct cprof_ucopy copy = { .always = false };
 	struct cprof_pyhint py = { .found = false };
+	struct cprof_pyneed need = { .nr = 0 };
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	u32 size, room;
@@ -249,7 +281,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	s = NULL;
 	/* both stacks, the cgroup id; Python's frames if there may be some */
 	room = sizeof(*s) + (2 * set->depth + 1) * sizeof(u64);
-	if (cprof_utable_python())
+	if (cprof_utable_python() && set->mode != CPROF_MODE_KERNEL &&
+	    !(tsk->flags & PF_KTHREAD))
 		room += sizeof(struct cprof_pytrail) +
 			set->depth * sizeof(struct cprof_pyframe);
 	if (cprof_flush_owed(pc, cpu, now))
@@ -283,7 +316,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	size = sizeof(*s) + (nk + nu + 1) * sizeof(u64);
 	if (nu && py.found)
 		size += cprof_sample_python(pc, tsk, &py, (void *)s + size,
-					    room - size);
+					    room - size, &need);
 	/* Flagged only if its copy will follow: the ring keeps half for samples. */
 	if (flags & CPROF_SAMPLE_USTACK &&
 	    !cprof_ring_fits_next(&pc->ring, size,
@@ -320,6 +353,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	/* Last: its reservation ends s's being ours. */
 	if (flags & CPROF_SAMPLE_USTACK)
 		cprof_put_ustack(pc, &copy, s, set->ustack);
+	cprof_put_pycodes(pc, &need, now);
 }
 
 /*

@@ -33,6 +33,7 @@
 #include "cprof.h"
 #include "ctl.h"
 #include "maps.h"
+#include "pycode.h"
 #include "sample.h"
 #include "session.h"
 #include "snapshot.h"
@@ -118,6 +119,7 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 	}
 	rd->s = s;
 	cprof_maps_reset();
+	cprof_pycode_reset();
 	if (cprof_session_settings(s)->kind == CPROF_KIND_THREADS) {
 		/* no ticks: the reader takes the snapshot, batch by batch */
 		rd->snap = cprof_snap_new(cprof_session_settings(s));

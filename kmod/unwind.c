@@ -233,8 +233,16 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 	return user_mode(regs) ? regs : cprof_saved_user_regs(tsk);
 }
 
-/* One user word at @addr; the caller has page faults disabled. */
-static bool cprof_read_word(unsigned long addr, unsigned long *val)
+/**
+ * cprof_unwind_read_word() - one word of current's user memory
+ * @addr: its address
+ * @val: where it goes
+ *
+ * Context: page faults disabled (the tick's walks).
+ * Return: false if it could not be read (not a user address, not
+ * resident).
+ */
+bool cprof_unwind_read_word(unsigned long addr, unsigned long *val)
 {
 	const unsigned long __user *p = (const void __user *)addr;
 
@@ -321,9 +329,9 @@ static bool cprof_syscall_caller(struct task_struct *tsk,
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
-	if (!cprof_read_word(f->sp, &cand) ||
+	if (!cprof_unwind_read_word(f->sp, &cand) ||
 	    !cprof_maps_exec_addr(tsk, cand) ||
-	    !cprof_read_word(cand - sizeof(before), &before))
+	    !cprof_unwind_read_word(cand - sizeof(before), &before))
 		return false;
 	/* b[7] is the byte just before the return address */
 	memcpy(b, &before, sizeof(b));
@@ -347,7 +355,7 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 	if (addr + CPROF_USTACK_REDZONE - f->base >
 	    CPROF_USTACK_SPAN + CPROF_USTACK_REDZONE - sizeof(long))
 		return false;
-	return cprof_read_word(addr, val);
+	return cprof_unwind_read_word(addr, val);
 }
 
 /*
@@ -426,12 +434,12 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	    cfa - f->base > CPROF_USTACK_SPAN)
 		return CPROF_STEP_BAD;
 	if (row.fp_rule == CPROF_FP_AT &&
-	    !cprof_read_word(cfa + row.fp_off, &fp))
+	    !cprof_unwind_read_word(cfa + row.fp_off, &fp))
 		return CPROF_STEP_BAD;
 	if (row.fp_rule == CPROF_FP_AT_FP &&
 	    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
 		return CPROF_STEP_BAD;
-	if (!cprof_read_word(cfa - sizeof(long), &f->ip))
+	if (!cprof_unwind_read_word(cfa - sizeof(long), &f->ip))
 		return CPROF_STEP_BAD;
 	f->sp = cfa;
 	f->fp = fp;

@@ -365,7 +365,7 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
 
 /*
  * A CPython interpreter's layout (CPROF_UTABLE_PY), checked for what the
- * walk needs: a version it knows the frames of (3.11 and later), every
+ * walk needs: a version it knows the frames of (3.11 to 3.13), every
  * field it follows, and the reserved ones 0.  The offsets themselves are
  * the file's word: a wrong one makes the walk read other user memory,
  * fault-free, and end.
@@ -373,17 +373,21 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
 static int cprof_upy_check(const struct cprof_upy *py)
 {
 	static const u16 none = CPROF_UPY_NONE;
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(py->reserved); i++)
-		if (py->reserved[i])
-			return -EINVAL;
-	if (py->version < 0x030b0000 || py->interp_head == none ||
+	if (py->reserved)
+		return -EINVAL;
+	/* 3.14 tags frame code pointers and renumbers frame owners */
+	if (py->version < 0x030b0000 || py->version >= 0x030e0000 ||
+	    py->interp_head == none ||
 	    py->interp_next == none || py->threads_head == none ||
 	    py->ts_next == none || py->ts_native_tid == none ||
 	    py->fr_code == none || py->fr_previous == none ||
 	    py->fr_instr == none || py->code_firstlineno == none ||
 	    py->code_adaptive == none)
+		return -EINVAL;
+	/* what ends one C call's frames: 3.11's flag, 3.12's owner */
+	if (py->version < 0x030c0000 ? py->fr_is_entry == none :
+					py->fr_owner == none)
 		return -EINVAL;
 	/* the thread's frame: directly, or through its _PyCFrame */
 	if (py->ts_frame == none &&

@@ -209,7 +209,7 @@ static void test_corrupt(void)
 		const char *says;
 	} cases[] = {
 		{ "bad magic", c_magic, -1, 0, "bad magic" },
-		{ "newer version", c_version, -1, 8, "unsupported stream version 3 at byte 8 (this cprof-dump reads versions 1 to 2)" },
+		{ "newer version", c_version, -1, 8, "unsupported stream version 4 at byte 8 (this cprof-dump reads versions 1 to 3)" },
 		{ "older version", c_version0, -1, 8, "unsupported stream version 0" },
 		{ "header size not a multiple of 8", c_hsize, -1, 12, "bad header size 164" },
 		{ "nr_cpu_ids 0", c_ncpu, -1, 16, "bad nr_cpu_ids 0" },

@@ -86,6 +86,9 @@ static void good_py(struct table *t)
 	py->fr_is_entry = 68;
 	py->code_firstlineno = 72;
 	py->code_adaptive = 184;
+	py->code_qualname = 128;
+	py->code_filename = 112;
+	py->code_linetable = 136;
 	t->hdr.flags |= CPROF_UTABLE_PY;
 }
 
@@ -93,7 +96,7 @@ static void good_py(struct table *t)
 static void random_py(struct table *t)
 {
 	uint16_t *f = &t->py.tstate_current;
-	uint16_t *end = t->py.reserved;
+	uint16_t *end = &t->py.reserved;
 
 	good_py(t);
 	t->py.runtime = rnd() % 3 ? rnd() % (1u << 24) : rnd();
@@ -279,7 +282,7 @@ static int reject(const char *path)
 		case 23: good_py(&t); t.py.fr_code = CPROF_UPY_NONE; break;
 		case 24: good_py(&t); t.py.ts_cframe = CPROF_UPY_NONE; break;
 		case 25: good_py(&t); t.py.interp_gil = 384; break;
-		case 26: good_py(&t); t.py.reserved[3] = 1; break;
+		case 26: good_py(&t); t.py.reserved = 1; break;
 		case 27: good_py(&t); t.py.version = 0x030a0cf0; break;
 		case 28: good_py(&t); t.hdr.nr_rows = 0; rules = 0; break;
 		case 29:

@@ -27,6 +27,7 @@ static const char *const layouts[] = {
 	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
 	"P time tid status nr text frame...",
+	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
 	"L time cpu samples other",
 	"T time cpu period_ns",
@@ -203,6 +204,20 @@ int main(int argc, char **argv)
 			    m->pid, (uint64_t)m->start, (uint64_t)m->end,
 			    (uint64_t)m->pgoff, m->build_id_size, id.dev,
 			    (uint64_t)id.ino, m->path);
+			end_line();
+			break;
+		}
+		case CPROF_REC_PYCODE: {
+			struct cprof_pycode *c = (void *)buf;
+
+			if (rec.size < sizeof(*c) ||
+			    sizeof(*c) + c->qualname_len + c->filename_len +
+			    c->linetable_len > rec.size)
+				return 1;
+			add("C %" PRIu64 " %u %" PRIx64 " %d %u %u %u",
+			    (uint64_t)c->time_ns, c->pid, (uint64_t)c->code,
+			    c->firstlineno, c->qualname_len, c->filename_len,
+			    c->linetable_len);
 			end_line();
 			break;
 		}
