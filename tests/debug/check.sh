@@ -7,7 +7,8 @@
 # (PROVE_LOCKING), PROVE_RCU_LIST, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS_TIMERS
 # and the frame-pointer unwinder, boots it under QEMU (-cpu qemu64: with
 # -cpu max such a kernel hangs in its RCU-tasks self-test under TCG) and
-# runs every k_ test, the d_stress load test and z_lockdown on it.  Any KASAN, lockdep,
+# runs every k_ test, the d_stress load test, u_python (the tick's walk of
+# a real CPython's frames and its code records) and z_lockdown on it.  Any KASAN, lockdep,
 # RCU, debug-objects or WARN report in the kernel log fails the test it
 # came in (the harness's check); the count of reports over the whole run
 # is printed at the end.  Not part of make check: the first build takes
@@ -15,7 +16,8 @@
 #
 # Environment: CPROF_CACHE (where the kernel is kept), CPROF_BOOT_STALL
 # (default here 300 s: this kernel boots slowly); arguments are passed to
-# tests/vm/run.sh instead of the default test list ('k_*' d_stress z_lockdown).
+# tests/vm/run.sh instead of the default test list ('k_*' d_stress u_python
+# z_lockdown).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,7 +31,7 @@ echo "check-debug: $kver from $tree; the options that matter:"
 grep -E '^(# )?CONFIG_(KASAN|KASAN_GENERIC|KASAN_INLINE|KASAN_VMALLOC|KFENCE|PROVE_LOCKING|PROVE_RCU|PROVE_RCU_LIST|DEBUG_ATOMIC_SLEEP|DEBUG_OBJECTS_TIMERS|DEBUG_OBJECTS_RCU_HEAD|UNWINDER_FRAME_POINTER|UNWINDER_ORC|PREEMPT|DEBUG_PREEMPT|CPUMASK_OFFSTACK)[= ]' \
 	"$tree/.config" | sed 's/^/    /'
 
-[[ $# -gt 0 ]] || set -- 'k_*' d_stress z_lockdown
+[[ $# -gt 0 ]] || set -- 'k_*' d_stress u_python z_lockdown
 rc=0
 CPROF_BOOT_STALL=${CPROF_BOOT_STALL:-300} tests/vm/run.sh --cpu qemu64 --kernel "$tree" "$@" || rc=$?
 
