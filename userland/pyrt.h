@@ -22,8 +22,17 @@
  *     interpreter loop
  *   code: + code_adaptive: its first instruction (2-byte code units).
  *
+ * A shortcut to the thread that holds the GIL, which the tick tries before
+ * the lists: 3.11: _PyRuntime + tstate_current -> PyThreadState; 3.12+:
+ * PyInterpreterState + interp_gil -> the GIL + gil_holder -> its last
+ * holder's PyThreadState (3.12 from its debug information, 3.13 from
+ * _Py_DebugOffsets).
+ *
  * Addresses here are the file's (link-time); a process that maps the file
- * at a bias adds it.
+ * at a bias adds it.  text_delta is p_vaddr - p_offset of the file's
+ * executable segment: a process that maps it at start, from file offset
+ * pgoff, maps the file at bias start - pgoff - text_delta (a file whose
+ * executable segments disagree on it is refused).
  */
 #ifndef CPROF_PYRT_H
 #define CPROF_PYRT_H
@@ -38,7 +47,9 @@ struct pyrt {
 	uint32_t version;	/* PY_VERSION_HEX, e.g. 0x030b02f0 */
 	uint64_t runtime;	/* &_PyRuntime */
 	uint64_t code_type;	/* &PyCode_Type */
+	uint64_t text_delta;	/* the executable PT_LOAD's p_vaddr - p_offset */
 	/* byte offsets in the structures above */
+	uint16_t tstate_current, interp_gil, gil_holder;
 	uint16_t interp_head, interp_next, threads_head;
 	uint16_t ts_next, ts_native_tid, ts_cframe, ts_frame;
 	uint16_t cframe_current;
