@@ -250,3 +250,54 @@ int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why)
 	}
 	return 1;
 }
+
+int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why)
+{
+	Elf *elf;
+	int ret;
+
+	memset(rt, 0, sizeof(*rt));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		*why = "libelf is too old";
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		*why = "not an ELF file";
+		return -1;
+	}
+	ret = pyrt_detect(elf, rt, why);
+	elf_end(elf);
+	return ret;
+}
+
+_Static_assert(PYRT_NONE == CPROF_UPY_NONE &&
+	       PYRT_OWNED_BY_CSTACK == CPROF_UPY_OWNED_BY_CSTACK,
+	       "pyrt's offsets are the module's");
+
+void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy)
+{
+	*upy = (struct cprof_upy){
+		.runtime = rt->runtime - rt->text_delta,
+		.code_type = rt->code_type - rt->text_delta,
+		.version = rt->version,
+		.tstate_current = rt->tstate_current,
+		.interp_gil = rt->interp_gil,
+		.gil_holder = rt->gil_holder,
+		.interp_head = rt->interp_head,
+		.interp_next = rt->interp_next,
+		.threads_head = rt->threads_head,
+		.ts_next = rt->ts_next,
+		.ts_native_tid = rt->ts_native_tid,
+		.ts_cframe = rt->ts_cframe,
+		.ts_frame = rt->ts_frame,
+		.cframe_current = rt->cframe_current,
+		.fr_code = rt->fr_code,
+		.fr_previous = rt->fr_previous,
+		.fr_instr = rt->fr_instr,
+		.fr_owner = rt->fr_owner,
+		.fr_is_entry = rt->fr_is_entry,
+		.code_firstlineno = rt->code_firstlineno,
+		.code_adaptive = rt->code_adaptive,
+	};
+}

@@ -41,6 +41,8 @@
 
 #include <libelf.h>
 
+#include "cprof_format.h"
+
 #define PYRT_NONE	0xffff	/* an offset this version has no field for */
 
 struct pyrt {
@@ -69,5 +71,18 @@ struct pyrt {
  * if its symbols could not be read (*why says why).
  */
 int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why);
+
+/*
+ * pyrt_detect() of the file open at fd (read with pread(), never mapped:
+ * a file that shrinks does not raise SIGBUS), which the caller chose
+ * safely (safeopen.h); -1 too if it is no ELF file.
+ */
+int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why);
+
+/*
+ * rt as the module takes it with the file's unwind table: addresses in
+ * the file's offset space (less text_delta).
+ */
+void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy);
 
 #endif /* CPROF_PYRT_H */
