@@ -196,10 +196,11 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 		.time_ns = s->time_ns,
 	};
 	uint64_t ips[CPROF_MAX_DEPTH];
+	const struct cprof_pytrail *py;
 	struct cprof_sample *out;
 	enum ustack_end end;
 	unsigned int max;
-	size_t size;
+	size_t size, trail;
 	int n, ret;
 
 	tablekeep__hold(w.keep);
@@ -233,7 +234,10 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
 		return deliver(in, ops, &pd->s->rec);
 	}
-	size = head + (nk + k + n + cgroup) * sizeof(s_ips[0]);
+	/* the Python frames after them, as they came */
+	py = stream__sample_pytrail(s);
+	trail = py ? sizeof(*py) + py->nr * sizeof(py->frame[0]) : 0;
+	size = head + (nk + k + n + cgroup) * sizeof(s_ips[0]) + trail;
 	out = malloc(size);
 	if (!out)
 		return fail("failed to aggregate samples: %s",
@@ -243,6 +247,8 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	memcpy(out_ips + nk + k, ips, n * sizeof(ips[0]));
 	if (cgroup)
 		out_ips[nk + k + n] = s_ips[nk + s->nr_user];
+	if (py)
+		memcpy((char *)out + size - trail, py, trail);
 	out->nr_user = k + n;
 	out->rec.size = size;
 	out->rec.flags &= ~(CPROF_SAMPLE_USTACK | CPROF_SAMPLE_USER_FAULT |
