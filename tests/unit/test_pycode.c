@@ -296,6 +296,12 @@ static uint32_t gil_holder_tid(pid_t pid, const struct pyrt *rt, uint64_t bias)
 	return (uint32_t)tid;
 }
 
+static bool refuse_all(void *arg, uint64_t addr, size_t size)
+{
+	(void)arg, (void)addr, (void)size;
+	return false;
+}
+
 /* python (a path, or a name looked up in PATH) runs a script spinning. */
 static void test_live(const char *python)
 {
@@ -374,6 +380,10 @@ static void test_live(const char *python)
 	test_cond("an address that is no code object is refused (EINVAL)",
 		  pycode_read(pid, rt, bias, rt->runtime + bias, &c) == -1 &&
 		  errno == EINVAL);
+	errno = 0;
+	test_cond("memory its reader does not allow is not read (EACCES)",
+		  pycode_read_if(pid, rt, bias, rt->runtime + bias, &c,
+				 refuse_all, NULL) == -1 && errno == EACCES);
 	errno = 0;
 	test_cond("an unmapped address is refused (EFAULT)",
 		  pycode_read(pid, rt, bias, 0x10, &c) == -1 && errno == EFAULT);
