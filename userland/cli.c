@@ -16,6 +16,7 @@
 
 #include "atomicfile.h"
 #include "cgroups.h"
+#include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
 #include "httpd.h"
@@ -484,7 +485,8 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 
 /* Read the whole stream into a profile.  NULL after printing why. */
 static struct profile *read_stream(int fd, const char *name,
-				   struct tableload *unw, struct cgroups *cg)
+				   struct tableload *unw, struct cgroups *cg,
+				   struct pyframes *py)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
@@ -494,6 +496,7 @@ static struct profile *read_stream(int fd, const char *name,
 
 	if (!in)
 		return NULL;
+	ingest__python(in, py);
 	pr.p = ingest__profile(in);
 	if (!ingest__run(in, show ? &ops : NULL))
 		p = ingest__take(in);
@@ -677,13 +680,17 @@ int main(int argc, char **argv)
 	ropts.kallsyms = env.kallsyms;
 	ropts.modules = env.modules;
 	ropts.cgroups = cgroups__new(NULL);
-	if (!ropts.cgroups) {
+	ropts.python = pyframes__new();
+	if (!ropts.cgroups || !ropts.python) {
 		fail("out of memory");
+		cgroups__free(ropts.cgroups);
+		pyframes__free(ropts.python);
 		return 1;
 	}
 	if (env.every) {
 		err = run_windows(&ropts);
 		cgroups__free(ropts.cgroups);
+		pyframes__free(ropts.python);
 		return err;
 	}
 
@@ -710,7 +717,7 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	prof = read_stream(fd, in_name, unw, ropts.cgroups);
+	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.python);
 	if (!prof)
 		goto cleanup;
 	tableload__report_stops(unw, false);
@@ -741,6 +748,7 @@ cleanup:
 	resolved__free(res);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
+	pyframes__free(ropts.python);
 	if (fd > STDIN_FILENO && fd != mp.fd)
 		close(fd);
 	modprofile__close(&mp);

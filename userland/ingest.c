@@ -53,6 +53,7 @@ struct ingest {
 	struct tableload *unw;
 	struct cgroups *cg;
 	struct debugfetch_queue *debug;
+	struct pyframes *py;
 	struct cprof_sample **held;	/* per CPU: its copy may follow */
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
@@ -93,6 +94,11 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 {
 	in->debug = q;
+}
+
+void ingest__python(struct ingest *in, struct pyframes *py)
+{
+	in->py = py;
 }
 
 void ingest__table_wait(struct ingest *in, double seconds)
@@ -431,6 +437,10 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
+			/* its code objects, while its process runs */
+			pyframes__note_sample(in->py, in->p,
+					      (const struct cprof_sample *)rec);
+			/* fall through */
 		case CPROF_REC_THREAD:
 			/* a thread's fields up to comm are a sample's */
 			ret = take_sample(in, ops,
@@ -455,6 +465,8 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 					(const struct cprof_mmap *)rec);
 			debugfetch_queue__note(in->debug,
 					       (const struct cprof_mmap *)rec);
+			pyframes__note_mmap(in->py,
+					    (const struct cprof_mmap *)rec);
 		}
 		if (in->head) {
 			ret = flush_pending(in, ops, false);
