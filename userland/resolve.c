@@ -1125,6 +1125,9 @@ static int resolver__py_summary(struct resolver *rs)
 	size_t len = 0;
 	FILE *f;
 
+	/* as for addresses: --no-symbolize is not asked to name anything */
+	if (!rs->symbolize)
+		return 0;
 	if (rs->py_unplaced)
 		warning("Python frames: %llu stack%s with no " PY_EVAL_FUNCTION " frame named (an unsymbolized interpreter?): their Python frames are shown just inside the outermost user frame",
 			(unsigned long long)rs->py_unplaced,

@@ -26,7 +26,8 @@
  * no mapping, address 0, one line: function co_qualname, file co_filename,
  * start line co_firstlineno, the instruction's line; one not read (its
  * process gone first, ...) is a location of the code object's address
- * named "[python code 0xADDR]", counted by why in one warning line.
+ * named "[python code 0xADDR]", counted by why in one warning line (when
+ * symbolizing, as for addresses).
  */
 #ifndef CPROF_RESOLVE_H
 #define CPROF_RESOLVE_H

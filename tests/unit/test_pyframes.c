@@ -7,7 +7,8 @@
  *     group of Python frames just inside it, innermost first, paired from
  *     the outermost end (both walks whole) or the innermost (a Python walk
  *     cut at the depth), groups left over to the last frame paired; with
- *     no loop frame named (--no-symbolize), inside the outermost frame;
+ *     no loop frame named (none in the stack, --no-symbolize), inside the
+ *     outermost frame;
  *     frames not read are "[python code 0x...]" and the summary says why
  *     (the process was gone);
  *   - bad trailers: one line naming the byte, exit status 1;
@@ -121,6 +122,7 @@ static void test_splice(void)
 	/* a leaf, two calls of the loop, the way up to main */
 	const uint64_t u[6] = { call, eval + 1, vcall + 1, eval + 1,
 				runmain + 1, bmain + 1 };
+	const uint64_t u4[3] = { call, runmain + 1, bmain + 1 };
 	const struct cprof_pyframe py[5] = {
 		{ 0x7f000000a000, 3, 1 },
 		{ 0x7f000000b000 | CPROF_PYFRAME_ENTRY, 3, 1 },
@@ -149,7 +151,8 @@ static void test_splice(void)
 	static const char *const none[] = {
 		"t1;python3.11+0x", ";[python code 0x7f000000d000];",
 		"[python code 0x7f000000a000];python3.11+0x" };
-	const char *l;
+	const char *l, *t4 = "t4;Py_BytesMain;[python code 0x7f000000b000];"
+			      "[python code 0x7f000000a000];Py_RunMain;";
 	pid_t gone = gone_pid();
 	struct sb b;
 	char *text;
@@ -170,6 +173,10 @@ static void test_splice(void)
 		     0, NULL, 6, u, 0, TEXT_START, CPROF_PY_COMPLETE, 5, py);
 	sb_sample_py(&b, 12, gone, 7, 0, "t3", CPROF_SAMPLE_USER_MODE | CPROF_SAMPLE_USER_EXACT,
 		     0, NULL, 6, u, 0, TEXT_START, CPROF_PY_DEPTH, 2, py);
+	/* no loop frame in the stack */
+	sb_sample_py(&b, 13, gone, 7, 0, "t4", CPROF_SAMPLE_USER_MODE |
+		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 3, u4, 0, TEXT_START,
+		     CPROF_PY_COMPLETE, 2, py);
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
 	sb_write(&b, stream, b.len);
 	sb_free(&b);
@@ -188,11 +195,17 @@ static void test_splice(void)
 		   in_order(line_of(text, "t3"), cut, 2),
 		   "a Python walk cut at the depth: paired from the innermost end: %s",
 		   text && line_of(text, "t3") ? line_of(text, "t3") : "(none)");
+	test_condf(text && line_of(text, "t4") &&
+		   !strncmp(line_of(text, "t4"), t4, strlen(t4)),
+		   "no loop frame named: the Python frames inside the outermost frame: %s",
+		   text && line_of(text, "t4") ? line_of(text, "t4") : "(none)");
 	free(text);
 	text = slurp(tmp_path("err.txt"), NULL);
 	test_condf(text && strstr(text, "Python frames: 5 code objects left unnamed: 5 (the process was gone before it was read)"),
 		   "a process gone: its frames unnamed, and the summary says why: %s",
 		   text ? text : "");
+	test_condf(text && strstr(text, "Python frames: 1 stack with no _PyEval_EvalFrameDefault frame named"),
+		   "... and that one stack had no loop frame named");
 	free(text);
 	st = run("%s -f folded --no-symbolize", run_dump(stream, ""));
 	text = slurp(tmp_path("out.txt"), NULL);
@@ -204,8 +217,9 @@ static void test_splice(void)
 		   text && line_of(text, "t1") ? line_of(text, "t1") : "(none)");
 	free(text);
 	text = slurp(tmp_path("err.txt"), NULL);
-	test_condf(text && strstr(text, "Python frames: 3 stacks with no _PyEval_EvalFrameDefault frame named"),
-		   "... which a warning says: %s", text ? text : "");
+	test_condf(text && !strstr(text, "Python frames"),
+		   "... without a word: --no-symbolize names nothing: %s",
+		   text ? text : "");
 	free(text);
 }
 
