@@ -13,9 +13,10 @@
  *     (the process was gone);
  *   - bad trailers: one line naming the byte, exit status 1;
  *   - a live python3.11 spinning two calls deep: its frames walked from
- *     _PyRuntime as the tick will, the stream piped to cprof-dump while it
- *     runs and ended after it exited: named, "function file:line"; the
- *     same stream read once it is gone: unnamed, and why.
+ *     _PyRuntime as the tick will, the stream (the sample before its
+ *     mapping record) piped to cprof-dump while it runs and ended after it
+ *     exited: named, "function file:line"; the same stream read once it
+ *     is gone: unnamed, and why.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -357,11 +358,15 @@ static void live_stream(struct sb *b, pid_t pid, uint32_t tid,
 	id.start_ns = start_ns(pid);
 	sb_init(b);
 	sb_header(b, &h);
-	sb_mmap_id(b, 1, pid, TEXT_START, TEXT_END, PYTHON, &id);
-	((struct cprof_mmap *)(b->buf + b->offs[0]))->pgoff = TEXT_PGOFF;
+	/*
+	 * the sample before its mapping record, as the module writes a
+	 * process's first samples: its code is read when the record comes
+	 */
 	sb_sample_py(b, 10, pid, tid, 0, "spin", CPROF_SAMPLE_USER_MODE |
 		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 3, u, 0, TEXT_START,
 		     CPROF_PY_COMPLETE, n, py);
+	sb_mmap_id(b, 10, pid, TEXT_START, TEXT_END, PYTHON, &id);
+	((struct cprof_mmap *)(b->buf + b->offs[1]))->pgoff = TEXT_PGOFF;
 	if (end)
 		sb_end(b, 1000000000, CPROF_END_COMPLETE, 0);
 }
