@@ -16,6 +16,7 @@
 
 #include "atomicfile.h"
 #include "cgroups.h"
+#include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
 #include "httpd.h"
@@ -484,7 +485,8 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 
 /* Read the whole stream into a profile.  NULL after printing why. */
 static struct profile *read_stream(int fd, const char *name,
-				   struct tableload *unw, struct cgroups *cg)
+				   struct tableload *unw, struct cgroups *cg,
+				   struct pyframes *py)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
@@ -494,6 +496,7 @@ static struct profile *read_stream(int fd, const char *name,
 
 	if (!in)
 		return NULL;
+	ingest__python(in, py);
 	pr.p = ingest__profile(in);
 	if (!ingest__run(in, show ? &ops : NULL))
 		p = ingest__take(in);
@@ -516,10 +519,11 @@ static int load_tables_only(void)
 		return 1;
 	tableload__report_stops(l, true);
 	tableload__stop(l, &st);
-	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows; %llu from the cache, %llu of them before any program asked); %llu files without call frame information, %llu refused\n",
+	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows; %llu from the cache, %llu of them before any program asked; %llu of CPython interpreters); %llu files without call frame information, %llu refused\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
 		(unsigned long long)(st.cached + st.preloaded),
 		(unsigned long long)st.preloaded,
+		(unsigned long long)st.python,
 		(unsigned long long)st.no_cfi, (unsigned long long)st.refused);
 	return st.refused ? 1 : 0;
 }
@@ -676,13 +680,17 @@ int main(int argc, char **argv)
 	ropts.kallsyms = env.kallsyms;
 	ropts.modules = env.modules;
 	ropts.cgroups = cgroups__new(NULL);
-	if (!ropts.cgroups) {
+	ropts.python = pyframes__new();
+	if (!ropts.cgroups || !ropts.python) {
 		fail("out of memory");
+		cgroups__free(ropts.cgroups);
+		pyframes__free(ropts.python);
 		return 1;
 	}
 	if (env.every) {
 		err = run_windows(&ropts);
 		cgroups__free(ropts.cgroups);
+		pyframes__free(ropts.python);
 		return err;
 	}
 
@@ -709,7 +717,7 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	prof = read_stream(fd, in_name, unw, ropts.cgroups);
+	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.python);
 	if (!prof)
 		goto cleanup;
 	tableload__report_stops(unw, false);
@@ -740,6 +748,7 @@ cleanup:
 	resolved__free(res);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
+	pyframes__free(ropts.python);
 	if (fd > STDIN_FILENO && fd != mp.fd)
 		close(fd);
 	modprofile__close(&mp);

@@ -33,6 +33,7 @@
 
 #include "answer.h"
 #include "cgroups.h"
+#include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
 #include "httpauth.h"
@@ -348,7 +349,8 @@ static void load_tables(struct server *srv, const struct query *q,
 /* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
 static unsigned int run_profile(struct server *srv, const struct query *q,
 				struct watch *w, struct profile **prof,
-				struct cgroups *cg, char *msg, size_t size)
+				struct cgroups *cg, struct pyframes *py,
+				char *msg, size_t size)
 {
 	struct modprofile_settings set = {
 		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
@@ -380,6 +382,7 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
 	if (in) {
 		ingest__fetch_debug(in, srv->debug);
+		ingest__python(in, py);
 		/* the answer is due: as long as the tables before the profile */
 		ingest__table_wait(in, TABLES_WAIT_S);
 	}
@@ -473,16 +476,20 @@ static enum MHD_Result serve_profile(struct server *srv,
 	}
 
 	watch_start(&w, c);
-	/* per request: the paths of the cgroups that ran meanwhile only */
+	/*
+	 * per request: the paths of the cgroups that ran meanwhile only, the
+	 * Python code that ran meanwhile only
+	 */
 	ropts.cgroups = cgroups__new(NULL);
+	ropts.python = pyframes__new();
 	ropts.stop = &w.stop;
-	if (!ropts.cgroups) {
+	if (!ropts.cgroups || !ropts.python) {
 		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "out of memory");
 		goto out;
 	}
-	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, msg,
-			     sizeof(msg));
+	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, ropts.python,
+			     msg, sizeof(msg));
 	if (!w.stop && !status &&
 	    build_answer(prof, &q, &ropts, &w, &body, &len, msg,
 			 sizeof(msg)) && !w.stop)
@@ -510,6 +517,7 @@ out:
 	watch_end(&w);
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
+	pyframes__free(ropts.python);
 	pthread_mutex_lock(&srv->lock);
 	srv->busy = false;
 	pthread_mutex_unlock(&srv->lock);

@@ -53,6 +53,7 @@ struct ingest {
 	struct tableload *unw;
 	struct cgroups *cg;
 	struct debugfetch_queue *debug;
+	struct pyframes *py;
 	struct cprof_sample **held;	/* per CPU: its copy may follow */
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
@@ -93,6 +94,11 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 {
 	in->debug = q;
+}
+
+void ingest__python(struct ingest *in, struct pyframes *py)
+{
+	in->py = py;
 }
 
 void ingest__table_wait(struct ingest *in, double seconds)
@@ -196,10 +202,11 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 		.time_ns = s->time_ns,
 	};
 	uint64_t ips[CPROF_MAX_DEPTH];
+	const struct cprof_pytrail *py;
 	struct cprof_sample *out;
 	enum ustack_end end;
 	unsigned int max;
-	size_t size;
+	size_t size, trail;
 	int n, ret;
 
 	tablekeep__hold(w.keep);
@@ -233,7 +240,10 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 		pd->s->rec.flags &= ~CPROF_SAMPLE_USTACK;
 		return deliver(in, ops, &pd->s->rec);
 	}
-	size = head + (nk + k + n + cgroup) * sizeof(s_ips[0]);
+	/* the Python frames after them, as they came */
+	py = stream__sample_pytrail(s);
+	trail = py ? sizeof(*py) + py->nr * sizeof(py->frame[0]) : 0;
+	size = head + (nk + k + n + cgroup) * sizeof(s_ips[0]) + trail;
 	out = malloc(size);
 	if (!out)
 		return fail("failed to aggregate samples: %s",
@@ -243,6 +253,8 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 	memcpy(out_ips + nk + k, ips, n * sizeof(ips[0]));
 	if (cgroup)
 		out_ips[nk + k + n] = s_ips[nk + s->nr_user];
+	if (py)
+		memcpy((char *)out + size - trail, py, trail);
 	out->nr_user = k + n;
 	out->rec.size = size;
 	out->rec.flags &= ~(CPROF_SAMPLE_USTACK | CPROF_SAMPLE_USER_FAULT |
@@ -425,6 +437,10 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
+			/* its code objects, while its process runs */
+			pyframes__note_sample(in->py, in->p,
+					      (const struct cprof_sample *)rec);
+			/* fall through */
 		case CPROF_REC_THREAD:
 			/* a thread's fields up to comm are a sample's */
 			ret = take_sample(in, ops,
@@ -449,6 +465,8 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 					(const struct cprof_mmap *)rec);
 			debugfetch_queue__note(in->debug,
 					       (const struct cprof_mmap *)rec);
+			pyframes__note_mmap(in->py,
+					    (const struct cprof_mmap *)rec);
 		}
 		if (in->head) {
 			ret = flush_pending(in, ops, false);

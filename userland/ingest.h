@@ -9,7 +9,9 @@
  * that follow a live stream: the unwind-table loader is given each
  * mapping's file (a program that started during the profile), the cgroup
  * resolver each sample's cgroup id (looked up while the cgroup exists),
- * a debuginfod queue (if given) each mapping's build ID.
+ * a debuginfod queue (if given) each mapping's build ID, the Python frames'
+ * reader (if given) each sample's Python frames and each mapping (read
+ * while their processes run).
  */
 #ifndef CPROF_INGEST_H
 #define CPROF_INGEST_H
@@ -17,6 +19,7 @@
 #include "cgroups.h"
 #include "debugfetch.h"
 #include "profile.h"
+#include "pyframes.h"
 #include "tableload.h"
 
 struct ingest;
@@ -50,6 +53,12 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 			    struct cgroups *cg);
 /* Queue each mapping's build ID to q (NULL: none) from now on. */
 void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q);
+
+/*
+ * Read the code objects of the samples' Python frames into py (NULL:
+ * none) from now on, as they arrive, while their processes run.
+ */
+void ingest__python(struct ingest *in, struct pyframes *py);
 
 /*
  * At the END record, wait up to seconds (default 5) for the loader to

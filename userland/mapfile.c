@@ -110,6 +110,33 @@ static long long start_ticks(uint32_t pid)
 	return ticks;
 }
 
+int mapfile_pidfd(uint32_t pid, uint64_t start_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	int pidfd;
+
+	if (!pid || pid > INT32_MAX) {
+		errno = ESRCH;
+		return -1;
+	}
+	pidfd = pidfd_open((pid_t)pid, 0);
+	if (pidfd < 0)
+		return -1;
+	if (start_ns && hz > 0 &&
+	    start_ticks(pid) != (long long)(start_ns /
+					    (1000000000 / (uint64_t)hz))) {
+		close(pidfd);
+		errno = ESTALE;
+		return -1;
+	}
+	return pidfd;
+}
+
+bool mapfile_pidfd_alive(int pidfd)
+{
+	return !pidfd_send_signal(pidfd, 0, NULL, 0) || errno == EPERM;
+}
+
 /*
  * The mapping through its process, if it is the process of the record
  * (started when it says: a pid may be another process's by now) and
@@ -118,18 +145,12 @@ static long long start_ticks(uint32_t pid)
  */
 static int open_through_process(const struct mapfile *m, struct stat *st)
 {
-	long hz = sysconf(_SC_CLK_TCK);
 	char path[80];
 	int pidfd, fd;
 
-	pidfd = pidfd_open((pid_t)m->pid, 0);
+	pidfd = mapfile_pidfd(m->pid, m->id.start_ns);
 	if (pidfd < 0)
 		return -1;
-	fd = -1;
-	if (m->id.start_ns && hz > 0 &&
-	    start_ticks(m->pid) != (long long)(m->id.start_ns /
-					       (1000000000 / (uint64_t)hz)))
-		goto out;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64
 		 "-%" PRIx64, m->pid, m->start, m->end);
 	fd = safe_open_if(-1, path, st, want, m);
@@ -137,7 +158,6 @@ static int open_through_process(const struct mapfile *m, struct stat *st)
 		close(fd);
 		fd = -1;
 	}
-out:
 	close(pidfd);
 	return fd;
 }

@@ -76,6 +76,17 @@ bool mapfile_refused(const char *why);
 bool mapfile_alive(uint32_t pid);
 
 /*
+ * A pidfd of pid if it is the process that started at start_ns
+ * (CLOCK_BOOTTIME, as struct cprof_file_id records it; 0: unknown, any
+ * process of that pid); -1 with errno ESRCH (no such process) or ESTALE
+ * (the pid is another process's now).  While mapfile_pidfd_alive() says
+ * so, the pid is still that process's: what was read through the pid in
+ * between (/proc/PID/..., process_vm_readv()) was that process's.
+ */
+int mapfile_pidfd(uint32_t pid, uint64_t start_ns);
+bool mapfile_pidfd_alive(int pidfd);
+
+/*
  * Order of the files a and b name (device, inode, birth time): 0 for the
  * same file, whichever process maps it.
  */

@@ -2,8 +2,9 @@
 /*
  * profile - aggregation of a decoded cprof stream.  See profile.h.
  *
- * Hash tables (libiberty's hashtab): stacks, keyed by their frames and
- * whether the user part starts at the interrupted instruction; samples,
+ * Hash tables (libiberty's hashtab): stacks, keyed by their frames,
+ * whether the user part starts at the interrupted instruction and their
+ * Python frames (kept after the frames in one allocation); samples,
  * keyed by (stack, pid, tid, cpu, cgroup, comm, off_state) -- both own
  * their entries through a vector that also keeps first-seen order; MMAP
  * records by pid; and the OFFCPU and ONCPU records waiting for each
@@ -17,6 +18,7 @@
 #include <hashtab.h>
 
 #include "profile.h"
+#include "stream.h"
 #include "util.h"
 
 struct stack_ent {
@@ -25,9 +27,15 @@ struct stack_ent {
 	uint16_t nr_kernel;
 	uint16_t nr_user;
 	int user_mode;
+	uint16_t nr_py;
+	bool py_whole;
 	const uint64_t *ips;	/* points at ips_store, or at a record for lookups */
+	const struct cprof_pyframe *py;	/* the same, after the ips */
 	uint64_t ips_store[];
 };
+
+_Static_assert(sizeof(struct cprof_pyframe) == 2 * sizeof(uint64_t),
+	       "a Python frame is two words of ips_store");
 
 struct sample_ent {
 	hashval_t hash;
@@ -96,8 +104,11 @@ static int stack_eq(const void *a, const void *b)
 
 	return x->hash == y->hash && x->nr_kernel == y->nr_kernel &&
 	       x->nr_user == y->nr_user && x->user_mode == y->user_mode &&
+	       x->nr_py == y->nr_py && x->py_whole == y->py_whole &&
 	       !memcmp(x->ips, y->ips,
-		       sizeof(x->ips[0]) * (x->nr_kernel + x->nr_user));
+		       sizeof(x->ips[0]) * (x->nr_kernel + x->nr_user)) &&
+	       (!x->nr_py ||
+		!memcmp(x->py, y->py, sizeof(x->py[0]) * x->nr_py));
 }
 
 static hashval_t sample_hash(const void *e)
@@ -258,6 +269,7 @@ struct sample_of {
 	const char *comm;		/* CPROF_COMM_LEN bytes */
 	const uint64_t *ips;
 	uint64_t time_ns;
+	const struct cprof_pytrail *py;	/* a sample's Python frames, or NULL */
 };
 
 /* Intern the stack of smp; its index in *id.  0 ok, -1 ENOMEM. */
@@ -273,14 +285,26 @@ static int profile__intern_stack(struct profile *p,
 		.ips = smp->ips,
 	};
 	struct stack_ent *e;
+	size_t words;
 	void **slot;
 
 	/* the mode only matters for the user part's first frame */
 	if (!key.nr_user)
 		key.user_mode = 0;
+	if (smp->py && smp->py->nr) {
+		key.nr_py = smp->py->nr;
+		key.py = smp->py->frame;
+		key.py_whole = smp->py->status == CPROF_PY_COMPLETE &&
+			       !(smp->flags & (CPROF_SAMPLE_USER_TRUNC |
+					       CPROF_SAMPLE_USER_FAULT));
+	}
 	key.hash = iterative_hash(smp->ips, nr * sizeof(smp->ips[0]),
 				  key.nr_kernel | key.nr_user << 8 |
-				  (hashval_t)key.user_mode << 16);
+				  (hashval_t)key.user_mode << 16 |
+				  (hashval_t)key.py_whole << 17);
+	if (key.nr_py)
+		key.hash = iterative_hash(key.py, key.nr_py * sizeof(key.py[0]),
+					  key.hash);
 	slot = htab_find_slot_with_hash(p->stack_tab, &key, key.hash, INSERT);
 	if (!slot)
 		return -1;
@@ -289,13 +313,20 @@ static int profile__intern_stack(struct profile *p,
 		    grow_array(&p->stacks, &p->alloc_stacks, p->nr_stacks + 1,
 			 sizeof(*p->stacks)))
 			return -1;
-		e = malloc(sizeof(*e) + nr * sizeof(e->ips_store[0]));
+		words = nr + 2 * (size_t)key.nr_py;
+		e = malloc(sizeof(*e) + words * sizeof(e->ips_store[0]));
 		if (!e)
 			return -1;
 		*e = key;
 		e->id = p->nr_stacks;
 		memcpy(e->ips_store, smp->ips, nr * sizeof(e->ips_store[0]));
 		e->ips = e->ips_store;
+		if (key.nr_py)
+			memcpy(e->ips_store + nr, key.py,
+			       key.nr_py * sizeof(key.py[0]));
+		e->py = key.nr_py ?
+			(const struct cprof_pyframe *)(e->ips_store + nr) :
+			NULL;
 		p->stacks[p->nr_stacks++] = e;
 		*slot = e;
 	}
@@ -362,6 +393,7 @@ static int profile__add_sample(struct profile *p,
 		.nr_user = smp->nr_user, .pid = smp->pid, .tid = smp->tid,
 		.cpu = smp->cpu, .comm = smp->comm,
 		.ips = (const uint64_t *)smp->ips, .time_ns = smp->time_ns,
+		.py = stream__sample_pytrail(smp),
 	};
 
 	uint64_t periods = 1;
@@ -710,6 +742,9 @@ void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st)
 	st->nr_kernel = e->nr_kernel;
 	st->nr_user = e->nr_user;
 	st->user_mode = e->user_mode;
+	st->py = e->py;
+	st->nr_py = e->nr_py;
+	st->py_whole = e->py_whole;
 }
 
 const struct cprof_mmap *profile__find_mmap(const struct profile *p,

@@ -4,7 +4,8 @@
  *
  * Samples are merged on (stack, pid, tid, cpu, cgroup, comm, off_state): memory
  * grows with the number of distinct keys, not with the number of samples.
- * Stacks are interned once.  Each sample weighs its CPU's effective period:
+ * Stacks are interned once; a sample's Python frames (its trailer: each
+ * code object, instruction and first line) are part of its stack.  Each sample weighs its CPU's effective period:
  * the header's period_ns, replaced by THROTTLE records of that CPU from
  * their time on.  A task's time off the CPU (an OFFCPU record and the
  * ONCPU record of its return, in either order; without its return by the
@@ -31,6 +32,15 @@ struct prof_stack {
 	unsigned int nr_kernel;
 	unsigned int nr_user;
 	int user_mode;		/* ips[nr_kernel] is an instruction, not a return address */
+	/* the thread's Python frames (a sample's trailer), innermost first */
+	const struct cprof_pyframe *py;
+	unsigned int nr_py;
+	/*
+	 * With Python frames: both walks reached the thread's outermost
+	 * frame (the Python one CPROF_PY_COMPLETE, the user one neither cut
+	 * at the depth nor stopped by a bad frame).
+	 */
+	bool py_whole;
 };
 
 /* One aggregation key and its totals. */

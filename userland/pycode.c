@@ -21,11 +21,26 @@
 #define BYTES_DATA	32
 #define OB_TYPE		8
 
-static int peek(pid_t pid, uint64_t addr, void *buf, size_t size)
+/* The process read, and what of it may be read (NULL: all). */
+struct mem {
+	pid_t pid;
+	bool (*ok)(void *arg, uint64_t addr, size_t size);
+	void *arg;
+};
+
+static int peek(const struct mem *m, uint64_t addr, void *buf, size_t size)
 {
 	struct iovec local = { buf, size };
 	struct iovec remote = { (void *)(uintptr_t)addr, size };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	ssize_t n;
+
+	if (!size)
+		return 0;
+	if (addr + size < addr || (m->ok && !m->ok(m->arg, addr, size))) {
+		errno = EACCES;
+		return -1;
+	}
+	n = process_vm_readv(m->pid, &local, 1, &remote, 1, 0);
 
 	if (n == (ssize_t)size)
 		return 0;
@@ -34,9 +49,9 @@ static int peek(pid_t pid, uint64_t addr, void *buf, size_t size)
 	return -1;
 }
 
-static int peek_u64(pid_t pid, uint64_t addr, uint64_t *v)
+static int peek_u64(const struct mem *m, uint64_t addr, uint64_t *v)
 {
-	return peek(pid, addr, v, sizeof(*v));
+	return peek(m, addr, v, sizeof(*v));
 }
 
 /* One code point as UTF-8 at out; its length. */
@@ -65,7 +80,8 @@ static size_t utf8_put(char *out, uint32_t cp)
 }
 
 /* The str object at addr as UTF-8 (malloc'd), or NULL with errno. */
-static char *read_str(pid_t pid, const struct pyrt *rt, uint64_t addr)
+static char *read_str(const struct mem *m, const struct pyrt *rt,
+		      uint64_t addr)
 {
 	uint64_t length;
 	uint32_t state, kind;
@@ -73,8 +89,8 @@ static char *read_str(pid_t pid, const struct pyrt *rt, uint64_t addr)
 	char *out;
 	size_t i, n = 0;
 
-	if (peek_u64(pid, addr + STR_LENGTH, &length) ||
-	    peek(pid, addr + STR_STATE, &state, sizeof(state)))
+	if (peek_u64(m, addr + STR_LENGTH, &length) ||
+	    peek(m, addr + STR_STATE, &state, sizeof(state)))
 		return NULL;
 	kind = STATE_KIND(state);
 	if (!(state & STATE_COMPACT) || length > PYCODE_STR_MAX ||
@@ -86,8 +102,8 @@ static char *read_str(pid_t pid, const struct pyrt *rt, uint64_t addr)
 	raw = malloc(length * kind + 1);
 	out = malloc(length * 4 + 1);
 	if (!raw || !out ||
-	    peek(pid, addr + (state & STATE_ASCII ? rt->str_ascii_data :
-						     rt->str_compact_data),
+	    peek(m, addr + (state & STATE_ASCII ? rt->str_ascii_data :
+						   rt->str_compact_data),
 		 raw, length * kind)) {
 		free(raw);
 		free(out);
@@ -119,21 +135,30 @@ static char *read_str(pid_t pid, const struct pyrt *rt, uint64_t addr)
 int pycode_read(pid_t pid, const struct pyrt *rt, uint64_t bias,
 		uint64_t addr, struct pycode *c)
 {
+	return pycode_read_if(pid, rt, bias, addr, c, NULL, NULL);
+}
+
+int pycode_read_if(pid_t pid, const struct pyrt *rt, uint64_t bias,
+		   uint64_t addr, struct pycode *c,
+		   bool (*ok)(void *arg, uint64_t addr, size_t size),
+		   void *arg)
+{
+	const struct mem mem = { .pid = pid, .ok = ok, .arg = arg }, *m = &mem;
 	uint64_t type, qualname, filename, linetable, size;
 	int32_t first;
 
 	memset(c, 0, sizeof(*c));
-	if (peek_u64(pid, addr + OB_TYPE, &type))
+	if (peek_u64(m, addr + OB_TYPE, &type))
 		return -1;
 	if (type != rt->code_type + bias) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (peek(pid, addr + rt->code_firstlineno, &first, sizeof(first)) ||
-	    peek_u64(pid, addr + rt->code_qualname, &qualname) ||
-	    peek_u64(pid, addr + rt->code_filename, &filename) ||
-	    peek_u64(pid, addr + rt->code_linetable, &linetable) ||
-	    peek_u64(pid, linetable + BYTES_SIZE, &size))
+	if (peek(m, addr + rt->code_firstlineno, &first, sizeof(first)) ||
+	    peek_u64(m, addr + rt->code_qualname, &qualname) ||
+	    peek_u64(m, addr + rt->code_filename, &filename) ||
+	    peek_u64(m, addr + rt->code_linetable, &linetable) ||
+	    peek_u64(m, linetable + BYTES_SIZE, &size))
 		return -1;
 	if (size > PYCODE_LINETABLE_MAX) {
 		errno = EINVAL;
@@ -142,10 +167,10 @@ int pycode_read(pid_t pid, const struct pyrt *rt, uint64_t bias,
 	c->firstlineno = first;
 	c->linetable_len = size;
 	c->linetable = malloc(size ? size : 1);
-	c->qualname = c->linetable ? read_str(pid, rt, qualname) : NULL;
-	c->filename = c->qualname ? read_str(pid, rt, filename) : NULL;
+	c->qualname = c->linetable ? read_str(m, rt, qualname) : NULL;
+	c->filename = c->qualname ? read_str(m, rt, filename) : NULL;
 	if (!c->filename ||
-	    peek(pid, linetable + BYTES_DATA, c->linetable, size)) {
+	    peek(m, linetable + BYTES_DATA, c->linetable, size)) {
 		int err = errno;
 
 		pycode_free(c);

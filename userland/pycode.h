@@ -17,6 +17,7 @@
 #ifndef CPROF_PYCODE_H
 #define CPROF_PYCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,6 +43,15 @@ struct pycode {
  */
 int pycode_read(pid_t pid, const struct pyrt *rt, uint64_t bias,
 		uint64_t addr, struct pycode *c);
+/*
+ * The same, reading only what ok(arg, addr, size) allows (its memory, not
+ * a file's that a user's file system serves: a FUSE server could hold a
+ * read of it for ever): -1 with EACCES for what it refuses.
+ */
+int pycode_read_if(pid_t pid, const struct pyrt *rt, uint64_t bias,
+		   uint64_t addr, struct pycode *c,
+		   bool (*ok)(void *arg, uint64_t addr, size_t size),
+		   void *arg);
 void pycode_free(struct pycode *c);
 
 /*

@@ -15,6 +15,7 @@
  * 3.13 and later carry theirs in _Py_DebugOffsets, read below.
  */
 static const struct pyrt layout_311 = {
+	.tstate_current = 576, .interp_gil = PYRT_NONE, .gil_holder = PYRT_NONE,
 	.interp_head = 40, .interp_next = 0, .threads_head = 16,
 	.ts_next = 8, .ts_native_tid = 160, .ts_cframe = 56,
 	.ts_frame = PYRT_NONE, .cframe_current = 8,
@@ -26,6 +27,7 @@ static const struct pyrt layout_311 = {
 };
 
 static const struct pyrt layout_312 = {
+	.tstate_current = PYRT_NONE, .interp_gil = 384, .gil_holder = 8,
 	.interp_head = 40, .interp_next = 0, .threads_head = 72,
 	.ts_next = 8, .ts_native_tid = 144, .ts_cframe = 56,
 	.ts_frame = PYRT_NONE, .cframe_current = 0,
@@ -41,6 +43,7 @@ enum {
 	DBG_COOKIE = 0, DBG_VERSION = 8,
 	DBG_INTERP_HEAD = 40,
 	DBG_INTERP_NEXT = 64, DBG_THREADS_HEAD = 72,
+	DBG_INTERP_GIL = 112, DBG_GIL_STATE = 120, DBG_GIL_HOLDER = 144,
 	DBG_TS_NEXT = 168, DBG_TS_FRAME = 184, DBG_TS_NATIVE_TID = 200,
 	DBG_FR_PREVIOUS = 232, DBG_FR_CODE = 240, DBG_FR_INSTR = 248,
 	DBG_FR_OWNER = 264,
@@ -50,6 +53,12 @@ enum {
 	DBG_STR_ASCII_SIZE = 560,
 	DBG_SIZE = 568,
 };
+
+/*
+ * The most bytes of dynamic symbols read (libpython has some 600 KB): the
+ * file is whatever a process mapped.
+ */
+#define DYNSYM_MAX	(64u << 20)
 
 /* A defined dynamic symbol's value, or 0. */
 static uint64_t dynsym(Elf *elf, const char *name)
@@ -62,7 +71,7 @@ static uint64_t dynsym(Elf *elf, const char *name)
 		size_t i, n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize)
+		    !sh.sh_entsize || sh.sh_size > DYNSYM_MAX)
 			continue;
 		d = elf_getdata(scn, NULL);
 		n = d ? d->d_size / sh.sh_entsize : 0;
@@ -79,6 +88,32 @@ static uint64_t dynsym(Elf *elf, const char *name)
 		}
 	}
 	return 0;
+}
+
+/*
+ * p_vaddr - p_offset of the file's executable segments into *delta: false
+ * if it has none, or two that disagree (a process's one mapping of its
+ * code would not say where the rest is).
+ */
+static bool text_delta(Elf *elf, uint64_t *delta)
+{
+	bool found = false;
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (found && *delta != ph.p_vaddr - ph.p_offset)
+			return false;
+		*delta = ph.p_vaddr - ph.p_offset;
+		found = true;
+	}
+	return found;
 }
 
 /* size bytes of the file at link-time address vaddr, or false. */
@@ -123,6 +158,7 @@ static bool from_debug_offsets(Elf *elf, struct pyrt *rt)
 		F(DBG_INTERP_HEAD, interp_head),
 		F(DBG_INTERP_NEXT, interp_next),
 		F(DBG_THREADS_HEAD, threads_head),
+		F(DBG_INTERP_GIL, interp_gil),
 		F(DBG_TS_NEXT, ts_next),
 		F(DBG_TS_FRAME, ts_frame),
 		F(DBG_TS_NATIVE_TID, ts_native_tid),
@@ -140,6 +176,7 @@ static bool from_debug_offsets(Elf *elf, struct pyrt *rt)
 #undef F
 	};
 	unsigned char d[DBG_SIZE];
+	uint64_t state, holder;
 	size_t i;
 
 	if (!read_at(elf, rt->runtime, d, sizeof(d)) ||
@@ -155,6 +192,13 @@ static bool from_debug_offsets(Elf *elf, struct pyrt *rt)
 		memcpy((char *)rt + map[i].field, &(uint16_t){ (uint16_t)v },
 		       sizeof(uint16_t));
 	}
+	/* the holder's offset in the GIL (the state is the GIL itself) */
+	state = u64_at(d + DBG_GIL_STATE);
+	holder = u64_at(d + DBG_GIL_HOLDER);
+	if (holder < state || holder - state >= PYRT_NONE)
+		return false;
+	rt->gil_holder = (uint16_t)(holder - state);
+	rt->tstate_current = PYRT_NONE;
 	rt->ts_cframe = PYRT_NONE;
 	rt->cframe_current = PYRT_NONE;
 	rt->fr_is_entry = PYRT_NONE;
@@ -200,5 +244,60 @@ int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why)
 	rt->version = (uint32_t)version;
 	rt->runtime = runtime;
 	rt->code_type = code_type;
+	if (!text_delta(elf, &rt->text_delta)) {
+		*why = "a CPython whose executable segments are not one piece";
+		return 0;
+	}
 	return 1;
+}
+
+int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why)
+{
+	Elf *elf;
+	int ret;
+
+	memset(rt, 0, sizeof(*rt));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		*why = "libelf is too old";
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		*why = "not an ELF file";
+		return -1;
+	}
+	ret = pyrt_detect(elf, rt, why);
+	elf_end(elf);
+	return ret;
+}
+
+_Static_assert(PYRT_NONE == CPROF_UPY_NONE &&
+	       PYRT_OWNED_BY_CSTACK == CPROF_UPY_OWNED_BY_CSTACK,
+	       "pyrt's offsets are the module's");
+
+void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy)
+{
+	*upy = (struct cprof_upy){
+		.runtime = rt->runtime - rt->text_delta,
+		.code_type = rt->code_type - rt->text_delta,
+		.version = rt->version,
+		.tstate_current = rt->tstate_current,
+		.interp_gil = rt->interp_gil,
+		.gil_holder = rt->gil_holder,
+		.interp_head = rt->interp_head,
+		.interp_next = rt->interp_next,
+		.threads_head = rt->threads_head,
+		.ts_next = rt->ts_next,
+		.ts_native_tid = rt->ts_native_tid,
+		.ts_cframe = rt->ts_cframe,
+		.ts_frame = rt->ts_frame,
+		.cframe_current = rt->cframe_current,
+		.fr_code = rt->fr_code,
+		.fr_previous = rt->fr_previous,
+		.fr_instr = rt->fr_instr,
+		.fr_owner = rt->fr_owner,
+		.fr_is_entry = rt->fr_is_entry,
+		.code_firstlineno = rt->code_firstlineno,
+		.code_adaptive = rt->code_adaptive,
+	};
 }

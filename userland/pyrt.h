@@ -22,8 +22,17 @@
  *     interpreter loop
  *   code: + code_adaptive: its first instruction (2-byte code units).
  *
+ * A shortcut to the thread that holds the GIL, which the tick tries before
+ * the lists: 3.11: _PyRuntime + tstate_current -> PyThreadState; 3.12+:
+ * PyInterpreterState + interp_gil -> the GIL + gil_holder -> its last
+ * holder's PyThreadState (3.12 from its debug information, 3.13 from
+ * _Py_DebugOffsets).
+ *
  * Addresses here are the file's (link-time); a process that maps the file
- * at a bias adds it.
+ * at a bias adds it.  text_delta is p_vaddr - p_offset of the file's
+ * executable segment: a process that maps it at start, from file offset
+ * pgoff, maps the file at bias start - pgoff - text_delta (a file whose
+ * executable segments disagree on it is refused).
  */
 #ifndef CPROF_PYRT_H
 #define CPROF_PYRT_H
@@ -32,13 +41,17 @@
 
 #include <libelf.h>
 
+#include "cprof_format.h"
+
 #define PYRT_NONE	0xffff	/* an offset this version has no field for */
 
 struct pyrt {
 	uint32_t version;	/* PY_VERSION_HEX, e.g. 0x030b02f0 */
 	uint64_t runtime;	/* &_PyRuntime */
 	uint64_t code_type;	/* &PyCode_Type */
+	uint64_t text_delta;	/* the executable PT_LOAD's p_vaddr - p_offset */
 	/* byte offsets in the structures above */
+	uint16_t tstate_current, interp_gil, gil_holder;
 	uint16_t interp_head, interp_next, threads_head;
 	uint16_t ts_next, ts_native_tid, ts_cframe, ts_frame;
 	uint16_t cframe_current;
@@ -58,5 +71,18 @@ struct pyrt {
  * if its symbols could not be read (*why says why).
  */
 int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why);
+
+/*
+ * pyrt_detect() of the file open at fd (read with pread(), never mapped:
+ * a file that shrinks does not raise SIGBUS), which the caller chose
+ * safely (safeopen.h); -1 too if it is no ELF file.
+ */
+int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why);
+
+/*
+ * rt as the module takes it with the file's unwind table: addresses in
+ * the file's offset space (less text_delta).
+ */
+void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy);
 
 #endif /* CPROF_PYRT_H */

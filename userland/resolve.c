@@ -23,6 +23,7 @@
 #include "jitmap.h"
 #include "ksyms.h"
 #include "mapfile.h"
+#include "pyframes.h"
 #include "resolve.h"
 #include "safeopen.h"
 #include "stream.h"
@@ -40,6 +41,8 @@ enum key_kind {
 			 * the pid of JIT code (its names are the process's) */
 	KEY_FUNC,	/* function: name, system name, file, start line */
 	KEY_MMAP,	/* MMAP record already mapped: its address */
+	KEY_PYLOC,	/* Python location: function, line; or 0, the
+			 * address of a code object not read */
 	KEY_REACH,	/* a file looked for through other processes: its
 			 * device, inode, birth time */
 };
@@ -82,6 +85,14 @@ struct resolver {
 	size_t nr_reach;
 	bool reach_built;
 	const volatile sig_atomic_t *stop;	/* NULL: never */
+	const struct pyframes *py;	/* NULL: Python frames not read */
+	int64_t eval_name;		/* PY_EVAL_FUNCTION's string, 0: not yet */
+	/* Python code objects left unnamed, by why */
+	struct py_unnamed {
+		const char *why;
+		uint64_t nr;
+	} py_unnamed[16];
+	uint64_t py_unplaced;		/* stacks with no loop frame named */
 };
 
 #define CANCELLED	(-2)
@@ -594,6 +605,170 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 	return 0;
 }
 
+static int resolver__push_loc(struct resolver *rs, uint32_t id);
+
+/* Count a Python code object left unnamed for why. */
+static void resolver__py_unnamed(struct resolver *rs, const char *why)
+{
+	size_t i, n = sizeof(rs->py_unnamed) / sizeof(rs->py_unnamed[0]);
+
+	for (i = 0; i < n && rs->py_unnamed[i].why &&
+		    strcmp(rs->py_unnamed[i].why, why); i++)
+		;
+	if (i == n)
+		i = n - 1;	/* whys are a handful: never */
+	rs->py_unnamed[i].why = rs->py_unnamed[i].why ? rs->py_unnamed[i].why :
+							 why;
+	rs->py_unnamed[i].nr++;
+}
+
+/* The location (index + 1 in *id) of Python frame f of pid. */
+static int resolver__python_location(struct resolver *rs, uint32_t pid,
+				     const struct cprof_pyframe *f,
+				     uint32_t *id)
+{
+	uint64_t code = f->code & ~(uint64_t)CPROF_PYFRAME_ENTRY;
+	struct ent key = { .kind = KEY_PYLOC };
+	const struct pyframes_code *c;
+	const char *why = NULL;
+	char name[48];
+	uint32_t func;
+	void **slot;
+	int line = 0;
+
+	c = pyframes__get(rs->py, pid, f->code, f->firstlineno, &why);
+	if (c) {
+		line = pyframes_code__line(c, f->instr);
+		if (resolver__function(rs, c->qualname, NULL, c->filename,
+				       c->firstlineno, &func))
+			return -1;
+		key.k[0] = func;
+		key.k[1] = (uint64_t)line;
+	} else {
+		snprintf(name, sizeof(name), "[python code %#llx]",
+			 (unsigned long long)code);
+		if (resolver__function(rs, name, NULL, NULL, 0, &func))
+			return -1;
+		key.k[1] = code;
+	}
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (resolver__add_location(rs, slot, &key, 0, c ? 0 : code, id) ||
+	    resolver__push_line(rs, func, line))
+		return -1;
+	rs->r->locations[*id - 1].nr_lines = 1;
+	if (!c)
+		resolver__py_unnamed(rs, why ? why : "not read");
+	return 0;
+}
+
+/* Is location id (index + 1) in the interpreter loop, outermost? */
+static bool resolver__is_eval(const struct resolver *rs, uint32_t id)
+{
+	const struct resolved *r = rs->r;
+	const struct res_location *l = &r->locations[id - 1];
+	const struct res_line *ln;
+
+	if (!l->nr_lines)
+		return false;
+	ln = &r->lines[l->line + l->nr_lines - 1];
+	return r->functions[ln->function - 1].name == rs->eval_name;
+}
+
+/*
+ * The user frames of st with its Python frames spliced in (resolve.h),
+ * pushed leaf first.
+ */
+static int resolver__user_python(struct resolver *rs,
+				 const struct prof_sample *ps,
+				 const struct prof_stack *st)
+{
+	uint32_t ids[CPROF_MAX_DEPTH];
+	/* per group: its first frame; per loop frame: its user frame */
+	unsigned int gs[CPROF_MAX_DEPTH + 1], ev[CPROF_MAX_DEPTH];
+	/* per loop frame: the groups [ga, gb) it gets */
+	unsigned int ga[CPROF_MAX_DEPTH], gb[CPROF_MAX_DEPTH];
+	unsigned int nu = st->nr_user < CPROF_MAX_DEPTH ? st->nr_user :
+						       CPROF_MAX_DEPTH;
+	unsigned int np = st->nr_py < CPROF_MAX_DEPTH ? st->nr_py :
+						     CPROF_MAX_DEPTH;
+	unsigned int k, i, j, g = 0, q = 0, m, pair, m_at = 0;
+	uint32_t id;
+
+	/* (string 0 is "": interned when a stack first has Python frames) */
+	if (!rs->eval_name &&
+	    resolver__string(rs, PY_EVAL_FUNCTION, &rs->eval_name))
+		return -1;
+	for (k = 0; k < nu; k++) {
+		uint64_t addr = st->ips[st->nr_kernel + k] -
+				!(k == 0 && st->user_mode);
+
+		if (resolver__user_location(rs, ps->pid, addr, ps->first_ns,
+					    &ids[k]))
+			return -1;
+		if (resolver__is_eval(rs, ids[k]))
+			ev[q++] = k;
+	}
+	/* groups: each ends at an entry frame (the last one maybe not) */
+	for (i = 0; i < np; i++) {
+		if (i == 0 || (st->py[i - 1].code & CPROF_PYFRAME_ENTRY))
+			gs[g++] = i;
+	}
+	gs[g] = np;
+	memset(ga, 0, sizeof(ga));
+	memset(gb, 0, sizeof(gb));
+	pair = g < q ? g : q;
+	for (m = 0; m < pair; m++) {
+		/* loop frame, group: from the outermost end, or the innermost */
+		unsigned int e = st->py_whole ? q - 1 - m : m;
+		unsigned int grp = st->py_whole ? g - 1 - m : m;
+
+		ga[e] = grp;
+		gb[e] = grp + 1;
+	}
+	if (g > q && q) {
+		/* the groups left over: to the last loop frame paired */
+		if (st->py_whole)
+			ga[0] = 0;		/* the innermost ones */
+		else
+			gb[q - 1] = g;		/* the outermost ones */
+	}
+	if (!q) {
+		rs->py_unplaced++;
+		m_at = nu;	/* inside the outermost user frame */
+	}
+	for (k = 0; k < nu; k++) {
+		unsigned int from = 0, to = 0;
+
+		for (m = 0; m < q; m++)
+			if (ev[m] == k && gb[m] > ga[m]) {
+				from = gs[ga[m]];
+				to = gs[gb[m]];
+			}
+		if (!q && k + 1 == m_at) {
+			from = 0;
+			to = np;
+		}
+		for (j = from; j < to; j++)
+			if (resolver__python_location(rs, ps->pid, &st->py[j],
+						      &id) ||
+			    resolver__push_loc(rs, id))
+				return -1;
+		if (resolver__push_loc(rs, ids[k]))
+			return -1;
+	}
+	if (!nu)
+		for (j = 0; j < np; j++)
+			if (resolver__python_location(rs, ps->pid, &st->py[j],
+						      &id) ||
+			    resolver__push_loc(rs, id))
+				return -1;
+	return 0;
+}
+
 static int resolver__push_loc(struct resolver *rs, uint32_t id)
 {
 	struct resolved *r = rs->r;
@@ -688,28 +863,6 @@ static int resolver__cgroup(struct resolver *rs, uint64_t id, int64_t *str)
 }
 
 /*
- * Whether the profile was taken in this boot of this machine: its start on
- * the wall clock less its start on the sample clock (CLOCK_MONOTONIC) is
- * the boot time, within what clock adjustments since may have moved it.
- */
-static bool same_boot(const struct cprof_header *h)
-{
-	struct timespec rt, mono;
-	int64_t boot, then;
-
-	if (clock_gettime(CLOCK_REALTIME, &rt) ||
-	    clock_gettime(CLOCK_MONOTONIC, &mono))
-		return false;
-	boot = (rt.tv_sec - mono.tv_sec) * 1000000000LL +
-	       (rt.tv_nsec - mono.tv_nsec);
-	then = (int64_t)(h->start_realtime_ns - h->start_time_ns);
-	/* a header's times are anything: no overflow */
-	if (__builtin_sub_overflow(boot, then, &boot))
-		return false;
-	return boot > -10 * 1000000000LL && boot < 10 * 1000000000LL;
-}
-
-/*
  * The state label of a sample (0: none): where it was off the CPU, or, in a
  * wall profile, "running" for a tick's (in a snapshot, a thread's on a
  * CPU).
@@ -763,7 +916,7 @@ static int resolver__samples(struct resolver *rs)
 			    resolver__push_loc(rs, id))
 				return -1;
 		}
-		for (k = 0; k < st.nr_user; k++) {
+		for (k = 0; !st.nr_py && k < st.nr_user; k++) {
 			uint64_t addr = st.ips[st.nr_kernel + k] -
 					!(k == 0 && st.user_mode);
 
@@ -772,7 +925,9 @@ static int resolver__samples(struct resolver *rs)
 			    resolver__push_loc(rs, id))
 				return -1;
 		}
-		s.nr_locs = st.nr_kernel + st.nr_user;
+		if (st.nr_py && resolver__user_python(rs, ps, &st))
+			return -1;
+		s.nr_locs = rs->r->nr_loc_ids - s.loc;
 		if (resolver__cgroup(rs, ps->cgroup, &s.cgroup) ||
 		    resolver__state(rs, ps->off_state, &s.state) ||
 		    resolver__string(rs, ps->comm, &s.comm) ||
@@ -957,6 +1112,48 @@ static int resolver__summary(struct resolver *rs)
 	return 0;
 }
 
+/*
+ * One line on the Python frames that stayed unnamed, by why, e.g.
+ *   Python frames: 3 code objects left unnamed: 2 (the process was gone before it was read), 1 (...)
+ * and one on the stacks whose Python frames had no loop frame to go in.
+ */
+static int resolver__py_summary(struct resolver *rs)
+{
+	size_t i, n = sizeof(rs->py_unnamed) / sizeof(rs->py_unnamed[0]);
+	uint64_t total = 0;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	/* as for addresses: --no-symbolize is not asked to name anything */
+	if (!rs->symbolize)
+		return 0;
+	if (rs->py_unplaced)
+		warning("Python frames: %llu stack%s with no " PY_EVAL_FUNCTION " frame named (an unsymbolized interpreter?): their Python frames are shown just inside the outermost user frame",
+			(unsigned long long)rs->py_unplaced,
+			rs->py_unplaced == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		total += rs->py_unnamed[i].nr;
+	if (!total)
+		return 0;
+	f = open_memstream(&line, &len);
+	if (!f)
+		return -1;
+	fprintf(f, "Python frames: %llu code object%s left unnamed:",
+		(unsigned long long)total, total == 1 ? "" : "s");
+	for (i = 0; i < n && rs->py_unnamed[i].nr; i++)
+		fprintf(f, "%s %llu (%s)", i ? "," : "",
+			(unsigned long long)rs->py_unnamed[i].nr,
+			rs->py_unnamed[i].why);
+	if (fclose(f)) {
+		free(line);
+		return -1;
+	}
+	warning("%s", line);
+	free(line);
+	return 0;
+}
+
 static const char *kallsyms_path(const struct resolve_opts *opts)
 {
 	return opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
@@ -1039,6 +1236,7 @@ struct resolved *resolved__new(const struct profile *p,
 {
 	struct resolver rs = {
 		.p = p, .symbolize = opts->symbolize, .stop = opts->stop,
+		.py = opts->python,
 	};
 	const struct cprof_header *h = profile__header(p);
 	struct resolve_opts own = *opts;
@@ -1049,7 +1247,7 @@ struct resolved *resolved__new(const struct profile *p,
 	    resolve_opts__start_ksyms(&own))
 		goto cleanup;
 	loader = own.ksyms_loader;
-	rs.strict_files = same_boot(h);
+	rs.strict_files = same_boot(h->start_realtime_ns, h->start_time_ns);
 	if (opts->cgroups && rs.strict_files)
 		rs.cgroups = opts->cgroups;
 	rs.r = calloc(1, sizeof(*rs.r));
@@ -1075,6 +1273,8 @@ struct resolved *resolved__new(const struct profile *p,
 		goto cleanup;
 	resolver__mapping_flags(&rs);
 	err = resolver__summary(&rs);
+	if (!err)
+		err = resolver__py_summary(&rs);
 	if (!err && rs.symbolize)
 		debugfetch_summary();
 cleanup:

@@ -11,6 +11,23 @@
  *
  * Every table is an array; ids in pprof are index + 1, and so are the
  * references between tables here (0 meaning none).
+ *
+ * A sample's Python frames (profile.h) are spliced into its user stack:
+ * each user frame whose outermost function is the interpreter loop,
+ * _PyEval_EvalFrameDefault, gets, just inside it (leaf side), the Python
+ * frames of its call (a group: up to and including a frame flagged
+ * CPROF_PYFRAME_ENTRY), innermost first.  Groups and loop frames are paired
+ * from the outermost end when both walks reached the thread's outermost
+ * frame, else from the innermost end (what a walk cut short still has);
+ * groups left over go to the last loop frame paired at the unpaired end,
+ * loop frames left over get none.  With no loop frame named (an
+ * unsymbolized interpreter, --no-symbolize) the Python frames go just
+ * inside the outermost user frame.  Each Python frame is a location of
+ * no mapping, address 0, one line: function co_qualname, file co_filename,
+ * start line co_firstlineno, the instruction's line; one not read (its
+ * process gone first, ...) is a location of the code object's address
+ * named "[python code 0xADDR]", counted by why in one warning line (when
+ * symbolizing, as for addresses).
  */
 #ifndef CPROF_RESOLVE_H
 #define CPROF_RESOLVE_H
@@ -27,6 +44,8 @@
 /* Anonymous executable memory (the stream's "[anon]"): JIT code. */
 #define JIT_MAPPING_NAME	"[jit]"
 #define LOST_FUNCTION_NAME	"[lost samples]"
+/* The interpreter loop whose calls the Python frames are spliced into. */
+#define PY_EVAL_FUNCTION	"_PyEval_EvalFrameDefault"
 
 struct res_mapping {
 	uint64_t start, limit, offset;
@@ -91,6 +110,7 @@ struct resolved {
 
 struct ksyms_loader;
 struct cgroups;
+struct pyframes;
 
 struct resolve_opts {
 	bool symbolize;
@@ -106,6 +126,12 @@ struct resolve_opts {
 	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".
 	 */
 	struct cgroups *cgroups;
+	/*
+	 * The code objects of the samples' Python frames, read as the
+	 * stream was (ingest__python(): the reader that owns these options
+	 * hands it to its ingest); NULL: none was, the frames stay unnamed.
+	 */
+	struct pyframes *python;
 	/*
 	 * Looked at as user frames are symbolized (NULL: never): once set,
 	 * resolved__new() stops and returns NULL without a message.

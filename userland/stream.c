@@ -34,6 +34,8 @@ _Static_assert(sizeof(struct cprof_sample) == 48, "sample layout");
 _Static_assert(sizeof(struct cprof_mmap) == 72, "mmap layout");
 _Static_assert(sizeof(struct cprof_file_id) == 32, "file id layout");
 _Static_assert(sizeof(struct cprof_ustack) == 160, "ustack layout");
+_Static_assert(sizeof(struct cprof_pytrail) == 16 &&
+	       sizeof(struct cprof_pyframe) == 16, "Python trailer layout");
 
 struct stream {
 	int fd;
@@ -241,8 +243,9 @@ size_t stream__frames_head(unsigned int type)
 
 /*
  * The frames of a sample, offcpu or thread record (fixed part: head bytes):
- * each count within the depth, the size theirs.  0 ok, -1 after printing
- * why.
+ * each count within the depth, the size theirs (a sample of version 3 and
+ * later: or theirs and a Python trailer's, itself checked).  0 ok, -1
+ * after printing why.
  */
 static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 				size_t head, unsigned int nr_kernel,
@@ -251,7 +254,8 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 	unsigned long long at = s->off;
 	const char *what = stream__rec_name(r->type);
 	bool cgroup = r->flags & CPROF_SAMPLE_CGROUP;
-	size_t need;
+	const struct cprof_pytrail *py;
+	size_t need, trail;
 
 	if (nr_kernel > CPROF_MAX_DEPTH)
 		return fail("%s: %s record at byte %llu: nr_kernel %u exceeds %d",
@@ -260,11 +264,48 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
 			    s->name, what, at, nr_user, CPROF_MAX_DEPTH);
 	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
+	/* version 3: a sample's Python frames may follow */
+	if (r->size > need && r->type == CPROF_REC_SAMPLE &&
+	    s->hdr.version >= 3 && r->size >= need + sizeof(*py)) {
+		py = (const struct cprof_pytrail *)((const char *)r + need);
+		if (py->type != CPROF_TRAIL_PYTHON)
+			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (a Python one is %u)",
+				    s->name, at, py->type,
+				    at + (unsigned long long)need,
+				    CPROF_TRAIL_PYTHON);
+		if (py->status > CPROF_PY_MAX)
+			return fail("%s: sample record at byte %llu: Python trailer status %u (at most %u)",
+				    s->name, at, py->status, CPROF_PY_MAX);
+		if (py->nr > CPROF_MAX_DEPTH)
+			return fail("%s: sample record at byte %llu: Python trailer of %u frames exceeds %d",
+				    s->name, at, py->nr, CPROF_MAX_DEPTH);
+		trail = sizeof(*py) + py->nr * sizeof(py->frame[0]);
+		if (r->size != need + trail)
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and a Python trailer of %u frames (%zu bytes)",
+				    s->name, at, r->size, nr_kernel, nr_user,
+				    cgroup ? ", a cgroup" : "", py->nr,
+				    need + trail);
+		return 0;
+	}
 	if (r->size != need)
 		return fail("%s: %s record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
 			    s->name, what, at, r->size, nr_kernel, nr_user,
 			    cgroup ? " and a cgroup" : "", need);
 	return 0;
+}
+
+const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *smp)
+{
+	size_t need;
+
+	if (smp->rec.type != CPROF_REC_SAMPLE)
+		return NULL;
+	need = sizeof(*smp) + sizeof(__u64) *
+	       (smp->nr_kernel + smp->nr_user +
+		!!(smp->rec.flags & CPROF_SAMPLE_CGROUP));
+	if (smp->rec.size < need + sizeof(struct cprof_pytrail))
+		return NULL;
+	return (const struct cprof_pytrail *)((const char *)smp + need);
 }
 
 /* Checks beyond the fixed size; 0 ok, -1 after printing why. */

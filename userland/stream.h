@@ -6,8 +6,9 @@
  * /proc/cprof/profile), never holding more than one record plus a read
  * buffer.  Every record is checked before it is handed out: size (at least
  * 8, a multiple of 8, at most STREAM_REC_MAX, all of it present), the fixed
- * part of each known type, frame counts against the record size, the mmap
- * path's NUL, cpu numbers against the header.  Records of unknown types are
+ * part of each known type, frame counts against the record size (a
+ * sample's Python trailer too: its type, status, frame count and size),
+ * the mmap path's NUL, cpu numbers against the header.  Records of unknown types are
  * skipped.  The stream must end with CPROF_REC_END and nothing after it.
  *
  * On any problem one line goes to stderr naming the input, what is wrong and
@@ -76,6 +77,12 @@ int stream__mmap_file_id(const struct cprof_mmap *mm,
  * from a module before it was recorded).
  */
 int stream__mmap_uid(const struct cprof_mmap *mm, uint32_t *uid);
+
+/*
+ * The Python frames after a checked sample's frames (and cgroup id), or
+ * NULL if it has none (another record type, a stream before version 3).
+ */
+const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *smp);
 
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);

@@ -26,6 +26,14 @@
  * the table is keyed by the file it was made from, so if that is not the
  * mapped one, it is not used.  Each file is compiled once: the set of files seen starts with
  * the tables the module holds.
+ *
+ * A file that is a CPython interpreter pyrt knows (the executable or
+ * libpython) gets its layout with its table (CPROF_UTABLE_PY): read from
+ * the descriptor its table was compiled or looked up by, or, for a table
+ * preloaded from the cache, from the file at the cache's path if it is
+ * still the file the cache describes (else the table goes without).  A
+ * table the module held before this loader started carries what was
+ * written with it then.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +55,7 @@
 
 #include "boxed.h"
 #include "cfi.h"
+#include "pyrt.h"
 #include "safeopen.h"
 #include "tablecache.h"
 #include "tablekeep.h"
@@ -318,12 +327,13 @@ static int rule_eq(const void *a, const void *b)
 
 /*
  * The table as the module takes it (cprof_format.h): hdr (nr_rules set
- * here), each distinct rule once, pc[], rule_of[].  NULL (a warning said
+ * here), a CPython interpreter's layout if py (CPROF_UTABLE_PY), each
+ * distinct rule once, pc[], rule_of[].  NULL (a warning said
  * why) if it has more distinct rules than the format holds, or for want
  * of memory.
  */
 static char *encode_table(const struct cfi_table *t, struct cprof_utable *hdr,
-			  size_t *len)
+			  const struct cprof_upy *py, size_t *len)
 {
 	size_t cap = t->n < CPROF_UTABLE_RULES_MAX ? t->n :
 						     CPROF_UTABLE_RULES_MAX;
@@ -353,14 +363,20 @@ static char *encode_table(const struct cfi_table *t, struct cprof_utable *hdr,
 		rule_of[i] = (uint16_t)((struct cprof_urow *)*slot - rule);
 	}
 	hdr->nr_rules = nr;
-	*len = sizeof(*hdr) + nr * sizeof(*rule) + t->n * sizeof(*t->pc) +
-	       t->n * sizeof(*rule_of);
+	if (py)
+		hdr->flags |= CPROF_UTABLE_PY;
+	*len = sizeof(*hdr) + (py ? sizeof(*py) : 0) + nr * sizeof(*rule) +
+	       t->n * sizeof(*t->pc) + t->n * sizeof(*rule_of);
 	buf = malloc(*len);
 	if (!buf)
 		goto out;
 	at = buf;
 	memcpy(at, hdr, sizeof(*hdr));
 	at += sizeof(*hdr);
+	if (py) {
+		memcpy(at, py, sizeof(*py));
+		at += sizeof(*py);
+	}
 	memcpy(at, rule, nr * sizeof(*rule));
 	at += nr * sizeof(*rule);
 	memcpy(at, t->pc, t->n * sizeof(*t->pc));
@@ -390,14 +406,33 @@ static struct cprof_utable table_header(const struct stat *st,
 	};
 }
 
-/* Write t as the table of the file st describes; whether it was taken. */
+/*
+ * The layout of the CPython interpreter open at fd into *py, if it is one
+ * that pyrt knows (the tick then reads its threads' Python frames); else
+ * false.
+ */
+static bool python_layout(int fd, struct cprof_upy *py)
+{
+	const char *why;
+	struct pyrt rt;
+
+	if (pyrt_detect_fd(fd, &rt, &why) != 1)
+		return false;
+	pyrt_upy(&rt, py);
+	return true;
+}
+
+/*
+ * Write t as the table of the file st describes, with py (NULL: none), a
+ * CPython interpreter's layout; whether it was taken.
+ */
 static bool write_table(struct tableload *l, const struct stat *st,
-			const struct cfi_table *t, const char *key,
-			const char *path)
+			const struct cfi_table *t, const struct cprof_upy *py,
+			const char *key, const char *path)
 {
 	struct cprof_utable hdr = table_header(st, t);
 	size_t len = 0;
-	char *buf = encode_table(t, &hdr, &len);
+	char *buf = encode_table(t, &hdr, py, &len);
 	ssize_t n;
 
 	if (!buf) {
@@ -412,6 +447,7 @@ static bool write_table(struct tableload *l, const struct stat *st,
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
 		l->stats.rows += t->n;
+		l->stats.python += py != NULL;
 		note_loaded(l, key, st->st_dev, st->st_ino, st->st_size,
 			    mtime_ns(st), path);
 		return true;
@@ -678,6 +714,7 @@ static void say_compiling(struct tableload *l, bool compiling)
 static void load_one(struct tableload *l, const struct tableload_item *it)
 {
 	struct cfi_table t = { 0 };
+	struct cprof_upy py;
 	char key[96];
 	struct stat st, after;
 	int fd = open_mapped(it, &st);
@@ -698,7 +735,9 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	}
 	keep = l->cache && tablecache__keeps(&st, fd);
 	if (keep && tablecache__get(l->cache, &st, &t) == 0) {
-		if (write_table(l, &st, &t, key, it->path))
+		if (write_table(l, &st, &t,
+				python_layout(fd, &py) ? &py : NULL, key,
+				it->path))
 			l->stats.cached++;
 		note_stops(l, &t, key, it->path);
 		cfi_table_free(&t);
@@ -717,7 +756,9 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		    mtime_ns(&after) == mtime_ns(&st) &&
 		    after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
 		    after.st_ctim.tv_nsec == st.st_ctim.tv_nsec) {
-			write_table(l, &st, &t, key, it->path);
+			write_table(l, &st, &t,
+				    python_layout(fd, &py) ? &py : NULL, key,
+				    it->path);
 			note_stops(l, &t, key, it->path);
 			if (keep)
 				tablecache__put(l->cache, &st, it->path, &t);
@@ -756,7 +797,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 			goto out;
 	}
 	hdr = table_header(&st, &t);
-	buf = encode_table(&t, &hdr, &len);
+	buf = encode_table(&t, &hdr, NULL, &len);
 	if (buf)
 		tablekeep__put(l->keep, hdr.dev, hdr.ino, buf, len);
 out:
@@ -819,7 +860,7 @@ static void load_vdso(struct tableload *l)
 	say_compiling(l, true);
 	if (write(fd, (const void *)base, size) == (ssize_t)size &&
 	    compile_boxed(fd, &t) == 0)
-		write_table(l, &st, &t, key, "[vdso]");
+		write_table(l, &st, &t, NULL, key, "[vdso]");
 	else
 		l->stats.no_cfi++;
 	cfi_table_free(&t);
@@ -850,17 +891,42 @@ static bool preload_skip(void *arg, const struct stat *st)
 	return htab_find(l->seen, key) != NULL;
 }
 
+/*
+ * The file at path, if it is still the one st describes (the same device,
+ * inode, size, mtime and ctime), a CPython interpreter: its layout into
+ * *py.  Another file there (replaced since) says nothing of st's.
+ */
+static bool python_layout_at(const char *path, const struct stat *st,
+			     struct cprof_upy *py)
+{
+	struct stat now;
+	bool ok = false;
+	int fd = safe_open(-1, path, &now);
+
+	if (fd < 0)
+		return false;
+	if (now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
+	    now.st_size == st->st_size && mtime_ns(&now) == mtime_ns(st) &&
+	    now.st_ctim.tv_sec == st->st_ctim.tv_sec &&
+	    now.st_ctim.tv_nsec == st->st_ctim.tv_nsec)
+		ok = python_layout(fd, py);
+	close(fd);
+	return ok;
+}
+
 static void preload_one(void *arg, const struct stat *st, const char *path,
 			const struct cfi_table *t)
 {
 	struct tableload *l = arg;
+	struct cprof_upy py;
 	struct stopped *sf;
 	char key[96];
 
 	stat_key(key, sizeof(key), st);
 	if (seen_before(l, key))
 		return;
-	if (write_table(l, st, t, key, path)) {
+	if (write_table(l, st, t, python_layout_at(path, st, &py) ? &py : NULL,
+			key, path)) {
 		l->stats.preloaded++;
 		if (l->npreloaded < STOPPED_MAX &&
 		    (sf = stops_of(t, key, path)))

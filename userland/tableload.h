@@ -29,6 +29,7 @@ struct tableload_stats {
 	uint64_t reloaded;	/* of those, queued again: their file mapped */
 	uint64_t cached;	/* tables read from the cache, not compiled */
 	uint64_t preloaded;	/* cached tables loaded before any sample */
+	uint64_t python;	/* of those loaded, CPython interpreters' */
 };
 
 /*

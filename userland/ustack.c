@@ -50,13 +50,17 @@ static bool table_row(const struct ustack_code *c, uint64_t off,
 	const uint32_t *pc;
 	const uint16_t *rule_of;
 	uint32_t lo, hi, mid;
+	size_t py;
 
 	if (!h || c->len < sizeof(*h) || h->size != sizeof(*h) ||
-	    !h->nr_rows ||
-	    c->len != sizeof(*h) + (size_t)h->nr_rules * sizeof(*rule) +
+	    !h->nr_rows)
+		return false;
+	/* a CPython interpreter's layout comes before the rules */
+	py = h->flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0;
+	if (c->len != sizeof(*h) + py + (size_t)h->nr_rules * sizeof(*rule) +
 		      (size_t)h->nr_rows * (sizeof(*pc) + sizeof(*rule_of)))
 		return false;
-	rule = (const void *)(h + 1);
+	rule = (const void *)((const char *)(h + 1) + py);
 	pc = (const void *)(rule + h->nr_rules);
 	rule_of = (const void *)(pc + h->nr_rows);
 	if (off < pc[0] || off > UINT32_MAX)

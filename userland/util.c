@@ -110,3 +110,20 @@ int grow_array(void *vec, size_t *cap, size_t need, size_t elem)
 	*cap = want;
 	return 0;
 }
+
+bool same_boot(uint64_t start_realtime_ns, uint64_t start_time_ns)
+{
+	struct timespec rt, mono;
+	int64_t boot, then;
+
+	if (clock_gettime(CLOCK_REALTIME, &rt) ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono))
+		return false;
+	boot = (rt.tv_sec - mono.tv_sec) * 1000000000LL +
+	       (rt.tv_nsec - mono.tv_nsec);
+	then = (int64_t)(start_realtime_ns - start_time_ns);
+	/* a header's times are anything: no overflow */
+	if (__builtin_sub_overflow(boot, then, &boot))
+		return false;
+	return boot > -10 * 1000000000LL && boot < 10 * 1000000000LL;
+}

@@ -5,6 +5,7 @@
 #ifndef CPROF_UTIL_H
 #define CPROF_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,14 @@ enum parse_result parse_long_quiet(const char *s, long min, long max,
 
 /* CLOCK_MONOTONIC in seconds. */
 double monotonic_seconds(void);
+
+/*
+ * Was a profile that started at start_realtime_ns on the wall clock and
+ * start_time_ns on the sample clock (CLOCK_MONOTONIC) taken in this boot
+ * of this machine?  Its boot time (the one less the other) is this
+ * boot's, within what clock adjustments since may have moved it (10 s).
+ */
+bool same_boot(uint64_t start_realtime_ns, uint64_t start_time_ns);
 
 /*
  * Grow the array whose pointer is at vec (elements of elem bytes, capacity

@@ -23,6 +23,7 @@
 #include "atomicfile.h"
 #include "debugfetch.h"
 #include "ingest.h"
+#include "pyframes.h"
 #include "profile.h"
 #include "util.h"
 #include "windows.h"
@@ -166,6 +167,8 @@ static bool pid_gone(uint32_t pid, void *arg)
 	if (pr->now - g->since < 2 * pr->w->every_ns + WINDOWS_HOLD_NS)
 		return false;
 	htab_clear_slot(pr->w->gone, slot);
+	/* what was read of its Python code goes with its mappings */
+	pyframes__drop_pid(pr->w->o->ropts->python, pid);
 	return true;
 }
 
@@ -477,6 +480,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	in = ingest__open(fd, name, o->unw, o->ropts->cgroups);
 	if (!in)
 		return -1;
+	ingest__python(in, o->ropts->python);
 	/* windows ask debuginfod's cache only (answer.h); this fills it */
 	debug = o->ropts->symbolize ? debugfetch_queue__start() : NULL;
 	ingest__fetch_debug(in, debug);

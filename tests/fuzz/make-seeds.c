@@ -6,7 +6,9 @@
  * threads, mappings with and without a build ID ([vdso], [anon]), LOST and
  * THROTTLE records, every END reason, an unknown record type; a wall
  * profile: ticks (one late) and times off the CPU, their returns in and out
- * of order, missing, and one without its leaving; a thread snapshot.
+ * of order, missing, and one without its leaving; a thread snapshot;
+ * samples with Python frames (version 3's trailer: with and without a
+ * cgroup id, two interpreter calls, a walk cut at the depth, none).
  *
  *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
  */
@@ -108,6 +110,36 @@ int main(int argc, char **argv)
 			  kips, 0, NULL);
 		sb_end(&b, 300000000, CPROF_END_COMPLETE, 0);
 		err |= write_seed(&b, argv[1], "synthetic-threads");
+		sb_free(&b);
+	}
+
+	/*
+	 * Python frames after samples' frames: two calls of the interpreter
+	 * loop (entry frames), with a cgroup id and without, a walk cut at
+	 * the depth, a thread the interpreter does not know
+	 */
+	{
+		const struct cprof_pyframe py[3] = {
+			{ 0x7f1000001000, 40, 12 },
+			{ 0x7f1000002000 | CPROF_PYFRAME_ENTRY, 8, 3 },
+			{ 0x7f1000003000 | CPROF_PYFRAME_ENTRY, -1, 1 },
+		};
+
+		sb_init(&b);
+		sb_header(&b, NULL);
+		sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000,
+			"/usr/bin/python3.11", build_id, 20);
+		sb_sample_py(&b, 10, 42, 43, 1, "python3", CPROF_SAMPLE_USER_MODE,
+			     0, NULL, 4, uips, 0, 0x400000, CPROF_PY_COMPLETE,
+			     3, py);
+		sb_sample_py(&b, 11, 42, 43, 0, "python3", 0, 3, kips, 4, uips,
+			     1234, 0x400000, CPROF_PY_COMPLETE, 3, py);
+		sb_sample_py(&b, 12, 42, 44, 1, "python3", 0, 0, NULL, 2, uips,
+			     0, 0x400000, CPROF_PY_DEPTH, 1, py);
+		sb_sample_py(&b, 13, 42, 45, 1, "python3", 0, 0, NULL, 2, uips,
+			     0, 0x400000, CPROF_PY_NO_THREAD, 0, NULL);
+		sb_end(&b, 999000000, CPROF_END_COMPLETE, 0);
+		err |= write_seed(&b, argv[1], "synthetic-python");
 		sb_free(&b);
 	}
 

@@ -156,6 +156,52 @@ static inline void sb_sample(struct sb *b, uint64_t time_ns, uint32_t pid,
 	b->nr_samples++;
 }
 
+/*
+ * A sample with a Python trailer (version 3): cgroup (non-zero) is its
+ * cgroup id (CPROF_SAMPLE_CGROUP), then nr_py frames of py, innermost
+ * first, the interpreter's mapping at text, status as the walk ended.
+ */
+static inline void sb_sample_py(struct sb *b, uint64_t time_ns, uint32_t pid,
+				uint32_t tid, uint32_t cpu, const char *comm,
+				unsigned int flags, unsigned int nr_kernel,
+				const uint64_t *kips, unsigned int nr_user,
+				const uint64_t *uips, uint64_t cgroup,
+				uint64_t text, unsigned int status,
+				unsigned int nr_py,
+				const struct cprof_pyframe *py)
+{
+	size_t frames = 8 * (nr_kernel + nr_user + !!cgroup);
+	size_t size = sizeof(struct cprof_sample) + frames +
+		      sizeof(struct cprof_pytrail) +
+		      nr_py * sizeof(struct cprof_pyframe);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE,
+					flags | (cgroup ? CPROF_SAMPLE_CGROUP : 0),
+					size);
+	struct cprof_pytrail *t;
+
+	s->time_ns = time_ns;
+	s->pid = pid;
+	s->tid = tid;
+	s->cpu = cpu;
+	s->nr_kernel = nr_kernel;
+	s->nr_user = nr_user;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	if (nr_kernel)
+		memcpy(s->ips, kips, 8 * nr_kernel);
+	if (nr_user)
+		memcpy(s->ips + nr_kernel, uips, 8 * nr_user);
+	if (cgroup)
+		s->ips[nr_kernel + nr_user] = cgroup;
+	t = (struct cprof_pytrail *)((char *)s + sizeof(*s) + frames);
+	t->type = CPROF_TRAIL_PYTHON;
+	t->nr = nr_py;
+	t->status = status;
+	t->text = text;
+	if (nr_py)
+		memcpy(t->frame, py, nr_py * sizeof(*py));
+	b->nr_samples++;
+}
+
 static inline void sb_mmap(struct sb *b, uint64_t time_ns, uint32_t pid,
 			   uint64_t start, uint64_t end, uint64_t pgoff,
 			   const char *path, const uint8_t *build_id,

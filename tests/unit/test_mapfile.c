@@ -55,52 +55,6 @@ static uint64_t func_offset(const char *lib, const char *fn)
 	return off;
 }
 
-/* The identity the module would record for fd's file. */
-static struct cprof_file_id file_id(int fd)
-{
-	struct cprof_file_id id = { 0 };
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx))
-		return id;
-	id.dev = (uint32_t)makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	id.ino = sx.stx_ino;
-	if (sx.stx_mask & STATX_BTIME)
-		id.btime_ns = (int64_t)sx.stx_btime.tv_sec * 1000000000 +
-			      sx.stx_btime.tv_nsec;
-	return id;
-}
-
-static struct cprof_file_id path_id(const char *path)
-{
-	struct cprof_file_id id = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		id = file_id(fd);
-		close(fd);
-	}
-	return id;
-}
-
-/* When process pid started, as the module records it (boot time, ns). */
-static uint64_t start_ns(pid_t pid)
-{
-	char path[40], *buf, *p;
-	unsigned long long ticks = 0;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	buf = slurp(path, NULL);
-	p = buf ? strrchr(buf, ')') : NULL;
-	for (i = 2; p && i < 22; i++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		ticks = strtoull(p + 1, NULL, 10);
-	free(buf);
-	return ticks * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
-}
-
 /* path mapped whole, read-only; *id its file's */
 static void *map_whole(const char *path, size_t *len,
 		       struct cprof_file_id *id)

@@ -297,9 +297,72 @@ static void test_wall_late(void)
 	}
 }
 
+/*
+ * Python frames are part of a stack: the same native frames with other
+ * Python frames (another code object, instruction or first line) are
+ * another stack; the same ones one; none, or a trailer of none (no thread
+ * state), the stack of a sample without a trailer.
+ */
+static void test_python(void)
+{
+	const uint64_t u[2] = { 0x1000, 0x2000 };
+	const struct cprof_pyframe a[2] = {
+		{ 0x7f0000001000, 10, 3 },
+		{ 0x7f0000002000 | CPROF_PYFRAME_ENTRY, 4, 1 },
+	};
+	struct cprof_pyframe b2[2] = { a[0], a[1] };
+	struct prof_stack st;
+	struct profile *p;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_sample_py(&b, 1, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_COMPLETE, 2, a);
+	sb_sample_py(&b, 2, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_COMPLETE, 2, a);
+	b2[0].instr = 12;
+	sb_sample_py(&b, 3, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_COMPLETE, 2, b2);
+	b2[0].instr = 10;
+	b2[0].firstlineno = 4;
+	sb_sample_py(&b, 4, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_COMPLETE, 2, b2);
+	/* the Python walk cut short: aligned otherwise (resolve.c) */
+	sb_sample_py(&b, 5, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_DEPTH, 2, a);
+	sb_sample(&b, 6, 7, 7, 0, "py", 0, 0, NULL, 2, u);
+	sb_sample_py(&b, 7, 7, 7, 0, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_NO_THREAD, 0, NULL);
+	sb_end(&b, 1, 0, 0);
+	p = feed(&b);
+	test_condf(p && profile__nr_samples(p) == 5,
+		   "Python frames in the key: 7 samples, 5 keys (%zu)",
+		   p ? profile__nr_samples(p) : 0);
+	if (!p) {
+		sb_free(&b);
+		return;
+	}
+	profile__stack(p, profile__sample(p, 0)->stack, &st);
+	test_cond("the same Python frames: one stack, its frames kept",
+		  profile__sample(p, 0)->count == 2 && st.nr_py == 2 &&
+		  st.py_whole && st.py[0].code == a[0].code &&
+		  st.py[0].instr == 10 && st.py[1].code == a[1].code &&
+		  st.nr_user == 2 && st.ips[1] == 0x2000);
+	profile__stack(p, profile__sample(p, 3)->stack, &st);
+	test_cond("a Python walk cut short: not whole", st.nr_py == 2 &&
+		  !st.py_whole);
+	profile__stack(p, profile__sample(p, 4)->stack, &st);
+	test_cond("a trailer of no frames: the stack of a sample without one",
+		  profile__sample(p, 4)->count == 2 && !st.nr_py && !st.py);
+	profile__free(p);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	test_keys();
+	test_python();
 	test_offcpu();
 	test_wall_late();
 	test_threads();

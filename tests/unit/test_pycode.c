@@ -10,7 +10,9 @@
  *   - a script spinning in a method on a known line, two calls deep: from
  *     _PyRuntime to its thread (by its native tid) to its frames, each code
  *     object read by pycode_read(): the method's qualified name, file and
- *     line, then its caller's and its caller's;
+ *     line, then its caller's and its caller's; the GIL's holder, by the
+ *     shortcut the tick tries first, is that thread; the executable
+ *     mapping's start less its offset and text_delta is the file's bias;
  *   - hostile reads: an address that is no code object, one unmapped.
  */
 #include <errno.h>
@@ -244,6 +246,62 @@ static int interpreter_of(pid_t pid, char *path, size_t size,
 	return 0;
 }
 
+/*
+ * The bias the module will use: pid's executable mapping of path, its
+ * start less its file offset less the file's text_delta.  -1 if none.
+ */
+static uint64_t exec_bias(pid_t pid, const char *path, const struct pyrt *rt)
+{
+	char maps[64], line[4096], perms[8];
+	uint64_t start, off, bias = (uint64_t)-1;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, '/');
+
+		line[strcspn(line, "\n")] = '\0';
+		if (name && !strcmp(name, path) &&
+		    sscanf(line, "%" SCNx64 "-%*x %7s %" SCNx64, &start, perms,
+			   &off) == 3 && perms[2] == 'x') {
+			bias = start - off - rt->text_delta;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return bias;
+}
+
+/*
+ * The thread holding the GIL, by the shortcut the tick tries first: 3.11's
+ * tstate_current, 3.12+'s GIL's last holder.  Its native tid, or 0.
+ */
+static uint32_t gil_holder_tid(pid_t pid, const struct pyrt *rt, uint64_t bias)
+{
+	uint64_t ts = 0, interp, gil, tid;
+
+	if (rt->tstate_current != PYRT_NONE) {
+		if (peek_u64(pid, rt->runtime + bias + rt->tstate_current, &ts))
+			return 0;
+	} else if (rt->interp_gil == PYRT_NONE || rt->gil_holder == PYRT_NONE ||
+		   peek_u64(pid, rt->runtime + bias + rt->interp_head, &interp) ||
+		   peek_u64(pid, interp + rt->interp_gil, &gil) ||
+		   peek_u64(pid, gil + rt->gil_holder, &ts)) {
+		return 0;
+	}
+	if (!ts || peek_u64(pid, ts + rt->ts_native_tid, &tid))
+		return 0;
+	return (uint32_t)tid;
+}
+
+static bool refuse_all(void *arg, uint64_t addr, size_t size)
+{
+	(void)arg, (void)addr, (void)size;
+	return false;
+}
+
 /* python (a path, or a name looked up in PATH) runs a script spinning. */
 static void test_live(const char *python)
 {
@@ -310,10 +368,22 @@ static void test_live(const char *python)
 		   "%s (%s, %#x): the spinning thread's frames from _PyRuntime: %s | %s | %s",
 		   python, interp, rt->version, n > 0 ? frames[0] : "(none)", n > 1 ? frames[1] : "",
 		   n > 2 ? frames[2] : "");
+	test_condf(exec_bias(pid, interp, rt) == bias,
+		   "%s: the executable mapping's start - offset - text_delta (%#" PRIx64 ") is the bias (%#" PRIx64 ")",
+		   python, exec_bias(pid, interp, rt), bias);
+	test_condf(gil_holder_tid(pid, rt, bias) == tid,
+		   "%s: the GIL's holder (%s) is the spinning thread %u",
+		   python, rt->tstate_current != PYRT_NONE ?
+		   "_PyRuntime's tstate_current" : "the interpreter's GIL's last holder",
+		   tid);
 	errno = 0;
 	test_cond("an address that is no code object is refused (EINVAL)",
 		  pycode_read(pid, rt, bias, rt->runtime + bias, &c) == -1 &&
 		  errno == EINVAL);
+	errno = 0;
+	test_cond("memory its reader does not allow is not read (EACCES)",
+		  pycode_read_if(pid, rt, bias, rt->runtime + bias, &c,
+				 refuse_all, NULL) == -1 && errno == EACCES);
 	errno = 0;
 	test_cond("an unmapped address is refused (EFAULT)",
 		  pycode_read(pid, rt, bias, 0x10, &c) == -1 && errno == EFAULT);

@@ -250,6 +250,112 @@ static void test_corrupt(void)
 }
 
 /* A pipe fed a few bytes at a time: reads come back short. */
+/*
+ * Samples with Python frames (version 3): one with a cgroup id, one
+ * without, one with none of them (no thread state); record 3 is the one
+ * damaged.
+ */
+static void build_py(struct sb *b, unsigned int version)
+{
+	struct cprof_header h = sb_default_header();
+	const struct cprof_pyframe py[2] = {
+		{ 0x7f0000001000, 12, 3 },
+		{ 0x7f0000002000 | CPROF_PYFRAME_ENTRY, -1, 1 },
+	};
+	uint64_t u[2] = { 0x401000, 0x402000 };
+
+	h.version = version;
+	sb_init(b);
+	sb_header(b, &h);
+	sb_mmap(b, 1, 42, 0x400000, 0x500000, 0, "/usr/bin/python3", NULL, 0);
+	sb_sample_py(b, 10, 42, 43, 1, "py", 0, 0, NULL, 2, u, 77, 0x400000,
+		     CPROF_PY_COMPLETE, 2, py);
+	sb_sample_py(b, 11, 42, 43, 1, "py", 0, 0, NULL, 2, u, 0, 0x400000,
+		     CPROF_PY_NO_THREAD, 0, NULL);
+	sb_sample_py(b, 12, 42, 44, 2, "py", 0, 0, NULL, 1, u, 0, 0x400000,
+		     CPROF_PY_DEPTH, 1, py);
+	sb_end(b, 999000000, CPROF_END_COMPLETE, 0);
+}
+
+static struct cprof_pytrail *py_of(struct sb *b, size_t i)
+{
+	return (struct cprof_pytrail *)stream__sample_pytrail(rec(b, i));
+}
+
+static void test_pytrail(void)
+{
+	static const struct {
+		const char *what;
+		const char *says;
+	} cases[] = {
+		{ "type", "trailer type 2 at byte" },
+		{ "status", "Python trailer status 5 (at most 4)" },
+		{ "frames past the depth", "Python trailer of 128 frames exceeds 127" },
+		{ "frames against size", "does not match 0 kernel + 1 user frames and a Python trailer of 2 frames (104 bytes)" },
+		{ "a trailer too short", "size 64 does not match 0 kernel + 1 user frames (56 bytes)" },
+	};
+	const struct cprof_pytrail *t;
+	struct result res;
+	struct sb b;
+	size_t i;
+
+	build_py(&b, CPROF_VERSION);
+	decode(b.buf, b.len, &res);
+	test_condf(res.ret == 0 && res.types[CPROF_REC_SAMPLE] == 3 && !res.msg[0],
+		   "samples with Python trailers decode (with and without a cgroup, none of frames): %s",
+		   res.msg);
+	t = stream__sample_pytrail(rec(&b, 1));
+	test_cond("the first one's trailer: 2 frames, after its cgroup id",
+		  t && t->nr == 2 && t->text == 0x400000 &&
+		  t->frame[1].code == (0x7f0000002000 | CPROF_PYFRAME_ENTRY) &&
+		  t->frame[1].instr == -1 &&
+		  ((const struct cprof_sample *)rec(&b, 1))->ips[2] == 77);
+	t = stream__sample_pytrail(rec(&b, 2));
+	test_cond("no thread state: a trailer of no frames",
+		  t && !t->nr && t->status == CPROF_PY_NO_THREAD);
+	test_cond("a record of another type has no trailer",
+		  !stream__sample_pytrail(rec(&b, 0)));
+	sb_free(&b);
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build_py(&b, CPROF_VERSION);
+		switch (i) {
+		case 0:
+			py_of(&b, 3)->type = 2;
+			break;
+		case 1:
+			py_of(&b, 3)->status = 5;
+			break;
+		case 2:
+			py_of(&b, 3)->nr = 128;
+			break;
+		case 3:
+			py_of(&b, 3)->nr = 2;
+			break;
+		case 4:
+			/* 8 bytes past the frames: no room for a trailer */
+			((struct cprof_rec *)rec(&b, 3))->size = 64;
+			memmove(rec(&b, 3) + 64, rec(&b, 4),
+				b.len - b.offs[4]);
+			b.len -= 32 - 8;
+			break;
+		}
+		decode(b.buf, b.len, &res);
+		test_condf(one_line_at(&res, b.offs[3]) && strstr(res.msg, cases[i].says),
+			   "a bad Python trailer (%s): rejected at byte %zu (%.*s)",
+			   cases[i].what, b.offs[3],
+			   (int)strcspn(res.msg, "\n"), res.msg);
+		sb_free(&b);
+	}
+	build_py(&b, 2);
+	decode(b.buf, b.len, &res);
+	test_condf(one_line_at(&res, b.offs[1]) &&
+		   strstr(res.msg, "does not match 0 kernel + 2 user frames and a cgroup"),
+		   "version 2: no trailer (%.*s)", (int)strcspn(res.msg, "\n"),
+		   res.msg);
+	sb_free(&b);
+}
+
 static void test_short_reads(void)
 {
 	struct result res;
@@ -471,6 +577,7 @@ int main(void)
 {
 	test_valid();
 	test_offcpu();
+	test_pytrail();
 	test_threads();
 	test_file_id();
 	test_truncations();

@@ -6,7 +6,9 @@
  * by the file as fstat() describes it, whole and well-formed; tables the
  * "module" lists already are not written again; a stream's mapping record
  * of a file seen is not either; a missing unwind file is no error; and
- * --load-unwind-tables names the files where walks stop, and why.
+ * --load-unwind-tables names the files where walks stop, and why; a
+ * CPython interpreter's table carries its layout (CPROF_UTABLE_PY), in the
+ * file's offset space, compiled, read from the cache, or preloaded.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -35,12 +37,17 @@ struct written {
 	uint64_t vdso_size;	/* the last one's file size */
 	uint64_t rows, rules;	/* in all */
 	uint64_t ino[64];
+	int py;			/* tables with CPROF_UTABLE_PY */
+	struct cprof_upy upy;	/* the last one's */
+	uint64_t py_ino;	/* its file's */
 };
 
 /* A table's bytes as cprof_format.h lays it out. */
 static size_t table_size(const struct cprof_utable *h)
 {
-	return sizeof(*h) + (size_t)h->nr_rules * sizeof(struct cprof_urow) +
+	return sizeof(*h) +
+	       (h->flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0) +
+	       (size_t)h->nr_rules * sizeof(struct cprof_urow) +
 	       (size_t)h->nr_rows * (sizeof(uint32_t) + sizeof(uint16_t));
 }
 
@@ -88,6 +95,12 @@ static void parse(const char *path, struct written *w)
 		}
 		memcpy(one, buf + at, size);
 		rule = (const void *)(one + sizeof(h));
+		if (h.flags & CPROF_UTABLE_PY) {
+			memcpy(&w->upy, rule, sizeof(w->upy));
+			w->py++;
+			w->py_ino = h.ino;
+			rule = (const void *)(one + sizeof(h) + sizeof(w->upy));
+		}
 		pc = (const void *)(rule + h.nr_rules);
 		rule_of = (const void *)(pc + h.nr_rows);
 		for (r = 1; r < h.nr_rows; r++)
@@ -409,6 +422,89 @@ static void test_report_stops(const char *dir, const char *unwind)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * A CPython interpreter mapped by a process: its table carries its layout,
+ * compiled, from the cache, and preloaded from the cache into a module
+ * that holds none.  Debian's python3.11 (not PIE): _PyRuntime at 0xa56220,
+ * its code at p_vaddr - p_offset 0x400000.
+ */
+static void test_python(const char *dir, const char *unwind)
+{
+	const char *python = "/usr/bin/python3.11", *cache = tmp_path("pycache");
+	struct tableload_stats st;
+	struct tableload *l;
+	struct stat pst, lst;
+	struct written w;
+	char *text;
+	size_t len;
+	int round;
+	pid_t pid;
+	FILE *f;
+
+	if (access(python, X_OK) || stat(python, &pst)) {
+		printf("(%s is not installed: no CPython's table)\n", python);
+		return;
+	}
+	mkdir(cache, 0700);
+	tableload_set_cache(cache);
+	pid = fork();
+	if (pid == 0) {
+		execl(python, python, "-c", "import time; time.sleep(30)",
+		      (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	/* compiled (and cached), then read back from the cache */
+	for (round = 0; round < 2; round++) {
+		close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+		/* a module that holds a table: no preload */
+		list_vdso(unwind);
+		stat(unwind, &lst);
+		l = tableload__start(dir);
+		tableload__scan(l, pid);
+		tableload__wait(l, &never, -1);
+		tableload__stop(l, &st);
+		/* the tables written follow the listing */
+		text = slurp(unwind, &len);
+		f = text ? fopen(unwind, "w") : NULL;
+		if (f) {
+			fwrite(text + lst.st_size, 1, len - lst.st_size, f);
+			fclose(f);
+		}
+		free(text);
+		parse(unwind, &w);
+		test_condf(w.py == 1 && st.python == 1 && w.py_ino == pst.st_ino &&
+			   (round == 0 || st.cached >= 1),
+			   "%s: python3.11's table carries its layout (%d tables with one, %llu counted)",
+			   round ? "from the cache" : "compiled", w.py,
+			   (unsigned long long)st.python);
+		test_condf(w.upy.runtime == 0xa56220 - 0x400000 &&
+			   (w.upy.version >> 16) == 0x030b &&
+			   w.upy.tstate_current == 576 &&
+			   w.upy.interp_gil == CPROF_UPY_NONE &&
+			   w.upy.interp_head == 40 && w.upy.ts_native_tid == 160 &&
+			   w.upy.fr_is_entry == 68 && w.upy.code_adaptive == 184 &&
+			   w.upy.code_type && w.upy.code_type < w.upy.runtime,
+			   "%s: its layout in offset space: _PyRuntime at %#llx, version %#x, tstate_current %u",
+			   round ? "from the cache" : "compiled",
+			   (unsigned long long)w.upy.runtime, w.upy.version,
+			   w.upy.tstate_current);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* a module that holds none: the cache's tables before any program */
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	l = tableload__start(dir);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	parse(unwind, &w);
+	test_condf(st.preloaded >= 1 && w.py == 1 && st.python == 1 &&
+		   w.upy.runtime == 0xa56220 - 0x400000,
+		   "preloaded from the cache: python3.11's table carries its layout (%llu preloaded, %d with one)",
+		   (unsigned long long)st.preloaded, w.py);
+	tableload_set_cache("");
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("proc");
@@ -490,5 +586,6 @@ int main(void)
 	test_evicted(dir, unwind);
 	test_sweep_leftovers(dir, unwind);
 	test_report_stops(dir, unwind);
+	test_python(dir, unwind);
 	return test_report();
 }

@@ -52,12 +52,14 @@ static bool code_at(void *arg, uint64_t ip, struct ustack_code *c)
  * A table as the module takes it (header, rules, pc[], rule_of[]): rule
  * from file offset 0x100, NONE from 0x200; its file mapped at 0x400000.
  */
-static void one_rule(struct cprof_urow rule)
+static void one_rule_py(struct cprof_urow rule, bool py)
 {
 	struct cprof_utable h = {
 		.magic = CPROF_UTABLE_MAGIC, .size = sizeof(h),
 		.nr_rows = 2, .nr_rules = 2,
+		.flags = py ? CPROF_UTABLE_PY : 0,
 	};
+	struct cprof_upy upy = { .runtime = 0x1000, .version = 0x030b02f0 };
 	struct cprof_urow rules[2] = { rule, { .cfa_base = CPROF_CFA_NONE } };
 	uint32_t pc[2] = { 0x100, 0x200 };
 	uint16_t rule_of[2] = { 0, 1 };
@@ -65,6 +67,11 @@ static void one_rule(struct cprof_urow rule)
 
 	memcpy(tbuf + len, &h, sizeof(h));
 	len += sizeof(h);
+	/* a CPython interpreter's layout, between the header and the rules */
+	if (py) {
+		memcpy(tbuf + len, &upy, sizeof(upy));
+		len += sizeof(upy);
+	}
 	memcpy(tbuf + len, rules, sizeof(rules));
 	len += sizeof(rules);
 	memcpy(tbuf + len, pc, sizeof(pc));
@@ -74,6 +81,11 @@ static void one_rule(struct cprof_urow rule)
 	test_code = (struct ustack_code){
 		.start = 0x400000, .end = 0x401000, .table = tbuf, .len = len,
 	};
+}
+
+static void one_rule(struct cprof_urow rule)
+{
+	one_rule_py(rule, false);
 }
 
 static struct cprof_ustack *copy_of(const uint64_t *words, size_t n,
@@ -108,6 +120,15 @@ static void walker_rules(void)
 	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 1, &n);
 	test_cond("stopped at max frames: the depth", end == USTACK_DEPTH &&
 		  n == 1);
+	/* a CPython interpreter's table: its layout skipped to the rules */
+	one_rule_py((struct cprof_urow){ .cfa_base = CPROF_CFA_SP,
+					 .cfa_off = 8 }, true);
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_COMPLETE && n == 2 && ips[1] == 0x400150,
+		   "a CPython interpreter's table (CPROF_UTABLE_PY): the same walk (%d frames)",
+		   n);
+	one_rule((struct cprof_urow){ .cfa_base = CPROF_CFA_SP,
+				      .cfa_off = 8 });
 	u->size = 8;
 	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
 	test_cond("a copy too short for the second return address: short",

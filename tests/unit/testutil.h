@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * testutil.h - helpers shared by cprof-dump's tests: temp paths, running
- * cprof-dump, reading a gzipped pprof file back with zlib + protobuf-c.
+ * cprof-dump, reading a gzipped pprof file back with zlib + protobuf-c, the
+ * identity the module records of a file and of a process.
  */
 #ifndef CPROF_TESTUTIL_H
 #define CPROF_TESTUTIL_H
@@ -11,11 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <zlib.h>
 
+#include "cprof_format.h"
 #include "profile.pb-c.h"
 
 /*
@@ -107,6 +112,52 @@ static inline const char *cprof_dump(void)
 	const char *p = getenv("CPROF_DUMP");
 
 	return p ? p : "userland/cprof-dump";
+}
+
+/* The identity the module would record for fd's file. */
+static inline struct cprof_file_id file_id(int fd)
+{
+	struct cprof_file_id id = { 0 };
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx))
+		return id;
+	id.dev = (uint32_t)makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	id.ino = sx.stx_ino;
+	if (sx.stx_mask & STATX_BTIME)
+		id.btime_ns = (int64_t)sx.stx_btime.tv_sec * 1000000000 +
+			      sx.stx_btime.tv_nsec;
+	return id;
+}
+
+static inline struct cprof_file_id path_id(const char *path)
+{
+	struct cprof_file_id id = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		id = file_id(fd);
+		close(fd);
+	}
+	return id;
+}
+
+/* When process pid started, as the module records it (boot time, ns). */
+static inline uint64_t start_ns(pid_t pid)
+{
+	char path[40], *buf, *p;
+	unsigned long long ticks = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	buf = slurp(path, NULL);
+	p = buf ? strrchr(buf, ')') : NULL;
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoull(p + 1, NULL, 10);
+	free(buf);
+	return ticks * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
 /* Count the lines of s. */
