@@ -248,10 +248,12 @@ struct cprof_pycode {
 	__u32	pid;			/* tgid */
 	__s32	firstlineno;
 	__u64	code;			/* CPROF_PYFRAME_ENTRY not set */
+	__u32	version;		/* the interpreter's PY_VERSION_HEX */
+	__u32	reserved;
 	__u16	qualname_len;
 	__u16	filename_len;
 	__u16	linetable_len;
-	__u16	reserved;
+	__u16	reserved2;
 	__u8	data[];
 };
 

@@ -82,6 +82,7 @@ void cprof_pycode_pick(const struct cprof_pyhint *h,
 	    py->code_filename == CPROF_UPY_NONE ||
 	    py->code_linetable == CPROF_UPY_NONE)
 		return;
+	need->version = py->version;
 	need->qualname = py->code_qualname;
 	need->filename = py->code_filename;
 	need->linetable = py->code_linetable;
@@ -193,7 +194,9 @@ u32 cprof_pycode_fill(const struct cprof_pyneed *need, int i,
 	rec->pid = current->tgid;
 	rec->firstlineno = need->firstlineno[i];
 	rec->code = code;
+	rec->version = need->version;
 	rec->reserved = 0;
+	rec->reserved2 = 0;
 	addr = cprof_pycode_field(code, need->qualname);
 	rec->qualname_len = cprof_pycode_str(rec->data, addr);
 	n += rec->qualname_len;

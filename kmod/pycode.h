@@ -20,6 +20,7 @@ struct cprof_pyneed {
 	int nr;
 	u64 code[CPROF_PYCODE_PER_TICK];
 	s32 firstlineno[CPROF_PYCODE_PER_TICK];
+	u32 version;
 	u16 qualname, filename, linetable;
 };
 

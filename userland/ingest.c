@@ -449,6 +449,12 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 		case CPROF_REC_USTACK:
 			ret = take_ustack(in, (const struct cprof_ustack *)rec);
 			break;
+		case CPROF_REC_PYCODE:
+			/* names for frames whose process may be gone */
+			pyframes__note_code(in->py,
+					    (const struct cprof_pycode *)rec);
+			ret = deliver(in, ops, rec);
+			break;
 		case CPROF_REC_END:
 			ret = flush_pending(in, ops, true);
 			if (!ret)

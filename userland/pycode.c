@@ -21,11 +21,17 @@
 #define BYTES_DATA	32
 #define OB_TYPE		8
 
-/* The process read, and what of it may be read (NULL: all). */
+/*
+ * The process read, and what of it may be read (NULL: all); or, with
+ * bytes set, one object's leading bytes as a record holds them, at
+ * address 0 (len of them).
+ */
 struct mem {
 	pid_t pid;
 	bool (*ok)(void *arg, uint64_t addr, size_t size);
 	void *arg;
+	const uint8_t *bytes;
+	size_t len;
 };
 
 static int peek(const struct mem *m, uint64_t addr, void *buf, size_t size)
@@ -36,6 +42,14 @@ static int peek(const struct mem *m, uint64_t addr, void *buf, size_t size)
 
 	if (!size)
 		return 0;
+	if (m->bytes) {
+		if (addr > m->len || size > m->len - addr) {
+			errno = EFAULT;
+			return -1;
+		}
+		memcpy(buf, m->bytes + addr, size);
+		return 0;
+	}
 	if (addr + size < addr || (m->ok && !m->ok(m->arg, addr, size))) {
 		errno = EACCES;
 		return -1;
@@ -98,6 +112,18 @@ static char *read_str(const struct mem *m, const struct pyrt *rt,
 	    ((state & STATE_ASCII) && kind != 1)) {
 		errno = EINVAL;
 		return NULL;
+	}
+	/* a record's copy may be cut: the characters it holds */
+	if (m->bytes) {
+		size_t at = state & STATE_ASCII ? rt->str_ascii_data :
+						  rt->str_compact_data;
+
+		if (at > m->len) {
+			errno = EFAULT;
+			return NULL;
+		}
+		if (length > (m->len - at) / kind)
+			length = (m->len - at) / kind;
 	}
 	raw = malloc(length * kind + 1);
 	out = malloc(length * 4 + 1);
@@ -171,6 +197,42 @@ int pycode_read_if(pid_t pid, const struct pyrt *rt, uint64_t bias,
 	c->filename = c->qualname ? read_str(m, rt, filename) : NULL;
 	if (!c->filename ||
 	    peek(m, linetable + BYTES_DATA, c->linetable, size)) {
+		int err = errno;
+
+		pycode_free(c);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int pycode_from_record(const struct pyrt *rt, const struct cprof_pycode *rec,
+		       struct pycode *c)
+{
+	const uint8_t *d = rec->data;
+	struct mem q = { .bytes = d, .len = rec->qualname_len };
+	struct mem f = { .bytes = d + rec->qualname_len,
+			 .len = rec->filename_len };
+	struct mem lt = { .bytes = d + rec->qualname_len + rec->filename_len,
+			  .len = rec->linetable_len };
+	uint64_t size;
+
+	memset(c, 0, sizeof(*c));
+	if (lt.len < BYTES_DATA) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (peek_u64(&lt, BYTES_SIZE, &size))
+		return -1;
+	/* cut by the module's bound: the lines it holds */
+	if (size > lt.len - BYTES_DATA)
+		size = lt.len - BYTES_DATA;
+	c->firstlineno = rec->firstlineno;
+	c->linetable_len = size;
+	c->linetable = malloc(size ? size : 1);
+	c->qualname = c->linetable ? read_str(&q, rt, 0) : NULL;
+	c->filename = c->qualname ? read_str(&f, rt, 0) : NULL;
+	if (!c->filename || peek(&lt, BYTES_DATA, c->linetable, size)) {
 		int err = errno;
 
 		pycode_free(c);

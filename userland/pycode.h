@@ -52,6 +52,15 @@ int pycode_read_if(pid_t pid, const struct pyrt *rt, uint64_t bias,
 		   uint64_t addr, struct pycode *c,
 		   bool (*ok)(void *arg, uint64_t addr, size_t size),
 		   void *arg);
+/*
+ * The code object a CPROF_REC_PYCODE holds (checked by stream.c: its
+ * lengths within it), decoded with rt's str layout (pyrt_str_layout());
+ * names and a line table cut by the module's bounds are taken as far as
+ * they go.  0, or -1 with errno: EFAULT an object not there, EINVAL not
+ * one of a known kind.
+ */
+int pycode_from_record(const struct pyrt *rt, const struct cprof_pycode *rec,
+		       struct pycode *c);
 void pycode_free(struct pycode *c);
 
 /*

@@ -349,6 +349,27 @@ static const char *why_errno(int err)
 	return why_fault;
 }
 
+/* e holds c (read, or from a record): its view and bytes counted. */
+static void code_named(struct pyframes *py, struct proc *p,
+		       struct code_ent *e)
+{
+	size_t bytes;
+
+	e->why = NULL;
+	e->view = (struct pyframes_code){
+		.qualname = e->c.qualname,
+		.filename = e->c.filename,
+		.firstlineno = e->c.firstlineno,
+		.linetable = e->c.linetable,
+		.linetable_len = e->c.linetable_len,
+	};
+	bytes = strlen(e->c.qualname) + strlen(e->c.filename) +
+		e->c.linetable_len;
+	e->bytes += bytes;
+	p->bytes += bytes;
+	py->bytes += bytes;
+}
+
 /* Read the n code objects of e (pending, of one process) mm maps. */
 static void read_batch(struct pyframes *py, struct proc *p,
 		       const struct cprof_mmap *mm, struct code_ent **e,
@@ -390,26 +411,12 @@ static void read_batch(struct pyframes *py, struct proc *p,
 		free(rg.r);
 	}
 	for (i = 0; i < n; i++) {
-		size_t bytes;
-
 		if (why) {
 			pycode_free(&e[i]->c);
 			e[i]->why = why;
 		}
-		if (e[i]->why)
-			continue;
-		e[i]->view = (struct pyframes_code){
-			.qualname = e[i]->c.qualname,
-			.filename = e[i]->c.filename,
-			.firstlineno = e[i]->c.firstlineno,
-			.linetable = e[i]->c.linetable,
-			.linetable_len = e[i]->c.linetable_len,
-		};
-		bytes = strlen(e[i]->c.qualname) + strlen(e[i]->c.filename) +
-			e[i]->c.linetable_len;
-		e[i]->bytes += bytes;
-		p->bytes += bytes;
-		py->bytes += bytes;
+		if (!e[i]->why)
+			code_named(py, p, e[i]);
 	}
 }
 
@@ -480,6 +487,49 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 	read_batch(py, proc, mm, todo, n);
 }
 
+void pyframes__note_code(struct pyframes *py, const struct cprof_pycode *rec)
+{
+	struct code_ent key = { .code = rec->code, .first = rec->firstlineno };
+	struct pyrt rt = { 0 };
+	struct code_ent *e;
+	struct proc *p;
+	void **slot;
+
+	if (!py || !pyrt_str_layout(rec->version, &rt))
+		return;
+	p = proc_of(py, rec->pid, true);
+	slot = p ? htab_find_slot(p->codes, &key, INSERT) : NULL;
+	if (!slot)
+		return;
+	e = *slot;
+	/* read from the process already: that copy is whole */
+	if (e && !e->why)
+		return;
+	if (!e) {
+		if (py->entries >= PYFRAMES_ENTRIES_MAX ||
+		    py->bytes >= PYFRAMES_BYTES_MAX ||
+		    !(e = calloc(1, sizeof(*e)))) {
+			htab_clear_slot(p->codes, slot);
+			py->full++;
+			return;
+		}
+		e->code = key.code;
+		e->first = key.first;
+		e->why = why_not_read;
+		e->bytes = sizeof(*e);
+		*slot = e;
+		p->entries++;
+		p->bytes += e->bytes;
+		py->entries++;
+		py->bytes += e->bytes;
+	}
+	if (pycode_from_record(&rt, rec, &e->c))
+		return;
+	if (e->why == why_pending && p->pending)
+		p->pending--;
+	code_named(py, p, e);
+}
+
 struct pending_of {
 	const struct cprof_mmap *mm;
 	struct code_ent **e;
@@ -530,6 +580,11 @@ const struct pyframes_code *pyframes__get(const struct pyframes *py,
 	const struct code_ent *e;
 	const struct proc *p;
 
+	p = py ? htab_find(py->procs, &pkey) : NULL;
+	e = p ? htab_find(p->codes, &key) : NULL;
+	/* named by its record, whatever the stream's boot */
+	if (e && !e->why)
+		return &e->view;
 	if (!py || py->live < 0) {
 		*why = why_not_read;
 		return NULL;
@@ -538,14 +593,12 @@ const struct pyframes_code *pyframes__get(const struct pyframes *py,
 		*why = why_not_live;
 		return NULL;
 	}
-	p = htab_find(py->procs, &pkey);
-	e = p ? htab_find(p->codes, &key) : NULL;
 	if (!e) {
 		*why = py->full ? why_full : why_not_read;
 		return NULL;
 	}
 	*why = e->why;
-	return e->why ? NULL : &e->view;
+	return NULL;
 }
 
 int pyframes_code__line(const struct pyframes_code *c, int32_t instr)

@@ -63,6 +63,12 @@ void pyframes__free(struct pyframes *py);
  */
 void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 			   const struct cprof_sample *smp);
+/*
+ * A checked CPROF_REC_PYCODE: the code object the module copied at a tick
+ * names its frames, unless it was read from the process already (a
+ * whole copy); whatever the stream's boot.  NULL-safe.
+ */
+void pyframes__note_code(struct pyframes *py, const struct cprof_pycode *rec);
 /* A mapping record, after it was added to p: what waited for it.  NULL-safe. */
 void pyframes__note_mmap(struct pyframes *py, const struct cprof_mmap *mm);
 

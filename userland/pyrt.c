@@ -233,11 +233,15 @@ int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why)
 	case 0x030c:
 		*rt = layout_312;
 		break;
-	default:
+	case 0x030d:
 		rt->version = (uint32_t)version;
 		rt->runtime = runtime;
-		if ((version >> 16) > 0x030c && from_debug_offsets(elf, rt))
+		if (from_debug_offsets(elf, rt))
 			break;
+		*why = "a CPython 3.13 without its debug offsets";
+		return 0;
+	default:
+		/* 3.14 tags frames' code pointers, numbers owners anew */
 		*why = "a CPython version whose layout is not known";
 		return 0;
 	}
@@ -299,5 +303,25 @@ void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy)
 		.fr_is_entry = rt->fr_is_entry,
 		.code_firstlineno = rt->code_firstlineno,
 		.code_adaptive = rt->code_adaptive,
+		.code_qualname = rt->code_qualname,
+		.code_filename = rt->code_filename,
+		.code_linetable = rt->code_linetable,
 	};
+}
+
+bool pyrt_str_layout(uint32_t version, struct pyrt *rt)
+{
+	switch ((version >> 16) & 0xffff) {
+	case 0x030b:
+		rt->str_ascii_data = layout_311.str_ascii_data;
+		rt->str_compact_data = layout_311.str_compact_data;
+		return true;
+	case 0x030c:
+	case 0x030d:
+		/* 3.13's _Py_DebugOffsets say the same */
+		rt->str_ascii_data = layout_312.str_ascii_data;
+		rt->str_compact_data = layout_312.str_compact_data;
+		return true;
+	}
+	return false;
 }

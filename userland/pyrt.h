@@ -37,6 +37,7 @@
 #ifndef CPROF_PYRT_H
 #define CPROF_PYRT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <libelf.h>
@@ -84,5 +85,12 @@ int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why);
  * the file's offset space (less text_delta).
  */
 void pyrt_upy(const struct pyrt *rt, struct cprof_upy *upy);
+
+/*
+ * The str layout (str_ascii_data, str_compact_data) of CPython version
+ * (PY_VERSION_HEX) into rt, as a CPROF_REC_PYCODE's objects are decoded
+ * without the interpreter's file; false for a version not known.
+ */
+bool pyrt_str_layout(uint32_t version, struct pyrt *rt);
 
 #endif /* CPROF_PYRT_H */

@@ -61,6 +61,7 @@ static const char *const rec_names[] = {
 	[CPROF_REC_OFFCPU]	= "offcpu",
 	[CPROF_REC_ONCPU]	= "oncpu",
 	[CPROF_REC_THREAD]	= "thread",
+	[CPROF_REC_PYCODE]	= "pycode",
 };
 
 static const size_t rec_min_size[] = {
@@ -73,6 +74,7 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_OFFCPU]	= sizeof(struct cprof_offcpu),
 	[CPROF_REC_ONCPU]	= sizeof(struct cprof_oncpu),
 	[CPROF_REC_THREAD]	= sizeof(struct cprof_thread),
+	[CPROF_REC_PYCODE]	= sizeof(struct cprof_pycode),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -317,6 +319,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_lost *lost;
 	const struct cprof_throttle *thr;
 	const struct cprof_ustack *us;
+	const struct cprof_pycode *pc;
 	const struct cprof_offcpu *off;
 	const struct cprof_oncpu *on;
 	const struct cprof_thread *th;
@@ -369,6 +372,23 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 				    s->name, at, us->frame, CPROF_MAX_DEPTH);
 		cpu = us->cpu;
 		break;
+	case CPROF_REC_PYCODE:
+		pc = (const struct cprof_pycode *)r;
+		if (pc->qualname_len > CPROF_PYSTR_MAX ||
+		    pc->filename_len > CPROF_PYSTR_MAX ||
+		    pc->linetable_len > CPROF_PYLINES_MAX ||
+		    r->size != CPROF_ALIGN(sizeof(*pc) + pc->qualname_len +
+					   pc->filename_len +
+					   pc->linetable_len))
+			return fail("%s: pycode record at byte %llu: size %u does not match its objects' %u + %u + %u bytes (at most %u, %u, %u)",
+				    s->name, at, r->size, pc->qualname_len,
+				    pc->filename_len, pc->linetable_len,
+				    CPROF_PYSTR_MAX, CPROF_PYSTR_MAX,
+				    CPROF_PYLINES_MAX);
+		if (pc->code & CPROF_PYFRAME_ENTRY)
+			return fail("%s: pycode record at byte %llu: code %#llx has its bit 0 set",
+				    s->name, at, (unsigned long long)pc->code);
+		return 0;
 	case CPROF_REC_OFFCPU:
 		off = (const struct cprof_offcpu *)r;
 		if (stream__check_frames(s, r, sizeof(*off), off->nr_kernel,

@@ -8,7 +8,8 @@
  * profile: ticks (one late) and times off the CPU, their returns in and out
  * of order, missing, and one without its leaving; a thread snapshot;
  * samples with Python frames (version 3's trailer: with and without a
- * cgroup id, two interpreter calls, a walk cut at the depth, none).
+ * cgroup id, two interpreter calls, a walk cut at the depth, none) and a
+ * Python code object's record.
  *
  *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
  */
@@ -138,6 +139,15 @@ int main(int argc, char **argv)
 			     0, 0x400000, CPROF_PY_DEPTH, 1, py);
 		sb_sample_py(&b, 13, 42, 45, 1, "python3", 0, 0, NULL, 2, uips,
 			     0, 0x400000, CPROF_PY_NO_THREAD, 0, NULL);
+		{
+			/* a code record: two str objects, a line table */
+			uint8_t q[56] = { [16] = 8, [32] = 0x64, [48] = 'f',
+					  'u', 'n', 'c', '_', 'o', 'n', 'e' };
+			uint8_t lt[34] = { [16] = 2, [32] = 0xef, [33] = 4 };
+
+			sb_pycode(&b, 13, 42, 0x7f1000001000, 12, 0x030b02f0,
+				  q, sizeof(q), q, sizeof(q), lt, sizeof(lt));
+		}
 		sb_end(&b, 999000000, CPROF_END_COMPLETE, 0);
 		err |= write_seed(&b, argv[1], "synthetic-python");
 		sb_free(&b);

@@ -202,6 +202,34 @@ static inline void sb_sample_py(struct sb *b, uint64_t time_ns, uint32_t pid,
 	b->nr_samples++;
 }
 
+/*
+ * A code object's record (CPROF_REC_PYCODE) of CPython version: its
+ * qualname's, filename's and line table's object bytes, as the module
+ * copies them.
+ */
+static inline void sb_pycode(struct sb *b, uint64_t time_ns, uint32_t pid,
+			     uint64_t code, int32_t firstlineno,
+			     uint32_t version, const void *q, size_t qlen,
+			     const void *f, size_t flen, const void *l,
+			     size_t llen)
+{
+	size_t size = CPROF_ALIGN(sizeof(struct cprof_pycode) + qlen + flen +
+				  llen);
+	struct cprof_pycode *c = sb_rec(b, CPROF_REC_PYCODE, 0, size);
+
+	c->time_ns = time_ns;
+	c->pid = pid;
+	c->firstlineno = firstlineno;
+	c->code = code;
+	c->version = version;
+	c->qualname_len = qlen;
+	c->filename_len = flen;
+	c->linetable_len = llen;
+	memcpy(c->data, q, qlen);
+	memcpy(c->data + qlen, f, flen);
+	memcpy(c->data + qlen + flen, l, llen);
+}
+
 static inline void sb_mmap(struct sb *b, uint64_t time_ns, uint32_t pid,
 			   uint64_t start, uint64_t end, uint64_t pgoff,
 			   const char *path, const uint8_t *build_id,

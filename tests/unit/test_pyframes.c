@@ -224,6 +224,105 @@ static void test_splice(void)
 	free(text);
 }
 
+/*
+ * A str object as CPython 3.11 lays it out (compact; ASCII, or of kind
+ * bytes a character), its characters from chars (n of them), into buf;
+ * its size.
+ */
+static size_t str311(uint8_t *buf, const void *chars, uint64_t n,
+		     unsigned int kind)
+{
+	uint32_t state = kind << 2 | 1u << 5 | (kind == 1 ? 1u << 6 : 0);
+	size_t at = kind == 1 ? 48 : 72;
+
+	memset(buf, 0, at);
+	memcpy(buf + 16, &n, sizeof(n));
+	memcpy(buf + 32, &state, sizeof(state));
+	memcpy(buf + at, chars, n * kind);
+	return at + n * kind;
+}
+
+/*
+ * Code objects named by the stream's own records: a stream of another
+ * boot whose process is gone, read later, as cat > raw; cprof-dump -i raw.
+ */
+static void test_records(void)
+{
+	const char *stream = tmp_path("records.bin");
+	uint64_t eval = sym("_PyEval_EvalFrameDefault"),
+		 bmain = sym("Py_BytesMain");
+	struct cprof_header h = sb_header_of_boot(false);
+	const uint64_t u[2] = { eval, bmain + 1 };
+	const struct cprof_pyframe py[2] = {
+		{ 0x7f000000a000, 3, 10 },
+		{ 0x7f000000b000 | CPROF_PYFRAME_ENTRY, -1, 20 },
+	};
+	/* "Spinner.spin", "ünïcödé" (Latin-1), the file, a line table */
+	static const uint16_t ucs2[] = { 0x263a, 'f', 'n' };
+	/* code units 0-7 at line 12 (NO_COLUMNS, +2) */
+	uint8_t lt[40] = { 0 }, q[256], q2[256], f[256], cut[64];
+	uint64_t ltsize = 2;
+	size_t ql, q2l, fl;
+	pid_t gone = gone_pid();
+	struct sb b;
+	char *text;
+	int st;
+
+	if (!eval || !bmain) {
+		test_cond("python3.11's dynamic symbols (nm -D)", false);
+		return;
+	}
+	memcpy(lt + 16, &ltsize, sizeof(ltsize));
+	lt[32] = 0x80 | 13 << 3 | 7;
+	lt[33] = 4;
+	ql = str311(q, "Spinner.spin", 12, 1);
+	q2l = str311(q2, ucs2, 3, 2);
+	fl = str311(f, "/srv/app/spin.py", 16, 1);
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, gone, TEXT_START, TEXT_END, TEXT_PGOFF, PYTHON,
+		NULL, 0);
+	sb_sample_py(&b, 10, gone, 7, 0, "r1", CPROF_SAMPLE_USER_MODE |
+		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 2, u, 0, TEXT_START,
+		     CPROF_PY_COMPLETE, 2, py);
+	sb_pycode(&b, 10, gone, 0x7f000000a000, 10, 0x030b02f0, q, ql, f, fl,
+		  lt, sizeof(lt));
+	sb_pycode(&b, 10, gone, 0x7f000000b000, 20, 0x030b02f0, q2, q2l, f,
+		  fl, lt, sizeof(lt));
+	/* the same code, first line 30: another code object, its name cut */
+	memcpy(cut, q, 48 + 7);
+	sb_pycode(&b, 11, gone, 0x7f000000a000, 30, 0x030b02f0, cut, 48 + 7,
+		  f, fl, lt, sizeof(lt));
+	sb_sample_py(&b, 11, gone, 7, 0, "r2", CPROF_SAMPLE_USER_MODE |
+		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 2, u, 0, TEXT_START,
+		     CPROF_PY_COMPLETE, 1, (const struct cprof_pyframe[]){
+			     { 0x7f000000a000 | CPROF_PYFRAME_ENTRY, 3, 30 } });
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	sb_write(&b, stream, b.len);
+	sb_free(&b);
+
+	st = run("%s -f folded", run_dump(stream, ""));
+	text = slurp(tmp_path("out.txt"), NULL);
+	test_condf(!st && text && line_of(text, "r1") &&
+		   strstr(line_of(text, "r1"), ";_PyEval_EvalFrameDefault;"
+			  "\xe2\x98\xba" "fn;Spinner.spin "),
+		   "a process gone, a stream of another boot: its frames named by the stream's code records: %s",
+		   text && line_of(text, "r1") ? line_of(text, "r1") : "(none)");
+	test_condf(text && line_of(text, "r2") &&
+		   strstr(line_of(text, "r2"), ";Spinner ") &&
+		   strstr(line_of(text, "r2"), "_PyEval_EvalFrameDefault;"),
+		   "a record whose name the module cut: the name as far as it goes, by the code's first line: %s",
+		   text && line_of(text, "r2") ? line_of(text, "r2") : "(none)");
+	free(text);
+	st = run("%s -f text", run_dump(stream, ""));
+	text = slurp(tmp_path("out.txt"), NULL);
+	test_condf(!st && text && strstr(text, "Spinner.spin") &&
+		   strstr(text, "/srv/app/spin.py:12"),
+		   "... with the line its line table gives: %s",
+		   text ? text : "");
+	free(text);
+}
+
 /* Streams whose second sample's trailer is damaged. */
 static void test_bad_trailer(void)
 {
@@ -491,6 +590,7 @@ int main(void)
 		test_skip(PYTHON " is not installed");
 	test_splice();
 	test_bad_trailer();
+	test_records();
 	test_live();
 	return test_report();
 }
