@@ -88,7 +88,7 @@ close4() {
 		ok = 1
 		for (i = 1; i <= 4; i++) {
 			d = 100 * c[i] / s - 100 * t[i]
-			printf "%s%.1f (%.1f)", i > 1 ? " : " : "", 100 * c[i] / s, 100 * t[i]
+			printf "%s%.1f (%.1f)", (i > 1 ? " : " : ""), 100 * c[i] / s, 100 * t[i]
 			if (d * d > 9) ok = 0
 		}
 		exit !ok
@@ -125,7 +125,8 @@ echo "module: $walks Python walks, $frames frames, $incomplete incomplete, $code
 "$CPROF_DUMP" -i "$OUT/long.raw" -o "$OUT/long.pb.gz" 2>/dev/null ||
 	fail "cprof-dump (pprof) failed"
 sed 's/^/  cprof-dump: /' "$OUT/long.err"
-awk '{ print $NF "\t" $0 }' "$OUT/long.folded" | sort -rn | head -n 6 | cut -c1-400 | sed 's/^/  /'
+awk '{ print $NF "\t" $0 }' "$OUT/long.folded" | sort -rn >"$OUT/long.sorted"
+head -n 6 "$OUT/long.sorted" | sed 's/^\([0-9]*\)\t.*;_PyEval_EvalFrameDefault;/  \1 ...;_PyEval_EvalFrameDefault;/' | cut -c1-300
 read -r a b c r s z m e < <(counts "$OUT/long.folded")
 truth="$(field "$LOCAL/long.out" truth work_a) $(field "$LOCAL/long.out" truth work_b) $(field "$LOCAL/long.out" truth work_c) $(field "$LOCAL/long.out" truth recurse)"
 sampler="$(field "$LOCAL/long.out" sampler work_a) $(field "$LOCAL/long.out" sampler work_b) $(field "$LOCAL/long.out" sampler work_c) $(field "$LOCAL/long.out" sampler recurse)"
@@ -141,22 +142,25 @@ echo "main thread: $m samples, $e reach the process's entry"
 ((s >= 20)) || fail "only $s samples of squeeze"
 ((z * 10 >= s * 8)) || fail "only $z of $s squeeze samples show zlib's C frames above it and the interpreter's below"
 ((e * 100 >= m * 95)) || fail "only $e of $m main-thread samples reach the process's entry"
-# lines: each function's samples within its loop (the for line or its body)
-pp -raw "$OUT/long.pb.gz" >"$OUT/long.rawpp" || fail "go tool pprof -raw failed"
+# lines: the samples with each function innermost (pprof -lines, flat) at
+# its loop's lines (the for line or its body)
+pp -lines -top -nodecount=1000 -unit=ms "$OUT/long.pb.gz" >"$OUT/long.lines" ||
+	fail "go tool pprof -lines failed"
 for fn in work_a work_b work_c recurse; do
 	want=$(field "$LOCAL/long.out" lines "$fn")
-	read -r inloop total < <(rawk -v fn="$fn" -v w="$want" '$1 ~ /^[0-9]+:$/ && $pp_loc_function == fn {
-		n = split($pp_loc_source, p, ":"); t++
-		if (p[1] ~ /\/tests\/workloads\/pywork\.py$/ && (p[n] == w || p[n] == w + 1)) in_loop++
-	} END { print in_loop + 0, t + 0 }' "$OUT/long.rawpp")
-	echo "$fn: $inloop of $total locations at pywork.py:$want or :$((want + 1))"
-	((total > 0 && inloop * 10 >= total * 8)) || fail "$fn's locations are not at its loop's lines"
+	read -r inloop total < <(awk -v fn="$fn" -v w="$want" '$6 == fn && $7 ~ /\/tests\/workloads\/pywork\.py:[0-9]+$/ {
+		v = $1; sub(/ms$/, "", v); n = split($7, p, ":"); t += v
+		if (p[n] == w || p[n] == w + 1) in_loop += v
+	} END { printf "%d %d\n", in_loop, t }' "$OUT/long.lines")
+	echo "$fn: ${inloop} of ${total} ms innermost at pywork.py:$want or :$((want + 1))"
+	((total > 0 && inloop * 10 >= total * 9)) || fail "$fn's samples are not at its loop's lines"
 done
 
 # --- 2. cprof-dump -d while a short pywork starts and exits in the profile
+# (-p 0: the whole machine; phase 1 left ctl's pid= set)
 ("$PY" "$WORK" 3 --no-zlib >"$LOCAL/short.out" 2>&1 &
  sleep 2) &
-"$CPROF_DUMP" -d $((SECS)) -F 499 -f folded -o "$OUT/short.folded" 2>"$OUT/short.err" ||
+"$CPROF_DUMP" -d "$SECS" -F 499 -p 0 -f folded -o "$OUT/short.folded" 2>"$OUT/short.err" ||
 	fail "cprof-dump -d failed: $(cat "$OUT/short.err")"
 wait
 grep -q '^pywork truth' "$LOCAL/short.out" || fail "the short pywork did not finish: $(cat "$LOCAL/short.out")"
