@@ -163,20 +163,16 @@ const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
  * cprof_maps_file_pos() - which file's mapping holds @addr?
  * @st: from cprof_maps_of()
  * @addr: a user address
- * @pos: filled in when found
  *
- * Context: as cprof_maps_of().
- * Return: false when no emitted range of a file holds @addr.
+ * Context: as cprof_maps_of(); the result is valid as long as @st.
+ * Return: the emitted range of a file that holds @addr, or NULL.
  */
-bool cprof_maps_file_pos(const struct cprof_mmstate *st, u64 addr,
-			 struct cprof_file_pos *pos)
+const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
+						 u64 addr)
 {
 	const struct cprof_file_pos *r = st ? cprof_mm_range(st, addr) : NULL;
 
-	if (!r || !r->dev)
-		return false;
-	*pos = *r;
-	return true;
+	return r && r->dev ? r : NULL;
 }
 
 /**

@@ -266,19 +266,31 @@ fault:
 #define CPROF_USTACK_REDZONE	128UL
 
 /*
+ * A mapping a table step looked up, with its file's table.  The view
+ * points into RCU-protected data: it must not outlive the walk's
+ * rcu_read_lock().
+ */
+struct cprof_ufile {
+	unsigned long start;		/* the mapping: [start, end) */
+	unsigned long end;		/* 0: none */
+	u64 pgoff;			/* the file offset of start */
+	struct cprof_utable_view table;
+	bool has_table;
+};
+
+/*
  * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
- * mapping the last table step looked up, with its file's table, which the
- * next frames are most often in too.  Both point into RCU-protected data:
- * they must not outlive the walk's rcu_read_lock().
+ * last two mappings table steps looked up, which the next frames are most
+ * often in too (a program's frames, the C library's start code under
+ * them, the program's _start under that).
  */
 struct cprof_uframe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
-	struct cprof_file_pos pos;	/* pos.end == 0: none yet */
-	struct cprof_utable_view table;	/* pos's file's */
-	bool has_table;
+	struct cprof_ufile file[2];	/* file[cur]: the last one used */
+	unsigned int cur;
 	bool no_table;			/* the last step found no table */
 };
 
@@ -359,6 +371,35 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 }
 
 /*
+ * The mapping holding @at with its file's table: one of the two @f keeps,
+ * else looked up in @st in place of the one used less lately.  NULL when no
+ * emitted range of a file holds @at.
+ */
+static const struct cprof_ufile *cprof_ufile_of(const struct cprof_mmstate *st,
+						struct cprof_uframe *f,
+						unsigned long at)
+{
+	const struct cprof_file_pos *pos;
+	struct cprof_ufile *u;
+
+	u = &f->file[f->cur];
+	if (at >= u->start && at < u->end)
+		return u;
+	u = &f->file[!f->cur];
+	if (at < u->start || at >= u->end) {
+		pos = cprof_maps_file_pos(st, at);
+		if (!pos)
+			return NULL;
+		u->start = pos->start;
+		u->end = pos->end;
+		u->pgoff = pos->pgoff;
+		u->has_table = cprof_utable_get(pos, &u->table);
+	}
+	f->cur = !f->cur;
+	return u;
+}
+
+/*
  * One step by the unwind table of @f->ip's file.  @exact: @f->ip is the
  * interrupted instruction, else a return address (its call is just before
  * it, and may be a function's last instruction).  @regs: the interrupted
@@ -371,26 +412,19 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 					struct pt_regs *regs)
 {
 	unsigned long addr, cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
+	const struct cprof_ufile *u = cprof_ufile_of(st, f, at);
 	struct cprof_urow row;
 
-	if (at < f->pos.start || at >= f->pos.end) {
-		if (!cprof_maps_file_pos(st, at, &f->pos)) {
-			f->pos.end = 0;
-			f->no_table = true;
-			return CPROF_STEP_NONE;
-		}
-		f->has_table = cprof_utable_get(&f->pos, &f->table);
-	}
-	f->no_table = !f->has_table;
+	f->no_table = !u || !u->has_table;
+	if (f->no_table)
+		return CPROF_STEP_NONE;
 	/*
 	 * Code that keeps frame pointers wherever it calls: past the first
 	 * frame, the frame-pointer step is the same step, and cheaper.
 	 */
-	if (!exact && f->has_table && f->table.frame_pointers)
+	if (!exact && u->table.frame_pointers)
 		return CPROF_STEP_NONE;
-	if (!f->has_table ||
-	    !cprof_utable_row(&f->table, at - f->pos.start + f->pos.pgoff,
-			      &row))
+	if (!cprof_utable_row(&u->table, at - u->start + u->pgoff, &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:
@@ -538,12 +572,13 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
  */
 static void cprof_uwalk_python(struct cprof_uwalk *w)
 {
+	const struct cprof_ufile *u = &w->f.file[w->f.cur];
 	struct cprof_pyhint *py = w->py;
 
 	py->found = true;
-	py->text = w->f.pos.start;
-	py->base = w->f.pos.start - w->f.pos.pgoff;
-	py->py = *w->f.table.py;
+	py->text = u->start;
+	py->base = u->start - u->pgoff;
+	py->py = *u->table.py;
 	w->py = NULL;
 }
 
@@ -569,7 +604,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		step = w->st ? cprof_table_step(w->st, &w->f, first,
 						first ? w->regs : NULL) :
 			CPROF_STEP_NONE;
-		if (w->py && !w->f.no_table && w->f.table.py)
+		if (w->py && !w->f.no_table && w->f.file[w->f.cur].table.py)
 			cprof_uwalk_python(w);
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
