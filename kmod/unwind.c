@@ -257,6 +257,29 @@ fault:
 }
 
 /*
+ * The user words at @a and @b in one user access window; the caller has
+ * page faults disabled.  Both or neither.
+ */
+static bool cprof_read_words(unsigned long a, unsigned long *va,
+			     unsigned long b, unsigned long *vb)
+{
+	unsigned long lo = min(a, b), hi = max(a, b);
+	const unsigned long __user *pa = (const void __user *)a;
+	const unsigned long __user *pb = (const void __user *)b;
+
+	if (hi - lo > ULONG_MAX - sizeof(long) ||
+	    !user_access_begin((const void __user *)lo, hi - lo + sizeof(long)))
+		return false;
+	unsafe_get_user(*va, pa, fault);
+	unsafe_get_user(*vb, pb, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/*
  * A table's rules read within this much above the interrupted stack
  * pointer only: a lying table reads the stack, not any memory.
  */
@@ -467,14 +490,18 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 	if (cfa <= f->sp || cfa - f->sp < sizeof(long) ||
 	    cfa - f->base > CPROF_USTACK_SPAN)
 		return CPROF_STEP_BAD;
-	if (row.fp_rule == CPROF_FP_AT &&
-	    !cprof_unwind_read_word(cfa + row.fp_off, &fp))
-		return CPROF_STEP_BAD;
-	if (row.fp_rule == CPROF_FP_AT_FP &&
-	    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
-		return CPROF_STEP_BAD;
-	if (!cprof_unwind_read_word(cfa - sizeof(long), &f->ip))
-		return CPROF_STEP_BAD;
+	/* The caller's rbp saved beside the return address: both at once. */
+	if (row.fp_rule == CPROF_FP_AT) {
+		if (!cprof_read_words(cfa + row.fp_off, &fp,
+				      cfa - sizeof(long), &f->ip))
+			return CPROF_STEP_BAD;
+	} else {
+		if (row.fp_rule == CPROF_FP_AT_FP &&
+		    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
+			return CPROF_STEP_BAD;
+		if (!cprof_unwind_read_word(cfa - sizeof(long), &f->ip))
+			return CPROF_STEP_BAD;
+	}
 	f->sp = cfa;
 	f->fp = fp;
 	return CPROF_STEP_OK;
