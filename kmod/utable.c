@@ -62,9 +62,12 @@
 static_assert(CPROF_UTAB_PAGE_SHIFT <= CPROF_UTAB_LO_BITS);
 
 /*
- * ent[], then page[]: page[p] is the last row at or below offset p <<
+ * The header, then page[]: page[p] is the last row at or below offset p <<
  * CPROF_UTAB_PAGE_SHIFT, so a lookup searches one page's rows; then
- * rule[].
+ * rule[]; then the rows, ent[].  A lookup reads the header, two entries of
+ * page[], a few rows and one rule: all but the rows lie together at the
+ * table's start (libc's header, page[] and rule[]: 4 KiB), the rows are
+ * the bulk of it (libc's: 110 KiB).
  */
 struct cprof_utab {
 	struct hlist_node node;
@@ -84,7 +87,7 @@ struct cprof_utab {
 	size_t bytes;
 	u32 *page;
 	struct cprof_urow *rule;
-	struct cprof_uent ent[];
+	struct cprof_uent *ent;
 };
 
 static DEFINE_HASHTABLE(cprof_utab_table, 12);
@@ -465,9 +468,10 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 		     hdr.nr_rows - 1))
 		return -EFAULT;
 	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
-	bytes = struct_size(t, ent, hdr.nr_rows) +
-		(size_t)npages * sizeof(u32) +
-		(size_t)hdr.nr_rules * sizeof(struct cprof_urow);
+	/* all 4-byte aligned after the header, itself 8-byte aligned */
+	bytes = sizeof(*t) + (size_t)npages * sizeof(u32) +
+		(size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
+		(size_t)hdr.nr_rows * sizeof(struct cprof_uent);
 	limit = (u64)cprof_ctl_unwind_mb() << 20;
 	/* checked again under the mutex: this spares the copy */
 	if (bytes > limit)
@@ -485,8 +489,9 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	t->frame_pointers = hdr.flags & CPROF_UTABLE_FP;
 	t->python = hdr.flags & CPROF_UTABLE_PY;
 	t->bytes = bytes;
-	t->page = (u32 *)(t->ent + t->nr);
+	t->page = (u32 *)(t + 1);
 	t->rule = (struct cprof_urow *)(t->page + t->npages);
+	t->ent = (struct cprof_uent *)(t->rule + t->nrules);
 	err = -EFAULT;
 	if (t->python && copy_from_user(&t->py, buf + sizeof(hdr),
 					sizeof(t->py)))
