@@ -36,6 +36,7 @@ enum {
 	OPT_MODULES,
 	OPT_PROC_DIR,
 	OPT_NO_TABLES,
+	OPT_NO_PYTHON,
 	OPT_LOAD_TABLES,
 	OPT_HTTP,
 	OPT_HTTP_TOKEN,
@@ -74,6 +75,7 @@ static struct env {
 	long every;		/* --every SECONDS: continuous windows */
 	long keep;
 	const char *table_cache;	/* --table-cache; NULL: the default */
+	bool no_python;			/* --no-python-frames */
 } env = {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
 	.symbolize = true,
@@ -150,6 +152,8 @@ static const struct argp_option opts[] = {
 	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long) or wall (both); threads: a snapshot of every thread now (no -d needed)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
+	{ "no-python-frames", OPT_NO_PYTHON, NULL, 0,
+	  "Give the module no CPython interpreter's layout with its unwind table: no Python frames (and none of their cost)", 0 },
 	{ "table-cache", OPT_TABLE_CACHE, "DIR", 0,
 	  "Keep compiled unwind tables in DIR (default: root's "
 	  "/var/cache/cprof-dump/tables; '': none)", 0 },
@@ -259,6 +263,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_TABLES:
 		env.unwind_tables = false;
+		break;
+	case OPT_NO_PYTHON:
+		env.no_python = true;
 		break;
 	case OPT_LOAD_TABLES:
 		env.load_tables = true;
@@ -536,7 +543,7 @@ static int check_options(void)
 	if (env.http.addr && (env.duration || env.every || env.input ||
 			      env.output || env.freq || env.pid >= 0 ||
 			      env.load_tables)) {
-		fail("--http serves profiles: it takes the --http-* options, --proc-dir and --no-unwind-tables alone (the URL sets the rest)");
+		fail("--http serves profiles: it takes the --http-* options, --proc-dir, --no-unwind-tables and --no-python-frames alone (the URL sets the rest)");
 		return 2;
 	}
 	if (env.http_opts && !env.http.addr) {
@@ -668,6 +675,7 @@ int main(int argc, char **argv)
 		return err;
 	debugfetch_setup();
 	tableload_set_cache(env.table_cache);
+	tableload_set_python(!env.no_python);
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();

@@ -131,6 +131,14 @@ struct loaded {
 	char path[];
 };
 
+/* tableload_set_python()'s: layouts with the tables */
+static bool python_on = true;
+
+void tableload_set_python(bool on)
+{
+	python_on = on;
+}
+
 /* tableload_set_cache()'s directory; NULL: no cache. */
 static char *cache_dir;
 static bool cache_explicit;
@@ -416,7 +424,7 @@ static bool python_layout(int fd, struct cprof_upy *py)
 	const char *why;
 	struct pyrt rt;
 
-	if (pyrt_detect_fd(fd, &rt, &why) != 1)
+	if (!python_on || pyrt_detect_fd(fd, &rt, &why) != 1)
 		return false;
 	pyrt_upy(&rt, py);
 	return true;

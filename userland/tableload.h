@@ -40,6 +40,13 @@ struct tableload_stats {
 void tableload_set_cache(const char *dir);
 
 /*
+ * Give the module a CPython interpreter's layout with its file's table
+ * (the default), or not (no Python frames), for the loaders started from
+ * now on.
+ */
+void tableload_set_python(bool on);
+
+/*
  * Open PROC_DIR/unwind and start the loader thread.  NULL (after a
  * warning) when the module takes no tables: stacks then use frame pointers
  * only.
