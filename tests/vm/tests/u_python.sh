@@ -158,11 +158,15 @@ done
 
 # --- 2. cprof-dump -d while a short pywork starts and exits in the profile
 # (-p 0: the whole machine; phase 1 left ctl's pid= set)
-("$PY" "$WORK" 3 --no-zlib >"$LOCAL/short.out" 2>&1 &
- sleep 2) &
-"$CPROF_DUMP" -d "$SECS" -F 499 -p 0 -f folded -o "$OUT/short.folded" 2>"$OUT/short.err" ||
-	fail "cprof-dump -d failed: $(cat "$OUT/short.err")"
-wait
+"$CPROF_DUMP" -d $((SECS + 4)) -F 499 -p 0 -f folded -o "$OUT/short.folded" 2>"$OUT/short.err" &
+dump=$!
+# started once the profile runs (cprof-dump loads every program's tables
+# first, which takes seconds on a slow guest)
+wait_profiling $((600 * ${CPROF_SLOW:-1})) || fail "cprof-dump -d started no profile: $(cat "$OUT/short.err")"
+"$PY" "$WORK" 3 --no-zlib >"$LOCAL/short.out" 2>&1 &
+short=$!
+wait "$dump" || fail "cprof-dump -d failed: $(cat "$OUT/short.err")"
+wait "$short" || fail "the short pywork failed: $(cat "$LOCAL/short.out")"
 grep -q '^pywork truth' "$LOCAL/short.out" || fail "the short pywork did not finish: $(cat "$LOCAL/short.out")"
 sed 's/^/  cprof-dump -d: /' "$OUT/short.err"
 read -r a b c r _ _ m e < <(counts "$OUT/short.folded")
