@@ -39,10 +39,11 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/kprof.sh"
 # shellcheck source=../lib/perfcmp.sh
 . "$REPO/tests/vm/lib/perfcmp.sh"
+# shellcheck source=../lib/handler.sh
+. "$REPO/tests/vm/lib/handler.sh"
 
 F=${BENCH_UNWIND_FREQ:-999}
 D=4
-T=/sys/kernel/tracing
 R=$OUT/results
 W=$(mktemp -d)
 res() { echo "$1 $2" >>"$R"; }
@@ -52,15 +53,14 @@ perf_find
 JOBS=()
 cleanup() {
 	set +e
-	[[ -w $T/tracing_on ]] && { echo 0 >"$T/tracing_on"; echo nop >"$T/current_tracer"; }
+	handler_cleanup
 	kill "${JOBS[@]}" 2>/dev/null
 	wait
 	perf_restore
 }
 trap cleanup EXIT
 perf_unthrottle
-[[ -e $T/trace ]] || mount -t tracefs tracefs "$T" || fail "no tracefs at $T"
-echo 16384 >"$T/buffer_size_kb"
+handler_setup "$W"
 res kernel "$KVER"
 res freq "$F"
 
@@ -81,25 +81,6 @@ jobs_stop() {
 	kill "${JOBS[@]}" 2>/dev/null || true
 	wait "${JOBS[@]}" 2>/dev/null || true
 	JOBS=()
-}
-
-trace_on() { # FUNC
-	echo 0 >"$T/tracing_on"
-	echo "$1" >"$T/set_ftrace_filter"
-	echo function_graph >"$T/current_tracer"
-	echo >"$T/trace"
-	echo 1 >"$T/tracing_on"
-}
-# trace_off NAME: the traced durations (us) added to $W/NAME.us; median
-# and p90 of all of NAME's rounds so far.
-trace_off() {
-	echo 0 >"$T/tracing_on"
-	awk '/\|/ { for (i = 2; i <= NF; i++) if ($i == "us") { print $(i - 1); break } }' \
-		"$T/trace" >>"$W/$1.us"
-	echo nop >"$T/current_tracer"
-	echo >"$T/set_ftrace_filter"
-	sort -n "$W/$1.us" | awk '{ v[NR] = $1 } END { if (!NR) { print "nan nan"; exit }
-		m = int((NR + 1) / 2); p = int(NR * 0.9 + 0.999999); print v[m], v[p] }'
 }
 
 # reach FOLDED: the share (%) of qsortsplit's or cpuburn's samples whose
