@@ -95,6 +95,6 @@ for n in nopy py; do
 	res "$n.python_frames_per_sample" "$fps"
 	res "$n.python_codes" "${CODES[$n]}"
 done
-ratio=$(awk -v a="${MED[py]}" -v b="${MED[nopy]}" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+ratio=$(awk -v a="${MED[py]}" -v b="${MED[nopy]}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 echo "handler: py/nopy $ratio (median)"
 res py_over_nopy "$ratio"
