@@ -101,7 +101,7 @@ static void random_py(struct table *t)
 	good_py(t);
 	t->py.runtime = rnd() % 3 ? rnd() % (1u << 24) : rnd();
 	t->py.code_type = rnd() % 3 ? rnd() % (1u << 24) : rnd();
-	t->py.version = 0x030b0000 + rnd() % 0x10000000;
+	t->py.version = 0x030b0000 + rnd() % 0x30000;	/* 3.11 to 3.13 */
 	for (; f < end; f++)
 		*f = rnd() % 4 ? rnd() % 512 : (uint16_t)rnd();
 	/* what the checks want: a frame path, the GIL's both or neither */
@@ -116,6 +116,11 @@ static void random_py(struct table *t)
 		    f != &t->py.ts_frame && f != &t->py.cframe_current &&
 		    f != &t->py.fr_owner && f != &t->py.fr_is_entry)
 			*f = 0;
+	/* the field that ends one C call's frames: 3.11's flag, or the owner */
+	if (t->py.version < 0x030c0000 && t->py.fr_is_entry == CPROF_UPY_NONE)
+		t->py.fr_is_entry = 68;
+	if (t->py.version >= 0x030c0000 && t->py.fr_owner == CPROF_UPY_NONE)
+		t->py.fr_owner = 70;
 }
 
 /*
