@@ -5,12 +5,13 @@
 # costs the tick, and the stream.  Debian's python3.11 runs pywork.py
 # --no-zlib (its main thread: work_a/b/c and recurse, stacks 4 to 12
 # Python frames deep; a sampler thread, asleep most of the time); cprof
-# profiles that pid at 999 Hz for 4 s, three interleaved rounds of:
+# profiles that pid at 999 Hz for 4 s, five interleaved rounds of:
 #   nopy  the module reloaded, the interpreter's table loaded with
 #         --no-python-frames (no layout: no Python walk)
 #   py    the module reloaded, the table loaded with its layout
 # Per run: cprof_tick under function_graph (median and p90 of all rounds'
-# calls, us), the samples, the stream's bytes per sample, the Python
+# calls, us), the module's own mean handler time a tick (stats'
+# handler_ns_total over ticks, untraced ticks too), the samples, the stream's bytes per sample, the Python
 # frames per sample and the code records (python_* in stats).
 #
 # Results: $OUT/results (key value lines) and a table in the log.  Nothing
@@ -52,9 +53,10 @@ grep -q '^pywork started' "$W/pywork.out" || fail "pywork did not start"
 
 declare -A MED P90
 declare -A NS=([nopy]=0 [py]=0) BPS=([nopy]=0 [py]=0) FPS=([nopy]=0 [py]=0) CODES=([nopy]=0 [py]=0)
+declare -A HNS=([nopy]=0 [py]=0) TICKS=([nopy]=0 [py]=0)
 # run NAME [LOADER_OPTION]: the module afresh, the tables, one traced profile
 run() {
-	local n=$1 s0 w0 f0 c0
+	local n=$1 s0 w0 f0 c0 h0 t0
 	shift
 	rmmod cprof 2>/dev/null || true
 	kload budget=50
@@ -65,6 +67,8 @@ run() {
 	w0=$(stat_of python_walks)
 	f0=$(stat_of python_frames)
 	c0=$(stat_of python_codes)
+	h0=$(stat_of handler_ns_total)
+	t0=$(stat_of ticks)
 	trace_on cprof_tick
 	cat /proc/cprof/profile >"$W/$n.raw" || fail "reading the profile failed"
 	read -r "MED[$n]" "P90[$n]" < <(trace_off "$n")
@@ -72,10 +76,12 @@ run() {
 	BPS[$n]=$((BPS[$n] + $(stat -c %s "$W/$n.raw")))
 	FPS[$n]=$((FPS[$n] + $(stat_of python_frames) - f0))
 	CODES[$n]=$((CODES[$n] + $(stat_of python_codes) - c0))
+	HNS[$n]=$((HNS[$n] + $(stat_of handler_ns_total) - h0))
+	TICKS[$n]=$((TICKS[$n] + $(stat_of ticks) - t0))
 	echo "$n: $(($(stat_of samples) - s0)) samples, $(($(stat_of python_walks) - w0)) Python walks"
 }
 
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
 	run nopy --no-python-frames
 	run py
 done
@@ -83,11 +89,13 @@ grep -qi 'CPython' "$W/load.err" || fail "the loader found no CPython interprete
 ((FPS[py] > 0)) || fail "no Python frames with the layout loaded"
 ((FPS[nopy] == 0)) || fail "Python frames without the layout"
 
-printf '%-5s %10s %10s %8s %12s %14s %8s\n' run "median us" "p90 us" samples bytes/sample "py frames/smp" codes
+printf '%-5s %10s %10s %12s %8s %12s %14s %8s\n' run "median us" "p90 us" "mean ns/tick" samples bytes/sample "py frames/smp" codes
 for n in nopy py; do
 	bps=$((BPS[$n] / (NS[$n] ? NS[$n] : 1)))
 	fps=$(awk -v f="${FPS[$n]}" -v s="${NS[$n]}" 'BEGIN { printf "%.1f", s ? f / s : 0 }')
-	printf '%-5s %10s %10s %8s %12s %14s %8s\n' "$n" "${MED[$n]}" "${P90[$n]}" "${NS[$n]}" "$bps" "$fps" "${CODES[$n]}"
+	mean=$((HNS[$n] / (TICKS[$n] ? TICKS[$n] : 1)))
+	printf '%-5s %10s %10s %12s %8s %12s %14s %8s\n' "$n" "${MED[$n]}" "${P90[$n]}" "$mean" "${NS[$n]}" "$bps" "$fps" "${CODES[$n]}"
+	res "$n.mean_handler_ns" "$mean"
 	res "$n.median_us" "${MED[$n]}"
 	res "$n.p90_us" "${P90[$n]}"
 	res "$n.samples" "${NS[$n]}"
@@ -96,5 +104,7 @@ for n in nopy py; do
 	res "$n.python_codes" "${CODES[$n]}"
 done
 ratio=$(awk -v a="${MED[py]}" -v b="${MED[nopy]}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-echo "handler: py/nopy $ratio (median)"
+mratio=$(awk -v a="${HNS[py]}" -v b="${HNS[nopy]}" -v ta="${TICKS[py]}" -v tb="${TICKS[nopy]}" 'BEGIN { printf "%.2f", (b > 0 && ta > 0 ? (a / ta) / (b / tb) : 0) }')
+echo "handler: py/nopy $ratio (function_graph median), $mratio (the module's own mean, stats)"
 res py_over_nopy "$ratio"
+res py_over_nopy_mean "$mratio"
