@@ -676,6 +676,7 @@ int main(int argc, char **argv)
 	debugfetch_setup();
 	tableload_set_cache(env.table_cache);
 	tableload_set_python(!env.no_python);
+	pyframes_set_read(!env.no_python);
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();

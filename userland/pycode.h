@@ -25,7 +25,7 @@
 #include "pyrt.h"
 
 #define PYCODE_STR_MAX		4096
-#define PYCODE_LINETABLE_MAX	(1u << 20)
+#define PYCODE_LINETABLE_MAX	(64u << 10)
 
 struct pycode {
 	char *qualname;		/* UTF-8 */

@@ -24,6 +24,7 @@
 
 #include <hashtab.h>
 
+#include "boxed.h"
 #include "mapfile.h"
 #include "pycode.h"
 #include "pyframes.h"
@@ -51,6 +52,23 @@ static const char why_perm[] = "not permitted to read the process";
 static const char why_nomem[] = "out of memory";
 static const char why_no_cpython[] =
 	"its interpreter is no CPython whose layout is known";
+static const char why_no_id[] =
+	"its interpreter's mapping record names no file to check it by";
+static const char why_not_there[] =
+	"its process does not map the recorded interpreter there";
+static const char why_slow[] =
+	"reading it took too long (its memory a user's file system's?)";
+
+/* pyframes_set_read()'s */
+static bool read_on = true;
+
+void pyframes_set_read(bool on)
+{
+	read_on = on;
+}
+
+/* Code objects read in one child at most (read_batch()). */
+#define READ_CHUNK	1024
 
 /* One code object of one process. */
 struct code_ent {
@@ -173,18 +191,19 @@ static struct proc *proc_of(struct pyframes *py, uint32_t pid, bool make)
 	struct proc key = { .pid = pid }, *p;
 	void **slot;
 
-	slot = htab_find_slot(py->procs, &key, make ? INSERT : NO_INSERT);
-	if (!slot)
-		return NULL;
-	if (*slot || !make)
-		return *slot;
+	/* made before its slot: an INSERT slot left empty would abort */
+	p = htab_find(py->procs, &key);
+	if (p || !make)
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (p)
 		p->codes = htab_create_alloc(64, code_hash, code_eq, code_del,
 					     calloc, free);
-	if (!p || !p->codes) {
+	slot = p && p->codes ? htab_find_slot(py->procs, &key, INSERT) : NULL;
+	if (!slot) {
+		if (p && p->codes)
+			htab_delete(p->codes);
 		free(p);
-		htab_clear_slot(py->procs, slot);
 		return NULL;
 	}
 	p->pid = pid;
@@ -216,32 +235,32 @@ static const struct pyrt *interp_of(struct pyframes *py,
 		key.key[2] = mm->start;
 		key.key[3] = 1;
 	}
-	slot = htab_find_slot(py->interps, &key, INSERT);
+	in = htab_find(py->interps, &key);
+	if (in) {
+		*why = in->why;
+		return in->why ? NULL : &in->rt;
+	}
+	fd = mapfile_open(&mf, &st, why, NULL);
+	/* a file not opened for this process may be for the next: not kept */
+	if (fd < 0)
+		return NULL;
+	in = malloc(sizeof(*in));
+	slot = in ? htab_find_slot(py->interps, &key, INSERT) : NULL;
 	if (!slot) {
+		close(fd);
+		free(in);
 		*why = why_nomem;
 		return NULL;
 	}
-	in = *slot;
-	if (!in) {
-		in = malloc(sizeof(*in));
-		if (!in) {
-			htab_clear_slot(py->interps, slot);
-			*why = why_nomem;
-			return NULL;
-		}
-		*in = key;
+	*in = key;
+	in->why = NULL;
+	ret = pyrt_detect_fd(fd, &in->rt, &in->why);
+	close(fd);
+	if (ret == 1)
 		in->why = NULL;
-		fd = mapfile_open(&mf, &st, &in->why, NULL);
-		if (fd >= 0) {
-			ret = pyrt_detect_fd(fd, &in->rt, &in->why);
-			close(fd);
-			if (ret == 1)
-				in->why = NULL;
-			else if (!in->why)
-				in->why = why_no_cpython;
-		}
-		*slot = in;
-	}
+	else if (!in->why)
+		in->why = why_no_cpython;
+	*slot = in;
 	*why = in->why;
 	return in->why ? NULL : &in->rt;
 }
@@ -287,10 +306,18 @@ static void ranges_add(struct ranges *rg, uint64_t lo, uint64_t hi)
 	rg->n++;
 }
 
-/* /proc/PID/maps into rg (in address order, as the kernel lists them). */
-static void ranges_read(struct ranges *rg, uint32_t pid, uint64_t start,
-			bool file_ok)
+/*
+ * /proc/PID/maps into rg (in address order, as the kernel lists them):
+ * anonymous mappings (device 00:00, inode 0: a file system of its own
+ * numbers cannot pass for one), and those of the interpreter's file if it
+ * is not on FUSE.  Whether the mapping at start has the inode of id (the
+ * record's file): if not, this pid does not run that interpreter there
+ * (a stream's record need not be true), and nothing is read.
+ */
+static bool ranges_read(struct ranges *rg, uint32_t pid, uint64_t start,
+			const struct cprof_file_id *id)
 {
+	bool file_ok = id->fs_magic != FUSE_SUPER_MAGIC;
 	unsigned long long lo, hi, ino, text_ino = 0;
 	unsigned int maj, min, text_dev = 0;
 	char path[64], line[4352], *nl;
@@ -300,10 +327,10 @@ static void ranges_read(struct ranges *rg, uint32_t pid, uint64_t start,
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
 	/* first the interpreter's file (the mapping at start), then all */
-	for (pass = file_ok ? 0 : 1; pass < 2; pass++) {
+	for (pass = 0; pass < 2 && (pass == 0 || have_text); pass++) {
 		f = fopen(path, "re");
 		if (!f)
-			return;
+			return false;
 		while (fgets(line, sizeof(line), f)) {
 			nl = strchr(line, '\n');
 			at = 0;
@@ -312,14 +339,16 @@ static void ranges_read(struct ranges *rg, uint32_t pid, uint64_t start,
 			    lo >= hi)
 				goto next;
 			if (pass == 0) {
-				if (lo <= start && start < hi && ino) {
+				if (lo <= start && start < hi && ino &&
+				    ino == id->ino) {
 					text_dev = maj << 20 | min;
 					text_ino = ino;
 					have_text = true;
 				}
-			} else if (!ino ? line[at] != '[' ||
-					  strncmp(line + at, "[v", 2) :
-				   have_text && ino == text_ino &&
+			} else if (!ino ? !maj && !min &&
+					  (line[at] != '[' ||
+					   strncmp(line + at, "[v", 2)) :
+				   file_ok && ino == text_ino &&
 				   (maj << 20 | min) == text_dev) {
 				ranges_add(rg, lo, hi);
 			}
@@ -329,6 +358,7 @@ next:
 		}
 		fclose(f);
 	}
+	return have_text;
 }
 
 /* Why a read failed, from pycode_read()'s errno. */
@@ -347,6 +377,37 @@ static const char *why_errno(int err)
 		return why_nomem;
 	}
 	return why_fault;
+}
+
+/*
+ * A new entry for key in p, why so far, counted; NULL (counted as full)
+ * past the bounds or for want of memory.  Made before its slot: an INSERT
+ * slot left empty would abort.
+ */
+static struct code_ent *code_new(struct pyframes *py, struct proc *p,
+				 const struct code_ent *key, const char *why)
+{
+	struct code_ent *e = NULL;
+	void **slot = NULL;
+
+	if (py->entries < PYFRAMES_ENTRIES_MAX &&
+	    py->bytes < PYFRAMES_BYTES_MAX && (e = calloc(1, sizeof(*e))))
+		slot = htab_find_slot(p->codes, key, INSERT);
+	if (!slot) {
+		free(e);
+		py->full++;
+		return NULL;
+	}
+	e->code = key->code;
+	e->first = key->first;
+	e->why = why;
+	e->bytes = sizeof(*e);
+	*slot = e;
+	p->entries++;
+	p->bytes += e->bytes;
+	py->entries++;
+	py->bytes += e->bytes;
+	return e;
 }
 
 /* e holds c (read, or from a record): its view and bytes counted. */
@@ -370,6 +431,116 @@ static void code_named(struct pyframes *py, struct proc *p,
 	py->bytes += bytes;
 }
 
+/*
+ * The reads of one batch, in a child (boxed.h): a process's memory may be
+ * a file its user's file system serves, which could hold a read for ever
+ * (or a range remapped so between the ranges' listing and the read); the
+ * child is killed past read_limits' time instead.  Per code object it
+ * writes: errno (0: read), first line, the lengths of the qualified name,
+ * the file name and the line table, then their bytes.
+ */
+struct read_job {
+	pid_t pid;
+	const struct pyrt *rt;
+	uint64_t bias;
+	struct ranges *rg;
+	struct code_ent **e;
+	size_t n;
+};
+
+static const struct boxed_limits read_limits = {
+	.mem_bytes = 256ULL << 20,
+	.cpu_seconds = 5,
+	.wall_seconds = 3,
+	.out_max = READ_CHUNK * (5 * sizeof(uint32_t) + 2 * PYCODE_STR_MAX * 4 +
+				 2 + PYCODE_LINETABLE_MAX),
+};
+
+static int read_child(void *arg, FILE *out)
+{
+	const struct read_job *j = arg;
+	struct pycode c;
+	uint32_t h[5];
+	size_t i;
+
+	for (i = 0; i < j->n; i++) {
+		memset(h, 0, sizeof(h));
+		if (pycode_read_if(j->pid, j->rt, j->bias, j->e[i]->code, &c,
+				   ranges_ok, j->rg)) {
+			h[0] = errno ? (uint32_t)errno : EFAULT;
+		} else {
+			h[1] = (uint32_t)c.firstlineno;
+			h[2] = strlen(c.qualname);
+			h[3] = strlen(c.filename);
+			h[4] = c.linetable_len;
+		}
+		if (fwrite(h, sizeof(h), 1, out) != 1 ||
+		    (!h[0] && (fwrite(c.qualname, 1, h[2], out) != h[2] ||
+			       fwrite(c.filename, 1, h[3], out) != h[3] ||
+			       fwrite(c.linetable, 1, h[4], out) != h[4])))
+			return -1;
+		if (!h[0])
+			pycode_free(&c);
+	}
+	return 0;
+}
+
+/* A string of len bytes at *at (within end), malloc'd; NULL if not there. */
+static char *take_str(const char **at, const char *end, uint32_t len)
+{
+	char *s;
+
+	if ((size_t)(end - *at) < len || !(s = malloc(len + 1)))
+		return NULL;
+	memcpy(s, *at, len);
+	s[len] = '\0';
+	*at += len;
+	return s;
+}
+
+/* The child's answer for e[0..n) into their pycodes; false if it is short. */
+static bool read_answer(const char *buf, size_t len, struct code_ent **e,
+			size_t n)
+{
+	const char *at = buf, *end = buf + len;
+	uint32_t h[5];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pycode *c = &e[i]->c;
+
+		if ((size_t)(end - at) < sizeof(h))
+			return false;
+		memcpy(h, at, sizeof(h));
+		at += sizeof(h);
+		if (h[0]) {
+			e[i]->why = why_errno((int)h[0]);
+			continue;
+		}
+		if (h[2] > 4 * PYCODE_STR_MAX || h[3] > 4 * PYCODE_STR_MAX ||
+		    h[4] > PYCODE_LINETABLE_MAX)
+			return false;
+		c->firstlineno = (int32_t)h[1];
+		c->qualname = take_str(&at, end, h[2]);
+		c->filename = c->qualname ? take_str(&at, end, h[3]) : NULL;
+		c->linetable = c->filename ?
+			(uint8_t *)take_str(&at, end, h[4]) : NULL;
+		c->linetable_len = h[4];
+		if (!c->linetable) {
+			pycode_free(c);
+			e[i]->why = why_nomem;
+			return (size_t)(end - at) >= h[4];
+		}
+		if (c->firstlineno != e[i]->first) {
+			e[i]->why = why_reused;
+			pycode_free(c);
+		} else {
+			e[i]->why = NULL;
+		}
+	}
+	return true;
+}
+
 /* Read the n code objects of e (pending, of one process) mm maps. */
 static void read_batch(struct pyframes *py, struct proc *p,
 		       const struct cprof_mmap *mm, struct code_ent **e,
@@ -377,32 +548,48 @@ static void read_batch(struct pyframes *py, struct proc *p,
 {
 	struct cprof_file_id id = { 0 };
 	struct ranges rg = { 0 };
+	struct read_job job;
 	const struct pyrt *rt;
 	const char *why = NULL;
-	uint64_t bias;
+	char *buf, msg[160];
+	size_t i, k, len;
 	bool has_id;
 	int pidfd;
-	size_t i;
 
 	rt = interp_of(py, mm, &why);
 	has_id = stream__mmap_file_id(mm, &id);
 	pidfd = rt ? mapfile_pidfd(p->pid, has_id ? id.start_ns : 0) : -1;
 	if (rt && pidfd < 0)
 		why = errno == ESTALE ? why_other : why_gone;
+	else if (pidfd >= 0 && !has_id)
+		why = why_no_id;
+	else if (pidfd >= 0 && !ranges_read(&rg, p->pid, mm->start, &id))
+		why = why_not_there;
+	if (pidfd >= 0 && why) {
+		close(pidfd);
+		pidfd = -1;
+	}
 	if (pidfd >= 0) {
-		ranges_read(&rg, p->pid, mm->start,
-			    has_id && id.fs_magic != FUSE_SUPER_MAGIC);
-		bias = mm->start - mm->pgoff - rt->text_delta;
-		for (i = 0; i < n; i++) {
-			if (pycode_read_if(p->pid, rt, bias, e[i]->code,
-					   &e[i]->c, ranges_ok, &rg)) {
-				e[i]->why = why_errno(errno);
-			} else if (e[i]->c.firstlineno != e[i]->first) {
-				e[i]->why = why_reused;
-				pycode_free(&e[i]->c);
-			} else {
-				e[i]->why = NULL;
+		job = (struct read_job){
+			.pid = p->pid, .rt = rt, .rg = &rg,
+			.bias = mm->start - mm->pgoff - rt->text_delta,
+		};
+		for (i = 0; i < n; i += k) {
+			k = n - i < READ_CHUNK ? n - i : READ_CHUNK;
+			for (job.e = e + i, job.n = k; job.n; job.n--)
+				job.e[job.n - 1]->why = why_slow;
+			job.n = k;
+			/* past the bound: the rest stays unread */
+			if (py->bytes >= PYFRAMES_BYTES_MAX) {
+				for (; job.n; job.n--)
+					job.e[job.n - 1]->why = why_full;
+				continue;
 			}
+			if (boxed__run(read_child, &job, &read_limits, NULL,
+				       &buf, &len, msg, sizeof(msg)))
+				continue;
+			read_answer(buf, len, job.e, k);
+			free(buf);
 		}
 		/* the pid was that process's throughout, else nothing holds */
 		if (!mapfile_pidfd_alive(pidfd))
@@ -440,10 +627,9 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 	const struct cprof_mmap *mm;
 	struct proc *proc;
 	size_t n = 0;
-	void **slot;
 	unsigned int i;
 
-	if (!py || !t || !t->nr || !live(py, p))
+	if (!py || !read_on || !t || !t->nr || !live(py, p))
 		return;
 	proc = proc_of(py, smp->pid, true);
 	if (!proc)
@@ -451,29 +637,11 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 	for (i = 0; i < t->nr && i < CPROF_MAX_DEPTH; i++) {
 		key.code = t->frame[i].code & ~(uint64_t)CPROF_PYFRAME_ENTRY;
 		key.first = t->frame[i].firstlineno;
-		slot = htab_find_slot(proc->codes, &key, INSERT);
-		if (!slot)
-			break;
-		if (*slot)
+		if (htab_find(proc->codes, &key) ||
+		    !(e = code_new(py, proc, &key, why_pending)))
 			continue;
-		if (py->entries >= PYFRAMES_ENTRIES_MAX ||
-		    py->bytes >= PYFRAMES_BYTES_MAX ||
-		    !(e = calloc(1, sizeof(*e)))) {
-			htab_clear_slot(proc->codes, slot);
-			py->full++;
-			continue;
-		}
-		e->code = key.code;
-		e->first = key.first;
-		e->why = why_pending;
 		e->text = t->text;
 		e->time_ns = smp->time_ns;
-		e->bytes = sizeof(*e);
-		*slot = e;
-		proc->entries++;
-		proc->bytes += e->bytes;
-		py->entries++;
-		py->bytes += e->bytes;
 		todo[n++] = e;
 	}
 	if (!n)
@@ -493,36 +661,18 @@ void pyframes__note_code(struct pyframes *py, const struct cprof_pycode *rec)
 	struct pyrt rt = { 0 };
 	struct code_ent *e;
 	struct proc *p;
-	void **slot;
 
 	if (!py || !pyrt_str_layout(rec->version, &rt))
 		return;
 	p = proc_of(py, rec->pid, true);
-	slot = p ? htab_find_slot(p->codes, &key, INSERT) : NULL;
-	if (!slot)
+	if (!p)
 		return;
-	e = *slot;
+	e = htab_find(p->codes, &key);
 	/* read from the process already: that copy is whole */
 	if (e && !e->why)
 		return;
-	if (!e) {
-		if (py->entries >= PYFRAMES_ENTRIES_MAX ||
-		    py->bytes >= PYFRAMES_BYTES_MAX ||
-		    !(e = calloc(1, sizeof(*e)))) {
-			htab_clear_slot(p->codes, slot);
-			py->full++;
-			return;
-		}
-		e->code = key.code;
-		e->first = key.first;
-		e->why = why_not_read;
-		e->bytes = sizeof(*e);
-		*slot = e;
-		p->entries++;
-		p->bytes += e->bytes;
-		py->entries++;
-		py->bytes += e->bytes;
-	}
+	if (!e && !(e = code_new(py, p, &key, why_not_read)))
+		return;
 	if (pycode_from_record(&rt, rec, &e->c))
 		return;
 	if (e->why == why_pending && p->pending)

@@ -31,6 +31,7 @@
 #ifndef CPROF_PYFRAMES_H
 #define CPROF_PYFRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,13 @@ struct pyframes_code {
 	const uint8_t *linetable;	/* co_linetable */
 	size_t linetable_len;
 };
+
+/*
+ * Whether code objects are read from the processes (the default) or only
+ * named by the stream's records, for the readers made from now on:
+ * --no-python-frames reads no process.
+ */
+void pyframes_set_read(bool on);
 
 /* NULL on allocation failure. */
 struct pyframes *pyframes__new(void);

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/vfs.h>
+
+#include <linux/magic.h>
 
 #include "pyrt.h"
 
@@ -59,20 +62,29 @@ enum {
  * file is whatever a process mapped.
  */
 #define DYNSYM_MAX	(64u << 20)
+/* and of their names (libpython's: some 400 KB) */
+#define DYNSTR_MAX	(16u << 20)
 
-/* A defined dynamic symbol's value, or 0. */
+/*
+ * A defined dynamic symbol's value, or 0.  The first SHT_DYNSYM only (an
+ * ELF file has one; a hostile one could list the same bytes many times),
+ * its string table bounded too: libelf reads each whole.
+ */
 static uint64_t dynsym(Elf *elf, const char *name)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *str;
 
 	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
+		GElf_Shdr sh, ss;
 		Elf_Data *d;
 		size_t i, n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize || sh.sh_size > DYNSYM_MAX)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
 			continue;
+		str = elf_getscn(elf, sh.sh_link);
+		if (!sh.sh_entsize || sh.sh_size > DYNSYM_MAX || !str ||
+		    !gelf_getshdr(str, &ss) || ss.sh_size > DYNSTR_MAX)
+			return 0;
 		d = elf_getdata(scn, NULL);
 		n = d ? d->d_size / sh.sh_entsize : 0;
 		for (i = 0; i < n; i++) {
@@ -86,6 +98,7 @@ static uint64_t dynsym(Elf *elf, const char *name)
 			if (s && !strcmp(s, name))
 				return sym.st_value;
 		}
+		return 0;
 	}
 	return 0;
 }
@@ -257,12 +270,18 @@ int pyrt_detect(Elf *elf, struct pyrt *rt, const char **why)
 
 int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why)
 {
+	struct statfs fs;
 	Elf *elf;
 	int ret;
 
 	memset(rt, 0, sizeof(*rt));
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		*why = "libelf is too old";
+		return -1;
+	}
+	/* read in this process: a user's file system could hold it for ever */
+	if (fstatfs(fd, &fs) || fs.f_type == FUSE_SUPER_MAGIC) {
+		*why = "a file on FUSE (or of no known file system): not read";
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
