@@ -32,6 +32,7 @@
 #include "pyrt.h"
 #include "test.h"
 #include "testutil.h"
+#include "pyspin.h"
 
 #define PYTHON	"/usr/bin/python3.11"
 
@@ -114,9 +115,7 @@ static void test_lines(void)
 
 static int peek_u64(pid_t pid, uint64_t addr, uint64_t *v)
 {
-	struct iovec l = { v, 8 }, r = { (void *)(uintptr_t)addr, 8 };
-
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == 8 ? 0 : -1;
+	return pyspin_peek(pid, addr, v, 8);
 }
 
 /*
@@ -126,58 +125,19 @@ static int peek_u64(pid_t pid, uint64_t addr, uint64_t *v)
 static int walk(pid_t pid, uint32_t tid, const struct pyrt *rt, uint64_t bias,
 		char out[][512], int max)
 {
-	uint64_t interp, ts, cframe, frame, code, instr, v;
-	int n = 0, i;
+	struct cprof_pyframe py[16];
+	struct pycode c;
+	int n, i;
 
-	if (peek_u64(pid, rt->runtime + bias + rt->interp_head, &interp))
-		return -1;
-	for (i = 0; interp && i < 16; i++) {
-		if (peek_u64(pid, interp + rt->threads_head, &ts))
+	n = pyspin_walk(pid, tid, rt, bias, py, max < 16 ? max : 16);
+	for (i = 0; i < n; i++) {
+		if (pycode_read(pid, rt, bias,
+				py[i].code & ~(uint64_t)CPROF_PYFRAME_ENTRY, &c))
 			return -1;
-		for (int j = 0; ts && j < 256; j++) {
-			if (peek_u64(pid, ts + rt->ts_native_tid, &v))
-				return -1;
-			if ((uint32_t)v == tid)
-				goto found;
-			if (peek_u64(pid, ts + rt->ts_next, &ts))
-				return -1;
-		}
-		if (peek_u64(pid, interp + rt->interp_next, &interp))
-			return -1;
-	}
-	return -1;
-found:
-	if (rt->ts_frame != PYRT_NONE) {
-		if (peek_u64(pid, ts + rt->ts_frame, &frame))
-			return -1;
-	} else if (peek_u64(pid, ts + rt->ts_cframe, &cframe) ||
-		   peek_u64(pid, cframe + rt->cframe_current, &frame)) {
-		return -1;
-	}
-	for (; frame && n < max; ) {
-		struct pycode c;
-		uint8_t owner = 0;
-		struct iovec l = { &owner, 1 }, r = {
-			(void *)(uintptr_t)(frame + rt->fr_owner), 1 };
-
-		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != 1)
-			return -1;
-		/* 3.12+: a C-stack entry frame holds no Python function */
-		if (rt->fr_is_entry == PYRT_NONE && owner == PYRT_OWNED_BY_CSTACK) {
-			if (peek_u64(pid, frame + rt->fr_previous, &frame))
-				return -1;
-			continue;
-		}
-		if (peek_u64(pid, frame + rt->fr_code, &code) ||
-		    peek_u64(pid, frame + rt->fr_instr, &instr) ||
-		    pycode_read(pid, rt, bias, code, &c))
-			return -1;
-		snprintf(out[n++], 512, "%s %s:%d", c.qualname, c.filename,
+		snprintf(out[i], 512, "%s %s:%d", c.qualname, c.filename,
 			 pycode_line(c.linetable, c.linetable_len, c.firstlineno,
-				     ((int64_t)instr - (int64_t)(code + rt->code_adaptive)) / 2));
+				     py[i].instr));
 		pycode_free(&c);
-		if (peek_u64(pid, frame + rt->fr_previous, &frame))
-			return -1;
 	}
 	return n;
 }
@@ -308,44 +268,18 @@ static void test_live(const char *python)
 	struct pyrt own, *rt = &own;
 	char interp[4096];
 	const char *script = tmp_path("spin.py"), *out = tmp_path("spin.out");
-	char frames[8][512], want[3][512], *text = NULL;
+	char frames[8][512], want[3][512];
 	struct pycode c;
-	uint32_t tid = 0;
+	uint32_t tid;
 	uint64_t bias = 0;
 	pid_t pid;
 	int n = -1, i;
 
-	if (run("cat > '%s' <<'EOF'\n"
-		"import sys, threading\n"
-		"class Spinner:\n"
-		"    def cprof_hot_loop(self):\n"
-		"        x = 0\n"
-		"        while True: x = x + 1\n"
-		"def middle():\n"
-		"    Spinner().cprof_hot_loop()\n"
-		"def outer():\n"
-		"    print(threading.get_native_id(), flush=True)\n"
-		"    middle()\n"
-		"outer()\n"
-		"EOF\n", script)) {
+	pid = pyspin_start(python, script, out, &tid);
+	if (pid < 0) {
 		test_cond("fixture: the script", false);
 		return;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(fd, 1);
-		execlp(python, python, script, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 100 && !tid; i++) {
-		usleep(100000);
-		free(text);
-		text = slurp(out, NULL);
-		tid = text ? (uint32_t)strtoul(text, NULL, 10) : 0;
-	}
-	free(text);
 	/* the loop runs: its frame is the innermost */
 	if (!tid || interpreter_of(pid, interp, sizeof(interp), rt, &bias)) {
 		test_condf(false, "%s: its interpreter is a CPython whose layout is known",

@@ -35,6 +35,7 @@
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"
+#include "pyspin.h"
 
 #define PYTHON	"/usr/bin/python3.11"
 
@@ -372,65 +373,6 @@ static void test_bad_trailer(void)
 	}
 }
 
-static int peek(pid_t pid, uint64_t addr, void *v, size_t n)
-{
-	struct iovec l = { v, n }, r = { (void *)(uintptr_t)addr, n };
-
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
-/*
- * The Python frames of thread tid of pid as the tick records them: each
- * code object (| CPROF_PYFRAME_ENTRY on the outermost frame of a call of
- * the loop), instruction, first line.  How many, or -1.
- */
-static int walk(pid_t pid, uint32_t tid, const struct pyrt *rt,
-		struct cprof_pyframe *out, int max)
-{
-	uint64_t interp, ts, cframe, frame, code, instr, v;
-	int n = 0, i, j;
-
-	if (peek(pid, rt->runtime + rt->interp_head, &interp, 8))
-		return -1;
-	for (i = 0; interp && i < 16; i++) {
-		if (peek(pid, interp + rt->threads_head, &ts, 8))
-			return -1;
-		for (j = 0; ts && j < 256; j++) {
-			if (peek(pid, ts + rt->ts_native_tid, &v, 8))
-				return -1;
-			if ((uint32_t)v == tid)
-				goto found;
-			if (peek(pid, ts + rt->ts_next, &ts, 8))
-				return -1;
-		}
-		if (peek(pid, interp + rt->interp_next, &interp, 8))
-			return -1;
-	}
-	return -1;
-found:
-	if (peek(pid, ts + rt->ts_cframe, &cframe, 8) ||
-	    peek(pid, cframe + rt->cframe_current, &frame, 8))
-		return -1;
-	for (; frame && n < max;) {
-		uint8_t entry = 0;
-		int32_t first;
-
-		if (peek(pid, frame + rt->fr_code, &code, 8) ||
-		    peek(pid, frame + rt->fr_instr, &instr, 8) ||
-		    peek(pid, frame + rt->fr_is_entry, &entry, 1) ||
-		    peek(pid, code + rt->code_firstlineno, &first, 4))
-			return -1;
-		out[n].code = code | (entry ? CPROF_PYFRAME_ENTRY : 0);
-		out[n].instr = (int32_t)(((int64_t)instr -
-					  (int64_t)(code + rt->code_adaptive)) / 2);
-		out[n].firstlineno = first;
-		n++;
-		if (peek(pid, frame + rt->fr_previous, &frame, 8))
-			return -1;
-	}
-	return n;
-}
-
 static struct pyrt python_layout(void)
 {
 	struct pyrt rt = { 0 };
@@ -476,46 +418,20 @@ static void test_live(void)
 	const char *stream = tmp_path("live.bin");
 	struct pyrt rt = python_layout();
 	struct cprof_pyframe py[16];
-	char want[3][512], *text = NULL;
+	char want[3][512], *text;
 	uint32_t tid = 0;
 	int n = -1, i, fds[2], st;
 	pid_t pid, dump;
 	struct sb b;
 	size_t head;
 
-	if (run("cat > '%s' <<'EOF'\n"
-		"import threading\n"
-		"class Spinner:\n"
-		"    def cprof_hot_loop(self):\n"
-		"        x = 0\n"
-		"        while True: x = x + 1\n"
-		"def middle():\n"
-		"    Spinner().cprof_hot_loop()\n"
-		"def outer():\n"
-		"    print(threading.get_native_id(), flush=True)\n"
-		"    middle()\n"
-		"outer()\n"
-		"EOF\n", script) || (rt.version >> 16) != 0x030b) {
+	if ((rt.version >> 16) != 0x030b ||
+	    (pid = pyspin_start(PYTHON, script, out, &tid)) < 0) {
 		test_cond("fixture: the script, python3.11's layout", false);
 		return;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(fd, 1);
-		execl(PYTHON, PYTHON, script, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 100 && !tid; i++) {
-		usleep(100000);
-		free(text);
-		text = slurp(out, NULL);
-		tid = text ? (uint32_t)strtoul(text, NULL, 10) : 0;
-	}
-	free(text);
 	for (i = 0; tid && i < 50; i++) {
-		n = walk(pid, tid, &rt, py, 16);
+		n = pyspin_walk(pid, tid, &rt, 0, py, 16);
 		if (n >= 4 && (py[n - 1].code & CPROF_PYFRAME_ENTRY))
 			break;
 		usleep(100000);
