@@ -133,15 +133,13 @@ static inline void *sb_rec(struct sb *b, unsigned int type, unsigned int flags,
 	return r;
 }
 
-static inline void sb_sample(struct sb *b, uint64_t time_ns, uint32_t pid,
-			     uint32_t tid, uint32_t cpu, const char *comm,
-			     unsigned int flags, unsigned int nr_kernel,
-			     const uint64_t *kips, unsigned int nr_user,
-			     const uint64_t *uips)
+/* A sample's fields and frames (its record's header is sb_rec()'s). */
+static inline void sb_sample_fill(struct cprof_sample *s, uint64_t time_ns,
+				  uint32_t pid, uint32_t tid, uint32_t cpu,
+				  const char *comm, unsigned int nr_kernel,
+				  const uint64_t *kips, unsigned int nr_user,
+				  const uint64_t *uips)
 {
-	size_t size = sizeof(struct cprof_sample) + 8 * (nr_kernel + nr_user);
-	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE, flags, size);
-
 	s->time_ns = time_ns;
 	s->pid = pid;
 	s->tid = tid;
@@ -153,6 +151,19 @@ static inline void sb_sample(struct sb *b, uint64_t time_ns, uint32_t pid,
 		memcpy(s->ips, kips, 8 * nr_kernel);
 	if (nr_user)
 		memcpy(s->ips + nr_kernel, uips, 8 * nr_user);
+}
+
+static inline void sb_sample(struct sb *b, uint64_t time_ns, uint32_t pid,
+			     uint32_t tid, uint32_t cpu, const char *comm,
+			     unsigned int flags, unsigned int nr_kernel,
+			     const uint64_t *kips, unsigned int nr_user,
+			     const uint64_t *uips)
+{
+	size_t size = sizeof(struct cprof_sample) + 8 * (nr_kernel + nr_user);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE, flags, size);
+
+	sb_sample_fill(s, time_ns, pid, tid, cpu, comm, nr_kernel, kips,
+		       nr_user, uips);
 	b->nr_samples++;
 }
 
@@ -179,17 +190,8 @@ static inline void sb_sample_py(struct sb *b, uint64_t time_ns, uint32_t pid,
 					size);
 	struct cprof_pytrail *t;
 
-	s->time_ns = time_ns;
-	s->pid = pid;
-	s->tid = tid;
-	s->cpu = cpu;
-	s->nr_kernel = nr_kernel;
-	s->nr_user = nr_user;
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
-	if (nr_kernel)
-		memcpy(s->ips, kips, 8 * nr_kernel);
-	if (nr_user)
-		memcpy(s->ips + nr_kernel, uips, 8 * nr_user);
+	sb_sample_fill(s, time_ns, pid, tid, cpu, comm, nr_kernel, kips,
+		       nr_user, uips);
 	if (cgroup)
 		s->ips[nr_kernel + nr_user] = cgroup;
 	t = (struct cprof_pytrail *)((char *)s + sizeof(*s) + frames);
