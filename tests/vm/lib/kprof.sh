@@ -55,6 +55,18 @@ wait_lines() {
 	return 1
 }
 
+# wait_started FILE WHAT: until a workload's output FILE has a line
+# starting with WHAT (it says it runs), for at most 30 s times CPROF_SLOW;
+# else fail, with the end of FILE.
+wait_started() {
+	local i
+	for ((i = 0; i < 300 * ${CPROF_SLOW:-1}; i++)); do
+		grep -q "^$2" "$1" && return 0
+		sleep 0.1
+	done
+	fail "${2%% *} did not start: $(tail -n 5 "$1")"
+}
+
 # slow_ms MS: MS stretched by CPROF_SLOW, for bounds on wall time.
 slow_ms() {
 	echo $(($1 * ${CPROF_SLOW:-1}))

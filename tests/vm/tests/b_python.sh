@@ -45,11 +45,7 @@ res freq "$F"
 
 "$PY" "$REPO/tests/workloads/pywork.py" 86400 --no-zlib >"$W/pywork.out" 2>&1 &
 py=$!
-for ((i = 0; i < 300; i++)); do
-	grep -q '^pywork started' "$W/pywork.out" && break
-	sleep 0.1
-done
-grep -q '^pywork started' "$W/pywork.out" || fail "pywork did not start"
+wait_started "$W/pywork.out" 'pywork started'
 
 declare -A MED P90
 declare -A NS=([nopy]=0 [py]=0) BPS=([nopy]=0 [py]=0) FPS=([nopy]=0 [py]=0) CODES=([nopy]=0 [py]=0)

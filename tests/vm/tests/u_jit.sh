@@ -48,22 +48,14 @@ kload
 # host's share would put 9p's waits in node's profile
 LOCAL=$(mktemp -d)
 trap 'rm -rf "$LOCAL"' EXIT
-# wait_started OUTFILE: until jitwork says it runs (V8 may log before it)
-wait_started() {
-	local i
-	for ((i = 0; i < 300 * ${CPROF_SLOW:-1}; i++)); do
-		grep -q '^jitwork ' "$1" && return 0
-		sleep 0.1
-	done
-	fail "jitwork did not start: $(tail -n 5 "$1")"
-}
 # node as nobody reads the script through the share, writes its map in /tmp
 start_node() { # OUTFILE ARGS...: the workload, its pid in $node once it runs
 	local out=$1
 	shift
 	"$@" "$JS" 600 >"$out" 2>&1 &
 	node=$!
-	wait_started "$out"
+	# V8 may log before jitwork says it runs
+	wait_started "$out" 'jitwork '
 	# V8 compiles the three functions in the first rounds; TCG is slow
 	sleep 4
 }
@@ -149,7 +141,7 @@ unshare -m -p -f --mount-proc --propagation private sh -c \
 	'exec 3<"$1" && mount -t tmpfs tmpfs /tmp && exec "$0" --perf-basic-prof - 600 <&3 3<&-' \
 	"$NODE" "$JS" >"$LOCAL/ns.out" 2>&1 &
 ns=$!
-wait_started "$LOCAL/ns.out"
+wait_started "$LOCAL/ns.out" 'jitwork '
 node=$(pgrep -P "$ns" | head -n 1)
 [[ -n $node ]] || fail "no node under unshare $ns"
 grep -q '^jitwork 1$' "$LOCAL/ns.out" || fail "node is not pid 1 in its namespace: $(grep jitwork "$LOCAL/ns.out")"

@@ -42,14 +42,6 @@ SECS=${U_PYTHON_SECS:-8}
 kload
 LOCAL=$(mktemp -d)
 trap 'rm -rf "$LOCAL"' EXIT
-wait_started() { # OUTFILE
-	local i
-	for ((i = 0; i < 300 * ${CPROF_SLOW:-1}; i++)); do
-		grep -q '^pywork started' "$1" && return 0
-		sleep 0.1
-	done
-	fail "pywork did not start: $(tail -n 5 "$1")"
-}
 # field OUTFILE KIND NAME: pywork's figure NAME of its "pywork KIND" line
 field() {
 	awk -v k="$2" -v n="$3" '$1 == "pywork" && $2 == k {
@@ -102,7 +94,7 @@ close4() {
 # --- 1. a pid= profile read by cat; pywork gone before cprof-dump runs
 "$PY" "$WORK" 600 >"$LOCAL/long.out" 2>&1 &
 py=$!
-wait_started "$LOCAL/long.out"
+wait_started "$LOCAL/long.out" 'pywork started'
 "$CPROF_DUMP" --load-unwind-tables -p "$py" 2>"$OUT/load.err" ||
 	fail "cprof-dump --load-unwind-tables failed: $(cat "$OUT/load.err")"
 sed 's/^/  cprof-dump: /' "$OUT/load.err"
