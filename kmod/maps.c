@@ -99,7 +99,6 @@ static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
 static DEFINE_HASHTABLE(cprof_mm_table, 10);
 static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
-static unsigned long cprof_mm_gen;	/* see cprof_maps_gen() */
 static char *cprof_maps_page;		/* paths and ELF notes */
 
 /* One entry of the mapping list taken under the mmap lock. */
@@ -148,53 +147,24 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
 }
 
 /**
- * cprof_maps_find() - the ranges emitted for an address space
- * @mm: the address space of a task: current's, or one current uses (not
- *	dereferenced)
- * @tgid: the task's thread group
- * @exec_id: the task's self_exec_id
+ * cprof_maps_of() - the ranges emitted for a task's address space
+ * @tsk: current, or a task whose address space current uses
  *
  * Context: inside rcu_read_lock(), which keeps the result valid.
  * Return: NULL when none were emitted yet.
  */
-const struct cprof_mmstate *cprof_maps_find(const struct mm_struct *mm,
-					    pid_t tgid, u64 exec_id)
+const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 {
-	return cprof_mm_lookup(mm, tgid, exec_id);
-}
-
-/**
- * cprof_maps_gen() - the generation of the ranges' hash
- *
- * Bumped each time an address space's ranges are replaced or removed,
- * after they are unpublished and before they are freed, and when new
- * ones are published: a walk that kept what cprof_maps_find() returned in
- * an earlier RCU read side may use it again only while this has not
- * changed (read inside the walk's read side).
- *
- * Context: any.
- * Return: the generation.
- */
-unsigned long cprof_maps_gen(void)
-{
-	/* Pairs with smp_store_release() in cprof_mm_changed(). */
-	return smp_load_acquire(&cprof_mm_gen);
-}
-
-/* The ranges' hash changed: see cprof_maps_gen().  Under the mutex. */
-static void cprof_mm_changed(void)
-{
-	lockdep_assert_held(&cprof_maps_mutex);
-	/* Pairs with smp_load_acquire() in cprof_maps_gen(). */
-	smp_store_release(&cprof_mm_gen, cprof_mm_gen + 1);
+	return cprof_mm_lookup(tsk->mm, tsk->tgid,
+			       READ_ONCE(tsk->self_exec_id));
 }
 
 /**
  * cprof_maps_file_pos() - which file's mapping holds @addr?
- * @st: from cprof_maps_find()
+ * @st: from cprof_maps_of()
  * @addr: a user address
  *
- * Context: as cprof_maps_find(); the result is valid as long as @st.
+ * Context: as cprof_maps_of(); the result is valid as long as @st.
  * Return: the emitted range of a file that holds @addr, or NULL.
  */
 const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
@@ -207,11 +177,11 @@ const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
 
 /**
  * cprof_maps_settling() - may the table of @addr's code be on its way?
- * @st: from cprof_maps_find()
+ * @st: from cprof_maps_of()
  * @addr: a user address
  * @compiling: userland is compiling tables now
  *
- * Context: as cprof_maps_find().
+ * Context: as cprof_maps_of().
  * Return: true when no mapping was emitted for current's address space yet
  * (@st NULL), when none emitted covers @addr (unless sampled addresses
  * that no mapping covers were seen in it before: code of no file, or a
@@ -228,7 +198,7 @@ bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
 
 	if (!st || (!st->junk && !cprof_mm_covers(st, addr)))
 		return true;
-	age = ktime_get_ns() - READ_ONCE(st->first_ns);
+	age = ktime_get_ns() - st->first_ns;
 	return age < CPROF_MAPS_FRESH_NS ||
 	       (compiling && age < CPROF_MAPS_YOUNG_NS);
 }
@@ -236,7 +206,7 @@ bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
 /**
  * cprof_maps_exec_addr() - is @addr in an executable mapping already emitted
  *	for a task's address space?
- * @tsk: current, or a task whose address space current uses
+ * @tsk: as for cprof_maps_of()
  * @addr: a user address
  *
  * Context: any (RCU read side inside).
@@ -655,7 +625,6 @@ static void cprof_mm_evict_one(void)
 
 	hash_for_each(cprof_mm_table, bkt, st, node) {
 		hash_del_rcu(&st->node);
-		cprof_mm_changed();
 		kvfree_rcu(st, rcu);
 		cprof_mm_count--;
 		return;
@@ -687,8 +656,7 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	 * first asked about and to let the ticks ask again soon.
 	 */
 	if (!v && old) {
-		/* published: read by ticks (cprof_maps_settling()) */
-		WRITE_ONCE(old->first_ns, min(old->first_ns, req->time_ns));
+		old->first_ns = min(old->first_ns, req->time_ns);
 		return 0;
 	}
 	first_ns = old ? min(old->first_ns, req->time_ns) : req->time_ns;
@@ -739,16 +707,14 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st->synced_at = jiffies;
 	st->retry_at = jiffies + min_t(unsigned long, CPROF_MAPS_RETRY,
 				       1UL << min(st->syncs, 8u));
-	if (old)
-		hash_del_rcu(&old->node);
-	else if (cprof_mm_count >= CPROF_MAPS_MAX)
-		cprof_mm_evict_one();
-	hash_add_rcu(cprof_mm_table, &st->node, (unsigned long)mm);
-	cprof_mm_changed();
 	if (old) {
+		hash_del_rcu(&old->node);
 		kvfree_rcu(old, rcu);
 		cprof_mm_count--;
+	} else if (cprof_mm_count >= CPROF_MAPS_MAX) {
+		cprof_mm_evict_one();
 	}
+	hash_add_rcu(cprof_mm_table, &st->node, (unsigned long)mm);
 	cprof_mm_count++;
 	return done;
 }
@@ -870,7 +836,6 @@ void cprof_maps_reset(void)
 	}
 	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node) {
 		hash_del_rcu(&st->node);
-		cprof_mm_changed();
 		kvfree_rcu(st, rcu);
 	}
 	cprof_mm_count = 0;

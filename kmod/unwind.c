@@ -40,7 +40,6 @@
 
 #include "cprof_format.h"
 #include "maps.h"
-#include "ulookup.h"
 #include "unwind.h"
 #include "utable.h"
 
@@ -290,15 +289,32 @@ fault:
 #define CPROF_USTACK_REDZONE	128UL
 
 /*
- * Where a user walk is: the frame's ip, its stack pointer and rbp, and the
- * mapping the last table step looked at (NULL: none had a table).
+ * A mapping a table step looked up, with its file's table.  The view
+ * points into RCU-protected data: it must not outlive the walk's
+ * rcu_read_lock().
+ */
+struct cprof_ufile {
+	unsigned long start;		/* the mapping: [start, end) */
+	unsigned long end;		/* 0: none */
+	u64 pgoff;			/* the file offset of start */
+	struct cprof_utable_view table;
+	bool has_table;
+};
+
+/*
+ * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
+ * last two mappings table steps looked up, which the next frames are most
+ * often in too (a program's frames, the C library's start code under
+ * them, the program's _start under that).
  */
 struct cprof_uframe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
-	const struct cprof_ufile *file;
+	struct cprof_ufile file[2];	/* file[cur]: the last one used */
+	unsigned int cur;
+	bool no_table;			/* the last step found no table */
 };
 
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
@@ -378,23 +394,52 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 }
 
 /*
+ * The mapping holding @at with its file's table: one of the two @f keeps,
+ * else looked up in @st in place of the one used less lately.  NULL when no
+ * emitted range of a file holds @at.
+ */
+static const struct cprof_ufile *cprof_ufile_of(const struct cprof_mmstate *st,
+						struct cprof_uframe *f,
+						unsigned long at)
+{
+	const struct cprof_file_pos *pos;
+	struct cprof_ufile *u;
+
+	u = &f->file[f->cur];
+	if (at >= u->start && at < u->end)
+		return u;
+	u = &f->file[!f->cur];
+	if (at < u->start || at >= u->end) {
+		pos = cprof_maps_file_pos(st, at);
+		if (!pos)
+			return NULL;
+		u->start = pos->start;
+		u->end = pos->end;
+		u->pgoff = pos->pgoff;
+		u->has_table = cprof_utable_get(pos, &u->table);
+	}
+	f->cur = !f->cur;
+	return u;
+}
+
+/*
  * One step by the unwind table of @f->ip's file.  @exact: @f->ip is the
  * interrupted instruction, else a return address (its call is just before
  * it, and may be a function's last instruction).  @regs: the interrupted
  * registers, if @f is their frame and they are all as the code left them
  * (not a system call's); else NULL.  The caller has page faults disabled
- * and holds the RCU read lock that keeps @lk's findings.
+ * and holds the RCU read lock that keeps @st.
  */
-static enum cprof_step cprof_table_step(struct cprof_ulookup *lk,
+static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 					struct cprof_uframe *f, bool exact,
 					struct pt_regs *regs)
 {
 	unsigned long addr, cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
-	const struct cprof_ufile *u = cprof_ulookup_file(lk, at);
+	const struct cprof_ufile *u = cprof_ufile_of(st, f, at);
 	struct cprof_urow row;
 
-	f->file = u && u->has_table ? u : NULL;
-	if (!f->file)
+	f->no_table = !u || !u->has_table;
+	if (f->no_table)
 		return CPROF_STEP_NONE;
 	/*
 	 * Code that keeps frame pointers wherever it calls: past the first
@@ -402,7 +447,7 @@ static enum cprof_step cprof_table_step(struct cprof_ulookup *lk,
 	 */
 	if (!exact && u->table.frame_pointers)
 		return CPROF_STEP_NONE;
-	if (!cprof_ulookup_row(lk, u, at, &row))
+	if (!cprof_utable_row(&u->table, at - u->start + u->pgoff, &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:
@@ -509,8 +554,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
 struct cprof_uwalk {
 	struct cprof_uframe f;
 	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
-	struct cprof_ulookup *lk;	/* NULL: frame pointers only */
-	struct cprof_ulookup *own;	/* lk, in process context */
+	const struct cprof_mmstate *st;
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
 	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
@@ -536,8 +580,7 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 
 	w->copy = NULL;
 	if (!copy->always &&
-	    !cprof_maps_settling(w->lk ? cprof_ulookup_maps(w->lk) : NULL, at,
-				 cprof_utable_compiling()))
+	    !cprof_maps_settling(w->st, at, cprof_utable_compiling()))
 		return;
 	*copy = (struct cprof_ucopy){
 		.always = copy->always,
@@ -556,7 +599,7 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
  */
 static void cprof_uwalk_python(struct cprof_uwalk *w)
 {
-	const struct cprof_ufile *u = w->f.file;
+	const struct cprof_ufile *u = &w->f.file[w->f.cur];
 	struct cprof_pyhint *py = w->py;
 
 	py->found = true;
@@ -584,18 +627,18 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		 * The first ip is in the interrupted function even when it
 		 * is a system call's return address: the call is not last.
 		 */
-		w->f.file = NULL;
-		step = w->lk ? cprof_table_step(w->lk, &w->f, first,
+		w->f.no_table = true;
+		step = w->st ? cprof_table_step(w->st, &w->f, first,
 						first ? w->regs : NULL) :
 			CPROF_STEP_NONE;
-		if (w->py && w->f.file && w->f.file->table.py)
+		if (w->py && !w->f.no_table && w->f.file[w->f.cur].table.py)
 			cprof_uwalk_python(w);
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
 			return step;
 		/* (a second pass is at another frame than nr's) */
-		if (w->copy && !w->f.file && !again)
+		if (w->copy && w->f.no_table && !again)
 			cprof_uwalk_copy_here(w, first);
 		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
 		    cprof_syscall_caller(w->tsk, &w->f)) {
@@ -641,14 +684,12 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 			      struct pt_regs *uregs, bool entry, u16 *flags,
 			      struct cprof_ucopy *copy,
-			      struct cprof_pyhint *py,
-			      struct cprof_ulookup *own)
+			      struct cprof_pyhint *py)
 {
 	*w = (struct cprof_uwalk){
 		.f = { .ip = uregs->ip, .sp = uregs->sp, .fp = uregs->bp,
 		       .base = uregs->sp },
 		.tsk = tsk,
-		.own = own,
 		.flags = flags,
 		.first = true,
 	};
@@ -667,7 +708,7 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	    uregs->sp > TASK_SIZE_MAX - CPROF_USTACK_SPAN)
 		return;
 	if (cprof_utable_any()) {
-		w->lk = cprof_ulookup_start(tsk, w->own);
+		w->st = cprof_maps_of(tsk);
 		if (py && cprof_utable_python())
 			w->py = py;
 		if (cprof_utable_loading())
@@ -707,8 +748,6 @@ int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
 		      struct cprof_ucopy *copy, struct cprof_pyhint *py)
 {
-	/* set up by cprof_ulookup_start() if used: not zeroed each tick */
-	struct cprof_ulookup own;
 	struct cprof_uwalk w;
 	int n = 0;
 
@@ -716,7 +755,7 @@ int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		py->found = false;
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py, &own);
+	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py);
 	     !w.done;
 	     cprof_uwalk_next(&w)) {
 		if (n == max) {

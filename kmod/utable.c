@@ -97,7 +97,6 @@ static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
-static unsigned long cprof_utab_gen;	/* see cprof_utable_gen() */
 static unsigned long cprof_utab_busy_until;	/* jiffies: CPROF_UTABLE_BUSY */
 
 #define CPROF_UTAB_BUSY_MAX	(60 * HZ)	/* a loader that died busy */
@@ -204,11 +203,13 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v)
 {
 	struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
+	unsigned long now = jiffies;
 
 	if (!t || t->size != pos->size || t->mtime_ns != pos->mtime_ns)
 		return false;
-	v->used = &t->used;
-	cprof_utable_touch(v, jiffies);
+	/* the eviction's clock: a store a jiffy at most, not one a frame */
+	if (READ_ONCE(t->used) != now)
+		WRITE_ONCE(t->used, now);
 	v->ent = t->ent;
 	v->page = t->page;
 	v->rule = t->rule;
@@ -218,39 +219,6 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 	v->frame_pointers = t->frame_pointers;
 	v->py = t->python ? &t->py : NULL;
 	return true;
-}
-
-/**
- * cprof_utable_touch() - mark a table used by a tick now
- * @v: from cprof_utable_get(), in this RCU read side or kept from an
- *	earlier one while cprof_utable_gen() has not changed
- * @now: jiffies
- *
- * The eviction's clock: a store a jiffy at most, not one a frame.
- *
- * Context: as cprof_utable_get().
- */
-void cprof_utable_touch(const struct cprof_utable_view *v, unsigned long now)
-{
-	if (READ_ONCE(*v->used) != now)
-		WRITE_ONCE(*v->used, now);
-}
-
-/**
- * cprof_utable_gen() - the generation of the tables' hash
- *
- * Bumped each time a table is added, replaced or removed, after the old
- * one is unpublished and before it is freed: a view kept from an earlier
- * RCU read side may be used again only while this has not changed (read
- * inside the walk's read side).
- *
- * Context: any.
- * Return: the generation.
- */
-unsigned long cprof_utable_gen(void)
-{
-	/* Pairs with smp_store_release() in cprof_utab_account(). */
-	return smp_load_acquire(&cprof_utab_gen);
 }
 
 /**
@@ -345,11 +313,6 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 static void cprof_utab_account(const struct cprof_utab *t, int n)
 {
 	lockdep_assert_held(&cprof_utab_mutex);
-	/*
-	 * After @t was (un)published, before it is freed.  Pairs with
-	 * smp_load_acquire() in cprof_utable_gen().
-	 */
-	smp_store_release(&cprof_utab_gen, cprof_utab_gen + 1);
 	WRITE_ONCE(cprof_utab_count, cprof_utab_count + n);
 	if (t->python)
 		WRITE_ONCE(cprof_utab_python, cprof_utab_python + n);
@@ -628,8 +591,10 @@ void cprof_utable_exit(void)
 	mutex_lock(&cprof_utab_mutex);
 	hash_for_each_safe(cprof_utab_table, bkt, tmp, t, node) {
 		hash_del_rcu(&t->node);
-		cprof_utab_account(t, -1);
 		kvfree_rcu(t, rcu);
 	}
+	WRITE_ONCE(cprof_utab_count, 0);
+	WRITE_ONCE(cprof_utab_python, 0);
+	cprof_utab_bytes = 0;
 	mutex_unlock(&cprof_utab_mutex);
 }

@@ -25,7 +25,6 @@ struct cprof_utable_view {
 	u32 first;		/* the first row's offset */
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
 	const struct cprof_upy *py;	/* CPROF_UTABLE_PY's, else NULL */
-	unsigned long *used;		/* see cprof_utable_touch() */
 };
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
@@ -38,8 +37,6 @@ bool cprof_utable_has_loader(void);
 bool cprof_utable_compiling(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
-void cprof_utable_touch(const struct cprof_utable_view *v, unsigned long now);
-unsigned long cprof_utable_gen(void);
 bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
 		      struct cprof_urow *row);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
