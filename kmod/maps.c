@@ -198,7 +198,7 @@ bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
 
 	if (!st || (!st->junk && !cprof_mm_covers(st, addr)))
 		return true;
-	age = ktime_get_ns() - st->first_ns;
+	age = ktime_get_ns() - READ_ONCE(st->first_ns);
 	return age < CPROF_MAPS_FRESH_NS ||
 	       (compiling && age < CPROF_MAPS_YOUNG_NS);
 }
@@ -656,7 +656,8 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	 * first asked about and to let the ticks ask again soon.
 	 */
 	if (!v && old) {
-		old->first_ns = min(old->first_ns, req->time_ns);
+		/* published: read by ticks (cprof_maps_settling()) */
+		WRITE_ONCE(old->first_ns, min(old->first_ns, req->time_ns));
 		return 0;
 	}
 	first_ns = old ? min(old->first_ns, req->time_ns) : req->time_ns;
