@@ -63,7 +63,7 @@ static struct env {
 	bool symbolize;
 	long duration;		/* 0: read a stream instead (or with --every: until stopped) */
 	long freq;		/* 0: leave as set */
-	long pid;		/* -1: leave as set */
+	long pid;		/* -1: not given (every process) */
 	const char *kind;	/* --kind; NULL: cpu */
 	const char *kallsyms;
 	const char *modules;

@@ -44,9 +44,9 @@ int modprofile__start(struct modprofile *mp,
 	if (s->freq)
 		len += snprintf(settings + len, sizeof(settings) - len,
 				"freq=%ld\n", s->freq);
-	if (s->pid >= 0)
-		len += snprintf(settings + len, sizeof(settings) - len,
-				"pid=%ld\n", s->pid);
+	/* the whole machine unless asked: not what an earlier profile left */
+	len += snprintf(settings + len, sizeof(settings) - len, "pid=%ld\n",
+			s->pid > 0 ? s->pid : 0);
 	mp->ctl_fd = open(ctl, O_WRONLY | O_CLOEXEC);
 	if (mp->ctl_fd < 0) {
 		*err = errno;

@@ -20,7 +20,7 @@ struct modprofile_settings {
 	const char *proc_dir;
 	long seconds;		/* 0: until modprofile__stop(), a signal */
 	long freq;		/* 0: leave as set */
-	long pid;		/* -1: leave as set, 0: all */
+	long pid;		/* <= 0: every process */
 	const char *kind;	/* ctl's kind=; NULL: cpu */
 };
 

@@ -340,6 +340,15 @@ static void test_duration(void)
 	text = slurp(tmp_path("out.txt"), NULL);
 	test_cond("-d: output from the profile", text && strstr(text, " 10\n"));
 	free(text);
+	/* a pid= an earlier profile left in ctl does not narrow this one */
+	run("echo 'pid=42' > '%s'", ctl);
+	test_cond("-d without -p: runs",
+		  run("%s -d 3 --proc-dir '%s' -f folded", dump, dir) == 0);
+	text = slurp(ctl, NULL);
+	test_condf(text && !strcmp(text, "seconds=3\nkind=cpu\npid=0\n"),
+		   "-d without -p: every process (pid=0), freq= left as set (ctl got '%s')",
+		   text ? text : "(none)");
+	free(text);
 	test_cond("-d without the module: says so",
 		  run("%s -d 1 --proc-dir /nonexistent -f top", dump) == 1 &&
 		  err_is("(is cprof.ko loaded?)"));
