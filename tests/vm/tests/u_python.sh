@@ -153,7 +153,7 @@ for fn in work_a work_b work_c recurse; do
 done
 
 # --- 2. cprof-dump -d while a short pywork starts and exits in the profile
-# (-p 0: the whole machine; phase 1 left ctl's pid= set)
+# (-p 0: the whole machine, as without -p; phase 1 left pid= set in ctl)
 "$CPROF_DUMP" -d $((SECS + 4)) -F 499 -p 0 -f folded -o "$OUT/short.folded" 2>"$OUT/short.err" &
 dump=$!
 # started once the profile runs (cprof-dump loads every program's tables
