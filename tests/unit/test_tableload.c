@@ -394,16 +394,16 @@ static void test_report_stops(const char *dir, const char *unwind)
 	pid_t pid;
 	int st, i;
 
-	pid = fork();
-	if (pid == 0) {
-		execlp("python3", "python3", "-c",
-		       "import hashlib, sys, time\n"
-		       "hashlib.sha256(b'x').digest()\n"
-		       "print('ready', flush=True)\n"
-		       "time.sleep(60)", (char *)NULL);
-		_exit(127);
+	/* libcrypto mapped (by hashlib) before it says ready */
+	pid = spawn_ready((char *[]){ "python3", "-c",
+				      "import hashlib, sys, time\n"
+				      "hashlib.sha256(b'x').digest()\n"
+				      "print('ready', flush=True)\n"
+				      "time.sleep(60)", NULL });
+	if (pid < 0) {
+		test_cond("python3 importing hashlib starts", false);
+		return;
 	}
-	usleep(800 * 1000);	/* python3 -c 'import hashlib': 50 ms */
 	for (i = 0; i < 3; i++) {
 		/* an empty module preloads the cache's tables; else not */
 		if (i != 1 && truncate(unwind, 0))
@@ -447,13 +447,14 @@ static void test_python(const char *dir, const char *unwind)
 	}
 	mkdir(cache, 0700);
 	tableload_set_cache(cache);
-	pid = fork();
-	if (pid == 0) {
-		execl(python, python, "-c", "import time; time.sleep(30)",
-		      (char *)NULL);
-		_exit(127);
+	pid = spawn_ready((char *[]){ (char *)python, "-c",
+				      "import time\n"
+				      "print('ready', flush=True)\n"
+				      "time.sleep(30)", NULL });
+	if (pid < 0) {
+		test_cond("python3.11 starts", false);
+		return;
 	}
-	usleep(300000);
 	/* compiled (and cached), then read back from the cache */
 	for (round = 0; round < 2; round++) {
 		close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));

@@ -7,6 +7,7 @@
 #ifndef CPROF_TESTUTIL_H
 #define CPROF_TESTUTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -87,6 +88,59 @@ static inline pid_t gone_pid(void)
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
 	return pid;
+}
+
+/*
+ * Start argv[0] (a path, or a name on PATH) with argv and wait until it
+ * prints a line "ready" on its stdout (up to 60 s): for a child that must
+ * have mapped its libraries before the test looks at it, however loaded
+ * the machine is.  Its pid, or -1 if it exited or never said so (then
+ * killed and reaped).
+ */
+static inline pid_t spawn_ready(char *const argv[])
+{
+	char buf[64];
+	size_t have = 0;
+	int fds[2], waited = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	while (pid > 0 && waited < 60000) {
+		n = read(fds[0], buf + have, sizeof(buf) - 1 - have);
+		if (n > 0) {
+			have += n;
+			buf[have] = '\0';
+			if (!strncmp(buf, "ready\n", 6)) {
+				close(fds[0]);
+				return pid;
+			}
+			if (have == sizeof(buf) - 1)
+				break;
+			continue;
+		}
+		if (n == 0)
+			break;
+		usleep(10000);
+		waited += 10;
+	}
+	close(fds[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
 }
 
 static inline int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
