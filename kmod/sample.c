@@ -258,9 +258,14 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	const struct cprof_settings *set = cprof_tick_set;
 	struct task_struct *tsk = current;
 	int cpu = smp_processor_id();
-	struct cprof_ucopy copy = { .always = false };
-	struct cprof_pyhint py = { .found = false };
-	struct cprof_pyneed need = { .nr = 0 };
+	/*
+	 * Not zeroed whole (CONFIG_INIT_STACK_ALL_ZERO would, every tick):
+	 * each is read only where the walks filled it, and its flag or count
+	 * is set below.
+	 */
+	struct cprof_ucopy copy __uninitialized;
+	struct cprof_pyhint py __uninitialized;
+	struct cprof_pyneed need __uninitialized;
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	u32 size, room;
@@ -269,6 +274,9 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 		    CPROF_SAMPLE_LATE_SHIFT;
 	bool kick;
 
+	copy.always = false;
+	py.found = false;
+	need.nr = 0;
 	if (!regs)
 		return;
 	if (is_idle_task(tsk)) {
