@@ -33,6 +33,8 @@ BENCH_TESTS ?= b_*
 BENCH_KERNELS ?= 6.1 6.12
 # b_unwind also times the module as it was before unwind tables.
 BENCH_BASELINE ?= dda7f02
+# Builds of the module that b_modules times in one boot (commits; none: skipped).
+BENCH_MODULES ?=
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
 	check check-debug demo bench workloads fuzz lint
@@ -80,6 +82,12 @@ bench: workloads
 		rm -rf build/bench/$$k/baseline; mkdir -p build/bench/$$k/baseline; \
 		git archive $(BENCH_BASELINE) kmod | tar -x -C build/bench/$$k/baseline; \
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
+		rm -rf build/bench/$$k/modules; \
+		for c in $(BENCH_MODULES); do \
+			d=build/bench/$$k/modules/$$(git rev-parse --short $$c); mkdir -p $$d; \
+			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION) | tar -x -C $$d; \
+			$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
+		done; \
 	done
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" tests/vm/run.sh '$(BENCH_TESTS)'
 	@set -- build/vm-results/*/b_perf/results; \

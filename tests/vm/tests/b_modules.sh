@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# b_modules: the tick's cost of several builds of the module, in one boot,
+# so that a change is measured against its neighbours and not against
+# another boot (under TCG one boot runs a third faster or slower than the
+# next; builds compared in turn in one boot differ by a few percent,
+# repeatably).  make bench builds each commit of BENCH_MODULES into
+# build/bench/KVER/modules/COMMIT/ (empty: this test skips).
+#
+# With cpuburn on both CPUs, ROUNDS rounds (B_MODULES_ROUNDS, default 5),
+# the builds' order rotated each round, each build loaded afresh:
+#   fp   a profile of 3 s at 999 Hz without unwind tables;
+#   tab  the same after cprof-dump --load-unwind-tables (builds that have
+#        /proc/cprof/unwind);
+# each run's median of cprof_tick under function_graph, then per build and
+# run the mean of its rounds' medians and their range, and the rounds in
+# which it was the lowest of all builds.
+# vm-timeout: 900
+# shellcheck source=../lib/kprof.sh
+set -euo pipefail
+. "$REPO/tests/vm/lib/kprof.sh"
+. "$REPO/tests/vm/lib/handler.sh"
+
+DIR=$REPO/build/bench/$KVER/modules
+V=()
+for d in "$DIR"/*/kmod/cprof.ko; do
+	[[ -e $d ]] || continue
+	d=${d%/kmod/cprof.ko}
+	V+=("${d##*/}")
+done
+((${#V[@]})) || skip "no builds in $DIR (make bench BENCH_MODULES='COMMIT...')"
+[[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
+ROUNDS=${B_MODULES_ROUNDS:-5}
+F=999
+D=3
+W=$(mktemp -d)
+JOBS=()
+cleanup() {
+	set +e
+	handler_cleanup
+	kill "${JOBS[@]}" 2>/dev/null
+	wait
+	rmmod cprof 2>/dev/null
+}
+trap cleanup EXIT
+handler_setup "$W"
+for _ in 1 2; do
+	"$WORKLOADS/cpuburn" 86400 >/dev/null &
+	JOBS+=($!)
+done
+sleep 1
+
+# run BUILD KIND ROUND: one traced profile; its median into $W/BUILD.KIND
+run() {
+	local m
+	rmmod cprof 2>/dev/null || true
+	insmod "$DIR/$1/kmod/cprof.ko" budget=50 || fail "insmod of $1's module failed"
+	if [[ $2 == tab ]]; then
+		[[ -e /proc/cprof/unwind ]] || return 0
+		"$CPROF_DUMP" --load-unwind-tables 2>"$W/load.err" ||
+			fail "$1: loading tables failed: $(cat "$W/load.err")"
+	fi
+	ctl freq="$F" seconds="$D" idle=1
+	trace_on cprof_tick
+	cat /proc/cprof/profile >/dev/null || fail "$1: reading the profile failed"
+	read -r m _ < <(trace_off "$1.$2.$3")
+	[[ $m != nan ]] || fail "$1 $2: no tick timed"
+	echo "$3 $m" >>"$W/$1.$2"
+}
+
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((i = 0; i < ${#V[@]}; i++)); do
+		v=${V[$(((i + r) % ${#V[@]}))]}
+		run "$v" fp "$r"
+		run "$v" tab "$r"
+	done
+done
+
+printf '%-12s %-4s %9s %15s %7s  %s\n' build run mean_us range_us lowest "each round's median (us)"
+for kind in fp tab; do
+	for v in "${V[@]}"; do
+		[[ -s $W/$v.$kind ]] || continue
+		# lowest: rounds in which this build's median was the lowest
+		low=$(cat "$W"/*."$kind" | awk -v me="$(tr '\n' ' ' <"$W/$v.$kind")" '
+			{ if (!($1 in min) || $2 < min[$1]) min[$1] = $2 }
+			END { n = split(me, a, " "); c = 0
+			      for (i = 1; i < n; i += 2) if (a[i + 1] == min[a[i]]) c++
+			      print c }')
+		awk -v b="$v" -v k="$kind" -v low="$low" '
+			{ s += $2; v = v " " $2; if (NR == 1 || $2 < lo) lo = $2; if (NR == 1 || $2 > hi) hi = $2 }
+			END { printf "%-12s %-4s %9.2f %7.2f-%-7.2f %7s %s\n", b, k, s / NR, lo, hi, low "/" NR, v }' "$W/$v.$kind"
+	done
+done
