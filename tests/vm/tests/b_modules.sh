@@ -8,7 +8,7 @@
 # repeatably).  make bench builds each commit of BENCH_MODULES into
 # build/bench/KVER/modules/COMMIT/ (empty: this test skips).
 #
-# With cpuburn on both CPUs, ROUNDS rounds (B_MODULES_ROUNDS, default 5),
+# With cpuburn on both CPUs, five rounds,
 # the builds' order rotated each round, each build loaded afresh:
 #   fp   a profile of 3 s at 999 Hz without unwind tables;
 #   tab  the same after cprof-dump --load-unwind-tables (builds that have
@@ -31,7 +31,7 @@ for d in "$DIR"/*/kmod/cprof.ko; do
 done
 ((${#V[@]})) || skip "no builds in $DIR (make bench BENCH_MODULES='COMMIT...')"
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
-ROUNDS=${B_MODULES_ROUNDS:-5}
+ROUNDS=5
 F=999
 D=3
 W=$(mktemp -d)
