@@ -33,8 +33,10 @@ BENCH_TESTS ?= b_*
 BENCH_KERNELS ?= 6.1 6.12
 # b_unwind also times the module as it was before unwind tables.
 BENCH_BASELINE ?= dda7f02
-# Builds of the module that b_modules times in one boot (commits; none: skipped).
+# Builds of the module that b_modules times in one boot (commits; none: skipped),
+# in this many rounds.
 BENCH_MODULES ?=
+BENCH_ROUNDS ?= 5
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
 	check check-debug demo bench workloads fuzz lint
@@ -82,7 +84,8 @@ bench: workloads
 		rm -rf build/bench/$$k/baseline; mkdir -p build/bench/$$k/baseline; \
 		git archive $(BENCH_BASELINE) kmod | tar -x -C build/bench/$$k/baseline; \
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
-		rm -rf build/bench/$$k/modules; \
+		rm -rf build/bench/$$k/modules; mkdir -p build/bench/$$k/modules; \
+		echo $(BENCH_ROUNDS) >build/bench/$$k/modules/rounds; \
 		for c in $(BENCH_MODULES); do \
 			d=build/bench/$$k/modules/$$(git rev-parse --short $$c); mkdir -p $$d; \
 			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION) | tar -x -C $$d; \

@@ -8,15 +8,17 @@
 # repeatably).  make bench builds each commit of BENCH_MODULES into
 # build/bench/KVER/modules/COMMIT/ (empty: this test skips).
 #
-# With cpuburn on both CPUs, five rounds,
-# the builds' order rotated each round, each build loaded afresh:
+# With cpuburn on both CPUs, five rounds (BENCH_ROUNDS: make bench writes
+# them to that folder's rounds), the builds' order rotated each round,
+# each build loaded afresh:
 #   fp   a profile of 3 s at 999 Hz without unwind tables;
 #   tab  the same after cprof-dump --load-unwind-tables (builds that have
 #        /proc/cprof/unwind);
-# each run's median of cprof_tick under function_graph, then per build and
-# run the mean of its rounds' medians and their range, and the rounds in
-# which it was the lowest of all builds.
-# vm-timeout: 900
+# each run's median and 25th percentile of cprof_tick under
+# function_graph; then for each of the two, per build and run, the mean of
+# its rounds' and their range, the rounds in which it was the lowest of
+# all builds, and tab/fp per round.
+# vm-timeout: 1800
 # shellcheck source=../lib/kprof.sh
 set -euo pipefail
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -31,7 +33,8 @@ for d in "$DIR"/*/kmod/cprof.ko; do
 done
 ((${#V[@]})) || skip "no builds in $DIR (make bench BENCH_MODULES='COMMIT...')"
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
-ROUNDS=5
+ROUNDS=$(cat "$DIR/rounds" 2>/dev/null || echo 5)
+[[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || fail "rounds: $ROUNDS (BENCH_ROUNDS: 1 to 99)"
 F=999
 D=3
 W=$(mktemp -d)
@@ -51,9 +54,10 @@ for _ in 1 2; do
 done
 sleep 1
 
-# run BUILD KIND ROUND: one traced profile; its median into $W/BUILD.KIND
+# run BUILD KIND ROUND: one traced profile; its median into $W/BUILD.KIND,
+# its 25th percentile into $W/BUILD.KIND.p25
 run() {
-	local m
+	local m q
 	rmmod cprof 2>/dev/null || true
 	insmod "$DIR/$1/kmod/cprof.ko" budget=50 || fail "insmod of $1's module failed"
 	if [[ $2 == tab ]]; then
@@ -66,7 +70,9 @@ run() {
 	cat /proc/cprof/profile >/dev/null || fail "$1: reading the profile failed"
 	read -r m _ < <(trace_off "$1.$2.$3")
 	[[ $m != nan ]] || fail "$1 $2: no tick timed"
+	q=$(sort -n "$W/$1.$2.$3.us" | awk '{ v[NR] = $1 } END { print v[int((NR + 3) / 4)] }')
 	echo "$3 $m" >>"$W/$1.$2"
+	echo "$3 $q" >>"$W/$1.$2.p25"
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -77,18 +83,39 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
-printf '%-12s %-4s %9s %15s %7s  %s\n' build run mean_us range_us lowest "each round's median (us)"
-for kind in fp tab; do
-	for v in "${V[@]}"; do
-		[[ -s $W/$v.$kind ]] || continue
-		# lowest: rounds in which this build's median was the lowest
-		low=$(cat "$W"/*."$kind" | awk -v me="$(tr '\n' ' ' <"$W/$v.$kind")" '
-			{ if (!($1 in min) || $2 < min[$1]) min[$1] = $2 }
-			END { n = split(me, a, " "); c = 0
-			      for (i = 1; i < n; i += 2) if (a[i + 1] == min[a[i]]) c++
-			      print c }')
-		awk -v b="$v" -v k="$kind" -v low="$low" '
-			{ s += $2; v = v " " $2; if (NR == 1 || $2 < lo) lo = $2; if (NR == 1 || $2 > hi) hi = $2 }
-			END { printf "%-12s %-4s %9.2f %7.2f-%-7.2f %7s %s\n", b, k, s / NR, lo, hi, low "/" NR, v }' "$W/$v.$kind"
+# report STAT: per build and run, the mean of the rounds' STAT (median or
+# p25: host preemption that lands in a tick lifts the median before it
+# reaches the 25th percentile), then tab/fp per round: the build's two
+# runs back to back, so that what slows a stretch of the boot slows both
+report() {
+	local sfx=$1 kind v low
+	[[ $sfx == median ]] && sfx= || sfx=.$1
+	echo "== $1 of cprof_tick per run (us)"
+	printf '%-12s %-4s %9s %15s %7s  %s\n' build run mean_us range_us lowest "each round's"
+	for kind in fp tab; do
+		for v in "${V[@]}"; do
+			[[ -s $W/$v.$kind$sfx ]] || continue
+			# lowest: rounds in which this build's was the lowest
+			low=$(cat "$W"/*."$kind$sfx" | awk -v me="$(tr '\n' ' ' <"$W/$v.$kind$sfx")" '
+				{ if (!($1 in min) || $2 < min[$1]) min[$1] = $2 }
+				END { n = split(me, a, " "); c = 0
+				      for (i = 1; i < n; i += 2) if (a[i + 1] == min[a[i]]) c++
+				      print c }')
+			awk -v b="$v" -v k="$kind" -v low="$low" '
+				{ s += $2; v = v " " $2; if (NR == 1 || $2 < lo) lo = $2; if (NR == 1 || $2 > hi) hi = $2 }
+				END { printf "%-12s %-4s %9.2f %7.2f-%-7.2f %7s %s\n", b, k, s / NR, lo, hi, low "/" NR, v }' \
+				"$W/$v.$kind$sfx"
+		done
 	done
-done
+	printf '%-12s %-6s %9s %15s  %s\n' build ratio mean range "each round's"
+	for v in "${V[@]}"; do
+		[[ -s $W/$v.fp$sfx && -s $W/$v.tab$sfx ]] || continue
+		awk -v b="$v" 'NR == FNR { fp[$1] = $2; next }
+			($1 in fp) && fp[$1] > 0 { x = $2 / fp[$1]; s += x; n++; v = v sprintf(" %.2f", x)
+			  if (n == 1 || x < lo) lo = x; if (n == 1 || x > hi) hi = x }
+			END { if (n) printf "%-12s %-6s %9.2f %7.2f-%-7.2f %s\n", b, "tab/fp", s / n, lo, hi, v }' \
+			"$W/$v.fp$sfx" "$W/$v.tab$sfx"
+	done
+}
+report median
+report p25
