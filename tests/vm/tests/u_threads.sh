@@ -109,13 +109,20 @@ mine spinner | awk -F'\t' '($4 == "running" || $4 == "preempted") && $5 ~ /spin/
 for ((i = 1; i <= 8; i++)); do
 	"$CPROF_DUMP" --kind threads -p "$pid" -f threads -o "$OUT/spin.txt" 2>"$OUT/spin.err" ||
 		fail "cprof-dump --kind threads -p failed: $(cat "$OUT/spin.err")"
-	run=$(awk '/^thread .* \(spinner, / { getline; print $0 }' "$OUT/spin.txt")
+	# its user leaf: the first frame, or the one after the entry of an
+	# interrupt it took (the IPI may find the CPU in a softirq on the
+	# way back to user mode)
+	run=$(awk '/^thread .* \(spinner, / { t = 1; getline; leaf = $0; k = 0 }
+		t && /^asm_/ { k = 1; next }
+		t && k && /^[^\t]/ { leaf = $0; k = 0 }
+		t && /^$/ { exit }
+		END { if (t) print leaf }' "$OUT/spin.txt")
 	grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" && break
 done
 echo "spinner: running in snapshot $i of 8, leaf $run"
 grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" ||
 	fail "the spinner was not found running in 8 snapshots"
-[[ $run == spin ]] || fail "the running spinner's leaf is '$run', not spin"
+[[ $run == spin ]] || fail "the running spinner's user leaf is '$run', not spin"
 for c in "stopped $stopped" "traced $traced"; do
 	read -r what p <<<"$c"
 	st=$(awk -F'\t' -v p="$p" '$3 == p { print $4 }' "$OUT/threads.tsv")
