@@ -7,8 +7,10 @@
  *  - In the tick, cprof_maps_note() checks the sampled user addresses against
  *    the ranges already emitted for this address space (an RCU hash table
  *    keyed by mm, tgid and exec count: an exec or a recycled mm is a new
- *    key).  If one is not covered, it queues a request on its CPU's queue:
- *    a pid reference and the key.  No allocation, no lock.
+ *    key), but for the leading frames the user walk found in them itself
+ *    when it looked up their files' unwind tables.  If one is not
+ *    covered, it queues a request on its CPU's queue: a pid reference and
+ *    the key.  No allocation, no lock.
  *  - The reader, in process context, serves the requests in
  *    cprof_maps_sync(): it takes the mmap lock of the task (if it still
  *    exists and still has that address space), lists its executable
@@ -249,12 +251,14 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
  *	a sampled user address is not covered by what was emitted
  * @ips: the sample's user addresses, innermost first
  * @n: how many
+ * @known: how many of the first are known to be covered (the walk found
+ *	them in the emitted ranges)
  * @now: the sample's time, kept with the request
  *
  * Context: the tick; no allocation, no lock.
  * Return: true when a request was queued (the reader should be woken).
  */
-bool cprof_maps_note(const u64 *ips, int n, u64 now)
+bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 {
 	struct task_struct *tsk = current;
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
@@ -262,11 +266,15 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 	struct cprof_mmstate *st;
 	struct cprof_maps_req *req;
 	u64 addr = ips[0];
-	int i = 0;
+	int i = known;
+
+	/* all covered: what the search below would find, without it */
+	if (known >= n)
+		return false;
 
 	/*
-	 * Full: a later tick asks again.  Checked first, so that a request
-	 * dropped here does not hold back the next one.  Pairs with
+	 * Full: a later tick asks again.  Checked before the search, so that
+	 * a request dropped here does not hold back the next one.  Pairs with
 	 * smp_store_release() in cprof_maps_pop().
 	 */
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
@@ -274,7 +282,7 @@ bool cprof_maps_note(const u64 *ips, int n, u64 now)
 	rcu_read_lock();
 	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id);
 	if (st) {
-		for (i = 0; i < n && cprof_mm_covers(st, ips[i]); i++)
+		for (; i < n && cprof_mm_covers(st, ips[i]); i++)
 			;
 		/*
 		 * An uncovered leaf is code that ran: something was mapped.

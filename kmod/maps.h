@@ -26,7 +26,7 @@ struct cprof_file_pos {
 int cprof_maps_init(void);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
-bool cprof_maps_note(const u64 *ips, int n, u64 now);
+bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
 const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,

@@ -266,7 +266,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 	struct cprof_off_slot *slot;
 	struct cprof_offcpu *o;
 	struct pt_regs *uregs;
-	int nk = 0, nu = 0;
+	int nk = 0, nu = 0, mapped = 0;
 	u64 now = ktime_get_ns();
 	u16 flags = 0;
 	u32 size;
@@ -295,7 +295,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 		flags |= CPROF_SAMPLE_KTHREAD;
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, set->depth,
-				       &flags, NULL, NULL);
+				       &flags, NULL, NULL, &mapped);
 	o->time_ns = now;
 	o->pid = prev->tgid;
 	o->tid = prev->pid;
@@ -311,7 +311,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 	flags |= CPROF_SAMPLE_CGROUP;
 	size = sizeof(*o) + (nk + nu + 1) * sizeof(u64);
 	/* a mapping request, as a tick's: the reader lists the mappings */
-	kick = nu && cprof_maps_note(o->ips + nk, nu, now);
+	kick = mapped < nu && cprof_maps_note(o->ips + nk, nu, mapped, now);
 	cprof_sample_commit(CPROF_REC_OFFCPU, flags, size, now, kick);
 	oc->events++;
 	cprof_off_account(oc, now, ktime_get_ns() - now);

@@ -269,7 +269,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	u32 size, room;
-	int nk = 0, nu = 0;
+	int nk = 0, nu = 0, mapped = 0;
 	u16 flags = min_t(u64, late, CPROF_SAMPLE_LATE_MAX) <<
 		    CPROF_SAMPLE_LATE_SHIFT;
 	bool kick;
@@ -289,7 +289,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	s = NULL;
 	/* both stacks, the cgroup id; Python's frames if there may be some */
 	room = sizeof(*s) + (2 * set->depth + 1) * sizeof(u64);
-	if (cprof_utable_python() && set->mode != CPROF_MODE_KERNEL &&
+	if ((cprof_utable_hints() & CPROF_UHINT_PYTHON) &&
+	    set->mode != CPROF_MODE_KERNEL &&
 	    !(tsk->flags & PF_KTHREAD))
 		room += sizeof(struct cprof_pytrail) +
 			set->depth * sizeof(struct cprof_pyframe);
@@ -309,7 +310,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
 				       set->depth, &flags,
-				       set->ustack ? &copy : NULL, &py);
+				       set->ustack ? &copy : NULL, &py, &mapped);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;
@@ -349,7 +350,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	 * address space); a filling ring can wait a little, and so can stack
 	 * copies, which fill it fast (and are skipped once it is half full).
 	 */
-	kick = nu && cprof_maps_note(s->ips + nk, nu, now);
+	kick = mapped < nu && cprof_maps_note(s->ips + nk, nu, mapped, now);
 	if (!kick && (flags & CPROF_SAMPLE_USTACK ||
 		      cprof_ring_half_full(&pc->ring)) &&
 	    now >= pc->next_kick_ns)

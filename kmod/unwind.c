@@ -233,16 +233,9 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 	return user_mode(regs) ? regs : cprof_saved_user_regs(tsk);
 }
 
-/**
- * cprof_unwind_read_word() - one word of current's user memory
- * @addr: its address
- * @val: where it goes
- *
- * Context: page faults disabled (the tick's walks).
- * Return: false if it could not be read (not a user address, not
- * resident).
- */
-bool cprof_unwind_read_word(unsigned long addr, unsigned long *val)
+/* cprof_unwind_read_word(), inline in the walk: a word of most frames */
+static __always_inline bool cprof_read_word(unsigned long addr,
+					    unsigned long *val)
 {
 	const unsigned long __user *p = (const void __user *)addr;
 
@@ -254,6 +247,20 @@ bool cprof_unwind_read_word(unsigned long addr, unsigned long *val)
 fault:
 	user_access_end();
 	return false;
+}
+
+/**
+ * cprof_unwind_read_word() - one word of current's user memory
+ * @addr: its address
+ * @val: where it goes
+ *
+ * Context: page faults disabled (the tick's walks).
+ * Return: false if it could not be read (not a user address, not
+ * resident).
+ */
+bool cprof_unwind_read_word(unsigned long addr, unsigned long *val)
+{
+	return cprof_read_word(addr, val);
 }
 
 /*
@@ -289,7 +296,7 @@ fault:
 #define CPROF_USTACK_REDZONE	128UL
 
 /*
- * A mapping a table step looked up, with its file's table.  The view
+ * A mapping the walk looked up, with its file's table.  The view
  * points into RCU-protected data: it must not outlive the walk's
  * rcu_read_lock().
  */
@@ -303,7 +310,7 @@ struct cprof_ufile {
 
 /*
  * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
- * last two mappings table steps looked up, which the next frames are most
+ * last two mappings the walk looked up, which the next frames are most
  * often in too (a program's frames, the C library's start code under
  * them, the program's _start under that).
  */
@@ -313,7 +320,6 @@ struct cprof_uframe {
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
 	unsigned int cur;
-	bool no_table;			/* the last step found no table */
 	struct cprof_ufile file[2];	/* file[cur]: the last one used; last */
 };
 
@@ -364,9 +370,9 @@ static bool cprof_syscall_caller(struct task_struct *tsk,
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
-	if (!cprof_unwind_read_word(f->sp, &cand) ||
+	if (!cprof_read_word(f->sp, &cand) ||
 	    !cprof_maps_exec_addr(tsk, cand) ||
-	    !cprof_unwind_read_word(cand - sizeof(before), &before))
+	    !cprof_read_word(cand - sizeof(before), &before))
 		return false;
 	/* b[7] is the byte just before the return address */
 	memcpy(b, &before, sizeof(b));
@@ -390,7 +396,7 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 	if (addr + CPROF_USTACK_REDZONE - f->base >
 	    CPROF_USTACK_SPAN + CPROF_USTACK_REDZONE - sizeof(long))
 		return false;
-	return cprof_unwind_read_word(addr, val);
+	return cprof_read_word(addr, val);
 }
 
 /*
@@ -423,30 +429,20 @@ static const struct cprof_ufile *cprof_ufile_of(const struct cprof_mmstate *st,
 }
 
 /*
- * One step by the unwind table of @f->ip's file.  @exact: @f->ip is the
- * interrupted instruction, else a return address (its call is just before
- * it, and may be a function's last instruction).  @regs: the interrupted
- * registers, if @f is their frame and they are all as the code left them
- * (not a system call's); else NULL.  The caller has page faults disabled
- * and holds the RCU read lock that keeps @st.
+ * One step by @u, the unwind table of @f->ip's file, from @at: @f->ip in
+ * the interrupted frame, else @f->ip - 1 (@f->ip is a return address: its
+ * call is just before it, and may be a function's last instruction).
+ * @regs: the interrupted registers, if @f is their frame and they are all
+ * as the code left them (not a system call's); else NULL.  The caller has
+ * page faults disabled and holds the RCU read lock that keeps @u's table.
  */
-static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
-					struct cprof_uframe *f, bool exact,
-					struct pt_regs *regs)
+static enum cprof_step cprof_table_step(const struct cprof_ufile *u,
+					struct cprof_uframe *f,
+					unsigned long at, struct pt_regs *regs)
 {
-	unsigned long addr, cfa, fp = f->fp, at = exact ? f->ip : f->ip - 1;
-	const struct cprof_ufile *u = cprof_ufile_of(st, f, at);
+	unsigned long addr, cfa, fp = f->fp;
 	struct cprof_urow row;
 
-	f->no_table = !u || !u->has_table;
-	if (f->no_table)
-		return CPROF_STEP_NONE;
-	/*
-	 * Code that keeps frame pointers wherever it calls: past the first
-	 * frame, the frame-pointer step is the same step, and cheaper.
-	 */
-	if (!exact && u->table.frame_pointers)
-		return CPROF_STEP_NONE;
 	if (!cprof_utable_row(&u->table, at - u->start + u->pgoff, &row))
 		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
@@ -499,7 +495,7 @@ static enum cprof_step cprof_table_step(const struct cprof_mmstate *st,
 		if (row.fp_rule == CPROF_FP_AT_FP &&
 		    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
 			return CPROF_STEP_BAD;
-		if (!cprof_unwind_read_word(cfa - sizeof(long), &f->ip))
+		if (!cprof_read_word(cfa - sizeof(long), &f->ip))
 			return CPROF_STEP_BAD;
 	}
 	f->sp = cfa;
@@ -559,6 +555,7 @@ struct cprof_uwalk {
 	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
 	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
 	int nr;				/* frames so far: f is the last */
+	int mapped;			/* the first of them in @st's ranges */
 	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
@@ -597,9 +594,9 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
  * (a copy: the table goes with the walk's RCU read side) for the Python
  * walk after this one.  The first such frame only.
  */
-static void cprof_uwalk_python(struct cprof_uwalk *w)
+static void cprof_uwalk_python(struct cprof_uwalk *w,
+			       const struct cprof_ufile *u)
 {
-	const struct cprof_ufile *u = &w->f.file[w->f.cur];
 	struct cprof_pyhint *py = w->py;
 
 	py->found = true;
@@ -610,14 +607,43 @@ static void cprof_uwalk_python(struct cprof_uwalk *w)
 }
 
 /*
+ * The mapping of the frame's code (@at: @w->f.ip, or @w->f.ip - 1 for a
+ * return address) in @w->st's file ranges, if it has a table.  Any file
+ * range that holds @w->f.ip counts the frame as mapped if all before it
+ * are; a table of an interpreter's code is noted as where Python's frames
+ * are, if they are wanted.  @again: a second pass, at another frame than
+ * the walk's last (see cprof_uwalk_step()), which is not counted.
+ */
+static const struct cprof_ufile *cprof_uwalk_file(struct cprof_uwalk *w,
+						  unsigned long at, bool again)
+{
+	const struct cprof_ufile *u = cprof_ufile_of(w->st, &w->f, at);
+
+	if (!u)
+		return NULL;
+	if (!again && w->mapped == w->nr - 1 &&
+	    w->f.ip >= u->start && w->f.ip < u->end)
+		w->mapped = w->nr;
+	if (!u->has_table)
+		return NULL;
+	if (w->py && u->table.py)
+		cprof_uwalk_python(w, u);
+	return u;
+}
+
+/*
  * One step from the frame to its caller's: by the unwind table; where no
  * table covers it, by the system call wrapper's return address (first
- * frame only), else by the frame-pointer chain.  Never CPROF_STEP_NONE.
+ * frame only), else by the frame-pointer chain.  Past the first frame,
+ * code whose table says it keeps frame pointers wherever it calls takes
+ * the frame-pointer step at once: the same step, and cheaper.  Never
+ * CPROF_STEP_NONE.
  */
 static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 {
-	unsigned long wrapper_caller = w->wrapper_caller;
-	enum cprof_step step;
+	unsigned long at, wrapper_caller = w->wrapper_caller;
+	const struct cprof_ufile *u = NULL;
+	enum cprof_step step = CPROF_STEP_NONE;
 	bool first = w->first, again = false;
 
 	w->first = false;
@@ -627,18 +653,18 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		 * The first ip is in the interrupted function even when it
 		 * is a system call's return address: the call is not last.
 		 */
-		w->f.no_table = true;
-		step = w->st ? cprof_table_step(w->st, &w->f, first,
-						first ? w->regs : NULL) :
-			CPROF_STEP_NONE;
-		if (w->py && !w->f.no_table && w->f.file[w->f.cur].table.py)
-			cprof_uwalk_python(w);
+		at = first ? w->f.ip : w->f.ip - 1;
+		if (w->st)
+			u = cprof_uwalk_file(w, at, again);
+		if (u && (first || !u->table.frame_pointers))
+			step = cprof_table_step(u, &w->f, at,
+						first ? w->regs : NULL);
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
 			return step;
 		/* (a second pass is at another frame than nr's) */
-		if (w->copy && w->f.no_table && !again)
+		if (w->copy && !u && !again)
 			cprof_uwalk_copy_here(w, first);
 		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
 		    cprof_syscall_caller(w->tsk, &w->f)) {
@@ -651,6 +677,8 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		    w->f.ip != wrapper_caller)
 			return step;
 		wrapper_caller = 0;
+		u = NULL;
+		step = CPROF_STEP_NONE;
 	}
 }
 
@@ -686,6 +714,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 			      struct cprof_ucopy *copy,
 			      struct cprof_pyhint *py)
 {
+	unsigned int hints;
+
 	/*
 	 * Everything but the two files' table views, which no step reads
 	 * before it fills them (their bounds say they are empty): zeroing
@@ -717,14 +747,16 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	if (w->leaf_only || uregs->sp < CPROF_USTACK_REDZONE ||
 	    uregs->sp > TASK_SIZE_MAX - CPROF_USTACK_SPAN)
 		return;
-	if (cprof_utable_any()) {
+	hints = cprof_utable_hints();
+	if (hints & CPROF_UHINT_ANY) {
 		w->st = cprof_maps_of(tsk);
-		if (py && cprof_utable_python())
+		if (py && (hints & CPROF_UHINT_PYTHON))
 			w->py = py;
-		if (cprof_utable_loading())
+		/* a table may be on its way */
+		if (hints & CPROF_UHINT_LOADER)
 			w->copy = copy;
 	}
-	if (copy && copy->always && cprof_utable_has_loader())
+	if (copy && copy->always && (hints & CPROF_UHINT_LOADER))
 		w->copy = copy;
 }
 
@@ -746,6 +778,9 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
  * @py: where to note the first frame in a CPython interpreter's code
  *	(its table's CPROF_UTABLE_PY), @py->found set if there was one;
  *	NULL: not wanted
+ * @mapped: set to how many of the first frames the walk found in mappings
+ *	maps.c emitted (cprof_maps_note() need not check them again); NULL:
+ *	not wanted
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
@@ -756,7 +791,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
  */
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy, struct cprof_pyhint *py)
+		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
+		      int *mapped)
 {
 	/* set up by cprof_uwalk_start(), which leaves the table views be */
 	struct cprof_uwalk w __uninitialized;
@@ -778,6 +814,8 @@ int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 	}
 	rcu_read_unlock();
 	pagefault_enable();
+	if (mapped)
+		*mapped = w.mapped;
 	return n;
 }
 

@@ -49,7 +49,8 @@ int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 struct pt_regs *cprof_unwind_irq_regs(void);
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy, struct cprof_pyhint *py);
+		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
+		      int *mapped);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);

@@ -11,7 +11,8 @@
  * tables in an RCU hash keyed by the file (device and inode, as stat()
  * gives them) and answers the tick's question: which row
  * holds this offset of that file?  A binary search within the rows of the
- * offset's page (an index the module builds), no lock, no allocation.
+ * offset's page (an index the module builds), no lock, no allocation
+ * (cprof_utable_row(), inline in utable.h: the tick asks it each frame).
  *
  * A row takes 4 bytes: the low 16 bits of its offset (the page index gives
  * the rest) and the index of its rule among the table's distinct rules,
@@ -55,11 +56,6 @@
 #include "utable.h"
 
 #define CPROF_UTABLE_MAX	16384	/* tables */
-#define CPROF_UTAB_PAGE_SHIFT	12	/* the index's granule */
-
-/* The offset bits a row keeps; a page (of the index) lies within them. */
-#define CPROF_UTAB_LO_BITS	16
-static_assert(CPROF_UTAB_PAGE_SHIFT <= CPROF_UTAB_LO_BITS);
 
 /*
  * The header, then page[]: page[p] is the last row at or below offset p <<
@@ -120,25 +116,29 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 }
 
 /**
- * cprof_utable_any() - is any table loaded?
+ * cprof_utable_hints() - what a walk should be ready for
  *
- * Context: any; a hint (the tick skips the lookups when there is none).
- * Return: true if one is.
+ * One call for what every walk asks first: is a table loaded
+ * (CPROF_UHINT_ANY: else the walk skips the lookups), of a CPython
+ * interpreter (CPROF_UHINT_PYTHON: a tick makes room for Python frames),
+ * and has a loader /proc/cprof/unwind open for writing
+ * (CPROF_UHINT_LOADER: stack copies can be walked, and a table may be on
+ * its way).
+ *
+ * Context: any; hints, read without a lock.
+ * Return: the CPROF_UHINT_* hints that hold.
  */
-bool cprof_utable_any(void)
+unsigned int cprof_utable_hints(void)
 {
-	return READ_ONCE(cprof_utab_count);
-}
+	unsigned int hints = 0;
 
-/**
- * cprof_utable_python() - is any table of a CPython interpreter loaded?
- *
- * Context: any; a hint (a tick makes room for Python frames if so).
- * Return: true if one is.
- */
-bool cprof_utable_python(void)
-{
-	return READ_ONCE(cprof_utab_python);
+	if (READ_ONCE(cprof_utab_count))
+		hints |= CPROF_UHINT_ANY;
+	if (READ_ONCE(cprof_utab_python))
+		hints |= CPROF_UHINT_PYTHON;
+	if (atomic_read(&cprof_utab_loaders) > 0)
+		hints |= CPROF_UHINT_LOADER;
+	return hints;
 }
 
 /**
@@ -153,29 +153,6 @@ void cprof_utable_loader(bool open)
 		atomic_inc(&cprof_utab_loaders);
 	else
 		atomic_dec(&cprof_utab_loaders);
-}
-
-/**
- * cprof_utable_loading() - may a stack copy be completed with tables soon?
- *
- * Context: any; a hint for the tick.
- * Return: true while some table is loaded and a loader has
- * /proc/cprof/unwind open for writing.
- */
-bool cprof_utable_loading(void)
-{
-	return atomic_read(&cprof_utab_loaders) > 0 && cprof_utable_any();
-}
-
-/**
- * cprof_utable_has_loader() - is a loader there to walk stack copies?
- *
- * Context: any; a hint.
- * Return: true while a loader has /proc/cprof/unwind open for writing.
- */
-bool cprof_utable_has_loader(void)
-{
-	return atomic_read(&cprof_utab_loaders) > 0;
 }
 
 /**
@@ -219,46 +196,6 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 	v->frame_pointers = t->frame_pointers;
 	v->py = t->python ? &t->py : NULL;
 	return true;
-}
-
-/**
- * cprof_utable_row() - the row for offset @off of a table's file
- * @v: from cprof_utable_get()
- * @off: a byte offset in the file
- * @row: filled in when found
- *
- * Context: as cprof_utable_get().
- * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
- */
-bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
-		      struct cprof_urow *row)
-{
-	u64 p = off >> CPROF_UTAB_PAGE_SHIFT, at, seg;
-	u32 lo, hi, mid;
-
-	/* before the first row, or past the last one (NONE) */
-	if (p >= v->npages || off < v->first)
-		return false;
-	/*
-	 * The last row with pc <= off is in [page[p], page[p + 1]]; those
-	 * after page[p] lie in (p's start, p + 1's start]: in p's 64 KiB,
-	 * but for one at the start of the next 64 KiB.
-	 */
-	lo = v->page[p];
-	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
-	seg = off & ~(u64)(BIT(CPROF_UTAB_LO_BITS) - 1);
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		at = seg | v->ent[mid].pc_lo;
-		if (at <= p << CPROF_UTAB_PAGE_SHIFT)
-			at += BIT(CPROF_UTAB_LO_BITS);
-		if (at <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*row = v->rule[v->ent[lo].rule];
-	return row->cfa_base != CPROF_CFA_NONE;
 }
 
 static bool cprof_urow_valid(const struct cprof_urow *r)

@@ -2,12 +2,20 @@
 #ifndef CPROF_UTABLE_H
 #define CPROF_UTABLE_H
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 #include "cprof_format.h"
 
 struct cprof_file_pos;
 struct seq_file;
+
+#define CPROF_UTAB_PAGE_SHIFT	12	/* the page index's granule */
+
+/* The offset bits a row keeps; a page (of the index) lies within them. */
+#define CPROF_UTAB_LO_BITS	16
+static_assert(CPROF_UTAB_PAGE_SHIFT <= CPROF_UTAB_LO_BITS);
 
 /* One row of a table: where it starts, its rule. */
 struct cprof_uent {
@@ -29,17 +37,59 @@ struct cprof_utable_view {
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
 void cprof_utable_show(struct seq_file *m);
-bool cprof_utable_any(void);
-bool cprof_utable_python(void);
+
+/* cprof_utable_hints() */
+#define CPROF_UHINT_ANY		BIT(0)	/* a table is loaded */
+#define CPROF_UHINT_PYTHON	BIT(1)	/* a CPython interpreter's is */
+#define CPROF_UHINT_LOADER	BIT(2)	/* a loader has unwind open */
+unsigned int cprof_utable_hints(void);
 void cprof_utable_loader(bool open);
-bool cprof_utable_loading(void);
-bool cprof_utable_has_loader(void);
 bool cprof_utable_compiling(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
-bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
-		      struct cprof_urow *row);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
+
+/**
+ * cprof_utable_row() - the row for offset @off of a table's file
+ * @v: from cprof_utable_get()
+ * @off: a byte offset in the file
+ * @row: filled in when found
+ *
+ * Inline: the tick looks up a row for each frame it steps by a table.
+ *
+ * Context: as cprof_utable_get().
+ * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
+ */
+static inline bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
+				    struct cprof_urow *row)
+{
+	u64 p = off >> CPROF_UTAB_PAGE_SHIFT, at, seg;
+	u32 lo, hi, mid;
+
+	/* before the first row, or past the last one (NONE) */
+	if (p >= v->npages || off < v->first)
+		return false;
+	/*
+	 * The last row with pc <= off is in [page[p], page[p + 1]]; those
+	 * after page[p] lie in (p's start, p + 1's start]: in p's 64 KiB,
+	 * but for one at the start of the next 64 KiB.
+	 */
+	lo = v->page[p];
+	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
+	seg = off & ~(u64)(BIT(CPROF_UTAB_LO_BITS) - 1);
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		at = seg | v->ent[mid].pc_lo;
+		if (at <= p << CPROF_UTAB_PAGE_SHIFT)
+			at += BIT(CPROF_UTAB_LO_BITS);
+		if (at <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*row = v->rule[v->ent[lo].rule];
+	return row->cfa_base != CPROF_CFA_NONE;
+}
 
 #endif /* CPROF_UTABLE_H */
