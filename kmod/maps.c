@@ -252,7 +252,7 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
  * @ips: the sample's user addresses, innermost first
  * @n: how many
  * @known: how many of the first are known to be covered (the walk found
- *	them in the emitted ranges)
+ *	them in the emitted ranges); callers with all @n known skip the call
  * @now: the sample's time, kept with the request
  *
  * Context: the tick; no allocation, no lock.
@@ -268,13 +268,9 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	u64 addr = ips[0];
 	int i = known;
 
-	/* all covered: what the search below would find, without it */
-	if (known >= n)
-		return false;
-
 	/*
-	 * Full: a later tick asks again.  Checked before the search, so that
-	 * a request dropped here does not hold back the next one.  Pairs with
+	 * Full: a later tick asks again.  Checked first, so that a request
+	 * dropped here does not hold back the next one.  Pairs with
 	 * smp_store_release() in cprof_maps_pop().
 	 */
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
