@@ -431,6 +431,18 @@ show_file() { # TITLE FILE LINES
 	tail -n "$3" "$2" | sed 's/^/    | /'
 }
 
+# show_oops FILE: the first kernel report in a console log, from its first
+# line (BUG:, Oops, WARNING: ...) to the panic that followed, 60 lines at
+# most: the faulting RIP, the registers and the call trace, which the last
+# lines of a long console may not reach.
+show_oops() {
+	local from
+	from=$(grep -n -m 1 -E 'BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG|watchdog: .*stuck|rcu_.*detected stall' "$1" | cut -d: -f1)
+	[[ -n $from ]] || return 0
+	echo "    ---- the first kernel report (line $from of ${1#"$REPO"/})"
+	tail -n +"$from" "$1" | tr -d '\r' | sed -n '1,60p; /Kernel panic/q' | sed 's/^/    | /'
+}
+
 build_userland() {
 	[[ -f $REPO/userland/Makefile ]] || {
 		echo "run.sh: userland/Makefile missing: userland/cprof-dump not built"
@@ -629,12 +641,19 @@ vm_boot_failed() {
 # kernel_report: what the guest could not report: a boot that failed, a VM
 # that ended before DONE, and the tests left without a result.
 kernel_report() {
-	local name what="did not finish"
+	local name what="did not finish" running=
 	if [[ -n $boot_note ]]; then
 		report fail "boot" "$kver" "-" "$boot_note"
 		show_file "console" "$res/console.log" 60
 	fi
 	if [[ -z $done_seen ]]; then
+		# the test that was running: the first in plan order without a
+		# result, once guest.sh had started
+		if grep -q '^BOOT ' "$res/status"; then
+			for name in "${plan_names[@]}"; do
+				[[ -n ${result[$name]:-} ]] || { running=$name; break; }
+			done
+		fi
 		if [[ -n $fate ]]; then
 			:
 		elif [[ -n $timed_out ]]; then
@@ -644,8 +663,9 @@ kernel_report() {
 		else
 			fate="the VM stopped (qemu exit $rc) before reporting DONE"
 		fi
-		report fail "vm" "$kver" "-" "$fate"
-		show_file "console" "$res/console.log" 80
+		report fail "vm" "$kver" "-" "${running:+during $running: }$fate"
+		show_oops "$res/console.log"
+		show_file "console" "$res/console.log" 30
 		show_file "qemu" "$res/qemu.log" 20
 	fi
 	# Tests run in plan order: the first one without a result was running
