@@ -419,11 +419,14 @@ static int start_profile(void)
 
 /*
  * Off the CPU: records lost (a full buffer), so that some waits count
- * until the end of the profile, or some returns have no leaving.
+ * until the end of the profile, or some returns have no leaving; switches
+ * the module recorded one in several of (over its budget), whose counts
+ * and times are estimates.
  */
 static void warn_off_cpu(const struct profile *prof, const char *name)
 {
-	uint64_t open, orphans, other;
+	uint64_t open, orphans, other, waits, weighted;
+	uint32_t every;
 
 	if (profile__header(prof)->kind == CPROF_KIND_CPU ||
 	    profile__header(prof)->kind == CPROF_KIND_THREADS)
@@ -434,6 +437,11 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 		warning("%s: %llu records of tasks leaving or coming back to the CPU lost (buffers full); %llu returns without their leaving; %llu waits without their return counted until the end (some may have ended)",
 			name, (unsigned long long)other,
 			(unsigned long long)orphans, (unsigned long long)open);
+	every = profile__off_sampled(prof, &waits, &weighted);
+	if (weighted)
+		warning("%s: recording switches passed the module's budget (ctl's budget=): it recorded 1 in up to %u; %llu of %llu waits off the CPU stand for several each, their counts and times are estimates",
+			name, every, (unsigned long long)weighted,
+			(unsigned long long)waits);
 }
 
 /* The stream to read; its name in messages in *name.  -1 on error. */

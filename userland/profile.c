@@ -87,6 +87,8 @@ struct profile {
 	htab_t pid_tab;
 	htab_t off_tab;			/* struct off_wait */
 	uint64_t off_open, off_orphans;
+	uint64_t off_waits, off_weighted;
+	uint32_t off_every_max;
 	bool off_error;
 	const struct profile *maps;	/* mappings and periods: p or another */
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
@@ -421,6 +423,12 @@ static int profile__add_off(struct profile *p, const struct cprof_offcpu *o,
 	};
 	uint64_t off = in_ns > o->time_ns ? in_ns - o->time_ns : 0;
 
+	p->off_waits++;
+	if (o->every > 1) {
+		p->off_weighted++;
+		if (o->every > p->off_every_max)
+			p->off_every_max = o->every;
+	}
 	return profile__count(p, &of, 1 + o->state, o->every,
 			      off * o->every);
 }
@@ -504,6 +512,14 @@ void profile__off_unmatched(const struct profile *p, uint64_t *open,
 {
 	*open = p->off_open;
 	*orphans = p->off_orphans;
+}
+
+uint32_t profile__off_sampled(const struct profile *p, uint64_t *waits,
+			      uint64_t *weighted)
+{
+	*waits = p->off_waits;
+	*weighted = p->off_weighted;
+	return p->off_every_max > 1 ? p->off_every_max : 1;
 }
 
 static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)

@@ -136,6 +136,13 @@ uint64_t profile__lost(const struct profile *p, unsigned int cpu,
  */
 void profile__off_unmatched(const struct profile *p, uint64_t *open,
 			    uint64_t *orphans);
+/*
+ * Times off the CPU counted (*waits), those whose record stands for more
+ * than one switch (*weighted: the module recorded 1 in every, over its
+ * budget); returns the largest every seen (1: every switch recorded).
+ */
+uint32_t profile__off_sampled(const struct profile *p, uint64_t *waits,
+			      uint64_t *weighted);
 /* Sum over all CPUs of LOST samples, and of other lost records. */
 uint64_t profile__lost_total(const struct profile *p, uint64_t *other);
 

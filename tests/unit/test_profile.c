@@ -216,6 +216,15 @@ static void test_offcpu(void)
 	profile__off_unmatched(p, &open, &orphans);
 	test_cond("one open at END, one return without its leaving",
 		  open == 1 && orphans == 1);
+	{
+		uint64_t waits, weighted;
+		uint32_t every = profile__off_sampled(p, &waits, &weighted);
+
+		test_condf(every == 4 && waits == 4 && weighted == 1,
+			   "sampled: 1 of 4 waits stands for 4 switches (every %u, %llu of %llu)",
+			   every, (unsigned long long)weighted,
+			   (unsigned long long)waits);
+	}
 	ps = NULL;
 	for (i = 0; i < profile__nr_samples(p); i++)
 		if (profile__sample(p, i)->tid == 11)
