@@ -2,7 +2,11 @@
 /*
  * offwait [SECONDS]: known waits off the CPU, for SECONDS (default 5):
  *   - thread "sleeper": nap_short() sleeps 10 ms, nap_long() 30 ms, in
- *     turn: its time off the CPU splits 1:3 between them;
+ *     turn: its time off the CPU splits 1:3 between them, but for each
+ *     nap's overrun (more on a loaded machine, where it weighs more on the
+ *     short nap); with OFFWAIT_NAPS=FILE it appends, after each pair, the
+ *     microseconds it measured in each nap so far, "SHORT LONG", so a test
+ *     can compare a profile with the split of its own window;
  *   - thread "reader": read_pipe() blocks reading a pipe that the main
  *     thread writes a byte to every 20 ms;
  *   - threads "locker" (two): each takes one mutex in wait_lock() (a futex
@@ -15,8 +19,10 @@
  * runs, so a test can tell the threads apart.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -55,11 +61,27 @@ NOINLINE void nap_long(void)
 
 static void *sleeper(void *arg)
 {
+	const char *log = getenv("OFFWAIT_NAPS");
+	double t0, t1, t2, in_short = 0, in_long = 0;
+	int fd = -1;
+
 	(void)arg;
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0)
+			perror("offwait: OFFWAIT_NAPS");
+	}
 	named("sleeper");
 	while (now_sec() < end) {
+		t0 = now_sec();
 		nap_short();
+		t1 = now_sec();
 		nap_long();
+		t2 = now_sec();
+		in_short += t1 - t0;
+		in_long += t2 - t1;
+		if (fd >= 0)
+			dprintf(fd, "%.0f %.0f\n", in_short * 1e6, in_long * 1e6);
 	}
 	return NULL;
 }

@@ -4,8 +4,10 @@
 # u_offcpu: where time goes off the CPU, and a wall-clock profile, through
 # cprof-dump --kind offcpu and --kind wall, on offwait's known waits
 # (tests/workloads/offwait.c):
-#   - off-CPU, folded (microseconds): the sleeper thread's time splits 1:3
-#     between nap_short and nap_long (25 % within 3 points), under the
+#   - off-CPU, folded (microseconds): the sleeper thread's time splits
+#     between nap_short and nap_long as the sleeper itself measured it in
+#     the profile's window (within 3 points; nominally 1:3, more to the
+#     short nap when the host's load makes each nap overrun), under the
 #     kernel's nanosleep path and schedule(); the sleeper is off the CPU
 #     about the whole profile (its time within 10 % of the profile's
 #     length); the reader thread blocks in read_pipe under the kernel's
@@ -39,8 +41,11 @@ set -euo pipefail
 
 [[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
 SECS=3
-kload
-"$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
+# the highest budget: recording the switches of a loaded PREEMPT_RT guest
+# passes a fifth of the default (5 % of a CPU), and then the module records
+# 1 switch in several: estimates, which this test's 3 points do not allow
+kload budget=50
+OFFWAIT_NAPS=$OUT/naps.txt "$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
 bg+=($!)
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
 
@@ -66,10 +71,23 @@ slowdev || fail "no slow device (loop + dm-delay)"
 bg+=($!)
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
 ev0=$(stat_of offcpu_events)
+# the sleeper's own totals, "SHORT LONG" us, one line a pair of naps
+naps() { sed -n "${1}p" "$OUT/naps.txt"; }
+wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
 
-"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" \
-	2>"$OUT/off.err" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
+"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
+dump=$!
+# the sleeper's lines from the profile's start to its end
+wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
+n0=$(wc -l <"$OUT/naps.txt")
+sleep $SECS
+n1=$(wc -l <"$OUT/naps.txt")
+wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
 ev1=$(stat_of offcpu_events)
+((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
+read -r s0 l0 < <(naps "$n0")
+read -r s1 l1 < <(naps "$n1")
+own=$(pct $((s1 - s0)) $((s1 - s0 + l1 - l0)))
 echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
 
@@ -77,9 +95,9 @@ short=$(us "$OUT/off.folded" sleeper ';nap_short;')
 long=$(us "$OUT/off.folded" sleeper ';nap_long;')
 all=$(us "$OUT/off.folded" sleeper '')
 sched=$(us "$OUT/off.folded" sleeper ';nap_(short|long);.*nanosleep.*;schedule_\[k\]')
-echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
-within "$(pct "$short" $((short + long)))" 25 3 ||
-	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not 25% within 3 points"
+echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in $((n1 - n0)) pairs of naps), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
+within "$(pct "$short" $((short + long)))" "$own" 3 ||
+	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not the ${own}% the sleeper measured, within 3 points$(grep -o ': recording switches passed.*' "$OUT/off.err")"
 within "$(pct "$all" $((SECS * 1000000)))" 100 10 ||
 	fail "sleeper: ${all} us off the CPU in a ${SECS} s profile"
 ((sched * 10 >= (short + long) * 9)) ||
