@@ -118,7 +118,13 @@ while read -r name base_timeout script; do
 	0) status=pass ;;
 	77) status=skip ;;
 	124 | 137) status=fail; note "timed out after ${timeout}s" ;;
-	*) status=fail; note "exit status $rc" ;;
+	*)
+		status=fail
+		# the test's own reason (fail()'s "NAME.sh: FAIL: WHY"), so that
+		# the one line make check repeats at its end says it
+		why=$(grep -a ': FAIL: ' "$log" | tail -n 1 | cut -c1-300)
+		note "exit status $rc${why:+: ${why#*: FAIL: }}"
+		;;
 	esac
 
 	if grep -q '^cprof ' /proc/modules; then
