@@ -34,9 +34,10 @@ BENCH_KERNELS ?= 6.1 6.12
 # b_unwind also times the module as it was before unwind tables.
 BENCH_BASELINE ?= dda7f02
 # Builds of the module that b_modules times in one boot (commits; none: skipped),
-# in this many rounds.
+# in this many rounds, under each of these workloads (cpuburn, fpburn).
 BENCH_MODULES ?=
 BENCH_ROUNDS ?= 5
+BENCH_WORKLOADS ?= cpuburn fpburn
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
 	check check-debug demo bench workloads fuzz lint
@@ -86,6 +87,7 @@ bench: workloads
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
 		rm -rf build/bench/$$k/modules; mkdir -p build/bench/$$k/modules; \
 		echo $(BENCH_ROUNDS) >build/bench/$$k/modules/rounds; \
+		echo $(BENCH_WORKLOADS) >build/bench/$$k/modules/workloads; \
 		for c in $(BENCH_MODULES); do \
 			d=build/bench/$$k/modules/$$(git rev-parse --short $$c); mkdir -p $$d; \
 			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION) | tar -x -C $$d; \

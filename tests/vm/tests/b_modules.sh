@@ -8,9 +8,17 @@
 # repeatably).  make bench builds each commit of BENCH_MODULES into
 # build/bench/KVER/modules/COMMIT/ (empty: this test skips).
 #
-# With cpuburn on both CPUs, five rounds (BENCH_ROUNDS: make bench writes
-# them to that folder's rounds), the builds' order rotated each round,
-# each build loaded afresh:
+# For each workload make bench names in that folder's workloads
+# (BENCH_WORKLOADS, default "cpuburn fpburn"), burning both CPUs:
+#   cpuburn  main -> a -> b -> leaves, frame-pointer code above libc's
+#            entry: with tables the walk also steps libc's frames below
+#            main(), which the frame-pointer walk cannot;
+#   fpburn   the same graph on threads started by clone(): only
+#            frame-pointer code, both walks end at clone's thread start
+#            with the same frames (the cost of tables being loaded for
+#            frame-pointer code alone);
+# five rounds (BENCH_ROUNDS: make bench writes them to that folder's
+# rounds), the builds' order rotated each round, each build loaded afresh:
 #   fp   a profile of 3 s at 999 Hz without unwind tables;
 #   tab  the same after cprof-dump --load-unwind-tables (builds that have
 #        /proc/cprof/unwind);
@@ -35,9 +43,14 @@ done
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
 ROUNDS=$(cat "$DIR/rounds" 2>/dev/null || echo 5)
 [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || fail "rounds: $ROUNDS (BENCH_ROUNDS: 1 to 99)"
+read -r -a LOADS <"$DIR/workloads" 2>/dev/null || LOADS=(cpuburn)
+for l in "${LOADS[@]}"; do
+	[[ $l == cpuburn || $l == fpburn ]] || fail "workload $l (BENCH_WORKLOADS: cpuburn, fpburn)"
+done
 F=999
 D=3
-W=$(mktemp -d)
+BASE=$(mktemp -d)
+W=$BASE
 JOBS=()
 cleanup() {
 	set +e
@@ -47,15 +60,11 @@ cleanup() {
 	rmmod cprof 2>/dev/null
 }
 trap cleanup EXIT
-handler_setup "$W"
-for _ in 1 2; do
-	"$WORKLOADS/cpuburn" 86400 >/dev/null &
-	JOBS+=($!)
-done
-sleep 1
 
 # run BUILD KIND ROUND: one traced profile; its median into $W/BUILD.KIND,
-# its 25th percentile into $W/BUILD.KIND.p25
+# its 25th percentile into $W/BUILD.KIND.p25; in the first round, the
+# user frames of the workload's samples, on average, into
+# $W/BUILD.KIND.frames (what each walk found)
 run() {
 	local m q
 	rmmod cprof 2>/dev/null || true
@@ -67,21 +76,34 @@ run() {
 	fi
 	ctl freq="$F" seconds="$D" idle=1
 	trace_on cprof_tick
-	cat /proc/cprof/profile >/dev/null || fail "$1: reading the profile failed"
+	cat /proc/cprof/profile >"$W/raw" || fail "$1: reading the profile failed"
 	read -r m _ < <(trace_off "$1.$2.$3")
+	if (($3 == 1)); then
+		"$WORKLOADS/streamtext" <"$W/raw" | rawk -v pids=" ${JOBS[*]} " '
+			$1 == "S" && index(pids, " " $S_pid " ") { n++; u += $S_nr_user }
+			END { printf "%.2f\n", n ? u / n : 0 }' >"$W/$1.$2.frames" ||
+			fail "$1 $2: the profile's stream is malformed"
+	fi
 	[[ $m != nan ]] || fail "$1 $2: no tick timed"
 	q=$(sort -n "$W/$1.$2.$3.us" | awk '{ v[NR] = $1 } END { print v[int((NR + 3) / 4)] }')
 	echo "$3 $m" >>"$W/$1.$2"
 	echo "$3 $q" >>"$W/$1.$2.p25"
 }
 
-for ((r = 1; r <= ROUNDS; r++)); do
-	for ((i = 0; i < ${#V[@]}; i++)); do
-		v=${V[$(((i + r) % ${#V[@]}))]}
-		run "$v" fp "$r"
-		run "$v" tab "$r"
-	done
-done
+# burn LOAD: both CPUs busy with LOAD
+burn() {
+	case $1 in
+	cpuburn)
+		for _ in 1 2; do
+			"$WORKLOADS/cpuburn" 86400 >/dev/null &
+			JOBS+=($!)
+		done ;;
+	fpburn)
+		"$WORKLOADS/fpburn" 86400 2 >/dev/null &
+		JOBS+=($!) ;;
+	esac
+	sleep 1
+}
 
 # report STAT: per build and run, the mean of the rounds' STAT (median or
 # p25: host preemption that lands in a tick lifts the median before it
@@ -117,5 +139,25 @@ report() {
 			"$W/$v.fp$sfx" "$W/$v.tab$sfx"
 	done
 }
-report median
-report p25
+for load in "${LOADS[@]}"; do
+	burn "$load"
+	W=$BASE/$load
+	mkdir -p "$W"
+	handler_setup "$W"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for ((i = 0; i < ${#V[@]}; i++)); do
+			v=${V[$(((i + r) % ${#V[@]}))]}
+			run "$v" fp "$r"
+			run "$v" tab "$r"
+		done
+	done
+	kill "${JOBS[@]}" 2>/dev/null
+	wait "${JOBS[@]}" 2>/dev/null || true
+	JOBS=()
+	echo "==== $load"
+	for v in "${V[@]}"; do
+		echo "$v: user frames a sample, the workload's: fp $(cat "$W/$v.fp.frames"), tab $(cat "$W/$v.tab.frames" 2>/dev/null || echo -)"
+	done
+	report median
+	report p25
+done
