@@ -11,12 +11,14 @@
  * cprof_session_lock, so it can never reach a later profile.  Lock order:
  * ctl's cprof_lock, then cprof_session_lock.
  */
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
@@ -339,13 +341,22 @@ void cprof_session_unload(void)
 /**
  * cprof_session_kick() - wake the reader soon
  *
- * The wake-up itself runs later, from irq_work.
+ * The wake-up itself runs later, from irq_work; not from a CPU going
+ * offline, which would keep the work pending until it came back.
  *
  * Context: any, the tick's hard IRQ included; does not sleep.
  */
 void cprof_session_kick(void)
 {
-	irq_work_queue(&cprof_kick_work);
+	/*
+	 * Not on a CPU going offline: the scheduler's hook still runs there
+	 * after the CPU's last irq_work flush (smpcfd_dying_cpu()), as its
+	 * stopper switches to the idle task, and work queued then would wait
+	 * for the CPU to come back (irq_work_sync() at unload for ever, if
+	 * it stays offline).  The reader's timed wait reads that ring anyway.
+	 */
+	if (likely(cpu_online(raw_smp_processor_id())))
+		irq_work_queue(&cprof_kick_work);
 }
 
 /**
