@@ -16,30 +16,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, noipa))
-#define UNIT 20000
+#include "../workloads/burn.h"
 
-static volatile unsigned long sink;
 static char buf[64 * 1024];
 static int zero_fd = -1;
 static size_t read_bytes;
-
-#define SPIN(units)						\
-	do {							\
-		unsigned long n = (units) * UNIT, x = sink | 1;	\
-		while (n--) {					\
-			x ^= x << 13;				\
-			x ^= x >> 7;				\
-			x ^= x << 17;				\
-			__asm__ volatile("" : "+r"(x));		\
-		}						\
-		__asm__ volatile("" : "+m"(x));		\
-		sink += x;					\
-	} while (0)
-
-NOINLINE void leaf1(void) { SPIN(1); }
-NOINLINE void leaf2(void) { SPIN(2); }
-NOINLINE void leaf3(void) { SPIN(4); }
 
 NOINLINE void rd(void)
 {

@@ -10,46 +10,7 @@
  * Every function is NOINLINE and the work feeds a volatile sink, so -O2
  * keeps the frames and the loops.  Prints how many rounds it did.
  */
-#include "common.h"
-
-#define UNIT 20000	/* iterations per work unit: a few tens of microseconds */
-
-static volatile unsigned long sink;
-
-/*
- * A macro, not a function: the loop must be the leaf's own code so that
- * samples land in leafN itself (no extra frame, no inline frame).  The "+m"
- * puts x on the stack: GCC 12 sets up no frame pointer in a leaf function
- * that has no stack frame, even with -fno-omit-frame-pointer, and a
- * frame-pointer unwind from such a leaf would skip its caller b().
- */
-#define SPIN(units)						\
-	do {							\
-		unsigned long n = (units) * UNIT, x = sink | 1;	\
-		while (n--) {					\
-			x ^= x << 13;				\
-			x ^= x >> 7;				\
-			x ^= x << 17;				\
-			__asm__ volatile("" : "+r"(x));		\
-		}						\
-		__asm__ volatile("" : "+m"(x));		\
-		sink += x;					\
-	} while (0)
-
-NOINLINE void leaf1(void)
-{
-	SPIN(1);
-}
-
-NOINLINE void leaf2(void)
-{
-	SPIN(2);
-}
-
-NOINLINE void leaf3(void)
-{
-	SPIN(4);
-}
+#include "burn.h"
 
 NOINLINE void b(void)
 {

@@ -27,42 +27,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "burn.h"
 
-#define UNIT 20000
 #define STACK_SIZE (256 * 1024)
 #define THREADS_MAX 64
-
-static volatile unsigned long sink;
-
-/* cpuburn's spin: see there why the leaves keep a frame. */
-#define SPIN(units)						\
-	do {							\
-		unsigned long n = (units) * UNIT, x = sink | 1;	\
-		while (n--) {					\
-			x ^= x << 13;				\
-			x ^= x >> 7;				\
-			x ^= x << 17;				\
-			__asm__ volatile("" : "+r"(x));		\
-		}						\
-		__asm__ volatile("" : "+m"(x));		\
-		sink += x;					\
-	} while (0)
-
-NOINLINE void leaf1(void)
-{
-	SPIN(1);
-}
-
-NOINLINE void leaf2(void)
-{
-	SPIN(2);
-}
-
-NOINLINE void leaf3(void)
-{
-	SPIN(4);
-}
 
 NOINLINE void b(void)
 {
