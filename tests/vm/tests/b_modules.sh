@@ -49,8 +49,7 @@ for l in "${LOADS[@]}"; do
 done
 F=999
 D=3
-BASE=$(mktemp -d)
-W=$BASE
+BASE=$(mktemp -d)	# a folder per workload: W
 JOBS=()
 cleanup() {
 	set +e
