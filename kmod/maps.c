@@ -101,6 +101,7 @@ static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
 static DEFINE_HASHTABLE(cprof_mm_table, 10);
 static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
+static unsigned long cprof_mm_epoch;	/* cprof_maps_epoch() */
 static char *cprof_maps_page;		/* paths and ELF notes */
 
 /* One entry of the mapping list taken under the mmap lock. */
@@ -123,6 +124,25 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 		if (st->mm == mm && st->tgid == tgid && st->exec_id == exec_id)
 			return st;
 	return NULL;
+}
+
+/*
+ * The table changed: a state was hashed, or unhashed and not yet passed to
+ * kvfree_rcu() (see cprof_maps_epoch()); under the mutex.
+ */
+static void cprof_mm_changed(void)
+{
+	lockdep_assert_held(&cprof_maps_mutex);
+	WRITE_ONCE(cprof_mm_epoch, cprof_mm_epoch + 1);
+}
+
+/* Unhash @st and free it once the ticks are done with it; under the mutex. */
+static void cprof_mm_drop(struct cprof_mmstate *st)
+{
+	hash_del_rcu(&st->node);
+	cprof_mm_changed();
+	kvfree_rcu(st, rcu);
+	cprof_mm_count--;
 }
 
 static const struct cprof_file_pos *
@@ -159,6 +179,24 @@ const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 {
 	return cprof_mm_lookup(tsk->mm, tsk->tgid,
 			       READ_ONCE(tsk->self_exec_id));
+}
+
+/**
+ * cprof_maps_epoch() - a count of the changes to the emitted ranges
+ *
+ * What cprof_maps_of() returns for a task, and what cprof_maps_file_pos()
+ * then does, stays the same while this does; a change is counted before
+ * the state it unhashed is passed to kvfree_rcu().  So a lookup's result
+ * kept from an earlier RCU read side may be used in a later one that
+ * reads the same count: what it points to is not freed before that one
+ * ends.
+ *
+ * Context: inside rcu_read_lock(), to keep results by it as above.
+ * Return: the count.
+ */
+unsigned long cprof_maps_epoch(void)
+{
+	return READ_ONCE(cprof_mm_epoch);
 }
 
 /**
@@ -628,9 +666,7 @@ static void cprof_mm_evict_one(void)
 	int bkt;
 
 	hash_for_each(cprof_mm_table, bkt, st, node) {
-		hash_del_rcu(&st->node);
-		kvfree_rcu(st, rcu);
-		cprof_mm_count--;
+		cprof_mm_drop(st);
 		return;
 	}
 }
@@ -712,14 +748,12 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	st->synced_at = jiffies;
 	st->retry_at = jiffies + min_t(unsigned long, CPROF_MAPS_RETRY,
 				       1UL << min(st->syncs, 8u));
-	if (old) {
-		hash_del_rcu(&old->node);
-		kvfree_rcu(old, rcu);
-		cprof_mm_count--;
-	} else if (cprof_mm_count >= CPROF_MAPS_MAX) {
+	if (old)
+		cprof_mm_drop(old);
+	else if (cprof_mm_count >= CPROF_MAPS_MAX)
 		cprof_mm_evict_one();
-	}
 	hash_add_rcu(cprof_mm_table, &st->node, (unsigned long)mm);
+	cprof_mm_changed();
 	cprof_mm_count++;
 	return done;
 }
@@ -839,11 +873,8 @@ void cprof_maps_reset(void)
 			put_pid(req.pid);
 		memset(q->recent, 0, sizeof(q->recent));
 	}
-	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node) {
-		hash_del_rcu(&st->node);
-		kvfree_rcu(st, rcu);
-	}
-	cprof_mm_count = 0;
+	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node)
+		cprof_mm_drop(st);
 	mutex_unlock(&cprof_maps_mutex);
 }
 

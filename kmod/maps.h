@@ -29,6 +29,7 @@ void cprof_maps_reset(void);
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
+unsigned long cprof_maps_epoch(void);
 const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
 						 u64 addr);
 bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,

@@ -296,9 +296,8 @@ fault:
 #define CPROF_USTACK_REDZONE	128UL
 
 /*
- * A mapping the walk looked up, with its file's table.  The view
- * points into RCU-protected data: it must not outlive the walk's
- * rcu_read_lock().
+ * A mapping a walk looked up, with its file's table.  The view points
+ * into RCU-protected data: see struct cprof_ufiles for how long it holds.
  */
 struct cprof_ufile {
 	unsigned long start;		/* the mapping: [start, end) */
@@ -309,18 +308,38 @@ struct cprof_ufile {
 };
 
 /*
- * Where a user walk is: the frame's ip, its stack pointer and rbp; and the
- * last two mappings the walk looked up, which the next frames are most
- * often in too (a program's frames, the C library's start code under
- * them, the program's _start under that).
+ * An address space's state (cprof_maps_of()) and the last two mappings
+ * looked up in it, which the next frames are most often in too (a
+ * program's frames, the C library's start code under them, the program's
+ * _start under that), and the next walk's frames too: a CPU keeps the
+ * last walk's (cprof_ufiles_here()).  What they point to holds while the
+ * epochs they were looked up at are the current ones (cprof_maps_epoch(),
+ * cprof_utable_epoch()), within an RCU read side.
+ */
+struct cprof_ufiles {
+	const struct mm_struct *mm;	/* the key, as cprof_maps_of()'s */
+	pid_t tgid;
+	u64 exec_id;
+	unsigned long maps_epoch;
+	unsigned long utab_epoch;
+	const struct cprof_mmstate *st;	/* NULL: none emitted */
+	unsigned int cur;
+	struct cprof_ufile file[2];	/* file[cur]: the last one used */
+};
+
+/* The last walk's lookups, for walks with interrupts disabled. */
+static DEFINE_PER_CPU(struct cprof_ufiles, cprof_ufiles);
+
+/*
+ * Where a user walk is: the frame's ip, its stack pointer and rbp, and
+ * the lookups of its address space.
  */
 struct cprof_uframe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
-	unsigned int cur;
-	struct cprof_ufile file[2];	/* file[cur]: the last one used; last */
+	struct cprof_ufiles *files;
 };
 
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
@@ -400,23 +419,22 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 }
 
 /*
- * The mapping holding @at with its file's table: one of the two @f keeps,
- * else looked up in @st in place of the one used less lately.  NULL when no
+ * The mapping holding @at with its file's table: one of the two @fs keeps,
+ * else looked up in @fs->st in place of the one used less lately.  NULL when no
  * emitted range of a file holds @at.
  */
-static const struct cprof_ufile *cprof_ufile_of(const struct cprof_mmstate *st,
-						struct cprof_uframe *f,
+static const struct cprof_ufile *cprof_ufile_of(struct cprof_ufiles *fs,
 						unsigned long at)
 {
 	const struct cprof_file_pos *pos;
 	struct cprof_ufile *u;
 
-	u = &f->file[f->cur];
+	u = &fs->file[fs->cur];
 	if (at >= u->start && at < u->end)
 		return u;
-	u = &f->file[!f->cur];
+	u = &fs->file[!fs->cur];
 	if (at < u->start || at >= u->end) {
-		pos = cprof_maps_file_pos(st, at);
+		pos = cprof_maps_file_pos(fs->st, at);
 		if (!pos)
 			return NULL;
 		u->start = pos->start;
@@ -424,7 +442,7 @@ static const struct cprof_ufile *cprof_ufile_of(const struct cprof_mmstate *st,
 		u->pgoff = pos->pgoff;
 		u->has_table = cprof_utable_get(pos, &u->table);
 	}
-	f->cur = !f->cur;
+	fs->cur = !fs->cur;
 	return u;
 }
 
@@ -549,7 +567,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
  */
 struct cprof_uwalk {
 	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
-	const struct cprof_mmstate *st;
+	const struct cprof_mmstate *st;	/* f.files->st, or NULL: none used */
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
 	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
@@ -560,7 +578,8 @@ struct cprof_uwalk {
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
 	bool done;
-	struct cprof_uframe f;		/* last: see cprof_uwalk_start() */
+	struct cprof_uframe f;
+	struct cprof_ufiles own;	/* last: see cprof_uwalk_start() */
 };
 
 /*
@@ -617,7 +636,7 @@ static void cprof_uwalk_python(struct cprof_uwalk *w,
 static const struct cprof_ufile *cprof_uwalk_file(struct cprof_uwalk *w,
 						  unsigned long at, bool again)
 {
-	const struct cprof_ufile *u = cprof_ufile_of(w->st, &w->f, at);
+	const struct cprof_ufile *u = cprof_ufile_of(w->f.files, at);
 
 	if (!u)
 		return NULL;
@@ -626,6 +645,7 @@ static const struct cprof_ufile *cprof_uwalk_file(struct cprof_uwalk *w,
 		w->mapped = w->nr;
 	if (!u->has_table)
 		return NULL;
+	cprof_utable_touch(&u->table);
 	if (w->py && u->table.py)
 		cprof_uwalk_python(w, u);
 	return u;
@@ -706,6 +726,46 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 }
 
 /*
+ * The lookups @w starts from: with interrupts disabled (the tick, the
+ * scheduler's hook), the ones this CPU's last walk left if they are of
+ * the same address space and still hold, else the walk's own, empty.
+ * Return: the address space's state, as cprof_maps_of().
+ */
+static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
+{
+	struct task_struct *tsk = w->tsk;
+	unsigned long maps_epoch = cprof_maps_epoch();
+	unsigned long utab_epoch = cprof_utable_epoch();
+	u64 exec_id = READ_ONCE(tsk->self_exec_id);
+	struct cprof_ufiles *fs;
+
+	if (irqs_disabled()) {
+		fs = this_cpu_ptr(&cprof_ufiles);
+		if (fs->mm == tsk->mm && fs->tgid == tsk->tgid &&
+		    fs->exec_id == exec_id && fs->maps_epoch == maps_epoch &&
+		    fs->utab_epoch == utab_epoch) {
+			w->f.files = fs;
+			return fs->st;
+		}
+	} else {
+		fs = &w->own;
+	}
+	fs->mm = tsk->mm;
+	fs->tgid = tsk->tgid;
+	fs->exec_id = exec_id;
+	fs->maps_epoch = maps_epoch;
+	fs->utab_epoch = utab_epoch;
+	fs->st = cprof_maps_of(tsk);
+	fs->cur = 0;
+	fs->file[0].start = 0;
+	fs->file[0].end = 0;
+	fs->file[1].start = 0;
+	fs->file[1].end = 0;
+	w->f.files = fs;
+	return fs->st;
+}
+
+/*
  * At the interrupted frame; the caller has disabled page faults and holds
  * the RCU read lock.
  */
@@ -717,15 +777,10 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	unsigned int hints;
 
 	/*
-	 * Everything but the two files' table views, which no step reads
-	 * before it fills them (their bounds say they are empty): zeroing
-	 * 200 bytes more each tick costs, under emulation above all.
+	 * Everything but the lookups, set up by cprof_uwalk_files() if used:
+	 * zeroing 200 bytes more each tick costs, under emulation above all.
 	 */
-	memset(w, 0, offsetof(struct cprof_uwalk, f.file));
-	w->f.file[0].start = 0;
-	w->f.file[0].end = 0;
-	w->f.file[1].start = 0;
-	w->f.file[1].end = 0;
+	memset(w, 0, offsetof(struct cprof_uwalk, own));
 	w->f.ip = uregs->ip;
 	w->f.sp = uregs->sp;
 	w->f.fp = uregs->bp;
@@ -749,7 +804,7 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 		return;
 	hints = cprof_utable_hints();
 	if (hints & CPROF_UHINT_ANY) {
-		w->st = cprof_maps_of(tsk);
+		w->st = cprof_uwalk_files(w);
 		if (py && (hints & CPROF_UHINT_PYTHON))
 			w->py = py;
 		/* a table may be on its way */
@@ -794,7 +849,7 @@ int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
 		      int *mapped)
 {
-	/* set up by cprof_uwalk_start(), which leaves the table views be */
+	/* set up by cprof_uwalk_start(), which leaves own be */
 	struct cprof_uwalk w __uninitialized;
 	int n = 0;
 

@@ -93,6 +93,7 @@ static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
+static unsigned long cprof_utab_epoch;	/* cprof_utable_epoch() */
 static unsigned long cprof_utab_busy_until;	/* jiffies: CPROF_UTABLE_BUSY */
 
 #define CPROF_UTAB_BUSY_MAX	(60 * HZ)	/* a loader that died busy */
@@ -168,6 +169,22 @@ bool cprof_utable_compiling(void)
 }
 
 /**
+ * cprof_utable_epoch() - a count of the tables loaded, replaced and dropped
+ *
+ * What cprof_utable_get() finds stays the same while this does; a table
+ * is counted out before it is passed to kvfree_rcu().  So a view kept
+ * from an earlier RCU read side may be used in a later one that reads the
+ * same count: the table is not freed before that one ends.
+ *
+ * Context: inside rcu_read_lock(), to keep views as above.
+ * Return: the count.
+ */
+unsigned long cprof_utable_epoch(void)
+{
+	return READ_ONCE(cprof_utab_epoch);
+}
+
+/**
  * cprof_utable_get() - the table of a file
  * @pos: the file (device in new_encode_dev() form, inode, size, mtime)
  * @v: filled in with what a lookup needs, so that the walk's later lookups
@@ -180,13 +197,11 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v)
 {
 	struct cprof_utab *t = cprof_utab_lookup(pos->dev, pos->ino);
-	unsigned long now = jiffies;
 
 	if (!t || t->size != pos->size || t->mtime_ns != pos->mtime_ns)
 		return false;
-	/* the eviction's clock: a store a jiffy at most, not one a frame */
-	if (READ_ONCE(t->used) != now)
-		WRITE_ONCE(t->used, now);
+	v->used = &t->used;
+	cprof_utable_touch(v);
 	v->ent = t->ent;
 	v->page = t->page;
 	v->rule = t->rule;
@@ -246,10 +261,15 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 	return 0;
 }
 
-/* Count @t in or out (@n 1 or -1) of the tables' totals; under the mutex. */
+/*
+ * Count @t in (@n 1: hashed) or out (-1: unhashed, not yet passed to
+ * kvfree_rcu()) of the tables' totals and cprof_utable_epoch(); under the
+ * mutex.
+ */
 static void cprof_utab_account(const struct cprof_utab *t, int n)
 {
 	lockdep_assert_held(&cprof_utab_mutex);
+	WRITE_ONCE(cprof_utab_epoch, cprof_utab_epoch + 1);
 	WRITE_ONCE(cprof_utab_count, cprof_utab_count + n);
 	if (t->python)
 		WRITE_ONCE(cprof_utab_python, cprof_utab_python + n);
@@ -526,12 +546,7 @@ void cprof_utable_exit(void)
 	int bkt;
 
 	mutex_lock(&cprof_utab_mutex);
-	hash_for_each_safe(cprof_utab_table, bkt, tmp, t, node) {
-		hash_del_rcu(&t->node);
-		kvfree_rcu(t, rcu);
-	}
-	WRITE_ONCE(cprof_utab_count, 0);
-	WRITE_ONCE(cprof_utab_python, 0);
-	cprof_utab_bytes = 0;
+	hash_for_each_safe(cprof_utab_table, bkt, tmp, t, node)
+		cprof_utab_drop(t);
 	mutex_unlock(&cprof_utab_mutex);
 }

@@ -4,6 +4,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/jiffies.h>
 #include <linux/types.h>
 
 #include "cprof_format.h"
@@ -33,6 +34,7 @@ struct cprof_utable_view {
 	u32 first;		/* the first row's offset */
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
 	const struct cprof_upy *py;	/* CPROF_UTABLE_PY's, else NULL */
+	unsigned long *used;	/* the eviction's clock: cprof_utable_touch() */
 };
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
@@ -45,10 +47,26 @@ void cprof_utable_show(struct seq_file *m);
 unsigned int cprof_utable_hints(void);
 void cprof_utable_loader(bool open);
 bool cprof_utable_compiling(void);
+unsigned long cprof_utable_epoch(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
+
+/**
+ * cprof_utable_touch() - a walk uses the table: not the least recently used
+ * @v: from cprof_utable_get(), in this RCU read side or one kept as
+ *	cprof_utable_epoch() says
+ *
+ * A store a jiffy at most, not one a frame.
+ */
+static inline void cprof_utable_touch(const struct cprof_utable_view *v)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(*v->used) != now)
+		WRITE_ONCE(*v->used, now);
+}
 
 /**
  * cprof_utable_row() - the row for offset @off of a table's file
