@@ -133,7 +133,8 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 static void cprof_mm_changed(void)
 {
 	lockdep_assert_held(&cprof_maps_mutex);
-	WRITE_ONCE(cprof_mm_epoch, cprof_mm_epoch + 1);
+	/* after the hash change (cprof_maps_epoch()) */
+	smp_store_release(&cprof_mm_epoch, cprof_mm_epoch + 1);
 }
 
 /* Unhash @st and free it once the ticks are done with it; under the mutex. */
@@ -191,12 +192,14 @@ const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
  * reads the same count: what it points to is not freed before that one
  * ends.
  *
- * Context: inside rcu_read_lock(), to keep results by it as above.
+ * Context: inside rcu_read_lock(), before the lookups whose results are
+ * kept by it.
  * Return: the count.
  */
 unsigned long cprof_maps_epoch(void)
 {
-	return READ_ONCE(cprof_mm_epoch);
+	/* before the lookups it vouches for */
+	return smp_load_acquire(&cprof_mm_epoch);
 }
 
 /**

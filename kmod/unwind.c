@@ -31,6 +31,8 @@
  */
 #include <linux/cpu.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
@@ -312,9 +314,9 @@ struct cprof_ufile {
  * looked up in it, which the next frames are most often in too (a
  * program's frames, the C library's start code under them, the program's
  * _start under that), and the next walk's frames too: a CPU keeps the
- * last walk's (cprof_ufiles_here()).  What they point to holds while the
- * epochs they were looked up at are the current ones (cprof_maps_epoch(),
- * cprof_utable_epoch()), within an RCU read side.
+ * last walk's (cprof_uwalk_files()).  What they point to holds while the
+ * epochs read before they were looked up are the current ones
+ * (cprof_maps_epoch(), cprof_utable_epoch()), within an RCU read side.
  */
 struct cprof_ufiles {
 	const struct mm_struct *mm;	/* the key, as cprof_maps_of()'s */
@@ -567,7 +569,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
  */
 struct cprof_uwalk {
 	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
-	const struct cprof_mmstate *st;	/* f.files->st, or NULL: none used */
+	const struct cprof_mmstate *st;	/* f.files->st; NULL: no lookups */
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
 	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
@@ -645,7 +647,6 @@ static const struct cprof_ufile *cprof_uwalk_file(struct cprof_uwalk *w,
 		w->mapped = w->nr;
 	if (!u->has_table)
 		return NULL;
-	cprof_utable_touch(&u->table);
 	if (w->py && u->table.py)
 		cprof_uwalk_python(w, u);
 	return u;
@@ -727,8 +728,11 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 
 /*
  * The lookups @w starts from: with interrupts disabled (the tick, the
- * scheduler's hook), the ones this CPU's last walk left if they are of
- * the same address space and still hold, else the walk's own, empty.
+ * scheduler's hook, a snapshot's interrupt: no two at once on a CPU),
+ * the ones this CPU's last walk left if they are of the same address
+ * space and still hold, the two files' tables then marked used; else
+ * empty ones, the walk's own in process context.  The epochs are read
+ * first: a change during the lookups voids them for the next walk.
  * Return: the address space's state, as cprof_maps_of().
  */
 static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
@@ -739,11 +743,15 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
 	struct cprof_ufiles *fs;
 
-	if (irqs_disabled()) {
+	if (irqs_disabled() && !in_nmi()) {
 		fs = this_cpu_ptr(&cprof_ufiles);
 		if (fs->mm == tsk->mm && fs->tgid == tsk->tgid &&
 		    fs->exec_id == exec_id && fs->maps_epoch == maps_epoch &&
 		    fs->utab_epoch == utab_epoch) {
+			if (fs->file[0].end && fs->file[0].has_table)
+				cprof_utable_touch(&fs->file[0].table);
+			if (fs->file[1].end && fs->file[1].has_table)
+				cprof_utable_touch(&fs->file[1].table);
 			w->f.files = fs;
 			return fs->st;
 		}

@@ -29,7 +29,7 @@
  * The memory for tables is bounded by the ctl setting unwind_mb, their
  * number by CPROF_UTABLE_MAX (which keeps the hash chains short: the tick
  * walks one per frame).  A table that does not fit makes room by evicting
- * the least recently used tables: each notes the jiffy a tick last found
+ * the least recently used tables: each notes the jiffy a walk last used
  * it (or it was loaded), so a table of a file no tick walks any more, or
  * of a file rewritten in place (its size or mtime no longer match), goes
  * first.  Only a table larger than unwind_mb by itself is refused
@@ -78,7 +78,7 @@ struct cprof_utab {
 	u32 first;			/* the first row's offset */
 	bool frame_pointers;		/* CPROF_UTABLE_FP */
 	bool python;			/* CPROF_UTABLE_PY: py is set */
-	unsigned long used;		/* jiffies: last found by a tick */
+	unsigned long used;		/* jiffies: last used by a walk */
 	struct cprof_upy py;
 	size_t bytes;
 	u32 *page;
@@ -176,21 +176,26 @@ bool cprof_utable_compiling(void)
  * from an earlier RCU read side may be used in a later one that reads the
  * same count: the table is not freed before that one ends.
  *
- * Context: inside rcu_read_lock(), to keep views as above.
+ * Context: inside rcu_read_lock(), before the lookups whose views are kept
+ * by it.
  * Return: the count.
  */
 unsigned long cprof_utable_epoch(void)
 {
-	return READ_ONCE(cprof_utab_epoch);
+	/* before the lookups it vouches for */
+	return smp_load_acquire(&cprof_utab_epoch);
 }
 
 /**
  * cprof_utable_get() - the table of a file
  * @pos: the file (device in new_encode_dev() form, inode, size, mtime)
- * @v: filled in with what a lookup needs, so that the walk's later lookups
- *	in the same file touch only the rows
+ * @v: filled in with what a lookup needs, so that later lookups in the
+ *	same file read only the rows
  *
- * Context: inside rcu_read_lock(), which keeps @v valid.
+ * Marks the table used now (cprof_utable_touch()).
+ *
+ * Context: inside rcu_read_lock(), which keeps @v valid; or later ones, as
+ * cprof_utable_epoch() says.
  * Return: false when there is no table of that very file.
  */
 bool cprof_utable_get(const struct cprof_file_pos *pos,
@@ -269,7 +274,8 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 static void cprof_utab_account(const struct cprof_utab *t, int n)
 {
 	lockdep_assert_held(&cprof_utab_mutex);
-	WRITE_ONCE(cprof_utab_epoch, cprof_utab_epoch + 1);
+	/* after the hash change (cprof_utable_epoch()) */
+	smp_store_release(&cprof_utab_epoch, cprof_utab_epoch + 1);
 	WRITE_ONCE(cprof_utab_count, cprof_utab_count + n);
 	if (t->python)
 		WRITE_ONCE(cprof_utab_python, cprof_utab_python + n);

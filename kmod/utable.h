@@ -34,7 +34,7 @@ struct cprof_utable_view {
 	u32 first;		/* the first row's offset */
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
 	const struct cprof_upy *py;	/* CPROF_UTABLE_PY's, else NULL */
-	unsigned long *used;	/* the eviction's clock: cprof_utable_touch() */
+	unsigned long *used;	/* the eviction's clock */
 };
 
 ssize_t cprof_utable_write(const char __user *buf, size_t count);
@@ -76,7 +76,7 @@ static inline void cprof_utable_touch(const struct cprof_utable_view *v)
  *
  * Inline: the tick looks up a row for each frame it steps by a table.
  *
- * Context: as cprof_utable_get().
+ * Context: where @v holds (cprof_utable_get()).
  * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
  */
 static inline bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
