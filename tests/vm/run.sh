@@ -14,6 +14,13 @@
 #                     linux-image-6.12-amd64 and their PREEMPT_RT flavours).
 #   --cpu MODEL       QEMU's CPU model under TCG (default: $CPROF_VM_CPU, else
 #                     max; a debug kernel wants qemu64)
+#   --icount SHIFT    TCG counts instructions: the guest's clocks advance
+#                     2^SHIFT ns per instruction, whatever the host does
+#                     (-icount), so durations the guest measures count
+#                     instructions and do not vary with the host's load;
+#                     ONE CPU (QEMU's x86 guests hang bringing up a second
+#                     one under -icount).  For benchmarks (make bench
+#                     BENCH_ICOUNT=0); default: $CPROF_VM_ICOUNT, else off
 #   --test-timeout S  per-test limit inside the guest (default 180; a test can
 #                     set its own with a "# vm-timeout: S" line)
 #   --timeout S       host-side limit for a whole boot (default: $CPROF_VM_TIMEOUT,
@@ -43,8 +50,9 @@
 # kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
 # build/KVER/src, so builds for different kernels never clash), build or
 # reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
-# tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs,
-# 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1 and -no-reboot.
+# tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs
+# (1 with --icount), 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1
+# and -no-reboot.
 # The guest mounts the host's / read-only over 9p and switches root to it, so the
 # tests run with the host's tools and this very checkout.
 #
@@ -93,6 +101,7 @@ build=$REPO/build
 kernels=()
 tests=()
 cpu_model=${CPROF_VM_CPU:-max}
+icount=${CPROF_VM_ICOUNT:-}
 boot_stall=${CPROF_BOOT_STALL:-90}
 test_timeout=180
 host_timeout=${CPROF_VM_TIMEOUT:-}
@@ -121,6 +130,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel) [[ $# -ge 2 ]] || usage; kernels+=("$2"); shift 2 ;;
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
 	--cpu) [[ $# -ge 2 ]] || usage; cpu_model=$2; shift 2 ;;
+	--icount) [[ $# -ge 2 ]] || usage; icount=$2; shift 2 ;;
 	--test-timeout)
 		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
 		test_timeout=$2
@@ -387,9 +397,15 @@ initramfs() {
 # KVM only if it really runs a guest: /dev/kvm can exist and still hang or
 # fail.  The answer is kept in build/vm/kvm for this host kernel.
 accel=
+smp=2
 pick_accel() {
 	local kver=$1 initrd=$2 key answer=no out
 	[[ -z $accel ]] || return 0
+	if [[ -n $icount ]]; then
+		accel="-accel tcg,thread=single -cpu $cpu_model -icount shift=$icount,sleep=off"
+		smp=1
+		return 0
+	fi
 	accel="-accel tcg,thread=multi -cpu $cpu_model"
 	[[ -w /dev/kvm ]] || return 0
 	key="$(uname -r) $(stat -c %i /dev/kvm)"
@@ -539,7 +555,7 @@ vm_start() {
 	# shellcheck disable=SC2086 # $accel is a list of options
 	qemu-system-x86_64 \
 		-nodefaults -display none -no-reboot -monitor none \
-		$accel -smp 2 -m 2G \
+		$accel -smp $smp -m 2G \
 		-kernel "${k_image[$kver]}" -initrd "$initrd" -append "$append" \
 		-serial "file:$res/console.log" -serial "file:$res/status" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
