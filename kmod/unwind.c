@@ -30,6 +30,8 @@
  * memory, harmlessly.
  */
 #include <linux/cpu.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -309,13 +311,22 @@ struct cprof_ufile {
 	bool has_table;
 };
 
+/* Rows a walk's lookups keep, by return address (at: 0 for none). */
+#define CPROF_UROWS	8
+
+struct cprof_urow_memo {
+	unsigned long at;
+	struct cprof_urow row;
+};
+
 /*
  * An address space's state (cprof_maps_of()) and the last two mappings
  * looked up in it, which the next frames are most often in too (a
  * program's frames, the C library's start code under them, the program's
  * _start under that), and the next walk's frames too: a CPU keeps the
- * last walk's (cprof_uwalk_files()).  What they point to holds while the
- * epochs read before they were looked up are the current ones
+ * last walk's (cprof_uwalk_files()), with the rows found for return
+ * addresses.  What they point to, and the rows, hold while the epochs
+ * read before they were looked up are the current ones
  * (cprof_maps_epoch(), cprof_utable_epoch()), within an RCU read side.
  */
 struct cprof_ufiles {
@@ -327,6 +338,7 @@ struct cprof_ufiles {
 	const struct cprof_mmstate *st;	/* NULL: none emitted */
 	unsigned int cur;
 	struct cprof_ufile file[2];	/* file[cur]: the last one used */
+	struct cprof_urow_memo rows[CPROF_UROWS];	/* cprof_ufile_row() */
 };
 
 /* The last walk's lookups, for walks with interrupts disabled. */
@@ -449,22 +461,46 @@ static const struct cprof_ufile *cprof_ufile_of(struct cprof_ufiles *fs,
 }
 
 /*
- * One step by @u, the unwind table of @f->ip's file, from @at: @f->ip in
- * the interrupted frame, else @f->ip - 1 (@f->ip is a return address: its
- * call is just before it, and may be a function's last instruction).
- * @regs: the interrupted registers, if @f is their frame and they are all
- * as the code left them (not a system call's); else NULL.  The caller has
- * page faults disabled and holds the RCU read lock that keeps @u's table.
+ * The row of @u's table for @at, which @u's mapping holds: @ret, a return
+ * address less one, is looked up in @fs's rows first (a stack's callers
+ * are the same few from one tick to the next), and kept there.
+ * Return: false when no row covers @at with a rule.
  */
-static enum cprof_step cprof_table_step(const struct cprof_ufile *u,
+static bool cprof_ufile_row(struct cprof_ufiles *fs,
+			    const struct cprof_ufile *u, unsigned long at,
+			    bool ret, struct cprof_urow *row)
+{
+	struct cprof_urow_memo *m;
+
+	if (!ret)
+		return cprof_utable_row(&u->table, at - u->start + u->pgoff,
+					row);
+	m = &fs->rows[hash_long(at, ilog2(CPROF_UROWS))];
+	if (m->at != at) {
+		if (!cprof_utable_row(&u->table, at - u->start + u->pgoff,
+				      &m->row))
+			m->row.cfa_base = CPROF_CFA_NONE;
+		m->at = at;
+	}
+	*row = m->row;
+	return row->cfa_base != CPROF_CFA_NONE;
+}
+
+/*
+ * One step by @row, the unwind table's row for @f->ip: for @f->ip itself
+ * in the interrupted frame, else for @f->ip - 1 (@f->ip is a return
+ * address: its call is just before it, and may be a function's last
+ * instruction).  @regs: the interrupted registers, if @f is their frame
+ * and they are all as the code left them (not a system call's); else
+ * NULL.  The caller has page faults disabled.
+ */
+static enum cprof_step cprof_table_step(const struct cprof_urow *rowp,
 					struct cprof_uframe *f,
-					unsigned long at, struct pt_regs *regs)
+					struct pt_regs *regs)
 {
 	unsigned long addr, cfa, fp = f->fp;
-	struct cprof_urow row;
+	const struct cprof_urow row = *rowp;
 
-	if (!cprof_utable_row(&u->table, at - u->start + u->pgoff, &row))
-		return CPROF_STEP_NONE;
 	switch (row.cfa_base) {
 	case CPROF_CFA_SP:
 		cfa = f->sp + row.cfa_off;
@@ -666,6 +702,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 	const struct cprof_ufile *u = NULL;
 	enum cprof_step step = CPROF_STEP_NONE;
 	bool first = w->first, again = false;
+	struct cprof_urow row;
 
 	w->first = false;
 	w->wrapper_caller = 0;
@@ -677,8 +714,9 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		at = first ? w->f.ip : w->f.ip - 1;
 		if (w->st)
 			u = cprof_uwalk_file(w, at, again);
-		if (u && (first || !u->table.frame_pointers))
-			step = cprof_table_step(u, &w->f, at,
+		if (u && (first || !u->table.frame_pointers) &&
+		    cprof_ufile_row(w->f.files, u, at, !first, &row))
+			step = cprof_table_step(&row, &w->f,
 						first ? w->regs : NULL);
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
@@ -769,6 +807,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	fs->file[0].end = 0;
 	fs->file[1].start = 0;
 	fs->file[1].end = 0;
+	memset(fs->rows, 0, sizeof(fs->rows));
 	w->f.files = fs;
 	return fs->st;
 }
