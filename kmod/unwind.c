@@ -31,7 +31,6 @@
  */
 #include <linux/cpu.h>
 #include <linux/hash.h>
-#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -311,11 +310,17 @@ struct cprof_ufile {
 	bool has_table;
 };
 
-/* Rows a walk's lookups keep, by return address (at: 0 for none). */
-#define CPROF_UROWS	8
+/*
+ * The rows a CPU keeps, by return address less one: direct-mapped by a
+ * hash of it, a slot good while its gen is the lookups' (struct
+ * cprof_ufiles).
+ */
+#define CPROF_UROWS_BITS	5
+#define CPROF_UROWS		BIT(CPROF_UROWS_BITS)
 
 struct cprof_urow_memo {
 	unsigned long at;
+	unsigned long gen;
 	struct cprof_urow row;
 };
 
@@ -338,11 +343,17 @@ struct cprof_ufiles {
 	const struct cprof_mmstate *st;	/* NULL: none emitted */
 	unsigned int cur;
 	struct cprof_ufile file[2];	/* file[cur]: the last one used */
-	struct cprof_urow_memo rows[CPROF_UROWS];	/* cprof_ufile_row() */
+	unsigned long gen;		/* a count of the lookups reset */
+	struct cprof_urow_memo *rows;	/* CPROF_UROWS; NULL: none kept */
 };
 
-/* The last walk's lookups, for walks with interrupts disabled. */
-static DEFINE_PER_CPU(struct cprof_ufiles, cprof_ufiles);
+/* The last walk's lookups and rows, for walks with interrupts disabled. */
+struct cprof_ucpu {
+	struct cprof_ufiles files;
+	struct cprof_urow_memo rows[CPROF_UROWS];
+};
+
+static DEFINE_PER_CPU(struct cprof_ucpu, cprof_ucpu);
 
 /*
  * Where a user walk is: the frame's ip, its stack pointer and rbp, and
@@ -461,26 +472,28 @@ static const struct cprof_ufile *cprof_ufile_of(struct cprof_ufiles *fs,
 }
 
 /*
- * The row of @u's table for @at, which @u's mapping holds: @ret, a return
- * address less one, is looked up in @fs's rows first (a stack's callers
- * are the same few from one tick to the next), and kept there.
- * Return: false when no row covers @at with a rule.
+ * The row of @u's table for @at, which @u's mapping holds, into @row.
+ * With @keep (@at is a return address less one: a stack's callers are the
+ * same few from one tick to the next), looked up in @fs's rows first, and
+ * kept there, if @fs keeps rows.
+ * Return: false when no row covers @at with a rule (@row is not filled).
  */
 static bool cprof_ufile_row(struct cprof_ufiles *fs,
 			    const struct cprof_ufile *u, unsigned long at,
-			    bool ret, struct cprof_urow *row)
+			    bool keep, struct cprof_urow *row)
 {
 	struct cprof_urow_memo *m;
 
-	if (!ret)
+	if (!keep || !fs->rows)
 		return cprof_utable_row(&u->table, at - u->start + u->pgoff,
 					row);
-	m = &fs->rows[hash_long(at, ilog2(CPROF_UROWS))];
-	if (m->at != at) {
+	m = &fs->rows[hash_long(at, CPROF_UROWS_BITS)];
+	if (m->at != at || m->gen != fs->gen) {
 		if (!cprof_utable_row(&u->table, at - u->start + u->pgoff,
 				      &m->row))
 			m->row.cfa_base = CPROF_CFA_NONE;
 		m->at = at;
+		m->gen = fs->gen;
 	}
 	*row = m->row;
 	return row->cfa_base != CPROF_CFA_NONE;
@@ -494,19 +507,18 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
  * and they are all as the code left them (not a system call's); else
  * NULL.  The caller has page faults disabled.
  */
-static enum cprof_step cprof_table_step(const struct cprof_urow *rowp,
+static enum cprof_step cprof_table_step(const struct cprof_urow *row,
 					struct cprof_uframe *f,
 					struct pt_regs *regs)
 {
 	unsigned long addr, cfa, fp = f->fp;
-	const struct cprof_urow row = *rowp;
 
-	switch (row.cfa_base) {
+	switch (row->cfa_base) {
 	case CPROF_CFA_SP:
-		cfa = f->sp + row.cfa_off;
+		cfa = f->sp + row->cfa_off;
 		break;
 	case CPROF_CFA_FP:
-		cfa = f->fp + row.cfa_off;
+		cfa = f->fp + row->cfa_off;
 		break;
 	case CPROF_CFA_PLT:
 		/* ld's PLT entries: 16 bytes, the push after the 11th. */
@@ -515,18 +527,18 @@ static enum cprof_step cprof_table_step(const struct cprof_urow *rowp,
 	case CPROF_CFA_SP_DEREF:
 	case CPROF_CFA_FP_DEREF:
 		/* The stack was realigned; the CFA was saved in the frame. */
-		addr = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
-		if (!cprof_read_stack(f, addr + CPROF_CFA_LO(row.cfa_off),
+		addr = row->cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
+		if (!cprof_read_stack(f, addr + CPROF_CFA_LO(row->cfa_off),
 				      &cfa))
 			return CPROF_STEP_BAD;
-		cfa += CPROF_CFA_HI(row.cfa_off);
+		cfa += CPROF_CFA_HI(row->cfa_off);
 		break;
 	case CPROF_CFA_REG:
 		/* The interrupted frame's registers only. */
 		if (!regs ||
-		    !cprof_dwarf_reg(regs, CPROF_CFA_HI(row.cfa_off), &cfa))
+		    !cprof_dwarf_reg(regs, CPROF_CFA_HI(row->cfa_off), &cfa))
 			return CPROF_STEP_NONE;
-		cfa += CPROF_CFA_LO(row.cfa_off);
+		cfa += CPROF_CFA_LO(row->cfa_off);
 		break;
 	case CPROF_CFA_END:
 		return CPROF_STEP_END;
@@ -543,13 +555,13 @@ static enum cprof_step cprof_table_step(const struct cprof_urow *rowp,
 	    cfa - f->base > CPROF_USTACK_SPAN)
 		return CPROF_STEP_BAD;
 	/* The caller's rbp saved beside the return address: both at once. */
-	if (row.fp_rule == CPROF_FP_AT) {
-		if (!cprof_read_words(cfa + row.fp_off, &fp,
+	if (row->fp_rule == CPROF_FP_AT) {
+		if (!cprof_read_words(cfa + row->fp_off, &fp,
 				      cfa - sizeof(long), &f->ip))
 			return CPROF_STEP_BAD;
 	} else {
-		if (row.fp_rule == CPROF_FP_AT_FP &&
-		    !cprof_read_stack(f, f->fp + row.fp_off, &fp))
+		if (row->fp_rule == CPROF_FP_AT_FP &&
+		    !cprof_read_stack(f, f->fp + row->fp_off, &fp))
 			return CPROF_STEP_BAD;
 		if (!cprof_read_word(cfa - sizeof(long), &f->ip))
 			return CPROF_STEP_BAD;
@@ -769,8 +781,9 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
  * scheduler's hook, a snapshot's interrupt: no two at once on a CPU),
  * the ones this CPU's last walk left if they are of the same address
  * space and still hold, the two files' tables then marked used; else
- * empty ones, the walk's own in process context.  The epochs are read
- * first: a change during the lookups voids them for the next walk.
+ * empty ones (the walk's own in process context, which keep no rows).
+ * The epochs are read first: a change during the lookups voids them for
+ * the next walk.
  * Return: the address space's state, as cprof_maps_of().
  */
 static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
@@ -780,9 +793,11 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	unsigned long utab_epoch = cprof_utable_epoch();
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
 	struct cprof_ufiles *fs;
+	struct cprof_ucpu *c;
 
 	if (irqs_disabled() && !in_nmi()) {
-		fs = this_cpu_ptr(&cprof_ufiles);
+		c = this_cpu_ptr(&cprof_ucpu);
+		fs = &c->files;
 		if (fs->mm == tsk->mm && fs->tgid == tsk->tgid &&
 		    fs->exec_id == exec_id && fs->maps_epoch == maps_epoch &&
 		    fs->utab_epoch == utab_epoch) {
@@ -793,8 +808,11 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 			w->f.files = fs;
 			return fs->st;
 		}
+		fs->rows = c->rows;
+		fs->gen++;	/* the rows kept go with the rest */
 	} else {
 		fs = &w->own;
+		fs->rows = NULL;
 	}
 	fs->mm = tsk->mm;
 	fs->tgid = tsk->tgid;
@@ -807,7 +825,6 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	fs->file[0].end = 0;
 	fs->file[1].start = 0;
 	fs->file[1].end = 0;
-	memset(fs->rows, 0, sizeof(fs->rows));
 	w->f.files = fs;
 	return fs->st;
 }
@@ -825,7 +842,8 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 
 	/*
 	 * Everything but the lookups, set up by cprof_uwalk_files() if used:
-	 * zeroing 200 bytes more each tick costs, under emulation above all.
+	 * zeroing hundreds of bytes more each tick costs, under emulation
+	 * above all.
 	 */
 	memset(w, 0, offsetof(struct cprof_uwalk, own));
 	w->f.ip = uregs->ip;
