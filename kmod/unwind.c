@@ -29,6 +29,7 @@
  * where they are not (exec replacing the mm) reads the old address space's
  * memory, harmlessly.
  */
+#include <linux/bits.h>
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/module.h>
