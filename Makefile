@@ -41,6 +41,8 @@ BENCH_WORKLOADS ?= cpuburn fpburn
 # Set (to a shift, 0: 1 ns an instruction): the VM's clocks count
 # instructions (tests/vm/run.sh --icount), timings free of the host's load.
 BENCH_ICOUNT ?=
+# The VM's CPUs (tests/vm/run.sh --cpus; empty: its default, 2).
+BENCH_CPUS ?=
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
 	check check-debug demo bench workloads fuzz lint
@@ -97,7 +99,7 @@ bench: workloads
 			$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
 		done; \
 	done
-	CPROF_VM_KERNELS="$(BENCH_KERNELS)" CPROF_VM_ICOUNT="$(BENCH_ICOUNT)" tests/vm/run.sh '$(BENCH_TESTS)'
+	CPROF_VM_KERNELS="$(BENCH_KERNELS)" CPROF_VM_ICOUNT="$(BENCH_ICOUNT)" CPROF_VM_CPUS="$(BENCH_CPUS)" tests/vm/run.sh '$(BENCH_TESTS)'
 	@set -- build/vm-results/*/b_perf/results; \
 	if [ -e "$$1" ]; then tests/bench/report.sh "$$@"; \
 	else echo "bench: no b_perf results (BENCH_TESTS='$(BENCH_TESTS)'): the figures are in build/vm-results/*/b_*.log"; fi

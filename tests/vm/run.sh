@@ -14,6 +14,9 @@
 #                     linux-image-6.12-amd64 and their PREEMPT_RT flavours).
 #   --cpu MODEL       QEMU's CPU model under TCG (default: $CPROF_VM_CPU, else
 #                     max; a debug kernel wants qemu64)
+#   --cpus N          the guest's CPUs (default: $CPROF_VM_CPUS, else 2); 1
+#                     leaves a 2-core host a core for itself, which steadies
+#                     timings (benchmarks: make bench BENCH_CPUS=1)
 #   --icount SHIFT    TCG counts instructions: the guest's clocks advance
 #                     2^SHIFT ns per instruction, whatever the host does
 #                     (-icount), so durations the guest measures count
@@ -51,7 +54,7 @@
 # build/KVER/src, so builds for different kernels never clash), build or
 # reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
 # tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs
-# (1 with --icount), 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1
+# (--cpus; 1 with --icount), 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1
 # and -no-reboot.
 # The guest mounts the host's / read-only over 9p and switches root to it, so the
 # tests run with the host's tools and this very checkout.
@@ -102,6 +105,7 @@ kernels=()
 tests=()
 cpu_model=${CPROF_VM_CPU:-max}
 icount=${CPROF_VM_ICOUNT:-}
+smp=${CPROF_VM_CPUS:-2}
 boot_stall=${CPROF_BOOT_STALL:-90}
 test_timeout=180
 host_timeout=${CPROF_VM_TIMEOUT:-}
@@ -131,6 +135,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
 	--cpu) [[ $# -ge 2 ]] || usage; cpu_model=$2; shift 2 ;;
 	--icount) [[ $# -ge 2 ]] || usage; icount=$2; shift 2 ;;
+	--cpus) [[ $# -ge 2 ]] || usage; smp=$2; shift 2 ;;
 	--test-timeout)
 		{ [[ $# -ge 2 ]] && is_uint "$2"; } || usage
 		test_timeout=$2
@@ -159,6 +164,8 @@ done
 [[ $deadline == 0 ]] || is_uint "$deadline" || die "CPROF_DEADLINE must be seconds since the epoch"
 is_uint "$boot_stall" || die "CPROF_BOOT_STALL must be a number of seconds"
 [[ $cpu_model =~ ^[A-Za-z0-9_.,+=-]+$ ]] || die "bad CPU model '$cpu_model'"
+[[ $smp =~ ^[1-8]$ ]] || die "--cpus (CPROF_VM_CPUS) must be 1 to 8, not '$smp'"
+[[ -z $icount || $icount =~ ^([0-9]|10)$ ]] || die "--icount (CPROF_VM_ICOUNT) must be a shift, 0 to 10, not '$icount'"
 if [[ ${#kernels[@]} -eq 0 ]]; then
 	read -r -a kernels <<<"${CPROF_VM_KERNELS:-6.1 6.12 6.1-rt 6.12-rt}"
 fi
@@ -397,7 +404,6 @@ initramfs() {
 # KVM only if it really runs a guest: /dev/kvm can exist and still hang or
 # fail.  The answer is kept in build/vm/kvm for this host kernel.
 accel=
-smp=2
 pick_accel() {
 	local kver=$1 initrd=$2 key answer=no out
 	[[ -z $accel ]] || return 0
