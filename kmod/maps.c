@@ -101,7 +101,7 @@ static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
 static DEFINE_HASHTABLE(cprof_mm_table, 10);
 static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
-static unsigned long cprof_mm_epoch;	/* cprof_maps_epoch() */
+unsigned long cprof_mm_epoch;		/* cprof_maps_epoch() */
 static char *cprof_maps_page;		/* paths and ELF notes */
 
 /* One entry of the mapping list taken under the mmap lock. */
@@ -180,26 +180,6 @@ const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 {
 	return cprof_mm_lookup(tsk->mm, tsk->tgid,
 			       READ_ONCE(tsk->self_exec_id));
-}
-
-/**
- * cprof_maps_epoch() - a count of the changes to the emitted ranges
- *
- * What cprof_maps_of() returns for a task, and what cprof_maps_file_pos()
- * then does, stays the same while this does; a change is counted before
- * the state it unhashed is passed to kvfree_rcu().  So a lookup's result
- * kept from an earlier RCU read side may be used in a later one that
- * reads the same count: what it points to is not freed before that one
- * ends.
- *
- * Context: inside rcu_read_lock(), before the lookups whose results are
- * kept by it.
- * Return: the count.
- */
-unsigned long cprof_maps_epoch(void)
-{
-	/* before the lookups it vouches for */
-	return smp_load_acquire(&cprof_mm_epoch);
 }
 
 /**

@@ -3,6 +3,7 @@
 #define CPROF_MAPS_H
 
 #include <linux/types.h>
+#include <asm/barrier.h>
 
 struct cprof_mmstate;
 struct mm_struct;
@@ -29,7 +30,29 @@ void cprof_maps_reset(void);
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
-unsigned long cprof_maps_epoch(void);
+
+extern unsigned long cprof_mm_epoch;	/* maps.c's, for the inline below */
+
+/**
+ * cprof_maps_epoch() - a count of the changes to the emitted ranges
+ *
+ * What cprof_maps_of() returns for a task, and what cprof_maps_file_pos()
+ * then does, stays the same while this does; a change is counted before
+ * the state it unhashed is passed to kvfree_rcu().  So a lookup's result
+ * kept from an earlier RCU read side may be used in a later one that
+ * reads the same count: what it points to is not freed before that one
+ * ends.  Inline: every walk with tables reads it.
+ *
+ * Context: inside rcu_read_lock(), before the lookups whose results are
+ * kept by it.
+ * Return: the count.
+ */
+static inline unsigned long cprof_maps_epoch(void)
+{
+	/* before the lookups it vouches for */
+	return smp_load_acquire(&cprof_mm_epoch);
+}
+
 const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
 						 u64 addr);
 bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,

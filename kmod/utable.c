@@ -93,7 +93,7 @@ static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
-static unsigned long cprof_utab_epoch;	/* cprof_utable_epoch() */
+unsigned long cprof_utab_epoch;		/* cprof_utable_epoch() */
 static unsigned long cprof_utab_busy_until;	/* jiffies: CPROF_UTABLE_BUSY */
 
 #define CPROF_UTAB_BUSY_MAX	(60 * HZ)	/* a loader that died busy */
@@ -166,24 +166,6 @@ void cprof_utable_loader(bool open)
 bool cprof_utable_compiling(void)
 {
 	return time_before(jiffies, READ_ONCE(cprof_utab_busy_until));
-}
-
-/**
- * cprof_utable_epoch() - a count of the tables loaded, replaced and dropped
- *
- * What cprof_utable_get() finds stays the same while this does; a table
- * is counted out before it is passed to kvfree_rcu().  So a view kept
- * from an earlier RCU read side may be used in a later one that reads the
- * same count: the table is not freed before that one ends.
- *
- * Context: inside rcu_read_lock(), before the lookups whose views are kept
- * by it.
- * Return: the count.
- */
-unsigned long cprof_utable_epoch(void)
-{
-	/* before the lookups it vouches for */
-	return smp_load_acquire(&cprof_utab_epoch);
 }
 
 /**

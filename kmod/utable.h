@@ -6,6 +6,7 @@
 #include <linux/build_bug.h>
 #include <linux/jiffies.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 
 #include "cprof_format.h"
 
@@ -47,11 +48,31 @@ void cprof_utable_show(struct seq_file *m);
 unsigned int cprof_utable_hints(void);
 void cprof_utable_loader(bool open);
 bool cprof_utable_compiling(void);
-unsigned long cprof_utable_epoch(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
+
+extern unsigned long cprof_utab_epoch;	/* utable.c's, for the inline below */
+
+/**
+ * cprof_utable_epoch() - a count of the tables loaded, replaced and dropped
+ *
+ * What cprof_utable_get() finds stays the same while this does; a table
+ * is counted out before it is passed to kvfree_rcu().  So a view kept
+ * from an earlier RCU read side may be used in a later one that reads the
+ * same count: the table is not freed before that one ends.  Inline: every
+ * walk with tables reads it.
+ *
+ * Context: inside rcu_read_lock(), before the lookups whose views are kept
+ * by it.
+ * Return: the count.
+ */
+static inline unsigned long cprof_utable_epoch(void)
+{
+	/* before the lookups it vouches for */
+	return smp_load_acquire(&cprof_utab_epoch);
+}
 
 /**
  * cprof_utable_touch() - a walk uses the table: not the least recently used
