@@ -483,15 +483,14 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
 			    const struct cprof_ufile *u, unsigned long at,
 			    bool keep, struct cprof_urow *row)
 {
+	u64 off = at - u->start + u->pgoff;
 	struct cprof_urow_memo *m;
 
 	if (!keep || !fs->rows)
-		return cprof_utable_row(&u->table, at - u->start + u->pgoff,
-					row);
+		return cprof_utable_row(&u->table, off, row);
 	m = &fs->rows[hash_long(at, CPROF_UROWS_BITS)];
 	if (m->at != at || m->gen != fs->gen) {
-		if (!cprof_utable_row(&u->table, at - u->start + u->pgoff,
-				      &m->row))
+		if (!cprof_utable_row(&u->table, off, &m->row))
 			m->row.cfa_base = CPROF_CFA_NONE;
 		m->at = at;
 		m->gen = fs->gen;
