@@ -85,6 +85,11 @@
 #     is booted again, up to three boots.  CPROF_VM_APPEND_FIRST adds
 #     kernel parameters to the first boot only: a way to see that
 #     (e.g. "rdinit=/bin/busybox -- sleep 100000" never reaches init).
+#     A guest that stops answering once its tests run (no status line for
+#     $CPROF_VM_HANG seconds, default 300, 1800 under --icount, while
+#     guest.sh sends one every 10 s) is stopped; the failure says where
+#     its CPUs were, from QEMU's monitor, and the console shows the
+#     backtrace an NMI from the host makes the guest panic with.
 #   - listed in tests/vm/tests/ORDER, where it should run.
 #   - name prefixes: h_ harness, i_ the installed packages (DKMS's module),
 #     k_ kernel module, p_ against perf, u_ userland end to end,
@@ -107,6 +112,7 @@ cpu_model=${CPROF_VM_CPU:-max}
 icount=${CPROF_VM_ICOUNT:-}
 smp=${CPROF_VM_CPUS:-2}
 boot_stall=${CPROF_BOOT_STALL:-90}
+hang_bound=${CPROF_VM_HANG:-}
 test_timeout=180
 host_timeout=${CPROF_VM_TIMEOUT:-}
 deadline=${CPROF_DEADLINE:-0}
@@ -163,6 +169,7 @@ done
 [[ -z $host_timeout ]] || is_uint "$host_timeout" || die "CPROF_VM_TIMEOUT must be a number of seconds"
 [[ $deadline == 0 ]] || is_uint "$deadline" || die "CPROF_DEADLINE must be seconds since the epoch"
 is_uint "$boot_stall" || die "CPROF_BOOT_STALL must be a number of seconds"
+[[ -z $hang_bound ]] || is_uint "$hang_bound" || die "CPROF_VM_HANG must be a number of seconds"
 [[ $cpu_model =~ ^[A-Za-z0-9_.,+=-]+$ ]] || die "bad CPU model '$cpu_model'"
 [[ $smp =~ ^[1-8]$ ]] || die "--cpus (CPROF_VM_CPUS) must be 1 to 8, not '$smp'"
 [[ -z $icount || $icount =~ ^([0-9]|10)$ ]] || die "--icount (CPROF_VM_ICOUNT) must be a shift, 0 to 10, not '$icount'"
@@ -404,6 +411,7 @@ initramfs() {
 # KVM only if it really runs a guest: /dev/kvm can exist and still hang or
 # fail.  The answer is kept in build/vm/kvm for this host kernel.
 accel=
+mon=	# the folder of the monitor's pipes (vm_start)
 pick_accel() {
 	local kver=$1 initrd=$2 key answer=no out
 	[[ -z $accel ]] || return 0
@@ -454,15 +462,16 @@ show_file() { # TITLE FILE LINES
 }
 
 # show_oops FILE: the first kernel report in a console log, from its first
-# line (BUG:, Oops, WARNING: ...) to the panic that followed, 60 lines at
-# most: the faulting RIP, the registers and the call trace, which the last
-# lines of a long console may not reach.
+# line (BUG:, Oops, WARNING: ..., or the NMI vm_diagnose sends) to the end
+# of the panic that followed (its kernel offset line), 60 lines at most:
+# the faulting RIP, the registers and the call trace, which the last lines
+# of a long console may not reach.
 show_oops() {
 	local from
-	from=$(grep -n -m 1 -E 'BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG|watchdog: .*stuck|rcu_.*detected stall' "$1" | cut -d: -f1)
+	from=$(grep -n -m 1 -E 'BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG|watchdog: .*stuck|rcu_.*detected stall|NMI received for unknown reason' "$1" | cut -d: -f1) || true
 	[[ -n $from ]] || return 0
 	echo "    ---- the first kernel report (line $from of ${1#"$REPO"/})"
-	tail -n +"$from" "$1" | tr -d '\r' | sed -n '1,60p; /Kernel panic/q' | sed 's/^/    | /'
+	tail -n +"$from" "$1" | tr -d '\r' | sed -n '1,60p; /Kernel Offset:/q' | sed 's/^/    | /'
 }
 
 build_userland() {
@@ -529,6 +538,9 @@ kernel_write_plan() {
 		WORKLOADS=$build/workloads
 		DEADLINE=$kdeadline
 	EOF
+	# the kernel's symbols, for ksym, once per image
+	[[ $build/vm/$kver/kallsyms -nt ${k_image[$kver]} ]] ||
+		echo "KALLSYMS=1" >>"$res/vm.env"
 	total=120
 	: >"$res/plan"
 	for i in "${!plan_names[@]}"; do
@@ -555,12 +567,19 @@ vm_start() {
 	: >"$res/status"
 	: >"$res/console.log"
 	append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 mitigations=off tsc=reliable no_timer_check"
+	# an NMI from the host (vm_diagnose) panics: the CPU's backtrace
+	append+=" unknown_nmi_panic"
 	((attempt > 1)) || append+=${CPROF_VM_APPEND_FIRST:+ $CPROF_VM_APPEND_FIRST}
 	t0=$(date +%s)
+	# QEMU's monitor on two named pipes, for vm_diagnose (a socket's path
+	# under the results folder could pass the 108 bytes a name may have)
+	[[ -n $mon ]] || mon=$(mktemp -d)
+	rm -f "$mon"/m.in "$mon"/m.out
+	mkfifo "$mon/m.in" "$mon/m.out"
 
 	# shellcheck disable=SC2086 # $accel is a list of options
 	qemu-system-x86_64 \
-		-nodefaults -display none -no-reboot -monitor none \
+		-nodefaults -display none -no-reboot -monitor "pipe:$mon/m" \
 		$accel -smp $smp -m 2G \
 		-kernel "${k_image[$kver]}" -initrd "$initrd" -append "$append" \
 		-serial "file:$res/console.log" -serial "file:$res/status" \
@@ -568,8 +587,8 @@ vm_start() {
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap" \
 		</dev/null >"$res/qemu.log" 2>&1 &
 	qemu_pid=$!
-	# shellcheck disable=SC2064 # this VM's pid, now
-	trap "kill $qemu_pid 2>/dev/null || true" EXIT
+	# shellcheck disable=SC2064 # this VM's pid and pipes, now
+	trap "kill $qemu_pid 2>/dev/null || true; rm -rf '$mon'" EXIT
 	if [[ -n $verbose ]]; then
 		tail -n +1 -f --pid="$qemu_pid" "$res/console.log" &
 	fi
@@ -605,25 +624,105 @@ vm_handle_line() {
 	esac
 }
 
+# mon_cmd COMMAND: what QEMU's monitor answers to COMMAND in 5 s (nothing
+# if QEMU itself is stuck).
+mon_cmd() {
+	# shellcheck disable=SC2016 # expanded by that bash
+	timeout 5 bash -c 'printf "%s\n" "$1" >"$2"' _ "$1" "$mon/m.in" || return 0
+	timeout 5 cat "$mon/m.out" | tr -d '\r' || true
+}
+
+# ksym ADDR: the kernel text symbol ADDR (hex, as the guest runs) is in,
+# "SYMBOL+0xOFF", by the kernel's symbols a boot of it wrote (kallsyms, in
+# the results or kept in build/vm/KVER/; Debian's System.map is a stub)
+# moved by this boot's KASLR offset (results' ktext); the address itself
+# if it is not in the kernel's image (a module's).
+ksym() {
+	local a=$1 map=$build/vm/$kver/kallsyms real text at sym
+	[[ ! -s $res/kallsyms ]] || map=$res/kallsyms
+	if [[ -s $map && -s $res/ktext ]]; then
+		real=$(<"$res/ktext")
+		text=$(awk '$3 == "_text" { print $1; exit }' "$map")
+		if [[ $real =~ ^[0-9a-f]{16}$ && $text =~ ^[0-9a-f]{16}$ ]]; then
+			printf -v a '%016x' $((0x$a - 0x$real + 0x$text))
+			read -r at sym < <(awk -v a="$a" '
+				($1 "") <= (a "") && ($1 "") >= (at "") { at = $1; s = $3 }
+				$3 == "_etext" { e = $1 }
+				END { if (s != "" && (a "") < (e "")) print at, s }' "$map")
+			if [[ -n ${sym:-} ]]; then
+				printf '%s+0x%x\n' "$sym" $((0x$a - 0x$at))
+				return 0
+			fi
+		fi
+	fi
+	echo "0x$1"
+}
+
+# vm_diagnose: the guest stopped answering (hung: seconds without a status
+# line, while guest.sh writes ALIVE every 10 s at real-time priority).
+# Where its CPUs are goes to the fate line and results' hang.txt: QEMU's
+# monitor gives each CPU's registers (RIP named by ksym; HLT=1: idle),
+# then an NMI, which the guest (unknown_nmi_panic) answers by panicking
+# with a backtrace of the CPU that takes it on the console.  A monitor
+# that does not answer means QEMU is stuck, not the guest's kernel.
+vm_diagnose() {
+	local regs cpus='' cpu rip hlt i
+	regs=$(mon_cmd "info registers -a")
+	printf '%s\n' "$regs" >"$res/hang.txt"
+	while read -r cpu rip hlt; do
+		if [[ $hlt == 1 ]]; then
+			cpus+="${cpus:+, }CPU $cpu idle"
+		else
+			cpus+="${cpus:+, }CPU $cpu at $(ksym "$rip")"
+		fi
+	done < <(printf '%s\n' "$regs" | awk '
+		/^CPU#[0-9]+/ { c = substr($1, 5) }
+		/^RIP=/ { r = substr($1, 5); h = 0
+			  for (i = 2; i <= NF; i++) if ($i == "HLT=1") h = 1
+			  print c + 0, r, h }')
+	fate="the guest stopped answering for $hung s"
+	if [[ -z $cpus ]]; then
+		fate+=" and so did QEMU's monitor (the emulator is stuck, not the guest)"
+		return 0
+	fi
+	fate+=" ($cpus; QEMU's registers in $res/hang.txt)"
+	mon_cmd nmi >/dev/null
+	# the panic's backtrace, then the VM's exit (panic=-1, -no-reboot)
+	for ((i = 0; i < 60; i++)); do
+		kill -0 "$qemu_pid" 2>/dev/null || break
+		sleep 1
+	done
+}
+
 # vm_watch: until the VM exits (rc: qemu's exit status), handle the status
 # lines as they come, and stop the VM once it runs past vm_stop_at
-# (timed_out) or, until the guest's init reports BOOT, once its console
+# (timed_out), or, until the guest's init reports BOOT, once its console
 # stays silent for the stall bound (stalled: a boot that stopped, seen
-# under TCG at "Loading compiled-in X.509 certificates").
+# under TCG at "Loading compiled-in X.509 certificates"), or, once the
+# guest reports, once no status line (ALIVE every 10 s) comes for the hang
+# bound, CPROF_VM_HANG (default 300 s, 1800 under --icount, whose clock
+# may run slower than the host's): hung, vm_diagnose.
 vm_watch() {
-	local line now console_size=0 stall_t=$t0 killing=''
+	local line now console_size=0 stall_t=$t0 killing='' n line_t=$t0
+	local bound=${hang_bound:-$([[ -n $icount ]] && echo 1800 || echo 300)}
 	timed_out=''
 	stalled=''
+	hung=''
 	while kill -0 "$qemu_pid" 2>/dev/null; do
 		sleep 1
+		n=$seen
 		while IFS= read -r line; do
 			seen=$((seen + 1))
 			vm_handle_line "$line"
 		done < <(tail -n +"$((seen + 1))" "$res/status")
 		now=$(date +%s)
-		if [[ -z $timed_out$stalled ]] && ((now > $(vm_stop_at))); then
+		((seen == n)) || line_t=$now
+		if [[ -z $timed_out$stalled$hung ]] && ((now > $(vm_stop_at))); then
 			timed_out=1
-		elif [[ -z $timed_out$stalled ]] && ((seen == 0)); then
+		elif [[ -z $timed_out$stalled$hung ]] && ((seen > 0 && now - line_t > bound)); then
+			hung=$((now - line_t))
+			vm_diagnose
+		elif [[ -z $timed_out$stalled$hung ]] && ((seen == 0)); then
 			if (($(stat -c %s "$res/console.log") != console_size)); then
 				console_size=$(stat -c %s "$res/console.log")
 				stall_t=$now
@@ -631,7 +730,7 @@ vm_watch() {
 				stalled=$((now - stall_t))
 			fi
 		fi
-		if [[ -n $timed_out$stalled && -z $killing ]]; then
+		if [[ -n $timed_out$stalled$hung && -z $killing ]]; then
 			killing=1
 			kill -TERM "$qemu_pid" 2>/dev/null || true
 			( sleep 10 && kill -KILL "$qemu_pid" 2>/dev/null ) &
@@ -705,7 +804,7 @@ kernel_report() {
 # finishing by DEADLINE (epoch seconds, 0 for none).
 run_kernel() {
 	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total
-	local attempt=1 t0 slow=1 qemu_pid rc seen=0 timed_out='' stalled='' why=''
+	local attempt=1 t0 slow=1 qemu_pid rc seen=0 timed_out='' stalled='' hung='' why=''
 	local boot_note='' done_seen='' fate='' left=''
 	local -A result=()
 
@@ -741,6 +840,9 @@ run_kernel() {
 		[[ -z $stalled ]] || fate=$why
 		break
 	done
+	if [[ -s $res/kallsyms ]]; then
+		mv "$res/kallsyms" "$build/vm/$kver/kallsyms"
+	fi
 	kernel_report
 }
 

@@ -15,6 +15,11 @@
 # or a new taint beyond O and E.  Results go to the second serial port
 # (ttyS1): "SLOW N" before each test, one "RESULT NAME pass|fail|skip
 # SECONDS [NOTE]" line per test, then "DONE": the host trusts nothing else.
+# Meanwhile "ALIVE" every 10 s from a real-time thread the OOM killer
+# leaves alone: when they stop, run.sh asks QEMU where the CPUs are, and
+# names their addresses by what this writes: the kernel's text address
+# (KASLR) to RESULTS/ktext, and when asked, its symbols to
+# RESULTS/kallsyms.
 set -euo pipefail
 
 results=$1
@@ -43,6 +48,22 @@ note() {
 	notes+="${notes:+; }$*"
 }
 
+# The heartbeat: a read that times out, not a sleep(1) forked every time.
+heartbeat() {
+	local fifo
+	fifo=$(mktemp -u /tmp/heartbeat.XXXXXX)
+	mkfifo "$fifo"
+	exec 4<>"$fifo"
+	rm -f "$fifo"
+	while echo ALIVE >&3; do
+		read -r -t 10 -u 4 _ || :
+	done
+}
+heartbeat &
+hb=$!
+chrt -f -p 1 "$hb" >/dev/null
+echo -1000 >"/proc/$hb/oom_score_adj"
+
 # The kernel must come up clean before any test is trusted.
 dmesg >"$results/boot.dmesg"
 if grep -Eq "$warn_re" "$results/boot.dmesg"; then
@@ -51,6 +72,12 @@ elif [[ $(taint_bad) != 0 ]]; then
 	echo "BOOT fail kernel tainted at boot: $(</proc/sys/kernel/tainted)" >&3
 else
 	echo "BOOT ok" >&3
+fi
+# where the kernel's text is in this boot, and its symbols if run.sh asks
+# (KALLSYMS=1 in vm.env, once per kernel image)
+awk '$3 == "_text" { print $1; exit }' /proc/kallsyms >"$results/ktext"
+if [[ -n ${KALLSYMS:-} ]]; then
+	awk 'NF == 3 && $2 ~ /^[tTwW]$/' /proc/kallsyms >"$results/kallsyms"
 fi
 
 # slowness: how many times slower than a healthy TCG guest this one runs
@@ -122,7 +149,7 @@ while read -r name base_timeout script; do
 		status=fail
 		# the test's own reason (fail()'s "NAME.sh: FAIL: WHY"), so that
 		# the one line make check repeats at its end says it
-		why=$(grep -a ': FAIL: ' "$log" | tail -n 1 | cut -c1-300)
+		why=$(grep -a ': FAIL: ' "$log" | tail -n 1 | cut -c1-300) || true
 		note "exit status $rc${why:+: ${why#*: FAIL: }}"
 		;;
 	esac
@@ -146,4 +173,5 @@ while read -r name base_timeout script; do
 	echo "RESULT $name $status $secs $notes" >&3
 done <"$results/plan"
 
+kill "$hb" 2>/dev/null || true
 echo DONE >&3
