@@ -5,8 +5,10 @@
  *     turn: its time off the CPU splits 1:3 between them, but for each
  *     nap's overrun (more on a loaded machine, where it weighs more on the
  *     short nap); with OFFWAIT_NAPS=FILE it appends, after each pair, the
- *     microseconds it measured in each nap so far, "SHORT LONG", so a test
- *     can compare a profile with the split of its own window;
+ *     microseconds each nap kept it off the CPU so far (clock time less
+ *     its CPU time: a host that stops the guest's CPU while the sleeper
+ *     runs adds to both), "SHORT LONG", so a test can compare a profile
+ *     with the split of its own window;
  *   - thread "reader": read_pipe() blocks reading a pipe that the main
  *     thread writes a byte to every 20 ms;
  *   - threads "locker" (two): each takes one mutex in wait_lock() (a futex
@@ -59,6 +61,15 @@ NOINLINE void nap_long(void)
 	nap(30);
 }
 
+/* Clock time less this thread's CPU time: a wait adds only time off the CPU. */
+static double off_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return now_sec() - (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
 static void *sleeper(void *arg)
 {
 	const char *log = getenv("OFFWAIT_NAPS");
@@ -73,11 +84,11 @@ static void *sleeper(void *arg)
 	}
 	named("sleeper");
 	while (now_sec() < end) {
-		t0 = now_sec();
+		t0 = off_sec();
 		nap_short();
-		t1 = now_sec();
+		t1 = off_sec();
 		nap_long();
-		t2 = now_sec();
+		t2 = off_sec();
 		in_short += t1 - t0;
 		in_long += t2 - t1;
 		if (fd >= 0)

@@ -6,8 +6,9 @@
 # (tests/workloads/offwait.c):
 #   - off-CPU, folded (microseconds): the sleeper thread's time splits
 #     between nap_short and nap_long as the sleeper itself measured it in
-#     the profile's window (within 3 points; nominally 1:3, more to the
-#     short nap when the host's load makes each nap overrun), under the
+#     the profile's window, each nap's clock time less the sleeper's CPU
+#     time (within 3 points; nominally 1:3, more to the short nap when the
+#     host's load makes each nap overrun), under the
 #     kernel's nanosleep path and schedule(); the sleeper is off the CPU
 #     about the whole profile (its time within 10 % of the profile's
 #     length); the reader thread blocks in read_pipe under the kernel's
