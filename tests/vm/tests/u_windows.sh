@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # u_windows: continuous profiles and cgroup labels.
-#   - `cprof-dump --every 2 -d 20` writes 10 pprof files, one per 2 s
+#   - `cprof-dump --every 2 -d 12` writes 6 pprof files, one per 2 s
 #     window: each starts exactly 2 s after the one before (pprof's
 #     time_nanos, to the nanosecond), so there is no gap or overlap, and
 #     their samples add up to what the module's END record counts for the
@@ -35,11 +35,11 @@ spawn "$WORKLOADS/cpuburn" 6000
 echo "${bg[0]}" >"$cg/work/cgroup.procs" || fail "cannot move cpuburn into $cg/work"
 
 mkdir "$OUT/win"
-"$CPROF_DUMP" --every 2 -d 20 -F 499 -o "$OUT/win" 2>"$OUT/win.err" ||
+"$CPROF_DUMP" --every 2 -d 12 -F 499 -o "$OUT/win" 2>"$OUT/win.err" ||
 	fail "cprof-dump --every failed: $(tail -n 3 "$OUT/win.err")"
 sed 's/^/  /' "$OUT/win.err"
 mapfile -t files < <(ls "$OUT"/win/cprof-*Z.pb.gz)
-((${#files[@]} == 10)) || fail "${#files[@]} windows written, not 10"
+((${#files[@]} == 6)) || fail "${#files[@]} windows written, not 6"
 prev=
 total=0
 for f in "${files[@]}"; do
@@ -55,7 +55,7 @@ for f in "${files[@]}"; do
 	prev=$ns
 done
 end=$(sed -n "s/.*the module's END record counts \([0-9]*\).*/\1/p" "$OUT/win.err")
-echo "10 windows, each 2 s after the last; their samples: $total; the END record: $end"
+echo "6 windows, each 2 s after the last; their samples: $total; the END record: $end"
 if [[ -z $end ]] || ((total != end)); then
 	fail "the windows hold $total samples, the module counted $end"
 fi
