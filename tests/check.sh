@@ -79,8 +79,8 @@ if [[ $rc -ne 0 ]]; then
 fi
 
 # The fuzzers and the Debian packages in the background while the host
-# unit tests and checks run (two cores: a minute and a half less), their
-# output shown in their own sections once both are done.
+# unit tests and checks run (two cores: the VM tests start two minutes
+# sooner), their output shown in their own sections once both are done.
 (
 	rc=0
 	tests/fuzz/run.sh 30 >"$logs/fuzz.log" 2>&1 || rc=$?

@@ -115,11 +115,7 @@ profile_all() {
 	shift
 	start_work "$@"
 	cprof_stacks "$name" >"$W/$name.c.st"
-	if ((FP)); then
-		perf_stacks "$name" -g >"$W/$name.g.st"
-	else
-		: >"$W/$name.g.st"
-	fi
+	((!FP)) || perf_stacks "$name" -g >"$W/$name.g.st"
 	perf_stacks "$name" dwarf >"$W/$name.d.st"
 	stop_work
 }
@@ -128,11 +124,11 @@ profile_all() {
 reach() {
 	local name=$1 re=$2 min=$3 t m p line=""
 	for k in c g d; do
-		read -r t m p < <(share "$W/$name.$k.st" "$re" "$re")
 		if [[ $k == g ]] && ((!FP)); then
 			line+=" -"
 			continue
 		fi
+		read -r t m p < <(share "$W/$name.$k.st" "$re" "$re")
 		line+=" $(pct "$m" "$t")% of $t"
 		[[ $k == c ]] && { ct=$t; cm=$m; }
 	done
@@ -156,11 +152,11 @@ split_check() {
 	for part in "$@"; do
 		local line=""
 		for k in c g d; do
-			read -r t m p < <(share "$W/$name.$k.st" "$leaf" "$part")
 			if [[ $k == g ]] && ((!FP)); then
 				line+=" -"
 				continue
 			fi
+			read -r t m p < <(share "$W/$name.$k.st" "$leaf" "$part")
 			line+=" $(pct "$p" "$m")%"
 			[[ $k == c ]] && { cm=$m; cp=$p; }
 		done
