@@ -45,7 +45,10 @@ set -euo pipefail
 [[ $(uname -r) != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
 perf_find
-trap 'perf_restore' EXIT
+# perf's data on the guest's tmpfs: tens of MB a run, slow to write and
+# read back through the host's share
+PD=$(mktemp -d)
+trap 'perf_restore; rm -rf "$PD"' EXIT
 perf_unthrottle
 W=$OUT
 ENTRY='(_start|__libc_start_call_main|__libc_start_main[_a-z0-9]*|start_thread|_dl_start|_dl_start_user)'
@@ -125,10 +128,13 @@ perf_run() { # NAME: "samples-with-user-frames reaching-entry"
 	# __schedule at its start and end, text patching that TCG has turned
 	# into an oops (docs/design.md)
 	"$PERF" record -q -a -e cpu-clock -F 499 --call-graph dwarf,16384 \
-		-o "$W/$name.data" -- bash -c "echo \$\$ >'$W/$name.pid'; exec ${CMD[$name]}" \
+		-o "$PD/$name.data" -- bash -c "echo \$\$ >'$W/$name.pid'; exec ${CMD[$name]}" \
 		>/dev/null 2>"$W/$name.perf.log" ||
 		fail "perf record $name failed: $(tail -n 3 "$W/$name.perf.log")"
-	"$PERF" script -i "$W/$name.data" --pid "$(<"$W/$name.pid")" -F comm,ip,sym,dso 2>/dev/null | awk -v entry="^$ENTRY\$" '
+	# --no-inline: the outermost frames decide, the same with inlined
+	# calls' names or without; resolving those is most of perf script's
+	# time (19 s of python3's 27 under emulation)
+	"$PERF" script --no-inline -i "$PD/$name.data" --pid "$(<"$W/$name.pid")" -F comm,ip,sym,dso 2>/dev/null | awk -v entry="^$ENTRY\$" '
 	function flush() {
 		if (n) {
 			tot++
