@@ -55,6 +55,8 @@ for _ in $(seq 1 $((600 * CPROF_SLOW))); do
 	sleep 0.1
 done
 echo "pprof -http serving after $((($(date +%s%N) - t0) / 1000000)) ms"
+# the profile is taken: cpuburn would only hold a CPU the pages need
+stop
 t0=$(date +%s%N)
 chromium_dom "$OUT/flamegraph.html" http://127.0.0.1:8080/ui/flamegraph
 echo "chromium rendered pprof's flame graph in $((($(date +%s%N) - t0) / 1000000)) ms ($(wc -c <"$OUT/flamegraph.html") bytes of DOM)"
@@ -66,7 +68,6 @@ done
 echo "flame graph frames: $(grep -o 'name="[a-z0-9_]*" class="frame"' "$OUT/flamegraph.html" | sed 's/name="\([^"]*\)".*/\1/' | sort -u | grep -E '^(leaf[123]|b|a|main)$' | tr '\n' ' ')"
 kill "$ui"
 wait "$ui" 2>/dev/null || true
-stop
 
 profs=("$HOME"/pprof/*.pb.gz)
 prof=${profs[0]}
