@@ -4,10 +4,10 @@
 # tests/check.sh (make check): install what is missing, run the style
 # checks (tests/lint.sh: make lint; if they fail make check stops there, a
 # minute in), the host unit tests (make -C userland test), the host checks of the man pages and
-# documentation (tests/host/run.sh), meanwhile 30 s of the fuzzers
-# (tests/fuzz/run.sh) then the Debian packages (tests/deb/check.sh: built,
-# checked and installed, so that the VM test i_dkms finds DKMS's module),
-# then the VM tests on every kernel
+# documentation (tests/host/run.sh) and 30 s of the fuzzers
+# (tests/fuzz/run.sh), meanwhile the Debian packages (tests/deb/check.sh:
+# built, checked and installed, so that the VM test i_dkms finds DKMS's
+# module), then the VM tests on every kernel
 # (tests/vm/run.sh), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
@@ -22,7 +22,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
-rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log "$logs"/{fuzz,deb}.rc
+rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log "$logs"/deb.rc
 start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
@@ -78,13 +78,10 @@ if [[ $rc -ne 0 ]]; then
 	exit 1
 fi
 
-# The fuzzers and the Debian packages in the background while the host
-# unit tests and checks run (two cores: the VM tests start two minutes
-# sooner), their output shown in their own sections once both are done.
+# The Debian packages in the background while the host unit tests, checks
+# and fuzzers run (two cores; the packages take longest, so the VM tests
+# start when they are done), their output shown in its own section then.
 (
-	rc=0
-	tests/fuzz/run.sh 30 >"$logs/fuzz.log" 2>&1 || rc=$?
-	echo "$rc" >"$logs/fuzz.rc"
 	rc=0
 	tests/deb/check.sh >"$logs/deb.log" 2>&1 || rc=$?
 	echo "$rc" >"$logs/deb.rc"
@@ -105,11 +102,12 @@ rc=0
 tests/host/run.sh 2>&1 | tee "$logs/host.log" || rc=$?
 tally "tests/host/run.sh" "$rc" "$logs/host.log"
 
-wait "$lane" || true
-section "fuzzing the stream decoder, the CFI compiler, the stack-copy walk and the perf-map reader for 30 s (tests/fuzz/run.sh, run alongside the above)"
-cat "$logs/fuzz.log"
-tally "tests/fuzz/run.sh" "$(cat "$logs/fuzz.rc" 2>/dev/null || echo 1)" "$logs/fuzz.log"
+section "fuzzing the stream decoder, the CFI compiler, the stack-copy walk and the perf-map reader for 30 s (tests/fuzz/run.sh)"
+rc=0
+tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log" || rc=$?
+tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"
 
+wait "$lane" || true
 section "Debian packages: make deb, lintian, installed with dpkg -i, DKMS (tests/deb/check.sh, run alongside the above)"
 cat "$logs/deb.log"
 tally "tests/deb/check.sh" "$(cat "$logs/deb.rc" 2>/dev/null || echo 1)" "$logs/deb.log"
