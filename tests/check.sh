@@ -22,7 +22,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
-rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log "$logs"/deb.rc
+rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log "$logs"/{fuzz,deb}.rc
 start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }

@@ -44,10 +44,11 @@ set -euo pipefail
 # make check's time: the two stock kernels
 [[ $(uname -r) != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 [[ -x $CPROF_DUMP ]] || skip "no cprof-dump ($CPROF_DUMP)"
-perf_find
 # perf's data on the guest's tmpfs: tens of MB a run, slow to write and
-# read back through the host's share
+# read back through the host's share (made before perf_find hides the
+# kernel's modules, which the trap restores)
 PD=$(mktemp -d)
+perf_find
 trap 'perf_restore; rm -rf "$PD"' EXIT
 perf_unthrottle
 W=$OUT
@@ -151,6 +152,7 @@ perf_run() { # NAME: "samples-with-user-frames reaching-entry"
 		sub(/\+0x[0-9a-f]+$/, "", last)
 	}
 	END { flush(); print tot + 0, ok + 0 }'
+	rm -f "$PD/$name.data"
 }
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }

@@ -84,9 +84,10 @@ perf_stacks() { # NAME MODE: MODE -g or dwarf
 	# patching that TCG has turned into an oops (docs/design.md)
 	"$PERF" record -q -a -e cpu-clock -F 499 "${cg[@]}" -o "$W/$1.$2.data" -- sleep 3 \
 		>"$W/$1.$2.log" 2>&1 || fail "perf record $2 failed: $(tail -n 3 "$W/$1.$2.log")"
-	# --no-inline: the functions' own frames, as the workloads call them
-	# (none of their calls is inlined); resolving inlined calls' names is
-	# most of perf script's time
+	# --no-inline: the functions' own frames (the workloads built here
+	# inline none of the calls the shares name; perf's shares are printed,
+	# not asserted); resolving inlined calls' names is most of perf
+	# script's time
 	"$PERF" script --no-inline -i "$W/$1.$2.data" --pid "$WORK" -F ip,sym 2>/dev/null | awk '
 	function flush() { if (n) print st, 1; n = 0; st = "" }
 	NF == 0 { flush(); next }

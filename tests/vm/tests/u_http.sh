@@ -186,9 +186,9 @@ for i in 1 2 3; do
 		fail "seconds=1 was answered after $ms ms: more than 8 s late"
 done
 
-# Short profiles in a loop, each on a connection of its own, from one
-# curl (a process a request would add its start-up under emulation): no
-# leak.
+# Short profiles in a loop, each on a connection of its own with a full
+# TLS handshake, from one curl (a process a request would add its
+# start-up under emulation): no leak.
 n=40
 usage() { echo "$(find /proc/"$server"/fd -mindepth 1 -maxdepth 1 | wc -l) $(awk '/^VmRSS/ { print $2 }' /proc/"$server"/status)"; }
 loop() { # FIRST LAST: "STATUS CONNECTS" a request
@@ -196,7 +196,7 @@ loop() { # FIRST LAST: "STATUS CONNECTS" a request
 	for ((i = $1; i <= $2; i++)); do
 		args+=(-o "$OUT/loop.pb.gz" "$URL/profile?seconds=1&nosymbol=1")
 	done
-	curl -s "${tls[@]}" -H 'Connection: close' -w '%{http_code} %{num_connects}\n' "${args[@]}" || true
+	curl -s "${tls[@]}" --no-sessionid -H 'Connection: close' -w '%{http_code} %{num_connects}\n' "${args[@]}" || true
 }
 loop 1 5 >"$OUT/loop.codes"
 read -r fd5 rss5 < <(usage)

@@ -178,7 +178,7 @@ ctl freq=499 seconds="$SECS" pid="$java"
 reader_start "$OUT/java.raw"
 sleep $((SECS + 1))
 reader_stop
-kill -TERM "$java"
+kill -TERM "$java" 2>/dev/null || true
 rc=0
 wait "$java" || rc=$?
 ((rc == 0 || rc == 143)) || fail "JitWork exited with $rc on SIGTERM: $(cat "$OUT/java.out")"
