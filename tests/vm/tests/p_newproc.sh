@@ -187,6 +187,9 @@ for name in "${NAMES[@]}"; do
 	rmmod cprof
 	kload budget=50
 	cprof_run warm "$name" "$cache"
+	# copies here: ticks before the reader listed the new process's
+	# mappings (the cached tables are loaded before the profile starts)
+	echo "$name: warm: $(grep -o 'stack copies: .*' "$W/$name.warm.err" || echo 'no stack copies')"
 	read -r ct cm < <(share "$W/$name.cold.folded" "$comm")
 	read -r wt wm < <(share "$W/$name.warm.folded" "$comm")
 	read -r pt pm < <(perf_run "$name")
