@@ -18,8 +18,8 @@
 #define CPROF_BUDGET_MAX	50	/* the throttle must always be able to act */
 #define CPROF_UNWIND_MB_DEFAULT	64	/* unwind tables, all files together */
 #define CPROF_UNWIND_MB_MAX	4096
-/* bytes a stack copy: twice perf's default, for a main() with a big frame */
-#define CPROF_USTACK_DEFAULT	16384
+/* bytes a stack copy: four times perf's default, for deep big frames */
+#define CPROF_USTACK_DEFAULT	CPROF_USTACK_MAX
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
