@@ -7,8 +7,9 @@
 #   pointers; perf --call-graph dwarf copies 16 KiB of stack a sample and
 #   unwinds it later).  Each workload runs alone; cprof profiles it with -d
 #   -p for 5 s at 999 Hz (about 5000 samples: a 3-point bound on a share
-#   is then over 4 standard deviations of sampling noise), then perf -g,
-#   then perf dwarf, each 3 s at 499 Hz.  Asserted, on cprof's samples of
+#   is then over 4 standard deviations of sampling noise), then perf -g
+#   and perf dwarf side by side, each 3 s at 499 Hz.  Asserted, on cprof's
+#   samples of
 #   the workload:
 #   - qsortsplit (-O2, no frame pointers; main -> sort_one : sort_three =
 #     1:3 -> libc's qsort -> the comparator): >= 99% reach main, and
@@ -32,8 +33,11 @@
 #   - the stream marks stacks unwound with tables (flag bit 7): at least
 #     one sample with it, and /proc/cprof/stats counts them (user_table).
 #   perf's shares are printed beside, not asserted; perf -g's on 6.1 only
-#   (frame pointers are walked alike on every kernel, and each workload's
-#   perf -g run is a quarter of this test's time on each).
+#   (frame pointers are walked alike on every kernel).  perf -g and perf
+#   dwarf run at once, each its own perf record and perf script (2 to 4 s
+#   of start-up each under emulation): one record with an event for each
+#   walk would do, but perf script 6.1 then unwinds none of the dwarf
+#   event's stacks.
 # Runs on 6.1 and 6.12, not their -rt flavours: the walk is the same code
 # in the same hard-interrupt tick there (k_utables and k_stacks run on
 # them), and this test is two and a half minutes of make check a kernel.
@@ -83,7 +87,7 @@ perf_stacks() { # NAME MODE: MODE -g or dwarf
 	# flips perf's static key in __schedule at its start and end, text
 	# patching that TCG has turned into an oops (docs/design.md)
 	"$PERF" record -q -a -e cpu-clock -F 499 "${cg[@]}" -o "$W/$1.$2.data" -- sleep 3 \
-		>"$W/$1.$2.log" 2>&1 || fail "perf record $2 failed: $(tail -n 3 "$W/$1.$2.log")"
+		>"$W/$1.$2.log" 2>&1 || { echo "perf record $2 failed: $(tail -n 3 "$W/$1.$2.log")" >&2; return 1; }
 	# --no-inline: the functions' own frames (the workloads built here
 	# inline none of the calls the shares name; perf's shares are printed,
 	# not asserted); resolving inlined calls' names is most of perf
@@ -93,6 +97,7 @@ perf_stacks() { # NAME MODE: MODE -g or dwarf
 	NF == 0 { flush(); next }
 	{ name = $2; sub(/\+0x[0-9a-f]+$/, "", name); st = n++ ? name ";" st : name }
 	END { flush() }'
+	rm -f "$W/$1.$2.data"
 }
 
 # share STACKS ALL_RE PART_RE: "total matched part" sample counts.
@@ -119,8 +124,13 @@ profile_all() {
 	shift
 	start_work "$@"
 	cprof_stacks "$name" >"$W/$name.c.st"
-	((!FP)) || perf_stacks "$name" -g >"$W/$name.g.st"
-	perf_stacks "$name" dwarf >"$W/$name.d.st"
+	local g=
+	if ((FP)); then
+		perf_stacks "$name" -g >"$W/$name.g.st" &
+		g=$!
+	fi
+	perf_stacks "$name" dwarf >"$W/$name.d.st" || fail "$name: perf dwarf failed"
+	[[ -z $g ]] || wait "$g" || fail "$name: perf -g failed"
 	stop_work
 }
 
