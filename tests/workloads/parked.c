@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parked N: threads that wait where a thread snapshot should find them,
+ * parked N [NAP]: threads that wait where a thread snapshot should find them,
  * until killed (the main thread, "parkmain", in pause()):
  *   - N threads "parked" (64 KiB stacks), each in park_sleep() -> nap(),
- *     sleeping in nanosleep() 1 s at a time;
+ *     sleeping in nanosleep() NAP seconds at a time (default 1: N wake-ups
+ *     a second, which for 10000 threads under emulation keep a CPU busy);
  *   - thread "piper", blocked in read_pipe() reading a pipe nobody writes;
  *   - thread "spinner", computing in spin() (on a CPU, or waiting for one);
  *   - a child process "stopped" that stopped itself (SIGSTOP);
@@ -29,12 +30,13 @@
 #include "common.h"
 
 static atomic_int running;
+static long nap_s = 1;
 static int fds[2];
 static volatile unsigned long sink;
 
 NOINLINE void nap(void)
 {
-	struct timespec ts = { 1, 0 };
+	struct timespec ts = { nap_s, 0 };
 
 	nanosleep(&ts, NULL);
 }
@@ -131,8 +133,10 @@ int main(int argc, char **argv)
 	long i, n = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
 	pid_t stopped, traced;
 
-	if (n < 0 || n > 100000 || pipe(fds)) {
-		fprintf(stderr, "usage: parked N (0..100000 threads)\n");
+	if (argc > 2)
+		nap_s = strtol(argv[2], NULL, 10);
+	if (n < 0 || n > 100000 || nap_s < 1 || nap_s > 86400 || pipe(fds)) {
+		fprintf(stderr, "usage: parked N [NAP] (0..100000 threads, 1..86400 s a nap)\n");
 		return 2;
 	}
 	prctl(PR_SET_NAME, "parkmain");

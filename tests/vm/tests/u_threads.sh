@@ -3,13 +3,14 @@
 #
 # u_threads: a snapshot of every thread (cprof-dump --kind threads) while
 # parked (tests/workloads/parked.c, no frame pointers) holds N sleeping
-# threads:
+# threads (in naps of an hour: at parked's default of 1 s, 10000 wake-ups
+# a second kept the guest's CPUs busy; the test took 184 s on 6.1 then,
+# 132 s now, in one host session):
 #   - every thread is in it: each of parked's, and every thread of the
 #     machine that lived through the snapshot (listed in /proc before and
 #     after), kernel threads included;
-#   - parked's sleeping threads: state sleeping, or woken from a nap that
-#     just ended and waiting for a CPU (preempted, running: 5 % at most, on
-#     a loaded host), their user stacks from
+#   - parked's sleeping threads: state sleeping, all of them, their user
+#     stacks from
 #     nap() through park_sleep() to the thread's entry (start_thread or
 #     clone3) in 99 % or more, under the kernel's nanosleep path;
 #   - the thread blocked in read() shows the syscall (pipe_read, under
@@ -41,7 +42,7 @@ set -euo pipefail
 N=2000
 [[ $KVER != 6.1.* ]] || N=10000
 kload
-"$WORKLOADS/parked" $N >"$OUT/parked.out" &
+"$WORKLOADS/parked" $N 3600 >"$OUT/parked.out" &
 bg+=($!)
 wait_lines "$OUT/parked.out" 3 || fail "parked did not start its $N threads"
 pid=$(awk '$1 == "ready" { print $2 }' "$OUT/parked.out")
@@ -89,11 +90,10 @@ nparked=$(mine parked | wc -l)
 sleeping=$(mine parked | awk -F'\t' '$4 == "sleeping"' | wc -l)
 woken=$(mine parked | awk -F'\t' '$4 == "preempted" || $4 == "running"' | wc -l)
 full=$(mine parked | awk -F'\t' '$5 ~ /nanosleep.*;nap;park_sleep;(.*;)?(start_thread|__clone3|__clone)$/' | wc -l)
-echo "parked: $nparked threads, $sleeping sleeping, $woken woken and waiting for a CPU, $full with nap;park_sleep down to the thread's entry under nanosleep"
-# (a thread whose 1 s nap just ended may wait for a CPU: more of them on a
-# loaded host, where the pass takes longer)
-((sleeping * 100 >= N * 95 && sleeping + woken == N)) ||
-	fail "$sleeping of $N parked threads sleeping, $woken woken from a nap: others in another state"
+echo "parked: $nparked threads, $sleeping sleeping, $woken running or waiting for a CPU, $full with nap;park_sleep down to the thread's entry under nanosleep"
+# (none wakes during the test: their naps last an hour)
+((sleeping == N)) ||
+	fail "$sleeping of $N parked threads sleeping, $woken running or waiting for a CPU"
 ((full * 100 >= N * 99)) || {
 	mine parked | awk -F'\t' '$5 !~ /park_sleep;(.*;)?(start_thread|__clone3|__clone)$/ { print "  " $5 }' | sort | uniq -c | sort -rn | head -5
 	fail "only $full of $N parked threads' stacks reach their entry through park_sleep"
