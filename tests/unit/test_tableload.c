@@ -411,11 +411,13 @@ static void test_report_stops(const char *dir, const char *unwind)
 		st = run("%s --load-unwind-tables --table-cache '%s' --proc-dir %s -p %d",
 			 cprof_dump(), cache, dir, (int)pid);
 		err = slurp(tmp_path("err.txt"), NULL);
+		/* a failure says whether python3 was still there to be read */
 		test_condf(st == 0 && err &&
 			   strstr(err, "libcrypto.so.3: other CFA expression ") &&
 			   strstr(err, "libc.so.6: signal frame "),
-			   "--load-unwind-tables, tables %s: files where walks stop, by rule (%s)",
-			   how[i], err ? err : "no output");
+			   "--load-unwind-tables, tables %s: files where walks stop, by rule (%s; python3 %s)",
+			   how[i], err ? err : "no output",
+			   kill(pid, 0) ? "gone" : "still running");
 		free(err);
 	}
 	kill(pid, SIGKILL);
