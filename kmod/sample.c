@@ -83,6 +83,8 @@ static u64 cprof_deadline;	/* ticks stop by themselves at this time */
 static u32 cprof_ring_size;	/* buffer_kb, in bytes */
 static u64 cprof_rings_max;	/* cap on all rings together, bytes */
 static u32 cprof_profile_ring;	/* ring size in the running profile */
+/* stack copy bytes in it: ctl's ustack, at most a quarter of a ring */
+static u32 cprof_profile_ustack;
 static u64 cprof_rings_bytes;	/* allocated now; under the hotplug lock */
 static int cprof_hp_state = -1;
 
@@ -310,7 +312,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
 				       set->depth, &flags,
-				       set->ustack ? &copy : NULL, &py, &mapped);
+				       cprof_profile_ustack ? &copy : NULL, &py,
+				       &mapped);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;
@@ -329,7 +332,8 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	/* Flagged only if its copy will follow: the ring keeps half for samples. */
 	if (flags & CPROF_SAMPLE_USTACK &&
 	    !cprof_ring_fits_next(&pc->ring, size,
-				  sizeof(struct cprof_ustack) + set->ustack)) {
+				  sizeof(struct cprof_ustack) +
+				  cprof_profile_ustack)) {
 		flags &= ~CPROF_SAMPLE_USTACK;
 		pc->stats.ustack_skipped++;
 	}
@@ -361,7 +365,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	}
 	/* Last: its reservation ends s's being ours. */
 	if (flags & CPROF_SAMPLE_USTACK)
-		cprof_put_ustack(pc, &copy, s, set->ustack);
+		cprof_put_ustack(pc, &copy, s, cprof_profile_ustack);
 	cprof_put_pycodes(pc, &need, now);
 }
 
@@ -556,6 +560,11 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 	while (size > CPROF_RING_MIN && (u64)n * size > cprof_rings_max)
 		size >>= 1;
 	cprof_profile_ring = size;
+	/*
+	 * At most a quarter of a ring: a small one (buffer_kb=64, or many
+	 * CPUs sharing buffers_mb) still has room for a copy and its sample.
+	 */
+	cprof_profile_ustack = min_t(u32, set->ustack, size / 4);
 	for_each_online_cpu(cpu) {
 		if (cprof_cpu_has_ring(cpu))
 			err = err ?: cprof_cpu_ring(cpu);
