@@ -92,11 +92,12 @@ perf_stacks() { # NAME MODE: MODE -g or dwarf
 	# inline none of the calls the shares name; perf's shares are printed,
 	# not asserted); resolving inlined calls' names is most of perf
 	# script's time
-	"$PERF" script --no-inline -i "$W/$1.$2.data" --pid "$WORK" -F ip,sym 2>/dev/null | awk '
+	# (set -e does not hold here: the callers test the status)
+	"$PERF" script --no-inline -i "$W/$1.$2.data" --pid "$WORK" -F ip,sym 2>"$W/$1.$2.script.log" | awk '
 	function flush() { if (n) print st, 1; n = 0; st = "" }
 	NF == 0 { flush(); next }
 	{ name = $2; sub(/\+0x[0-9a-f]+$/, "", name); st = n++ ? name ";" st : name }
-	END { flush() }'
+	END { flush() }' || { echo "perf script $2 failed: $(tail -n 3 "$W/$1.$2.script.log")" >&2; rm -f "$W/$1.$2.data"; return 1; }
 	rm -f "$W/$1.$2.data"
 }
 
@@ -124,13 +125,15 @@ profile_all() {
 	shift
 	start_work "$@"
 	cprof_stacks "$name" >"$W/$name.c.st"
-	local g=
+	local g='' bad=''
 	if ((FP)); then
 		perf_stacks "$name" -g >"$W/$name.g.st" &
 		g=$!
 	fi
-	perf_stacks "$name" dwarf >"$W/$name.d.st" || fail "$name: perf dwarf failed"
-	[[ -z $g ]] || wait "$g" || fail "$name: perf -g failed"
+	perf_stacks "$name" dwarf >"$W/$name.d.st" || bad+=" dwarf"
+	# both done before a failure ends the test: no perf left running
+	[[ -z $g ]] || wait "$g" || bad+=" -g"
+	[[ -z $bad ]] || fail "$name: perf$bad failed"
 	stop_work
 }
 
