@@ -20,7 +20,10 @@
 #     finds the tables in the module and compiles none, so the copies its
 #     first ticks take (before the reader lists the new process's
 #     mappings) are walked with tables it fetches for walking only;
-#   - perf record --call-graph dwarf of the same command, in this guest.
+#   - perf record --call-graph dwarf of the same command, in this guest;
+#   - gzip once more, cold, in rings of 64 KiB (buffer_kb=64): the module
+#     still takes stack copies there, of 16 KiB (a quarter of a ring) at
+#     most.
 # The share of each run's samples with user frames whose stack reaches a
 # process entry (_start, or the unnamed entry of a stripped program that
 # calls __libc_start_main; start_thread; ld.so's entry and _dl_start) is
