@@ -843,7 +843,11 @@ static size_t vdso_size(uintptr_t base)
 /*
  * The vDSO's table: made from this process's own vDSO, which every 64-bit
  * process of this kernel maps too, its image copied to a memory file and
- * compiled as a file is.  Keyed as the module keys the vDSO's mapping.
+ * compiled as a file is, but here, not in a boxed child: it is the
+ * kernel's own image, nobody's file, and this is the loader's first item,
+ * forked while the main thread lists mappings (sanitizer builds'
+ * allocators do not survive such a fork: the child hung until the wall
+ * limit).  Keyed as the module keys the vDSO's mapping.
  */
 static void load_vdso(struct tableload *l)
 {
@@ -851,7 +855,7 @@ static void load_vdso(struct tableload *l)
 	size_t size = base ? vdso_size(base) : 0;
 	struct cfi_table t = { 0 };
 	struct stat st = { 0 };
-	char key[96];
+	char key[96], err[256];
 	int fd;
 
 	if (!size)
@@ -867,7 +871,7 @@ static void load_vdso(struct tableload *l)
 		return;
 	say_compiling(l, true);
 	if (write(fd, (const void *)base, size) == (ssize_t)size &&
-	    compile_boxed(fd, &t) == 0)
+	    cfi_compile(fd, &t, err, sizeof(err)) == 0)
 		write_table(l, &st, &t, NULL, key, "[vdso]");
 	else
 		l->stats.no_cfi++;
