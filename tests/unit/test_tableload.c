@@ -380,16 +380,14 @@ static void test_sweep_leftovers(const char *dir, const char *unwind)
 /* Is pid, a child not reaped yet, still running (not a zombie)? */
 static bool alive(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	bool ok = false;
+	char path[40], *buf, *p;
+	bool ok;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		ok = p[1] == ' ' && p[2] != 'Z';
-	if (f)
-		fclose(f);
+	buf = slurp(path, NULL);
+	p = buf ? strrchr(buf, ')') : NULL;
+	ok = p && p[1] == ' ' && p[2] && p[2] != 'Z';
+	free(buf);
 	return ok;
 }
 

@@ -93,12 +93,14 @@ perf_stacks() { # NAME MODE: MODE -g or dwarf
 	# not asserted); resolving inlined calls' names is most of perf
 	# script's time
 	# (set -e does not hold here: the callers test the status)
+	local rc=0
 	"$PERF" script --no-inline -i "$W/$1.$2.data" --pid "$WORK" -F ip,sym 2>"$W/$1.$2.script.log" | awk '
 	function flush() { if (n) print st, 1; n = 0; st = "" }
 	NF == 0 { flush(); next }
 	{ name = $2; sub(/\+0x[0-9a-f]+$/, "", name); st = n++ ? name ";" st : name }
-	END { flush() }' || { echo "perf script $2 failed: $(tail -n 3 "$W/$1.$2.script.log")" >&2; rm -f "$W/$1.$2.data"; return 1; }
+	END { flush() }' || rc=$?
 	rm -f "$W/$1.$2.data"
+	((rc == 0)) || { echo "perf script $2 failed: $(tail -n 3 "$W/$1.$2.script.log")" >&2; return 1; }
 }
 
 # share STACKS ALL_RE PART_RE: "total matched part" sample counts.
