@@ -15,7 +15,13 @@
  * The child is a fork() of a threaded process: it runs only fn (the other
  * threads do not exist in it), with the file descriptors it inherits
  * closed but the pipe and stderr, so that it holds no client's connection
- * or listening socket open.
+ * or listening socket open.  What fn calls may take a lock another thread
+ * held at the fork: glibc makes its own (malloc's, stdio's, the dynamic
+ * loader's) usable in the child; zlib and protobuf-c take none, and
+ * libdw's are its objects' own, which no other thread shares with fn.
+ * GCC 12's ASan allocator is not made so: in an ASan build up to one
+ * child in 80 forked while another thread allocates waits forever on its
+ * first malloc, until wall_seconds.
  */
 #ifndef CPROF_BOXED_H
 #define CPROF_BOXED_H
