@@ -68,7 +68,11 @@ enum {
 /*
  * A defined dynamic symbol's value, or 0.  The first SHT_DYNSYM only (an
  * ELF file has one; a hostile one could list the same bytes many times),
- * its string table bounded too: libelf reads each whole.
+ * its string table bounded too: libelf reads each whole.  The table must
+ * end in a NUL, and a name is taken at its offset: elf_strptr() would
+ * search the table from there for one, each time, which for a table of
+ * 16 MiB without another and a million symbols takes the better part of
+ * an hour.
  */
 static uint64_t dynsym(Elf *elf, const char *name)
 {
@@ -76,26 +80,31 @@ static uint64_t dynsym(Elf *elf, const char *name)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh, ss;
-		Elf_Data *d;
+		Elf_Data *d, *sd;
+		const char *names;
 		size_t i, n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
 			continue;
 		str = elf_getscn(elf, sh.sh_link);
 		if (!sh.sh_entsize || sh.sh_size > DYNSYM_MAX || !str ||
-		    !gelf_getshdr(str, &ss) || ss.sh_size > DYNSTR_MAX)
+		    !gelf_getshdr(str, &ss) || ss.sh_type != SHT_STRTAB ||
+		    ss.sh_size > DYNSTR_MAX)
+			return 0;
+		sd = elf_getdata(str, NULL);
+		names = sd ? sd->d_buf : NULL;
+		if (!names || !sd->d_size || names[sd->d_size - 1])
 			return 0;
 		d = elf_getdata(scn, NULL);
 		n = d ? d->d_size / sh.sh_entsize : 0;
 		for (i = 0; i < n; i++) {
-			const char *s;
 			GElf_Sym sym;
 
 			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_shndx == SHN_UNDEF)
+			    sym.st_shndx == SHN_UNDEF ||
+			    sym.st_name >= sd->d_size)
 				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (s && !strcmp(s, name))
+			if (!strcmp(names + sym.st_name, name))
 				return sym.st_value;
 		}
 		return 0;

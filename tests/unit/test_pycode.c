@@ -330,6 +330,50 @@ static void test_live(const char *python)
 }
 
 /*
+ * A copy of python3.11 whose dynamic symbols' names do not end in a NUL
+ * (its last byte overwritten): refused, where libelf would search the
+ * whole table for a NUL at each symbol (a file any user can map).  The
+ * copy as it was is still CPython.
+ */
+static void test_unterminated(void)
+{
+	const char *copy = tmp_path("python3.11-copy");
+	struct pyrt rt;
+	const char *why;
+	Elf_Scn *scn = NULL;
+	int64_t last = -1;
+	Elf *elf;
+	int fd;
+
+	if (run("cp %s '%s'", PYTHON, copy)) {
+		test_cond("python3.11 copied", false);
+		return;
+	}
+	test_cond("a copy of python3.11 is CPython",
+		  detect(copy, &rt, &why) == 1);
+	fd = open(copy, O_RDWR | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, ss;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM &&
+		    gelf_getshdr(elf_getscn(elf, sh.sh_link), &ss) &&
+		    ss.sh_size)
+			last = (int64_t)(ss.sh_offset + ss.sh_size - 1);
+	}
+	if (elf)
+		elf_end(elf);
+	test_condf(last > 0 && pwrite(fd, "x", 1, last) == 1,
+		   "the last byte of its dynamic string table (at %" PRId64 ") overwritten",
+		   last);
+	if (fd >= 0)
+		close(fd);
+	test_cond("a CPython whose dynamic names do not end in a NUL is not read",
+		  detect(copy, &rt, &why) == 0);
+	unlink(copy);
+}
+
+/*
  * Other minor versions where PATH has them (a build beside Debian's): their
  * layouts (3.12's table, 3.13's _Py_DebugOffsets) walked the same way.
  * Nothing is checked where there is none.
@@ -362,6 +406,7 @@ int main(void)
 		   rt.version, rt.runtime);
 	test_condf(detect("/bin/sh", &(struct pyrt){ 0 }, &why) == 0,
 		   "a shell is no CPython");
+	test_unterminated();
 	test_lines();
 	if ((rt.version >> 16) == 0x030b)
 		test_live(PYTHON);
