@@ -45,19 +45,34 @@ static bool location_is_kernel(const struct resolved *r,
 	return l->mapping && r->mappings[l->mapping - 1].kernel;
 }
 
-/* Append a frame name to f, keeping the folded syntax intact. */
+/*
+ * A name any process may choose (its comm, its symbols, its Python
+ * functions' names and files), so that it cannot make lines of its own:
+ * control characters as \xHH.
+ */
+static void put_printable(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+}
+
+/*
+ * Append a frame name to f, keeping the folded syntax intact: ';' as ':',
+ * a control character as a space.
+ */
 static void folded_put(FILE *f, const char *name, bool kernel)
 {
-	size_t n;
-
-	while (*name) {
-		n = strcspn(name, ";\n");
-		fwrite(name, 1, n, f);
-		name += n;
-		if (*name) {
-			fputc(*name == ';' ? ':' : ' ', f);
-			name++;
-		}
+	for (; *name; name++) {
+		if (*name == ';')
+			fputc(':', f);
+		else if ((unsigned char)*name < 0x20 || *name == 0x7f)
+			fputc(' ', f);
+		else
+			fputc(*name, f);
 	}
 	if (kernel)
 		fputs("_[k]", f);
@@ -403,13 +418,14 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
 		const struct node *n = &t.nodes[order[i]];
 
 		sum += n->flat;
-		fprintf(out, "%10s %s %s %10s %s  %s\n",
+		fprintf(out, "%10s %s %s %10s %s  ",
 			value_label(r, a, sizeof(a), n->flat),
 			percent(b, sizeof(b), n->flat, total),
 			percent(c, sizeof(c), sum, total),
 			value_label(r, d, sizeof(d), n->cum),
-			percent(e, sizeof(e), n->cum, total),
-			strtab__get(t.names, order[i]));
+			percent(e, sizeof(e), n->cum, total));
+		put_printable(out, strtab__get(t.names, order[i]));
+		fputc('\n', out);
 	}
 	if (fflush(out) || ferror(out)) {
 		fail("failed to write %s: %s", name, strerror(errno));
@@ -463,12 +479,15 @@ static int text_sample(const struct resolved *r, const struct res_sample *s,
 			const char *file = ln ? strtab__get(r->strings,
 				r->functions[ln->function - 1].filename) : "";
 
-			fprintf(f, "#\t0x%llx\t%s", (unsigned long long)l->address,
-				output__frame_name(r, l, j, buf, sizeof(buf)));
+			fprintf(f, "#\t0x%llx\t", (unsigned long long)l->address);
+			put_printable(f, output__frame_name(r, l, j, buf,
+							    sizeof(buf)));
+			if (file[0]) {
+				fputc('\t', f);
+				put_printable(f, file);
+			}
 			if (file[0] && ln->line)
-				fprintf(f, "\t%s:%lld", file, (long long)ln->line);
-			else if (file[0])
-				fprintf(f, "\t%s", file);
+				fprintf(f, ":%lld", (long long)ln->line);
 			fputc('\n', f);
 		}
 	}
@@ -559,20 +578,6 @@ static int thread_cmp(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return (x->pid > y->pid) - (x->pid < y->pid);
 	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-/*
- * A name any process may choose (its comm, its symbols), so that it cannot
- * make lines of its own: control characters as \xHH.
- */
-static void put_printable(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			fprintf(out, "\\x%02x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
 }
 
 /* One thread: "thread TID (COMM, pid PID) [STATE, WAIT]:" and its frames. */

@@ -324,6 +324,65 @@ static void test_records(void)
 	free(text);
 }
 
+/*
+ * A Python function's name and file are whatever its process set
+ * (code.replace(co_qualname=...)): a newline in them makes no line of its
+ * own in any text output (no stack of another count in -f text or
+ * folded, no row in the top table), nor does a terminal's escape byte
+ * reach it.
+ */
+static void test_hostile_names(void)
+{
+	static const char evil[] = "x\n\n999999 0 @ 0x1\n#\t0x1\tsshd";
+	static const char file[] = "/srv/\x1b[2Japp.py";
+	static const char *const formats[] = { "text", "folded", "top" };
+	const char *stream = tmp_path("evil.bin");
+	const uint64_t u[2] = { sym("_PyEval_EvalFrameDefault"),
+				sym("Py_BytesMain") + 1 };
+	const struct cprof_pyframe py[1] = {
+		{ 0x7f000000a000 | CPROF_PYFRAME_ENTRY, 3, 10 },
+	};
+	struct cprof_header h = sb_header_of_boot(false);
+	uint8_t lt[40] = { 0 }, q[256], f[256];
+	uint64_t ltsize = 2;
+	size_t ql, fl, i;
+	pid_t gone = gone_pid();
+	struct sb b;
+
+	memcpy(lt + 16, &ltsize, sizeof(ltsize));
+	lt[32] = 0x80 | 13 << 3 | 7;
+	lt[33] = 4;
+	ql = str311(q, evil, sizeof(evil) - 1, 1);
+	fl = str311(f, file, sizeof(file) - 1, 1);
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, gone, TEXT_START, TEXT_END, TEXT_PGOFF, PYTHON,
+		NULL, 0);
+	sb_sample_py(&b, 10, gone, 7, 0, "r1", CPROF_SAMPLE_USER_MODE |
+		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 2, u, 0, TEXT_START,
+		     CPROF_PY_COMPLETE, 1, py);
+	sb_pycode(&b, 10, gone, 0x7f000000a000, 10, 0x030b02f0, q, ql, f, fl,
+		  lt, sizeof(lt));
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	sb_write(&b, stream, b.len);
+	sb_free(&b);
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char args[32], *text;
+		int st;
+
+		snprintf(args, sizeof(args), "-f %s", formats[i]);
+		st = run("%s %s", run_dump(stream, ""), args);
+		text = slurp(tmp_path("out.txt"), NULL);
+		test_condf(!st && text && strstr(text, "999999") &&
+			   !strstr(text, "\n999999") &&
+			   !strstr(text, "\n#\t0x1\tsshd") &&
+			   !strchr(text, 0x1b),
+			   "-f %s: a Python name's newlines and a file's escape byte make no line, reach no terminal:\n%s",
+			   formats[i], text ? text : "(none)");
+		free(text);
+	}
+}
+
 /* Streams whose second sample's trailer is damaged. */
 static void test_bad_trailer(void)
 {
@@ -507,6 +566,7 @@ int main(void)
 	test_splice();
 	test_bad_trailer();
 	test_records();
+	test_hostile_names();
 	test_live();
 	return test_report();
 }
