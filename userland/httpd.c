@@ -180,46 +180,58 @@ static enum MHD_Result respond_error(struct MHD_Connection *c,
 		       strlen(body), false);
 }
 
-static bool parse_param(const char *key, const char *val, long min, long max,
-			long *out, char *err, size_t size)
+/*
+ * The value raw (as the client sent it, whole) as a number in min..max,
+ * into *out; else false, and err says why with shown (raw fit for a log
+ * line).
+ */
+static bool parse_param(const char *key, const char *raw, const char *shown,
+			long min, long max, long *out, char *err, size_t size)
 {
-	if (!val || !*val) {
+	if (!raw || !*raw) {
 		snprintf(err, size, "bad parameter %s: no value", key);
 		return false;
 	}
-	switch (parse_long_quiet(val, min, max, out)) {
+	switch (parse_long_quiet(raw, min, max, out)) {
 	case PARSE_NOT_NUMBER:
-		snprintf(err, size, "bad parameter %s=%.64s: not a number", key,
-			 val);
+		snprintf(err, size, "bad parameter %s=%s: not a number", key,
+			 shown);
 		return false;
 	case PARSE_RANGE:
-		snprintf(err, size, "bad parameter %s=%.64s: out of range (%ld to %ld)",
-			 key, val, min, max);
+		snprintf(err, size, "bad parameter %s=%s: out of range (%ld to %ld)",
+			 key, shown, min, max);
 		return false;
 	default:
 		return true;
 	}
 }
 
-/* A copy of s (at most 64 bytes) fit for a log line: no control bytes. */
+/*
+ * A copy of s fit for a log line: no control bytes, its first 64 bytes
+ * and "..." if there are more (size: 68 or more).
+ */
 static const char *printable(char *buf, size_t size, const char *s)
 {
 	size_t i;
 
-	snprintf(buf, size, "%.64s", s ? s : "");
+	s = s ? s : "";
+	snprintf(buf, size, "%.64s%s", s, strnlen(s, 65) > 64 ? "..." : "");
 	for (i = 0; buf[i]; i++)
 		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
 			buf[i] = '?';
 	return buf;
 }
 
-/* Go's handler ignores parameters it does not know: so does this one. */
+/*
+ * Go's handler ignores parameters it does not know: so does this one.  A
+ * parameter is matched and parsed as sent, whole; only what a message
+ * shows of it is cut and cleaned.
+ */
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
-				 const char *rkey, const char *rval)
+				 const char *key, const char *rval)
 {
-	char kbuf[72], vbuf[72];
-	const char *key = printable(kbuf, sizeof(kbuf), rkey);
-	const char *val = rval ? printable(vbuf, sizeof(vbuf), rval) : NULL;
+	char vbuf[72];
+	const char *val = printable(vbuf, sizeof(vbuf), rval);
 	struct query *q = cls;
 	long flag;
 
@@ -227,19 +239,21 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 	if (q->err[0])
 		return MHD_NO;
 	if (!strcmp(key, "seconds"))
-		parse_param(key, val, 1, q->o->max_seconds, &q->seconds,
+		parse_param(key, rval, val, 1, q->o->max_seconds, &q->seconds,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "freq"))
-		parse_param(key, val, 1, q->o->max_freq, &q->freq, q->err,
-			    sizeof(q->err));
+		parse_param(key, rval, val, 1, q->o->max_freq, &q->freq,
+			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "pid"))
-		parse_param(key, val, 0, MODPROFILE_PID_MAX, &q->pid, q->err,
-			    sizeof(q->err));
+		parse_param(key, rval, val, 0, MODPROFILE_PID_MAX, &q->pid,
+			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "nosymbol")) {
-		if (parse_param(key, val, 0, 1, &flag, q->err, sizeof(q->err)))
+		if (parse_param(key, rval, val, 0, 1, &flag, q->err,
+				sizeof(q->err)))
 			q->nosymbol = flag;
 	} else if (!strcmp(key, "debug")) {
-		parse_param(key, val, 0, 2, &q->debug, q->err, sizeof(q->err));
+		parse_param(key, rval, val, 0, 2, &q->debug, q->err,
+			    sizeof(q->err));
 	}
 	return q->err[0] ? MHD_NO : MHD_YES;
 }

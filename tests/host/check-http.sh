@@ -9,7 +9,8 @@
 # Unix socket) while refusing one without them.  No module runs here: an
 # authorized profile request gets 503 "is cprof.ko loaded?", which shows it
 # got past authentication; tests/vm/tests/u_http.sh fetches real profiles.
-# Then every ADDR form serving.md's table lists, the same way.
+# Then every ADDR form serving.md's table lists, the same way, and a
+# parameter whose value is longer than a log line shows (read whole).
 # Run by tests/host/run.sh (CPROF_DUMP: the cprof-dump to run).
 set -euo pipefail
 
@@ -214,5 +215,24 @@ for form in "${forms[@]}"; do
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" || true
 done
+
+# A parameter's value is read whole, however long: 64 zeros and an x are
+# no pid (not pid 0, every process), 64 zeros and a 1 are a second.
+zeros=$(printf '0%.0s' $(seq 64))
+serve --http "unix:$tmp/long.sock"
+code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile?pid=${zeros}x")
+if [[ $code == 400 ]] && grep -q 'bad parameter pid=.*not a number' "$tmp/body"; then
+	ok "pid=<64 zeros>x: 400, $(head -c 100 "$tmp/body")"
+else
+	not_ok "pid=<64 zeros>x: $code, $(head -c 200 "$tmp/body")"
+fi
+code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile?seconds=${zeros}1")
+if [[ $code == 503 ]]; then
+	ok "seconds=<64 zeros>1: past the parameters (503: no module here)"
+else
+	not_ok "seconds=<64 zeros>1: $code, $(head -c 200 "$tmp/body")"
+fi
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" || true
 
 report
