@@ -2,16 +2,19 @@
 /*
  * cgroups - the paths of cgroup v2 ids.  See cgroups.h.
  *
- * One hash table (libiberty's) from id to path; an id a walk did not find
- * is kept with no path, so that it costs one walk only.
+ * One hash table (libiberty's) from id to path; an id not found is kept
+ * with no path, so that it costs one lookup only.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fts.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <hashtab.h>
 
@@ -23,8 +26,17 @@ struct cg_ent {
 	char *path;		/* NULL: not found */
 };
 
+/*
+ * A kernfs file handle's type (the kernel's FILEID_KERNFS, not in its
+ * uapi): its 8 bytes are the node's id, a cgroup's id.
+ */
+#define CGROUPS_FILEID_KERNFS	0xfe
+
 struct cgroups {
 	char *root;		/* NULL: no cgroup2 mount */
+	int root_fd;		/* root's, for file handles; -1: none */
+	bool no_handles;	/* the kernel refused one: walk instead */
+	unsigned int walks;
 	htab_t tab;
 };
 
@@ -103,7 +115,11 @@ struct cgroups *cgroups__new(const char *root)
 
 	if (!c)
 		return NULL;
+	c->root_fd = -1;
 	c->root = root ? strdup(root) : find_mount();
+	/* not O_PATH: open_by_handle_at() refuses such a descriptor */
+	if (c->root)
+		c->root_fd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	c->tab = htab_create_alloc(64, cg_hash, cg_eq, cg_del, calloc, free);
 	if (!c->tab || (root && !c->root)) {
 		cgroups__free(c);
@@ -118,6 +134,8 @@ void cgroups__free(struct cgroups *c)
 		return;
 	if (c->tab)
 		htab_delete(c->tab);
+	if (c->root_fd >= 0)
+		close(c->root_fd);
 	free(c->root);
 	free(c);
 }
@@ -154,6 +172,7 @@ static void cgroups__walk(struct cgroups *c)
 	FTSENT *ent;
 	FTS *fts;
 
+	c->walks++;
 	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR | FTS_XDEV, NULL);
 	if (!fts)
 		return;
@@ -169,20 +188,74 @@ static void cgroups__walk(struct cgroups *c)
 	fts_close(fts);
 }
 
+/*
+ * Record id's path, opened by its file handle (cgroup2 exports kernfs's,
+ * for root: CAP_DAC_READ_SEARCH), so that each new id costs one lookup,
+ * not a walk of every cgroup: 1 looked up (found, or gone: no path), 0
+ * handles do not work here (the caller walks), -1 out of memory.
+ */
+static int cgroups__by_handle(struct cgroups *c, uint64_t id)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char id[sizeof(uint64_t)];
+	} h = {
+		.fh = {
+			.handle_bytes = sizeof(uint64_t),
+			.handle_type = CGROUPS_FILEID_KERNFS,
+		},
+	};
+	char link[48], path[PATH_MAX];
+	size_t len = strlen(c->root);
+	ssize_t n;
+	int fd;
+
+	if (c->root_fd < 0 || c->no_handles)
+		return 0;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(c->root_fd, &h.fh,
+			       O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == ESTALE || errno == ENOENT || errno == ENOTDIR))
+		return 1;
+	if (fd < 0) {
+		c->no_handles = true;
+		return 0;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	close(fd);
+	if (n < 0)
+		return 1;
+	path[n] = '\0';
+	/* under the mount (not "(unreachable)/...", not another mount) */
+	if (strncmp(path, c->root, len) || (path[len] && path[len] != '/'))
+		return 1;
+	return cgroups__set(c, id, path[len] ? path + len : "/") ? -1 : 1;
+}
+
 const char *cgroups__path(struct cgroups *c, uint64_t id)
 {
 	struct cg_ent key = { .id = id }, *e;
+	int found;
 
 	e = htab_find(c->tab, &key);
 	if (e)
 		return e->path;
-	if (c->root)
+	found = c->root ? cgroups__by_handle(c, id) : 1;
+	if (found < 0)
+		return NULL;
+	if (!found)
 		cgroups__walk(c);
 	/* not found: remember that, for the next question */
 	if (cgroups__set(c, id, NULL))
 		return NULL;
 	e = htab_find(c->tab, &key);
 	return e ? e->path : NULL;
+}
+
+unsigned int cgroups__walks(const struct cgroups *c)
+{
+	return c ? c->walks : 0;
 }
 
 void cgroups__note(struct cgroups *c, const struct cprof_rec *rec)
