@@ -43,6 +43,19 @@ static bool crc_is(int fd, const struct stat *st, GElf_Word want)
 }
 
 /*
+ * A debug file found by a name the binary chose (its .gnu_debuglink, in
+ * its directory): only one anybody may read, as the binary's owner could.
+ * A symlink planted there to a file only root reads (a key, /etc/shadow)
+ * is not opened, so its CRC cannot be compared with one the user picked,
+ * nor its names used.
+ */
+static bool readable_by_all(const struct statx *sx, const void *arg)
+{
+	(void)arg;
+	return sx->stx_mode & S_IROTH;
+}
+
+/*
  * Is the file at fd the debug file of mod?  And one libdw may read: its
  * compressed sections inflate to at most ELFBOUND_INFLATE_MAX, as the
  * binary's own must (elfsyms.c).
@@ -148,9 +161,10 @@ static int in_root(Dwfl_Module *mod, const struct debugfind_root *root,
 		}
 		if (len >= (int)sizeof(path) || !strcmp(path, root->path))
 			continue;
-		fd = safe_open(rootfd, path, &st);
+		fd = safe_open_if(rootfd, path, &st, readable_by_all, NULL);
 		if (fd < 0) {
-			*odd |= errno == SAFEOPEN_NOT_REGULAR;
+			*odd |= errno == SAFEOPEN_NOT_REGULAR ||
+				errno == SAFEOPEN_NOT_WANTED;
 			continue;
 		}
 		if (!belongs(mod, fd, &st, i < 0 ? 0 : crc)) {
@@ -215,9 +229,10 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 			     debuglink_file) >=
 		    (int)sizeof(path) || !strcmp(path, file_name))
 			continue;
-		fd = safe_open(-1, path, &st);
+		fd = safe_open_if(-1, path, &st, readable_by_all, NULL);
 		if (fd < 0) {
-			odd |= errno == SAFEOPEN_NOT_REGULAR;
+			odd |= errno == SAFEOPEN_NOT_REGULAR ||
+			       errno == SAFEOPEN_NOT_WANTED;
 			continue;
 		}
 		if (belongs(mod, fd, &st, debuglink_crc)) {

@@ -8,7 +8,8 @@
  *
  *   1. by build ID under /usr/lib/debug/.build-id/ (libdwfl's own lookup);
  *   2. by .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME,
- *      regular files only, taken if their build ID is the binary's (or,
+ *      regular files only that anybody may read (a symlink planted there
+ *      to a file only root reads is not opened), taken if their build ID is the binary's (or,
  *      when it has none, their CRC32 is the debuglink's, read from files
  *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
  *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);

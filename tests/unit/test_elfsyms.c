@@ -612,6 +612,34 @@ static void test_debuglink(struct syms_cache *c, const char *src)
 	} else {
 		test_cond("make a FIFO debuglink fixture", 0);
 	}
+
+	/*
+	 * The debug file it names, a symlink to a file only root may read
+	 * (a key, /etc/shadow; here the real debug file, 0600): not opened
+	 * for the user who chose the name.  The same file readable by all
+	 * (through a symlink too) names its frames.
+	 */
+	if (sh("d='%s' && mkdir -p \"$d/rootonly\" \"$d/readable\" \"$d/linkdir\" \"$d/opendir\" && "
+	       "cp '%s' \"$d/rootonly/secret.debug\" && chmod 600 \"$d/rootonly/secret.debug\" && "
+	       "cp '%s' \"$d/readable/open.debug\" && chmod 644 \"$d/readable/open.debug\" && "
+	       "for w in linkdir opendir; do strip -s -o \"$d/$w/linked\" '%s' && "
+	       "objcopy --add-gnu-debuglink='%s' \"$d/$w/linked\" || exit 1; done && "
+	       "ln -s \"$d/rootonly/secret.debug\" \"$d/linkdir/fix-linked.debug\" && "
+	       "ln -s \"$d/readable/open.debug\" \"$d/opendir/fix-linked.debug\"",
+	       path_in("dl"), dbg, dbg, pie, dbg) == 0) {
+		struct binary *shut, *open;
+
+		shut = syms_cache__get(c, MAPFILE_PATH(path_in("dl/linkdir/linked")),
+				       NULL, 0);
+		open = syms_cache__get(c, MAPFILE_PATH(path_in("dl/opendir/linked")),
+				       NULL, 0);
+		test_cond("a debuglink to a file only root may read: not opened",
+			  shut && !binary__has_debuginfo(shut));
+		test_cond("... the same file readable by all: its debug info",
+			  open && binary__has_debuginfo(open));
+	} else {
+		test_cond("make the root-only debuglink fixtures", 0);
+	}
 }
 
 /*
