@@ -534,12 +534,13 @@ static int load_tables_only(void)
 		return 1;
 	tableload__report_stops(l, true);
 	tableload__stop(l, &st);
-	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows; %llu from the cache, %llu of them before any program asked; %llu of CPython interpreters); %llu files without call frame information, %llu refused\n",
+	fprintf(stderr, PROG_NAME ": loaded %llu unwind tables (%llu rows; %llu from the cache, %llu of them before any program asked; %llu of CPython interpreters); %llu files without call frame information, %llu refused, %llu mappings on FUSE not read\n",
 		(unsigned long long)st.loaded, (unsigned long long)st.rows,
 		(unsigned long long)(st.cached + st.preloaded),
 		(unsigned long long)st.preloaded,
 		(unsigned long long)st.python,
-		(unsigned long long)st.no_cfi, (unsigned long long)st.refused);
+		(unsigned long long)st.no_cfi, (unsigned long long)st.refused,
+		(unsigned long long)st.on_fuse);
 	return st.refused ? 1 : 0;
 }
 

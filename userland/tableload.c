@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <hashtab.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -57,6 +58,7 @@
 #include "cfi.h"
 #include "pyrt.h"
 #include "safeopen.h"
+#include "stream.h"
 #include "tablecache.h"
 #include "tablekeep.h"
 #include "tableload.h"
@@ -75,6 +77,7 @@ struct tableload_item {
 	struct tableload_item *next;
 	enum item_kind kind;
 	pid_t pid;
+	bool fuse;			/* the mapping's file is on FUSE */
 	uint64_t start, end;
 	char path[];
 };
@@ -170,9 +173,75 @@ struct evictions {
 struct mapped {
 	char ino[24];			/* first: a string to htab */
 	pid_t pid;
+	bool fuse;			/* its file is on FUSE */
 	uint64_t start, end;
 	char path[];
 };
+
+/*
+ * The devices of the FUSE mounts (fuse, fuse.*, fuseblk) a process sees,
+ * from /proc/PID/mountinfo, kept while the next process is in the same
+ * mount namespace.  A mapping's device in /proc/PID/maps is its file
+ * system's, as mountinfo lists it: a file on FUSE is known as such before
+ * anything asks its server (which may never answer) for it.
+ */
+struct fusedevs {
+	uint64_t ns;			/* the namespace's inode; 0: none */
+	size_t n, alloc;
+	dev_t *dev;
+};
+
+/* Read the FUSE mounts pid sees, unless fd holds its namespace's. */
+static void fusedevs_of(struct fusedevs *fd, pid_t pid)
+{
+	char path[64], *line = NULL;
+	unsigned int maj, min;
+	size_t size = 0;
+	struct stat ns;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(path, &ns))
+		return;
+	if (fd->ns == ns.st_ino)
+		return;
+	fd->ns = ns.st_ino;
+	fd->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	f = fopen(path, "re");
+	while (f && getline(&line, &size, f) > 0) {
+		const char *type = strstr(line, " - ");
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || !type)
+			continue;
+		type += 3;
+		if (strncmp(type, "fuse", 4) ||
+		    (type[4] != ' ' && type[4] != '.' &&
+		     strncmp(type + 4, "blk ", 4)))
+			continue;
+		if (grow_array(&fd->dev, &fd->alloc, fd->n + 1,
+			       sizeof(*fd->dev)))
+			break;
+		fd->dev[fd->n++] = makedev(maj, min);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* Is device maj:min of pid's mapping a FUSE mount's? */
+static bool on_fuse(struct fusedevs *fd, pid_t pid, unsigned int maj,
+		    unsigned int min)
+{
+	dev_t dev = makedev(maj, min);
+	size_t i;
+
+	fusedevs_of(fd, pid);
+	for (i = 0; i < fd->n; i++)
+		if (fd->dev[i] == dev)
+			return true;
+	return false;
+}
 
 /*
  * By device and inode, as the module keys a table and replaces or removes
@@ -725,9 +794,17 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	struct cprof_upy py;
 	char key[96];
 	struct stat st, after;
-	int fd = open_mapped(it, &st);
 	bool keep;
+	int fd;
 
+	/* its server answers when it likes: not even opened */
+	if (it->fuse) {
+		if (l->stats.on_fuse++ < 10)
+			warning("unwind tables: %s (pid %d) is on FUSE: not read (walked by frame pointers)",
+				it->path, (int)it->pid);
+		return;
+	}
+	fd = open_mapped(it, &st);
 	if (fd < 0) {
 		/* someone put it there: say so, a few times */
 		if (errno == SAFEOPEN_NOT_REGULAR && l->stats.not_regular++ < 10)
@@ -790,7 +867,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 	struct cfi_table t = { 0 };
 	struct cprof_utable hdr;
 	struct stat st;
-	int fd = open_mapped(it, &st);
+	int fd = it->fuse ? -1 : open_mapped(it, &st);
 	size_t len = 0;
 	char *buf;
 
@@ -970,6 +1047,8 @@ static htab_t mapped_files(void)
 				       free, calloc, free);
 	unsigned long long ino, lo, hi;
 	char path[64], line[4352], perms[8], key[24], *nl;
+	struct fusedevs fuse = { 0 };
+	unsigned int maj, min;
 	struct mapped *m;
 	struct dirent *de;
 	void **slot;
@@ -996,8 +1075,8 @@ static htab_t mapped_files(void)
 			if (nl)
 				*nl = '\0';
 			at = 0;
-			if (sscanf(line, "%llx-%llx %7s %*x %*x:%*x %llu %n",
-				   &lo, &hi, perms, &ino, &at) != 4 ||
+			if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu %n",
+				   &lo, &hi, perms, &maj, &min, &ino, &at) != 6 ||
 			    perms[2] != 'x' || !ino)
 				goto next;
 			snprintf(key, sizeof(key), "%llu", ino);
@@ -1010,6 +1089,7 @@ static htab_t mapped_files(void)
 				goto next;
 			memcpy(m->ino, key, sizeof(key));
 			m->pid = atoi(de->d_name);
+			m->fuse = on_fuse(&fuse, m->pid, maj, min);
 			m->start = lo;
 			m->end = hi;
 			memcpy(m->path, at ? line + at : "", len);
@@ -1021,6 +1101,7 @@ next:
 		fclose(f);
 	}
 	closedir(d);
+	free(fuse.dev);
 	return set;
 }
 
@@ -1032,7 +1113,7 @@ struct sweep {
 };
 
 static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
-		    uint64_t end, const char *path);
+		    uint64_t end, const char *path, bool fuse);
 static void enqueue_kind(struct tableload *l, enum item_kind kind);
 
 /*
@@ -1150,7 +1231,7 @@ static int evicted_one(void **slot, void *arg)
 	}
 	ev = evs ? *evs : NULL;
 	if (ev && ++ev->n <= RELOADS_MAX && m->path[0] == '/') {
-		enqueue(l, m->pid, m->start, m->end, m->path);
+		enqueue(l, m->pid, m->start, m->end, m->path, m->fuse);
 		l->stats.reloaded++;
 	}
 	htab_clear_slot(l->loaded, slot);
@@ -1267,7 +1348,7 @@ static void push(struct tableload *l, struct tableload_item *it)
 }
 
 static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
-		    uint64_t end, const char *path)
+		    uint64_t end, const char *path, bool fuse)
 {
 	size_t len = strlen(path) + 1;
 	struct tableload_item *it = calloc(1, sizeof(*it) + len);
@@ -1275,6 +1356,7 @@ static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
 	if (!it)
 		return;
 	it->pid = pid;
+	it->fuse = fuse;
 	it->start = start;
 	it->end = end;
 	memcpy(it->path, path, len);
@@ -1353,10 +1435,11 @@ struct tableload *tableload__start(const char *proc_dir)
 }
 
 /* The executable file mappings of one process. */
-static void scan_pid(struct tableload *l, pid_t pid)
+static void scan_pid(struct tableload *l, pid_t pid, struct fusedevs *fuse)
 {
 	unsigned long long lo, hi, inode;
 	char path[64], line[4352], perms[8], *file, *nl;
+	unsigned int maj, min;
 	int at;
 	FILE *f;
 
@@ -1369,12 +1452,13 @@ static void scan_pid(struct tableload *l, pid_t pid)
 		if (nl)
 			*nl = '\0';
 		at = 0;
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &lo, &hi,
-			   perms, &inode, &at) == 4 && at && perms[2] == 'x' &&
-		    inode) {
+		if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu %n", &lo, &hi,
+			   perms, &maj, &min, &inode, &at) == 6 && at &&
+		    perms[2] == 'x' && inode) {
 			file = line + at;
 			if (file[0] == '/')
-				enqueue(l, pid, lo, hi, file);
+				enqueue(l, pid, lo, hi, file,
+					on_fuse(fuse, pid, maj, min));
 		}
 		while (!nl && fgets(line, sizeof(line), f))
 			nl = strchr(line, '\n');
@@ -1384,13 +1468,15 @@ static void scan_pid(struct tableload *l, pid_t pid)
 
 void tableload__scan(struct tableload *l, pid_t pid)
 {
+	struct fusedevs fuse = { 0 };
 	struct dirent *de;
 	DIR *d;
 
 	if (!l)
 		return;
 	if (pid > 0) {
-		scan_pid(l, pid);
+		scan_pid(l, pid, &fuse);
+		free(fuse.dev);
 		return;
 	}
 	d = opendir("/proc");
@@ -1398,8 +1484,9 @@ void tableload__scan(struct tableload *l, pid_t pid)
 		return;
 	while ((de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-			scan_pid(l, atoi(de->d_name));
+			scan_pid(l, atoi(de->d_name), &fuse);
 	closedir(d);
+	free(fuse.dev);
 }
 
 void tableload__sweep(struct tableload *l, double interval)
@@ -1416,11 +1503,19 @@ void tableload__sweep(struct tableload *l, double interval)
 	enqueue_kind(l, ITEM_SWEEP);
 }
 
+/* Is the record's file on FUSE (the module says so)? */
+static bool record_on_fuse(const struct cprof_mmap *m)
+{
+	struct cprof_file_id id;
+
+	return stream__mmap_file_id(m, &id) && id.fs_magic == FUSE_SUPER_MAGIC;
+}
+
 void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 {
 	if (!l || m->path[0] != '/')
 		return;
-	enqueue(l, m->pid, m->start, m->end, m->path);
+	enqueue(l, m->pid, m->start, m->end, m->path, record_on_fuse(m));
 }
 
 void tableload__keep(struct tableload *l, const struct cprof_mmap *m)
@@ -1436,6 +1531,7 @@ void tableload__keep(struct tableload *l, const struct cprof_mmap *m)
 		return;
 	it->kind = ITEM_KEEP;
 	it->pid = m->pid;
+	it->fuse = record_on_fuse(m);
 	it->start = m->start;
 	it->end = m->end;
 	memcpy(it->path, m->path, len);

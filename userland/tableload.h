@@ -21,6 +21,7 @@ struct tableload_stats {
 	uint64_t no_cfi;	/* files without usable call frame information */
 	uint64_t changed;	/* files written to while compiled: no table */
 	uint64_t not_regular;	/* paths that were no regular file: not opened */
+	uint64_t on_fuse;	/* mappings of files on FUSE: not opened */
 	uint64_t removed;	/* tables of files deleted or replaced, removed */
 	uint64_t forgotten;	/* files without a table no process maps now */
 	uint64_t refused;	/* tables the module refused (unwind_mb, ...) */

@@ -15,11 +15,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fusehang.h"
 #include "tableload.h"
 #include "test.h"
 #include "testutil.h"
@@ -522,6 +524,71 @@ static void test_python(const char *dir, const char *unwind)
 	tableload_set_cache("");
 }
 
+/*
+ * A process that maps a program from a FUSE file system whose server then
+ * answers nothing (a user's, mounted allow_other): its table is not
+ * compiled, and the loader is not held by it: it goes idle, and the
+ * process's other files are loaded.  Skipped without FUSE (root, mount).
+ */
+static void test_fuse(const char *dir, const char *unwind)
+{
+	struct tableload_stats st = { 0 };
+	struct fusehang h;
+	struct tableload *l;
+	struct written w;
+	int ready[2];
+	bool idle;
+	pid_t pid;
+	char c;
+
+	if (fusehang_start(&h, tmp_path("fusemnt"), "/bin/true")) {
+		printf("SKIP FUSE: no FUSE mount here (%s)\n", strerror(errno));
+		return;
+	}
+	if (pipe2(ready, O_CLOEXEC)) {
+		fusehang_stop(&h);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(h.file, O_RDONLY | O_CLOEXEC);
+		struct stat fs;
+
+		if (fd < 0 || fstat(fd, &fs) ||
+		    mmap(NULL, fs.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			 fd, 0) == MAP_FAILED)
+			_exit(1);
+		close(fd);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	test_cond("a process maps a program from a FUSE mount",
+		  pid > 0 && read(ready[0], &c, 1) == 1);
+	close(ready[0]);
+	fusehang_hang(&h);
+	if (truncate(unwind, 0))
+		test_cond("emptying the unwind stand-in", false);
+	l = tableload__start(dir);
+	tableload__scan(l, pid);
+	idle = tableload__wait(l, &never, 30);
+	/* a loader held by the server lets go when it ends */
+	if (!idle)
+		fusehang_stop(&h);
+	tableload__stop(l, &st);
+	parse(unwind, &w);
+	test_condf(idle && st.on_fuse == 1 && w.tables >= 1 &&
+		   w.tables == (int)st.loaded,
+		   "its server answering nothing, the loader is not held: %s, %llu mapping on FUSE not read, %d tables of its other files",
+		   idle ? "idle" : "still busy after 30 s",
+		   (unsigned long long)st.on_fuse, w.tables);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fusehang_stop(&h);
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("proc");
@@ -604,5 +671,6 @@ int main(void)
 	test_sweep_leftovers(dir, unwind);
 	test_report_stops(dir, unwind);
 	test_python(dir, unwind);
+	test_fuse(dir, unwind);
 	return test_report();
 }
