@@ -91,6 +91,9 @@ struct stopped {
 
 #define STOPPED_MAX	64		/* files kept, the first ones */
 
+/* How long tableload__stop() waits for the loader thread at most. */
+#define STOP_WAIT_SECONDS	10
+
 struct tableload {
 	int fd;				/* PROC_DIR/unwind */
 	char *list_path;		/* the same, opened to read its list */
@@ -106,6 +109,9 @@ struct tableload {
 	bool compiling;			/* the module was told CPROF_UTABLE_BUSY */
 	double busy_said;		/* monotonic_seconds() it was told */
 	bool stopping;
+	volatile sig_atomic_t quit;	/* stopping: a compile in flight ends */
+	bool exited;			/* the thread is at its end */
+	bool abandoned;			/* ... and frees l: no one waits */
 	htab_t seen;			/* "DEV INO SIZE MTIME" strings */
 	htab_t loaded;			/* struct loaded: the tables written */
 	htab_t evictions;		/* struct evictions, by key */
@@ -617,7 +623,7 @@ static int compile_child(void *arg, FILE *out)
  * cfi_compile() in a child process bounded by compile_limits, the table
  * read back.  0, or -1 (no usable CFI, or past a limit).
  */
-static int compile_boxed(int fd, struct cfi_table *t)
+static int compile_boxed(struct tableload *l, int fd, struct cfi_table *t)
 {
 	struct compile_job j = { .fd = fd };
 	char *buf = NULL, msg[160];
@@ -625,7 +631,7 @@ static int compile_boxed(int fd, struct cfi_table *t)
 	size_t len = 0, n;
 
 	memset(t, 0, sizeof(*t));
-	if (boxed__run_fd(compile_child, &j, &j.fd, &compile_limits, NULL,
+	if (boxed__run_fd(compile_child, &j, &j.fd, &compile_limits, &l->quit,
 			  &buf, &len, msg, sizeof(msg)))
 		return -1;
 	if (len < sizeof(head))
@@ -830,7 +836,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		return;
 	}
 	say_compiling(l, true);
-	if (compile_boxed(fd, &t) == 0) {
+	if (compile_boxed(l, fd, &t) == 0) {
 		/*
 		 * The key names the file as it was compiled: one written to
 		 * meanwhile (a new size, mtime or ctime) gets no table, for
@@ -878,7 +884,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 	if (!l->cache || !tablecache__keeps(&st, fd) ||
 	    tablecache__get(l->cache, &st, &t)) {
 		say_compiling(l, true);
-		if (compile_boxed(fd, &t))
+		if (compile_boxed(l, fd, &t))
 			goto out;
 	}
 	hdr = table_header(&st, &t);
@@ -1287,10 +1293,13 @@ static void do_sweep(struct tableload *l)
 	htab_delete(sw.mapped);
 }
 
+static void tableload_free(struct tableload *l);
+
 static void *loader_main(void *arg)
 {
 	struct tableload *l = arg;
 	struct tableload_item *it;
+	bool abandoned;
 
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
@@ -1334,6 +1343,12 @@ static void *loader_main(void *arg)
 	pthread_mutex_unlock(&l->lock);
 	if (l->compiling)
 		say_compiling(l, false);
+	pthread_mutex_lock(&l->lock);
+	l->exited = true;
+	abandoned = l->abandoned;
+	pthread_mutex_unlock(&l->lock);
+	if (abandoned)
+		tableload_free(l);
 	return NULL;
 }
 
@@ -1585,23 +1600,15 @@ bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
 	return tableload__wait(*l, stop, timeout);
 }
 
-void tableload__stop(struct tableload *l, struct tableload_stats *stats)
+/* What l holds, and l: its thread is gone. */
+static void tableload_free(struct tableload *l)
 {
 	struct tableload_item *it;
 
-	if (!l)
-		return;
-	pthread_mutex_lock(&l->lock);
-	l->stopping = true;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-	pthread_join(l->thread, NULL);
 	while ((it = l->head)) {
 		l->head = it->next;
 		free(it);
 	}
-	if (stats)
-		*stats = l->stats;
 	while (l->nstopped)
 		free(l->stopped[--l->nstopped]);
 	while (l->npreloaded)
@@ -1617,6 +1624,46 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	pthread_cond_destroy(&l->cond);
 	close(l->fd);
 	free(l);
+}
+
+void tableload__stop(struct tableload *l, struct tableload_stats *stats)
+{
+	struct timespec until;
+	bool left;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	l->quit = 1;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	/*
+	 * A compile in flight is killed at once.  A thread held in the
+	 * kernel by a file system that does not answer (a path that leads
+	 * onto FUSE, a dead NFS server) is left behind, to free l itself if
+	 * it is ever let go: the run ends all the same.
+	 */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += STOP_WAIT_SECONDS;
+	if (pthread_timedjoin_np(l->thread, NULL, &until)) {
+		pthread_mutex_lock(&l->lock);
+		left = !l->exited;
+		l->abandoned = left;
+		if (stats)
+			*stats = l->stats;
+		pthread_mutex_unlock(&l->lock);
+		if (left) {
+			warning("unwind tables: the loader still waits on a file after %d s: left behind",
+				STOP_WAIT_SECONDS);
+			pthread_detach(l->thread);
+			return;
+		}
+		pthread_join(l->thread, NULL);
+	}
+	if (stats)
+		*stats = l->stats;
+	tableload_free(l);
 }
 
 struct tablekeep *tableload__kept(struct tableload *l)

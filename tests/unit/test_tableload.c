@@ -8,7 +8,9 @@
  * of a file seen is not either; a missing unwind file is no error; and
  * --load-unwind-tables names the files where walks stop, and why; a
  * CPython interpreter's table carries its layout (CPROF_UTABLE_PY), in the
- * file's offset space, compiled, read from the cache, or preloaded.
+ * file's offset space, compiled, read from the cache, or preloaded; a file
+ * on a FUSE mount whose server answers nothing is not opened (fusehang.h),
+ * and a loader held by one anyway does not hold up its stop.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -21,7 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "fusehang.h"
+#include "streambuild.h"
 #include "tableload.h"
 #include "test.h"
 #include "testutil.h"
@@ -586,7 +591,54 @@ static void test_fuse(const char *dir, const char *unwind)
 		   (unsigned long long)st.on_fuse, w.tables);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+
+	/* the same file named by the module's record, which says FUSE */
+	{
+		const struct cprof_file_id fid = {
+			.ino = 2, .dev = 1, .fs_magic = FUSE_SUPER_MAGIC,
+		};
+		struct sb b;
+
+		sb_init(&b);
+		sb_mmap_id(&b, 1, gone_pid(), 0x400000, 0x401000, h.file,
+			   &fid);
+		l = tableload__start(dir);
+		tableload__note(l, (struct cprof_mmap *)(b.buf + b.offs[0]));
+		sb_free(&b);
+		idle = tableload__wait(l, &never, 30);
+		tableload__stop(l, &st);
+		test_condf(idle && st.on_fuse == 1,
+			   "a stream's record of a file on FUSE: not opened (%s, %llu on FUSE)",
+			   idle ? "idle" : "busy", (unsigned long long)st.on_fuse);
+	}
+
+	/*
+	 * A record of an older module (no file identity, so nothing says
+	 * FUSE) of a process gone: its path is opened on the host, and the
+	 * server holds the loader.  Stopping it waits STOP_WAIT_SECONDS, then
+	 * leaves the thread behind: the run still ends.
+	 */
+	{
+		struct cprof_mmap *m;
+		struct sb b;
+
+		sb_init(&b);
+		sb_mmap(&b, 1, gone_pid(), 0x400000, 0x401000, 0, h.file,
+			NULL, 0);
+		m = (struct cprof_mmap *)(b.buf + b.offs[0]);
+		l = tableload__start(dir);
+		tableload__note(l, m);
+		sb_free(&b);
+		idle = tableload__wait(l, &never, 3);
+		alarm(120);
+		tableload__stop(l, &st);
+		alarm(0);
+		test_condf(!idle,
+			   "a path on FUSE that nothing said was there: the loader held, and stopping it still returns");
+	}
+	/* the server gone, the thread let go frees what it had */
 	fusehang_stop(&h);
+	usleep(200000);
 }
 
 int main(void)
