@@ -4,8 +4,12 @@
  * 5): thread "dio" reads 4 KiB of DEVICE with O_DIRECT (no page cache:
  * every read goes to the device) once in dio_short(), three times in
  * dio_long(), in turn; on a device that takes the same time for every read
- * (dm-delay), its time off the CPU splits 1:3 between them.  Prints
- * "dio TID" once it runs.
+ * (dm-delay), its time off the CPU splits about 1:3 between them.  Prints
+ * "dio TID" once it runs.  With DIOWAIT_LOG set, appends to that file after
+ * each pair "SHORT LONG": the microseconds spent off the CPU in each so far
+ * (clock time less the thread's CPU time), as the thread measured them:
+ * the device's delay is not exactly the same for every read under a
+ * loaded emulator.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -42,9 +47,20 @@ NOINLINE void dio_long(void)
 	dio_read();
 }
 
+/* Clock time less this thread's CPU time: a wait adds only time off the CPU. */
+static double off_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return now_sec() - (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
 int main(int argc, char **argv)
 {
-	double end;
+	const char *log = getenv("DIOWAIT_LOG");
+	double end, t0, t1, t2, in_short = 0, in_long = 0;
+	int logfd = -1;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: diowait DEVICE [SECONDS]\n");
@@ -56,12 +72,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "diowait: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
+	if (log) {
+		logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			     0644);
+		if (logfd < 0)
+			perror("diowait: DIOWAIT_LOG");
+	}
 	prctl(PR_SET_NAME, "dio");
 	printf("dio %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	while (now_sec() < end) {
+		t0 = off_sec();
 		dio_short();
+		t1 = off_sec();
 		dio_long();
+		t2 = off_sec();
+		in_short += t1 - t0;
+		in_long += t2 - t1;
+		if (logfd >= 0)
+			dprintf(logfd, "%.0f %.0f\n", in_short * 1e6,
+				in_long * 1e6);
 	}
 	return 0;
 }

@@ -14,8 +14,10 @@
 #     length); the reader thread blocks in read_pipe under the kernel's
 #     pipe_read and schedule(); the lockers wait in wait_lock under a futex
 #     wait; diowait's reads with O_DIRECT of a slow device (a loop device
-#     under dm-delay, 10 ms a read) split 1:3 between dio_short and
-#     dio_long (25 % within 3 points), under the block device's direct
+#     under dm-delay, 10 ms a read) split between dio_short and dio_long
+#     as diowait measured its own waits in the profile's window (within 3
+#     points; nominally 1:3, but a loaded emulator does not delay every
+#     read alike: once 28.4 % short), under the block device's direct
 #     read and schedule(),
 #     the thread waiting on the device for half the profile or more;
 #   - the same profile as pprof, read by go tool pprof: sample types
@@ -68,21 +70,26 @@ slowdev() {
 # (the guest's later tests run in the same boot: the device goes at exit)
 trap 'stop; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
 slowdev || fail "no slow device (loop + dm-delay)"
-"$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
+DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
 bg+=($!)
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
 ev0=$(stat_of offcpu_events)
 # the sleeper's own totals, "SHORT LONG" us, one line a pair of naps
 naps() { sed -n "${1}p" "$OUT/naps.txt"; }
 wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
+# diowait's, the same way
+dios() { sed -n "${1}p" "$OUT/dio.txt"; }
+wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
 
 "$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
 dump=$!
 # the sleeper's lines from the profile's start to its end
 wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
 n0=$(wc -l <"$OUT/naps.txt")
+d0=$(wc -l <"$OUT/dio.txt")
 sleep $SECS
 n1=$(wc -l <"$OUT/naps.txt")
+d1=$(wc -l <"$OUT/dio.txt")
 wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
 ev1=$(stat_of offcpu_events)
 ((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
@@ -109,11 +116,15 @@ echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
 within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
 	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
 
+((d1 > d0)) || fail "diowait made no pair of reads during the profile"
+read -r ds0 dl0 < <(dios "$d0")
+read -r ds1 dl1 < <(dios "$d1")
+down=$(pct $((ds1 - ds0)) $((ds1 - ds0 + dl1 - dl0)))
 ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
 dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
-echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short) waiting on the device (O_DIRECT, the block layer's wait)"
-within "$(pct "$ds" $((ds + dl)))" 25 3 ||
-	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not 25% within 3 points"
+echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in $((d1 - d0)) pairs) waiting on the device (O_DIRECT, the block layer's wait)"
+within "$(pct "$ds" $((ds + dl)))" "$down" 3 ||
+	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not the ${down}% diowait measured, within 3 points"
 # (each read costs CPU time too, more so on a loaded host: at least half)
 ((ds + dl >= SECS * 1000000 / 2)) ||
 	fail "dio: $((ds + dl)) us waiting on the device in a ${SECS} s profile"
