@@ -224,11 +224,13 @@ static const char *printable(char *buf, size_t size, const char *s)
 
 /*
  * Go's handler ignores parameters it does not know: so does this one.  A
- * parameter is matched and parsed as sent, whole; only what a message
- * shows of it is cut and cleaned.
+ * parameter is matched and parsed as sent, whole (a key with a NUL byte in
+ * it, %00, is none of ours; such a value is not a number); only what a
+ * message shows of it is cut and cleaned.
  */
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
-				 const char *key, const char *rval)
+				 const char *key, size_t key_size,
+				 const char *rval, size_t rval_size)
 {
 	char vbuf[72];
 	const char *val = printable(vbuf, sizeof(vbuf), rval);
@@ -238,6 +240,16 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 	(void)kind;
 	if (q->err[0])
 		return MHD_NO;
+	if (strlen(key) != key_size)
+		return MHD_YES;
+	if (rval && strlen(rval) != rval_size &&
+	    (!strcmp(key, "seconds") || !strcmp(key, "freq") ||
+	     !strcmp(key, "pid") || !strcmp(key, "nosymbol") ||
+	     !strcmp(key, "debug"))) {
+		snprintf(q->err, sizeof(q->err),
+			 "bad parameter %s=%s: a NUL byte in it", key, val);
+		return MHD_NO;
+	}
 	if (!strcmp(key, "seconds"))
 		parse_param(key, rval, val, 1, q->o->max_seconds, &q->seconds,
 			    q->err, sizeof(q->err));
@@ -459,7 +471,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 	double t0 = monotonic_seconds();
 	enum MHD_Result ret;
 
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (!q.err[0] && q.debug == 2 && strcmp(kind, "threads"))
 		snprintf(q.err, sizeof(q.err),
 			 "debug=2 is served for goroutine only");

@@ -1642,21 +1642,25 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	 * A compile in flight is killed at once.  A thread held in the
 	 * kernel by a file system that does not answer (a path that leads
 	 * onto FUSE, a dead NFS server) is left behind, to free l itself if
-	 * it is ever let go: the run ends all the same.
+	 * it is ever let go: the run ends all the same (but for a sanitizer
+	 * build's leak check at exit, which waits for every thread to stop).
 	 */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += STOP_WAIT_SECONDS;
 	if (pthread_timedjoin_np(l->thread, NULL, &until)) {
+		/* detached before it may free l (and its thread's handle) */
 		pthread_mutex_lock(&l->lock);
 		left = !l->exited;
-		l->abandoned = left;
+		if (left) {
+			pthread_detach(l->thread);
+			l->abandoned = true;
+		}
 		if (stats)
 			*stats = l->stats;
 		pthread_mutex_unlock(&l->lock);
 		if (left) {
 			warning("unwind tables: the loader still waits on a file after %d s: left behind",
 				STOP_WAIT_SECONDS);
-			pthread_detach(l->thread);
 			return;
 		}
 		pthread_join(l->thread, NULL);

@@ -217,7 +217,8 @@ for form in "${forms[@]}"; do
 done
 
 # A parameter's value is read whole, however long: 64 zeros and an x are
-# no pid (not pid 0, every process), 64 zeros and a 1 are a second.
+# no pid (not pid 0, every process), nor is 1%00x (not pid 1), and 64
+# zeros and a 1 are a second.
 zeros=$(printf '0%.0s' $(seq 64))
 serve --http "unix:$tmp/long.sock"
 code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile?pid=${zeros}x")
@@ -225,6 +226,12 @@ if [[ $code == 400 ]] && grep -q 'bad parameter pid=.*not a number' "$tmp/body";
 	ok "pid=<64 zeros>x: 400, $(head -c 100 "$tmp/body")"
 else
 	not_ok "pid=<64 zeros>x: $code, $(head -c 200 "$tmp/body")"
+fi
+code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile?pid=1%00x")
+if [[ $code == 400 ]] && grep -q 'bad parameter pid=.*NUL' "$tmp/body"; then
+	ok "pid=1%00x: 400, $(head -c 100 "$tmp/body")"
+else
+	not_ok "pid=1%00x: $code, $(head -c 200 "$tmp/body")"
 fi
 code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile?seconds=${zeros}1")
 if [[ $code == 503 ]]; then

@@ -25,6 +25,7 @@
 #include <linux/fuse.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,9 @@ static inline void fusehang_serve(int fd, int ctl, const char *data,
 		if (!(p[0].revents & POLLIN))
 			continue;
 		n = read(fd, buf, FUSEHANG_BUF);
+		/* the connection aborted (ENODEV): nothing more comes */
+		if (n < 0 && errno == ENODEV)
+			_exit(0);
 		if (n < (ssize_t)sizeof(*in))
 			continue;
 		if (hang || in->opcode == FUSE_FORGET ||
