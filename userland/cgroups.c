@@ -109,9 +109,12 @@ static char *find_mount(void)
 	return found;
 }
 
+static int cgroups__by_handle(struct cgroups *c, uint64_t id);
+
 struct cgroups *cgroups__new(const char *root)
 {
 	struct cgroups *c = calloc(1, sizeof(*c));
+	struct stat st;
 
 	if (!c)
 		return NULL;
@@ -124,6 +127,17 @@ struct cgroups *cgroups__new(const char *root)
 	if (!c->tab || (root && !c->root)) {
 		cgroups__free(c);
 		return NULL;
+	}
+	/* handles work here if the root itself is found by its own */
+	if (c->root_fd >= 0 && !fstat(c->root_fd, &st)) {
+		struct cg_ent key = { .id = st.st_ino }, *e;
+		int found = cgroups__by_handle(c, st.st_ino);
+
+		e = htab_find(c->tab, &key);
+		if (found <= 0 || !e || !e->path) {
+			c->no_handles = true;
+			htab_empty(c->tab);
+		}
 	}
 	return c;
 }
@@ -206,7 +220,8 @@ static int cgroups__by_handle(struct cgroups *c, uint64_t id)
 		},
 	};
 	char link[48], path[PATH_MAX];
-	size_t len = strlen(c->root);
+	/* the mount's root is "/" when the root is (a path is its own) */
+	size_t len = strcmp(c->root, "/") ? strlen(c->root) : 0;
 	ssize_t n;
 	int fd;
 
