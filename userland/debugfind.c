@@ -44,15 +44,20 @@ static bool crc_is(int fd, const struct stat *st, GElf_Word want)
 
 /*
  * A debug file found by a name the binary chose (its .gnu_debuglink, in
- * its directory): only one anybody may read, as the binary's owner could.
- * A symlink planted there to a file only root reads (a key, /etc/shadow)
- * is not opened, so its CRC cannot be compared with one the user picked,
- * nor its names used.
+ * its directory): the binary's owner's own (not root's: root's binaries
+ * are in root's directories), or root's that anybody may read (a
+ * package's).  A symlink planted there to a file root or another user
+ * keeps to themselves (a key, /etc/shadow, a 0644 file in a 0700 home) is
+ * not opened, so its CRC cannot be compared with one the owner picked, nor
+ * its names used.  arg: the owner, NULL if not known.
  */
-static bool readable_by_all(const struct statx *sx, const void *arg)
+static bool owners_file(const struct statx *sx, const void *arg)
 {
-	(void)arg;
-	return sx->stx_mode & S_IROTH;
+	const uid_t *owner = arg;
+
+	if (sx->stx_uid == 0)
+		return sx->stx_mode & S_IROTH;
+	return owner && sx->stx_uid == *owner;
 }
 
 /*
@@ -161,7 +166,10 @@ static int in_root(Dwfl_Module *mod, const struct debugfind_root *root,
 		}
 		if (len >= (int)sizeof(path) || !strcmp(path, root->path))
 			continue;
-		fd = safe_open_if(rootfd, path, &st, readable_by_all, NULL);
+		/* a build ID's file is the root's own; a debuglink's, above */
+		fd = i < 0 ? safe_open(rootfd, path, &st) :
+			     safe_open_if(rootfd, path, &st, owners_file,
+					  &root->owner);
 		if (fd < 0) {
 			*odd |= errno == SAFEOPEN_NOT_REGULAR ||
 				errno == SAFEOPEN_NOT_WANTED;
@@ -203,7 +211,8 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 	 * alternate file, file_name then the debug file: that is looked
 	 * for by its own build ID, which in_root() does not know)
 	 */
-	if (root && !(modname && file_name && strcmp(file_name, modname))) {
+	if (root && root->pid &&
+	    !(modname && file_name && strcmp(file_name, modname))) {
 		fd = in_root(mod, root, debuglink_file, debuglink_crc,
 			     debuginfo_file_name, &odd);
 		if (fd >= 0 || odd)
@@ -229,7 +238,8 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 			     debuglink_file) >=
 		    (int)sizeof(path) || !strcmp(path, file_name))
 			continue;
-		fd = safe_open_if(-1, path, &st, readable_by_all, NULL);
+		fd = safe_open_if(-1, path, &st, owners_file,
+				  root ? &root->owner : NULL);
 		if (fd < 0) {
 			odd |= errno == SAFEOPEN_NOT_REGULAR ||
 			       errno == SAFEOPEN_NOT_WANTED;

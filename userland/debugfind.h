@@ -8,8 +8,9 @@
  *
  *   1. by build ID under /usr/lib/debug/.build-id/ (libdwfl's own lookup);
  *   2. by .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME,
- *      regular files only that anybody may read (a symlink planted there
- *      to a file only root reads is not opened), taken if their build ID is the binary's (or,
+ *      regular files only, owned by the binary's owner, or by root and
+ *      readable by anybody (a symlink the owner planted there to a file
+ *      root or another user keeps to themselves is not opened), taken if their build ID is the binary's (or,
  *      when it has none, their CRC32 is the debuglink's, read from files
  *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
  *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
@@ -29,17 +30,20 @@
 
 #include <elfutils/libdwfl.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Largest debug file whose CRC32 is computed (1 GiB). */
 #define DEBUGFIND_CRC_MAX	(1LL << 30)
 
 /*
- * A binary read through its process: the module's userdata
- * (dwfl_module_info()) points at one while the module lives.
+ * The binary a module is: the module's userdata (dwfl_module_info())
+ * points at one while the module lives (NULL: owner unknown, not read
+ * through a process).
  */
 struct debugfind_root {
-	uint32_t pid;		/* the process, whose root holds its files */
-	const char *path;	/* the binary's path as the process sees it */
+	uint32_t pid;		/* read through this process (0: not), */
+	const char *path;	/* ... at its path there */
+	uid_t owner;		/* the binary file's owner */
 };
 
 /* A Dwfl_Callbacks.find_debuginfo. */

@@ -486,11 +486,15 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 		b->error = intern(c, dwfl_errmsg(-1));
 		return b->error ? 0 : -1;
 	}
-	if (!strcmp(via, "process")) {
+	{
 		void **userdata;
 
-		b->root.pid = m->pid;
-		b->root.path = b->path;
+		/* whose names its debuglink's are; and its process's root */
+		b->root.owner = st.st_uid;
+		if (!strcmp(via, "process")) {
+			b->root.pid = m->pid;
+			b->root.path = b->path;
+		}
 		if (dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL,
 				     NULL, NULL))
 			*userdata = &b->root;

@@ -640,6 +640,35 @@ static void test_debuglink(struct syms_cache *c, const char *src)
 	} else {
 		test_cond("make the root-only debuglink fixtures", 0);
 	}
+
+	/*
+	 * A user's binary (uid 4242): another user's debug file (uid 4343,
+	 * readable by all, but it may sit in a home only they enter) through
+	 * a symlink is not opened; the user's own, 0600, is.
+	 */
+	if (sh("d='%s' && mkdir -p \"$d/other\" \"$d/theirs\" \"$d/own\" && "
+	       "cp '%s' \"$d/other/x.debug\" && chown 4343 \"$d/other/x.debug\" && "
+	       "chmod 644 \"$d/other/x.debug\" && "
+	       "for w in theirs own; do strip -s -o \"$d/$w/linked\" '%s' && "
+	       "objcopy --add-gnu-debuglink='%s' \"$d/$w/linked\" && "
+	       "chown 4242 \"$d/$w/linked\" || exit 1; done && "
+	       "ln -s \"$d/other/x.debug\" \"$d/theirs/fix-linked.debug\" && "
+	       "cp '%s' \"$d/own/fix-linked.debug\" && chown 4242 \"$d/own/fix-linked.debug\" && "
+	       "chmod 600 \"$d/own/fix-linked.debug\"",
+	       path_in("du"), dbg, pie, dbg, dbg) == 0) {
+		struct binary *theirs, *own;
+
+		theirs = syms_cache__get(c, MAPFILE_PATH(path_in("du/theirs/linked")),
+					 NULL, 0);
+		own = syms_cache__get(c, MAPFILE_PATH(path_in("du/own/linked")),
+				      NULL, 0);
+		test_cond("a debuglink to another user's file: not opened",
+			  theirs && !binary__has_debuginfo(theirs));
+		test_cond("... to the binary's owner's own, 0600: its debug info",
+			  own && binary__has_debuginfo(own));
+	} else {
+		test_cond("make the other users' debuglink fixtures", 0);
+	}
 }
 
 /*
