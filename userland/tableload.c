@@ -220,10 +220,15 @@ static void fusedevs_of(struct fusedevs *fd, pid_t pid)
 
 		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || !type)
 			continue;
+		/* fuse, fuseblk, and either with a subtype (fuse.sshfs) */
 		type += 3;
-		if (strncmp(type, "fuse", 4) ||
-		    (type[4] != ' ' && type[4] != '.' &&
-		     strncmp(type + 4, "blk ", 4)))
+		if (!strncmp(type, "fuseblk", 7))
+			type += 7;
+		else if (!strncmp(type, "fuse", 4))
+			type += 4;
+		else
+			continue;
+		if (*type != ' ' && *type != '.')
 			continue;
 		if (grow_array(&fd->dev, &fd->alloc, fd->n + 1,
 			       sizeof(*fd->dev)))
