@@ -32,6 +32,8 @@
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
 #     debug=1 is refused for it (400);
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
+# When the module had to record 1 switch in several (a loaded PREEMPT_RT
+# guest past budget=50), the off-CPU profile is taken once more.
 # Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
 # vm-timeout: 300
 set -euo pipefail
@@ -73,7 +75,6 @@ slowdev || fail "no slow device (loop + dm-delay)"
 DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
 bg+=($!)
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
-ev0=$(stat_of offcpu_events)
 # the sleeper's own totals, "SHORT LONG" us, one line a pair of naps
 naps() { sed -n "${1}p" "$OUT/naps.txt"; }
 wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
@@ -81,17 +82,29 @@ wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
 dios() { sed -n "${1}p" "$OUT/dio.txt"; }
 wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
 
-"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
-dump=$!
-# the sleeper's lines from the profile's start to its end
-wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
-n0=$(wc -l <"$OUT/naps.txt")
-d0=$(wc -l <"$OUT/dio.txt")
-sleep $SECS
-n1=$(wc -l <"$OUT/naps.txt")
-d1=$(wc -l <"$OUT/dio.txt")
-wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
-ev1=$(stat_of offcpu_events)
+# offcpu_profile: the profile, and the sleeper's and diowait's lines from
+# its start to its end
+offcpu_profile() {
+	ev0=$(stat_of offcpu_events)
+	"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
+	dump=$!
+	wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
+	n0=$(wc -l <"$OUT/naps.txt")
+	d0=$(wc -l <"$OUT/dio.txt")
+	sleep $SECS
+	n1=$(wc -l <"$OUT/naps.txt")
+	d1=$(wc -l <"$OUT/dio.txt")
+	wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
+	ev1=$(stat_of offcpu_events)
+}
+offcpu_profile
+# A loaded PREEMPT_RT guest can pass even the highest budget: the module
+# then records 1 switch in several, whose times are estimates this test's
+# bounds do not allow (once the sleeper's 2.6 s of 3).  Once more then.
+if grep -q 'recording switches passed the module' "$OUT/off.err"; then
+	echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profiled again"
+	offcpu_profile
+fi
 ((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
 read -r s0 l0 < <(naps "$n0")
 read -r s1 l1 < <(naps "$n1")
