@@ -181,13 +181,37 @@ static enum MHD_Result respond_error(struct MHD_Connection *c,
 }
 
 /*
- * The value raw (as the client sent it, whole) as a number in min..max,
- * into *out; else false, and err says why with shown (raw fit for a log
- * line).
+ * A copy of s fit for a log line: no control bytes, its first 64 bytes
+ * and "..." if there are more (size: 68 or more).
  */
-static bool parse_param(const char *key, const char *raw, const char *shown,
+static const char *printable(char *buf, size_t size, const char *s)
+{
+	size_t i;
+
+	s = s ? s : "";
+	snprintf(buf, size, "%.64s%s", s, strnlen(s, 65) > 64 ? "..." : "");
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	return buf;
+}
+
+/*
+ * The value raw (raw_size bytes as the client sent it, whole: one with a
+ * NUL byte in it, %00, is not a number) as a number in min..max, into
+ * *out; else false, and err says why, with what a log line may show of it.
+ */
+static bool parse_param(const char *key, const char *raw, size_t raw_size,
 			long min, long max, long *out, char *err, size_t size)
 {
+	char shown[72];
+
+	printable(shown, sizeof(shown), raw);
+	if (raw && strlen(raw) != raw_size) {
+		snprintf(err, size, "bad parameter %s=%s: a NUL byte in it",
+			 key, shown);
+		return false;
+	}
 	if (!raw || !*raw) {
 		snprintf(err, size, "bad parameter %s: no value", key);
 		return false;
@@ -207,33 +231,14 @@ static bool parse_param(const char *key, const char *raw, const char *shown,
 }
 
 /*
- * A copy of s fit for a log line: no control bytes, its first 64 bytes
- * and "..." if there are more (size: 68 or more).
- */
-static const char *printable(char *buf, size_t size, const char *s)
-{
-	size_t i;
-
-	s = s ? s : "";
-	snprintf(buf, size, "%.64s%s", s, strnlen(s, 65) > 64 ? "..." : "");
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	return buf;
-}
-
-/*
  * Go's handler ignores parameters it does not know: so does this one.  A
  * parameter is matched and parsed as sent, whole (a key with a NUL byte in
- * it, %00, is none of ours; such a value is not a number); only what a
- * message shows of it is cut and cleaned.
+ * it is none of ours); only what a message shows of it is cut and cleaned.
  */
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 				 const char *key, size_t key_size,
-				 const char *rval, size_t rval_size)
+				 const char *val, size_t val_size)
 {
-	char vbuf[72];
-	const char *val = printable(vbuf, sizeof(vbuf), rval);
 	struct query *q = cls;
 	long flag;
 
@@ -242,29 +247,21 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 		return MHD_NO;
 	if (strlen(key) != key_size)
 		return MHD_YES;
-	if (rval && strlen(rval) != rval_size &&
-	    (!strcmp(key, "seconds") || !strcmp(key, "freq") ||
-	     !strcmp(key, "pid") || !strcmp(key, "nosymbol") ||
-	     !strcmp(key, "debug"))) {
-		snprintf(q->err, sizeof(q->err),
-			 "bad parameter %s=%s: a NUL byte in it", key, val);
-		return MHD_NO;
-	}
 	if (!strcmp(key, "seconds"))
-		parse_param(key, rval, val, 1, q->o->max_seconds, &q->seconds,
-			    q->err, sizeof(q->err));
+		parse_param(key, val, val_size, 1, q->o->max_seconds,
+			    &q->seconds, q->err, sizeof(q->err));
 	else if (!strcmp(key, "freq"))
-		parse_param(key, rval, val, 1, q->o->max_freq, &q->freq,
+		parse_param(key, val, val_size, 1, q->o->max_freq, &q->freq,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "pid"))
-		parse_param(key, rval, val, 0, MODPROFILE_PID_MAX, &q->pid,
+		parse_param(key, val, val_size, 0, MODPROFILE_PID_MAX, &q->pid,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "nosymbol")) {
-		if (parse_param(key, rval, val, 0, 1, &flag, q->err,
+		if (parse_param(key, val, val_size, 0, 1, &flag, q->err,
 				sizeof(q->err)))
 			q->nosymbol = flag;
 	} else if (!strcmp(key, "debug")) {
-		parse_param(key, rval, val, 0, 2, &q->debug, q->err,
+		parse_param(key, val, val_size, 0, 2, &q->debug, q->err,
 			    sizeof(q->err));
 	}
 	return q->err[0] ? MHD_NO : MHD_YES;
