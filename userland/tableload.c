@@ -197,8 +197,8 @@ struct fusedevs {
 	dev_t *dev;
 };
 
-/* Read the FUSE mounts pid sees, unless fd holds its namespace's. */
-static void fusedevs_of(struct fusedevs *fd, pid_t pid)
+/* Read the FUSE mounts pid sees, unless fu holds its namespace's. */
+static void fusedevs_of(struct fusedevs *fu, pid_t pid)
 {
 	char path[64], *line = NULL;
 	unsigned int maj, min;
@@ -209,10 +209,10 @@ static void fusedevs_of(struct fusedevs *fd, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	if (stat(path, &ns))
 		return;
-	if (fd->ns == ns.st_ino)
+	if (fu->ns == ns.st_ino)
 		return;
-	fd->ns = ns.st_ino;
-	fd->n = 0;
+	fu->ns = ns.st_ino;
+	fu->n = 0;
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
 	f = fopen(path, "re");
 	while (f && getline(&line, &size, f) > 0) {
@@ -230,10 +230,10 @@ static void fusedevs_of(struct fusedevs *fd, pid_t pid)
 			continue;
 		if (*type != ' ' && *type != '.')
 			continue;
-		if (grow_array(&fd->dev, &fd->alloc, fd->n + 1,
-			       sizeof(*fd->dev)))
+		if (grow_array(&fu->dev, &fu->alloc, fu->n + 1,
+			       sizeof(*fu->dev)))
 			break;
-		fd->dev[fd->n++] = makedev(maj, min);
+		fu->dev[fu->n++] = makedev(maj, min);
 	}
 	free(line);
 	if (f)
@@ -241,15 +241,15 @@ static void fusedevs_of(struct fusedevs *fd, pid_t pid)
 }
 
 /* Is device maj:min of pid's mapping a FUSE mount's? */
-static bool on_fuse(struct fusedevs *fd, pid_t pid, unsigned int maj,
+static bool on_fuse(struct fusedevs *fu, pid_t pid, unsigned int maj,
 		    unsigned int min)
 {
 	dev_t dev = makedev(maj, min);
 	size_t i;
 
-	fusedevs_of(fd, pid);
-	for (i = 0; i < fd->n; i++)
-		if (fd->dev[i] == dev)
+	fusedevs_of(fu, pid);
+	for (i = 0; i < fu->n; i++)
+		if (fu->dev[i] == dev)
 			return true;
 	return false;
 }
@@ -556,17 +556,25 @@ static bool write_table(struct tableload *l, const struct stat *st,
 	return false;
 }
 
+/* errno of a mapping whose file is on FUSE: not opened */
+#define ON_FUSE		EREMOTE
+
 /*
  * The mapping's file: the one mapped if that can be had.  Regular files
  * only, the path resolved inside the process's root (safeopen.h): a user
  * who replaces a program by a FIFO or a symlink to a device after it
- * started gets nothing opened.
+ * started gets nothing opened.  Nor is a file on FUSE: its server answers
+ * when it likes, if ever (ON_FUSE).
  */
 static int open_mapped(const struct tableload_item *it, struct stat *st)
 {
 	char path[80];
 	int fd, root;
 
+	if (it->fuse) {
+		errno = ON_FUSE;
+		return -1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)it->pid, it->start, it->end);
 	fd = safe_open(-1, path, st);
@@ -805,20 +813,16 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	struct cprof_upy py;
 	char key[96];
 	struct stat st, after;
+	int fd = open_mapped(it, &st);
 	bool keep;
-	int fd;
 
-	/* its server answers when it likes: not even opened */
-	if (it->fuse) {
-		if (l->stats.on_fuse++ < 10)
-			warning("unwind tables: %s (pid %d) is on FUSE: not read (walked by frame pointers)",
-				it->path, (int)it->pid);
-		return;
-	}
-	fd = open_mapped(it, &st);
 	if (fd < 0) {
 		/* someone put it there: say so, a few times */
-		if (errno == SAFEOPEN_NOT_REGULAR && l->stats.not_regular++ < 10)
+		if (errno == ON_FUSE && l->stats.on_fuse++ < 10)
+			warning("unwind tables: %s (pid %d) is on FUSE: not read (walked by frame pointers)",
+				it->path, (int)it->pid);
+		else if (errno == SAFEOPEN_NOT_REGULAR &&
+			 l->stats.not_regular++ < 10)
 			warning("unwind tables: %s (pid %d) is not a regular file now: not opened",
 				it->path, (int)it->pid);
 		return;
@@ -878,7 +882,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 	struct cfi_table t = { 0 };
 	struct cprof_utable hdr;
 	struct stat st;
-	int fd = it->fuse ? -1 : open_mapped(it, &st);
+	int fd = open_mapped(it, &st);
 	size_t len = 0;
 	char *buf;
 
@@ -1367,20 +1371,29 @@ static void push(struct tableload *l, struct tableload_item *it)
 	pthread_mutex_unlock(&l->lock);
 }
 
-static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
-		    uint64_t end, const char *path, bool fuse)
+/* Queue an item of kind for a mapping. */
+static void enqueue_as(struct tableload *l, enum item_kind kind, pid_t pid,
+		       uint64_t start, uint64_t end, const char *path,
+		       bool fuse)
 {
 	size_t len = strlen(path) + 1;
 	struct tableload_item *it = calloc(1, sizeof(*it) + len);
 
 	if (!it)
 		return;
+	it->kind = kind;
 	it->pid = pid;
 	it->fuse = fuse;
 	it->start = start;
 	it->end = end;
 	memcpy(it->path, path, len);
 	push(l, it);
+}
+
+static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
+		    uint64_t end, const char *path, bool fuse)
+{
+	enqueue_as(l, ITEM_MAPPING, pid, start, end, path, fuse);
 }
 
 /* Queue an item that is not a mapping. */
@@ -1540,22 +1553,10 @@ void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 
 void tableload__keep(struct tableload *l, const struct cprof_mmap *m)
 {
-	size_t len;
-	struct tableload_item *it;
-
 	if (!l || m->path[0] != '/')
 		return;
-	len = strlen(m->path) + 1;
-	it = calloc(1, sizeof(*it) + len);
-	if (!it)
-		return;
-	it->kind = ITEM_KEEP;
-	it->pid = m->pid;
-	it->fuse = record_on_fuse(m);
-	it->start = m->start;
-	it->end = m->end;
-	memcpy(it->path, m->path, len);
-	push(l, it);
+	enqueue_as(l, ITEM_KEEP, m->pid, m->start, m->end, m->path,
+		   record_on_fuse(m));
 }
 
 bool tableload__idle(struct tableload *l)
