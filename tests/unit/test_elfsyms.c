@@ -574,6 +574,34 @@ static void test_stripped(struct syms_cache *c, const char *src)
 	}
 }
 
+/*
+ * A stripped copy of pie in DIR (under the test's directory), owned by
+ * uid, naming dbg (fix-linked.debug) by .gnu_debuglink; its debug file
+ * there a symlink to target, or (NULL) a copy of dbg of uid's, 0600.
+ * Whether the symbolizer took it: 1 yes, 0 no, -1 the fixture could not
+ * be made or the binary not read.
+ */
+static int debuglink_found(struct syms_cache *c, const char *dir,
+			   unsigned int uid, const char *pie, const char *dbg,
+			   const char *target)
+{
+	char linked[4300];
+	struct binary *b;
+
+	snprintf(linked, sizeof(linked), "%s/linked", path_in(dir));
+	if (sh("d='%s' && mkdir -p \"$d\" && strip -s -o \"$d/linked\" '%s' && "
+	       "objcopy --add-gnu-debuglink='%s' \"$d/linked\" && "
+	       "chown %u \"$d/linked\" && "
+	       "if [ -n '%s' ]; then ln -s '%s' \"$d/fix-linked.debug\"; "
+	       "else cp '%s' \"$d/fix-linked.debug\" && "
+	       "chown %u \"$d/fix-linked.debug\" && chmod 600 \"$d/fix-linked.debug\"; fi",
+	       path_in(dir), pie, dbg, uid, target ? target : "",
+	       target ? target : "", dbg, uid))
+		return -1;
+	b = syms_cache__get(c, MAPFILE_PATH(linked), NULL, 0);
+	return b ? binary__has_debuginfo(b) : -1;
+}
+
 /* .gnu_debuglink: symbols and DWARF come from the separate file. */
 static void test_debuglink(struct syms_cache *c, const char *src)
 {
@@ -614,60 +642,32 @@ static void test_debuglink(struct syms_cache *c, const char *src)
 	}
 
 	/*
-	 * The debug file it names, a symlink to a file only root may read
-	 * (a key, /etc/shadow; here the real debug file, 0600): not opened
-	 * for the user who chose the name.  The same file readable by all
-	 * (through a symlink too) names its frames.
+	 * The debug file it names, as its owner set it up: a symlink to a
+	 * file only root may read (a key, /etc/shadow; here the real debug
+	 * file, 0600) is not opened for the user who chose the name, nor
+	 * (the binary a user's, uid 4242) one to another user's file (uid
+	 * 4343, readable by all, but it may sit in a home only they enter).
+	 * The same file readable by all, and the owner's own, 0600, are.
 	 */
-	if (sh("d='%s' && mkdir -p \"$d/rootonly\" \"$d/readable\" \"$d/linkdir\" \"$d/opendir\" && "
-	       "cp '%s' \"$d/rootonly/secret.debug\" && chmod 600 \"$d/rootonly/secret.debug\" && "
-	       "cp '%s' \"$d/readable/open.debug\" && chmod 644 \"$d/readable/open.debug\" && "
-	       "for w in linkdir opendir; do strip -s -o \"$d/$w/linked\" '%s' && "
-	       "objcopy --add-gnu-debuglink='%s' \"$d/$w/linked\" || exit 1; done && "
-	       "ln -s \"$d/rootonly/secret.debug\" \"$d/linkdir/fix-linked.debug\" && "
-	       "ln -s \"$d/readable/open.debug\" \"$d/opendir/fix-linked.debug\"",
-	       path_in("dl"), dbg, dbg, pie, dbg) == 0) {
-		struct binary *shut, *open;
-
-		shut = syms_cache__get(c, MAPFILE_PATH(path_in("dl/linkdir/linked")),
-				       NULL, 0);
-		open = syms_cache__get(c, MAPFILE_PATH(path_in("dl/opendir/linked")),
-				       NULL, 0);
+	if (sh("cp '%s' '%s' && chmod 600 '%s' && cp '%s' '%s' && chmod 644 '%s' && "
+	       "cp '%s' '%s' && chown 4343 '%s' && chmod 644 '%s'",
+	       dbg, path_in("rootonly.debug"), path_in("rootonly.debug"),
+	       dbg, path_in("open.debug"), path_in("open.debug"),
+	       dbg, path_in("other.debug"), path_in("other.debug"),
+	       path_in("other.debug")) == 0) {
 		test_cond("a debuglink to a file only root may read: not opened",
-			  shut && !binary__has_debuginfo(shut));
+			  debuglink_found(c, "linkdir", 0, pie, dbg,
+					  path_in("rootonly.debug")) == 0);
 		test_cond("... the same file readable by all: its debug info",
-			  open && binary__has_debuginfo(open));
-	} else {
-		test_cond("make the root-only debuglink fixtures", 0);
-	}
-
-	/*
-	 * A user's binary (uid 4242): another user's debug file (uid 4343,
-	 * readable by all, but it may sit in a home only they enter) through
-	 * a symlink is not opened; the user's own, 0600, is.
-	 */
-	if (sh("d='%s' && mkdir -p \"$d/other\" \"$d/theirs\" \"$d/own\" && "
-	       "cp '%s' \"$d/other/x.debug\" && chown 4343 \"$d/other/x.debug\" && "
-	       "chmod 644 \"$d/other/x.debug\" && "
-	       "for w in theirs own; do strip -s -o \"$d/$w/linked\" '%s' && "
-	       "objcopy --add-gnu-debuglink='%s' \"$d/$w/linked\" && "
-	       "chown 4242 \"$d/$w/linked\" || exit 1; done && "
-	       "ln -s \"$d/other/x.debug\" \"$d/theirs/fix-linked.debug\" && "
-	       "cp '%s' \"$d/own/fix-linked.debug\" && chown 4242 \"$d/own/fix-linked.debug\" && "
-	       "chmod 600 \"$d/own/fix-linked.debug\"",
-	       path_in("du"), dbg, pie, dbg, dbg) == 0) {
-		struct binary *theirs, *own;
-
-		theirs = syms_cache__get(c, MAPFILE_PATH(path_in("du/theirs/linked")),
-					 NULL, 0);
-		own = syms_cache__get(c, MAPFILE_PATH(path_in("du/own/linked")),
-				      NULL, 0);
+			  debuglink_found(c, "opendir", 0, pie, dbg,
+					  path_in("open.debug")) == 1);
 		test_cond("a debuglink to another user's file: not opened",
-			  theirs && !binary__has_debuginfo(theirs));
+			  debuglink_found(c, "theirs", 4242, pie, dbg,
+					  path_in("other.debug")) == 0);
 		test_cond("... to the binary's owner's own, 0600: its debug info",
-			  own && binary__has_debuginfo(own));
+			  debuglink_found(c, "own", 4242, pie, dbg, NULL) == 1);
 	} else {
-		test_cond("make the other users' debuglink fixtures", 0);
+		test_cond("make the debuglink owners' fixtures", 0);
 	}
 }
 
