@@ -243,6 +243,30 @@ static size_t str311(uint8_t *buf, const void *chars, uint64_t n,
 	return at + n * kind;
 }
 
+/* A 3.11 line table object: code units 0-7 at line 12 (NO_COLUMNS, +2). */
+static void lines311(uint8_t lt[40])
+{
+	uint64_t size = 2;
+
+	memset(lt, 0, 40);
+	memcpy(lt + 16, &size, sizeof(size));
+	lt[32] = 0x80 | 13 << 3 | 7;
+	lt[33] = 4;
+}
+
+/*
+ * The start of a stream of another boot in which pid (gone now) mapped
+ * python3.11's text at TEXT_START.
+ */
+static void sb_python_gone(struct sb *b, pid_t pid)
+{
+	struct cprof_header h = sb_header_of_boot(false);
+
+	sb_init(b);
+	sb_header(b, &h);
+	sb_mmap(b, 1, pid, TEXT_START, TEXT_END, TEXT_PGOFF, PYTHON, NULL, 0);
+}
+
 /*
  * Code objects named by the stream's own records: a stream of another
  * boot whose process is gone, read later, as cat > raw; cprof-dump -i raw.
@@ -252,7 +276,6 @@ static void test_records(void)
 	const char *stream = tmp_path("records.bin");
 	uint64_t eval = sym("_PyEval_EvalFrameDefault"),
 		 bmain = sym("Py_BytesMain");
-	struct cprof_header h = sb_header_of_boot(false);
 	const uint64_t u[2] = { eval, bmain + 1 };
 	const struct cprof_pyframe py[2] = {
 		{ 0x7f000000a000, 3, 10 },
@@ -260,9 +283,7 @@ static void test_records(void)
 	};
 	/* "Spinner.spin", "ünïcödé" (Latin-1), the file, a line table */
 	static const uint16_t ucs2[] = { 0x263a, 'f', 'n' };
-	/* code units 0-7 at line 12 (NO_COLUMNS, +2) */
-	uint8_t lt[40] = { 0 }, q[256], q2[256], f[256], cut[64];
-	uint64_t ltsize = 2;
+	uint8_t lt[40], q[256], q2[256], f[256], cut[64];
 	size_t ql, q2l, fl;
 	pid_t gone = gone_pid();
 	struct sb b;
@@ -273,16 +294,11 @@ static void test_records(void)
 		test_cond("python3.11's dynamic symbols (nm -D)", false);
 		return;
 	}
-	memcpy(lt + 16, &ltsize, sizeof(ltsize));
-	lt[32] = 0x80 | 13 << 3 | 7;
-	lt[33] = 4;
+	lines311(lt);
 	ql = str311(q, "Spinner.spin", 12, 1);
 	q2l = str311(q2, ucs2, 3, 2);
 	fl = str311(f, "/srv/app/spin.py", 16, 1);
-	sb_init(&b);
-	sb_header(&b, &h);
-	sb_mmap(&b, 1, gone, TEXT_START, TEXT_END, TEXT_PGOFF, PYTHON,
-		NULL, 0);
+	sb_python_gone(&b, gone);
 	sb_sample_py(&b, 10, gone, 7, 0, "r1", CPROF_SAMPLE_USER_MODE |
 		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 2, u, 0, TEXT_START,
 		     CPROF_PY_COMPLETE, 2, py);
@@ -342,22 +358,15 @@ static void test_hostile_names(void)
 	const struct cprof_pyframe py[1] = {
 		{ 0x7f000000a000 | CPROF_PYFRAME_ENTRY, 3, 10 },
 	};
-	struct cprof_header h = sb_header_of_boot(false);
-	uint8_t lt[40] = { 0 }, q[256], f[256];
-	uint64_t ltsize = 2;
+	uint8_t lt[40], q[256], f[256];
 	size_t ql, fl, i;
 	pid_t gone = gone_pid();
 	struct sb b;
 
-	memcpy(lt + 16, &ltsize, sizeof(ltsize));
-	lt[32] = 0x80 | 13 << 3 | 7;
-	lt[33] = 4;
+	lines311(lt);
 	ql = str311(q, evil, sizeof(evil) - 1, 1);
 	fl = str311(f, file, sizeof(file) - 1, 1);
-	sb_init(&b);
-	sb_header(&b, &h);
-	sb_mmap(&b, 1, gone, TEXT_START, TEXT_END, TEXT_PGOFF, PYTHON,
-		NULL, 0);
+	sb_python_gone(&b, gone);
 	sb_sample_py(&b, 10, gone, 7, 0, "r1", CPROF_SAMPLE_USER_MODE |
 		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 2, u, 0, TEXT_START,
 		     CPROF_PY_COMPLETE, 1, py);
