@@ -75,11 +75,16 @@ slowdev || fail "no slow device (loop + dm-delay)"
 DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
 bg+=($!)
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
-# the sleeper's own totals, "SHORT LONG" us, one line a pair of naps
-naps() { sed -n "${1}p" "$OUT/naps.txt"; }
+# The sleeper's and diowait's own totals, "SHORT LONG" us, one line a pair.
+# own_share FILE N0 N1: the short one's share (%) of what lines N0 to N1
+# of FILE add.
+own_share() {
+	local s0 l0 s1 l1
+	read -r s0 l0 < <(sed -n "${2}p" "$1")
+	read -r s1 l1 < <(sed -n "${3}p" "$1")
+	pct $((s1 - s0)) $((s1 - s0 + l1 - l0))
+}
 wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
-# diowait's, the same way
-dios() { sed -n "${1}p" "$OUT/dio.txt"; }
 wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
 
 # offcpu_profile: the profile, and the sleeper's and diowait's lines from
@@ -106,9 +111,7 @@ if grep -q 'recording switches passed the module' "$OUT/off.err"; then
 	offcpu_profile
 fi
 ((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
-read -r s0 l0 < <(naps "$n0")
-read -r s1 l1 < <(naps "$n1")
-own=$(pct $((s1 - s0)) $((s1 - s0 + l1 - l0)))
+own=$(own_share "$OUT/naps.txt" "$n0" "$n1")
 echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
 
@@ -130,9 +133,7 @@ within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
 	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
 
 ((d1 > d0)) || fail "diowait made no pair of reads during the profile"
-read -r ds0 dl0 < <(dios "$d0")
-read -r ds1 dl1 < <(dios "$d1")
-down=$(pct $((ds1 - ds0)) $((ds1 - ds0 + dl1 - dl0)))
+down=$(own_share "$OUT/dio.txt" "$d0" "$d1")
 ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
 dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
 echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in $((d1 - d0)) pairs) waiting on the device (O_DIRECT, the block layer's wait)"
