@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who may profile, and what they see: perf's model.  Opening profile or
- * stats, and opening ctl for writing, need perfmon_capable() -- CAP_PERFMON
- * or CAP_SYS_ADMIN in the initial user namespace: uid 0 in a container
- * without those capabilities, or in a user namespace of its own, is not
- * enough, since stacks and kernel addresses would show it the host's
- * layout and other tenants' work.  Lockdown (LOCKDOWN_PERF) refuses
- * profiling altogether.  The check is made at open, with the opener's
- * credentials, so a file descriptor handed to another program carries the
- * opener's rights and no more.
+ * Who may profile, and what they see: perf's model for a system-wide
+ * profile with kernel stacks.  Opening any file in /proc/cprof needs
+ * perfmon_capable() -- CAP_PERFMON or CAP_SYS_ADMIN in the initial user
+ * namespace: uid 0 in a container without those capabilities, or in a
+ * user namespace of its own, is not enough, since stacks and kernel
+ * addresses would show it the host's layout and other tenants' work (and
+ * ctl's settings say who is profiled).  Then the LSMs decide as they do
+ * for perf's kernel profiles, where the kernel lets a module ask them.
+ * Lockdown (LOCKDOWN_PERF) refuses profiling altogether.  The check is
+ * made at open, with the opener's credentials, so a file descriptor handed
+ * to another program carries the opener's rights and no more.
  */
 #include <linux/capability.h>
 #include <linux/kernel.h>
@@ -20,7 +22,8 @@
 /**
  * cprof_access_check() - may the current task profile the machine?
  * Return: 0, -EPERM under lockdown, -EACCES without CAP_PERFMON or
- * CAP_SYS_ADMIN in the initial user namespace (what perf returns).
+ * CAP_SYS_ADMIN in the initial user namespace (what perf returns), or an
+ * LSM's refusal of a kernel profile (cprof_compat_allow_kernel()).
  */
 int cprof_access_check(void)
 {
@@ -28,7 +31,9 @@ int cprof_access_check(void)
 
 	if (err)
 		return err;
-	return perfmon_capable() ? 0 : -EACCES;
+	if (!perfmon_capable())
+		return -EACCES;
+	return cprof_compat_allow_kernel();
 }
 
 /**

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/cprof/{profile,ctl,stats,unwind}: root's files (mode 0400/0600), and
- * beyond that perf's permission model (access.c), checked at open.
+ * beyond that perf's permission model (access.c), checked at every open.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -43,12 +43,11 @@ static int cprof_ctl_seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* Anyone the file mode lets in reads the settings; writers profile. */
+/* The settings say who is profiled: read by those who may profile only. */
 static int cprof_ctl_open(struct inode *inode, struct file *file)
 {
-	int err = file->f_mode & FMODE_WRITE ? cprof_access_check() : 0;
-
-	return err ?: single_open(file, cprof_ctl_seq_show, NULL);
+	return cprof_access_check() ?: single_open(file, cprof_ctl_seq_show,
+						   NULL);
 }
 
 static ssize_t cprof_ctl_write(struct file *file, const char __user *ubuf,

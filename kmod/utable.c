@@ -315,14 +315,18 @@ static bool cprof_utab_evict_lru(const struct cprof_utab *keep)
  * A CPython interpreter's layout (CPROF_UTABLE_PY), checked for what the
  * walk needs: a version it knows the frames of (3.11 to 3.13), every
  * field it follows, and the reserved ones 0.  The offsets themselves are
- * the file's word: a wrong one makes the walk read other user memory,
- * fault-free, and end.
+ * the file's word (16 bits each: within 64 KiB of what they index): a
+ * wrong one makes the walk read other memory of the sampled process,
+ * fault-free and bounded, and end.
  */
 static int cprof_upy_check(const struct cprof_upy *py)
 {
 	static const u16 none = CPROF_UPY_NONE;
 
 	if (py->reserved)
+		return -EINVAL;
+	/* offsets from the text's start: within the user address space */
+	if (py->runtime >= TASK_SIZE_MAX || py->code_type >= TASK_SIZE_MAX)
 		return -EINVAL;
 	/* 3.14 tags frame code pointers and renumbers frame owners */
 	if (py->version < 0x030b0000 || py->version >= 0x030e0000 ||

@@ -99,8 +99,9 @@ static void random_py(struct table *t)
 	uint16_t *end = &t->py.reserved;
 
 	good_py(t);
-	t->py.runtime = rnd() % 3 ? rnd() % (1u << 24) : rnd();
-	t->py.code_type = rnd() % 3 ? rnd() % (1u << 24) : rnd();
+	/* offsets from the text: anywhere in the user address space */
+	t->py.runtime = rnd() % 3 ? rnd() % (1u << 24) : rnd() >> 18;
+	t->py.code_type = rnd() % 3 ? rnd() % (1u << 24) : rnd() >> 18;
 	t->py.version = 0x030b0000 + rnd() % 0x30000;	/* 3.11 to 3.13 */
 	for (; f < end; f++)
 		*f = rnd() % 4 ? rnd() % 512 : (uint16_t)rnd();
@@ -223,6 +224,7 @@ static int reject(const char *path)
 		"Python: no frame path", "Python: GIL holder half given",
 		"Python: reserved bytes set", "Python 3.10",
 		"Python layout on a removal", "Python layout on compiling",
+		"Python: runtime past user space",
 	};
 	static const int want[] = {
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
@@ -230,6 +232,7 @@ static int reject(const char *path)
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL,
 		EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL, EINVAL,
+		EINVAL,
 	};
 
 	if (fd < 0) {
@@ -296,6 +299,7 @@ static int reject(const char *path)
 			rules = 0;
 			t.hdr.flags |= CPROF_UTABLE_BUSY;
 			break;
+		case 30: good_py(&t); t.py.runtime = 0xffff888000000000ull; break;
 		}
 		r = put(fd, &t, len, rules, bad_index);
 		err = r < 0 ? errno : 0;

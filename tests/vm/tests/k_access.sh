@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# k_access: perf's permission model, not the file mode alone.
-#   - uid 0 without CAP_PERFMON and CAP_SYS_ADMIN (capsh --drop), and uid 0
-#     of a user namespace of its own (unshare -Ur), can open neither
-#     profile nor stats, nor write ctl (EACCES), and the settings stay as
-#     they were; reading ctl is still allowed;
-#   - CAP_PERFMON alone is enough;
+# k_access: perf's permission model, not the file mode alone (cprof(4)'s
+# PERMISSIONS).
+#   - uid 0 without CAP_PERFMON and CAP_SYS_ADMIN (capsh --drop, a default
+#     container's root), and uid 0 of a user namespace of its own
+#     (unshare -Ur), can open none of profile, stats, ctl (read or write)
+#     and unwind (EACCES), and the settings stay as they were;
+#   - a plain user, and a user with CAP_PERFMON in its ambient set, are
+#     refused by the file mode (EACCES);
+#   - CAP_PERFMON alone is enough for root;
 #   - with kptr_restrict=2 a profile carries no kernel address: no kernel
 #     frames, no schedule() address, the header says kernel stacks were
 #     withheld, and a kernel-only profile is refused.
@@ -40,8 +43,18 @@ for how in capsh unshare; do
 	denied "$how" "${run[@]}" 'cat /proc/cprof/stats >/dev/null'
 	denied "$how" "${run[@]}" 'echo freq=5 >/proc/cprof/ctl'
 	denied "$how" "${run[@]}" 'echo stop=1 >/proc/cprof/ctl'
-	"${run[@]}" 'cat /proc/cprof/ctl' >/dev/null || fail "$how: reading ctl failed"
-	echo "$how: profile, stats and writing ctl refused with EACCES"
+	denied "$how" "${run[@]}" 'cat /proc/cprof/ctl >/dev/null'
+	denied "$how" "${run[@]}" 'cat /proc/cprof/unwind >/dev/null'
+	echo "$how: profile, stats, ctl and unwind refused with EACCES"
+done
+# Users other than root: the file mode, whatever their capabilities.
+for caps in "" +perfmon; do
+	run=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	[[ -z $caps ]] || run+=(--inh-caps "$caps" --ambient-caps "$caps")
+	for f in profile stats ctl unwind; do
+		denied "uid 65534${caps:+ $caps}" "${run[@]}" sh -c "cat /proc/cprof/$f >/dev/null"
+	done
+	echo "uid 65534${caps:+ with CAP_PERFMON}: every file refused with EACCES"
 done
 [[ $(cat /proc/cprof/ctl) == "$before" ]] || fail "the settings changed: $(cat /proc/cprof/ctl)"
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # z_lockdown: under lockdown (confidentiality) nobody may profile, root
-# with every capability included: opening profile or stats, or ctl for
-# writing, fails with EPERM.  Lockdown cannot be lifted until the next
+# with every capability included: opening profile, stats, ctl (to read or
+# write) or unwind fails with EPERM.  Lockdown cannot be lifted until the next
 # boot, so this test runs last (z_).
 # vm-timeout: 60
 set -euo pipefail
@@ -20,7 +20,7 @@ kload
 cat /proc/cprof/stats >/dev/null || fail "stats refused before lockdown"
 echo confidentiality >"$sec/lockdown"
 echo "lockdown: $(<"$sec/lockdown")"
-for f in profile stats; do
+for f in profile stats ctl unwind; do
 	if out=$(cat "/proc/cprof/$f" 2>&1 >/dev/null); then
 		fail "$f could be read under lockdown"
 	fi
@@ -30,5 +30,5 @@ if out=$(sh -c 'echo freq=5 >/proc/cprof/ctl' 2>&1); then
 	fail "ctl could be written under lockdown"
 fi
 [[ $out == *"Operation not permitted"* ]] || fail "ctl under lockdown: $out"
-echo "profile, stats and ctl writes refused with EPERM under lockdown"
+echo "profile, stats, ctl and unwind refused with EPERM under lockdown"
 echo "z_lockdown: ok"
