@@ -11,6 +11,8 @@
 #   - sparse (make C=2) on kmod/ for each kernel's headers installed, 6.1
 #     and 6.12 at least: any line sparse prints is a failure;
 #   - shellcheck on every shell script git tracks;
+#   - the subjects of the commits since the kernel's commit shape was
+#     adopted: "unit: summary", at most 72 characters;
 #   - userland built with the warnings it is held to beyond -Wall -Wextra
 #     (-Wshadow -Wmissing-prototypes -Wformat=2 -Wundef, in its Makefile)
 #     and -Werror, the unit tests included.
@@ -132,6 +134,21 @@ mapfile -t scripts < <(git ls-files -- '*.sh' .ci/run)
 rc=0
 shellcheck -x -P SCRIPTDIR "${scripts[@]}" >"$log" 2>&1 || rc=$?
 check "shellcheck (${#scripts[@]} scripts)" "$log" "$rc"
+
+# Commit subjects in the kernel's shape, "unit: imperative summary" in at
+# most 72 characters, for the commits after SUBJECTS_SINCE (the last one
+# before the rule).  A shallow clone without it has nothing to check.
+SUBJECTS_SINCE=f211d35
+log=$out/subjects.log
+if git cat-file -e "$SUBJECTS_SINCE^{commit}" 2>/dev/null; then
+	git log --no-merges --format='%h %s' "$SUBJECTS_SINCE..HEAD" |
+		awk '{ s = substr($0, index($0, " ") + 1) }
+		     length(s) > 72 || s !~ /^[^ :]+(, [^ :]+)*: [^ ]/ { print; bad = 1 }
+		     END { exit bad }' >"$log" 2>&1
+	check "commit subjects since $SUBJECTS_SINCE: 'unit: summary', <= 72 characters" "$log" "$?"
+else
+	echo "skip commit subjects: $SUBJECTS_SINCE is not in this clone"
+fi
 
 # userland and its unit tests, with the warnings userland/Makefile holds it
 # to, in a scratch build directory (make's own objects are not reused).
