@@ -16,6 +16,7 @@
 #include "ctl.h"
 #include "sample.h"
 #include "session.h"
+#include "utable.h"
 
 #define CPROF_CTL_LINE_MAX	256
 
@@ -157,8 +158,10 @@ static int cprof_ctl_apply_locked(const char *text)
 		cprof_sample_stop();
 	else if (!err && !stop && profiling)
 		err = -EBUSY;
-	else if (!err && !stop)
+	else if (!err && !stop) {
 		cprof_settings_copy(&cprof_set, &s);
+		cprof_utable_set_limit(cprof_set.unwind_mb);
+	}
 	kfree(buf);
 free_mask:
 	cprof_settings_free(&s);
@@ -232,22 +235,6 @@ struct cprof_session *cprof_ctl_begin_session(bool kernel_addrs)
 	s = cprof_session_begin(&cprof_set, kernel_addrs);
 	mutex_unlock(&cprof_lock);
 	return s;
-}
-
-/**
- * cprof_ctl_unwind_mb() - the memory unwind tables may take, in MiB
- *
- * Context: process; may sleep.
- * Return: the unwind_mb setting.
- */
-u32 cprof_ctl_unwind_mb(void)
-{
-	u32 mb;
-
-	mutex_lock(&cprof_lock);
-	mb = cprof_set.unwind_mb;
-	mutex_unlock(&cprof_lock);
-	return mb;
 }
 
 /**

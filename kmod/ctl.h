@@ -12,6 +12,5 @@ void cprof_ctl_exit(void);
 int cprof_ctl_apply(const char *text);
 void cprof_ctl_show(struct seq_file *m);
 struct cprof_session *cprof_ctl_begin_session(bool kernel_addrs);
-u32 cprof_ctl_unwind_mb(void);
 
 #endif /* CPROF_CTL_H */

@@ -51,7 +51,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ctl.h"
+#include "cprof.h"
 #include "maps.h"
 #include "utable.h"
 
@@ -90,6 +90,8 @@ static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
 static u64 cprof_utab_count;		/* read locklessly by the tick */
 static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
+/* unwind_mb, MiB: what all tables may take (cprof_utable_set_limit()) */
+static u32 cprof_utab_limit_mb = CPROF_UNWIND_MB_DEFAULT;
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
 static u64 cprof_utab_bytes;
 static u64 cprof_utab_evicted;
@@ -421,7 +423,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 	bytes = sizeof(*t) + (size_t)npages * sizeof(u32) +
 		(size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
 		(size_t)hdr.nr_rows * sizeof(struct cprof_uent);
-	limit = (u64)cprof_ctl_unwind_mb() << 20;
+	limit = (u64)READ_ONCE(cprof_utab_limit_mb) << 20;
 	/* checked again under the mutex: this spares the copy */
 	if (bytes > limit)
 		return -ENOSPC;
@@ -455,7 +457,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 
 	mutex_lock(&cprof_utab_mutex);
 	/* unwind_mb may have been lowered since */
-	limit = (u64)cprof_ctl_unwind_mb() << 20;
+	limit = (u64)READ_ONCE(cprof_utab_limit_mb) << 20;
 	err = -ENOSPC;
 	if (bytes > limit) {
 		mutex_unlock(&cprof_utab_mutex);
@@ -507,6 +509,19 @@ void cprof_utable_show(struct seq_file *m)
 			   t->bytes);
 	}
 	mutex_unlock(&cprof_utab_mutex);
+}
+
+/**
+ * cprof_utable_set_limit() - the memory tables may take from now on
+ * @mb: ctl's unwind_mb, MiB
+ *
+ * Tables already loaded stay; the next write evicts down to the limit.
+ *
+ * Context: process (ctl).
+ */
+void cprof_utable_set_limit(u32 mb)
+{
+	WRITE_ONCE(cprof_utab_limit_mb, mb);
 }
 
 /**

@@ -50,6 +50,7 @@ void cprof_utable_loader(bool open);
 bool cprof_utable_compiling(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
 		      struct cprof_utable_view *v);
+void cprof_utable_set_limit(u32 mb);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
 
