@@ -14,6 +14,9 @@
 
 #include "safeopen.h"
 
+/* a busy machine renames often; each try is one path walk */
+#define SAFEOPEN_EAGAIN_TRIES 64
+
 static int open_path(int rootfd, const char *path, bool nofollow)
 {
 	struct open_how how = {
@@ -25,8 +28,18 @@ static int open_path(int rootfd, const char *path, bool nofollow)
 	if (rootfd < 0)
 		return open(path, O_PATH | O_CLOEXEC |
 			    (nofollow ? O_NOFOLLOW : 0));
-	/* no fallback without openat2 (Linux < 5.6): nothing is opened */
-	return syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	/*
+	 * No fallback without openat2 (Linux < 5.6): nothing is opened.  A
+	 * ".." resolved in the root fails with EAGAIN when anything on the
+	 * machine was renamed or mounted meanwhile (openat2(2)): tried again,
+	 * a bounded number of times.
+	 */
+	for (int tries = 0;; tries++) {
+		int fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+		if (fd >= 0 || errno != EAGAIN || tries == SAFEOPEN_EAGAIN_TRIES)
+			return fd;
+	}
 }
 
 int safe_open(int rootfd, const char *path, struct stat *st)
