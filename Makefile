@@ -3,6 +3,8 @@
 #   make KDIR=/usr/src/linux-headers-X   build the module for another kernel
 #   make demo            profile a sample workload (here, or in a QEMU VM)
 #   make check           install what is missing, run every test (make lint first)
+#   make test [T=NAME]   the quick loop: lint, host unit tests and checks, the
+#                        module's k_ tests on one kernel; or one test by name
 #   make lint            checkpatch --strict, sparse on 6.1 and 6.12, shellcheck,
 #                        userland's extra warnings: in about a minute
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
@@ -45,7 +47,7 @@ BENCH_ICOUNT ?=
 BENCH_CPUS ?=
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
-	check check-debug demo bench workloads fuzz lint
+	check check-debug demo bench workloads fuzz lint test
 
 all: module userland
 
@@ -65,6 +67,9 @@ workloads:
 
 check:
 	tests/check.sh
+
+test:
+	tests/test.sh $(T)
 
 lint:
 	tests/lint.sh

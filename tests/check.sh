@@ -27,41 +27,13 @@ start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
 export CPROF_DEADLINE=$((start + minutes * 60))
-passed=0
-failed=0
-skipped=0
+# shellcheck source=tally.sh
+. tests/tally.sh
 
 # section TITLE: a heading with the time since make check started.
 section() {
 	local t=$(($(date +%s) - start))
 	printf '\n==== [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
-}
-
-# counts LOG: the last "N passed, N failed" of LOG as "N N", and a
-# "N skipped" line's N (0 if none) as a third number.
-counts() {
-	local p f s
-	read -r p f < <(sed -n 's/^\([A-Za-z_-]*: \)\{0,1\}\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*$/\2 \3/p' "$1" | tail -n 1) || return 1
-	s=$(sed -n 's/^\([0-9][0-9]*\) \(test binaries \)\{0,1\}skipped$/\1/p; s/^.* passed, .* failed, \([0-9][0-9]*\) skipped$/\1/p' "$1" | tail -n 1)
-	echo "$p $f ${s:-0}"
-}
-
-# tally NAME RC LOG: add LOG's counts; a runner that failed without saying
-# so, or said nothing, counts as one failure.
-tally() {
-	local name=$1 rc=$2 log=$3 p f s
-	if ! read -r p f s < <(counts "$log"); then
-		echo "check: $name printed no counts (exit status $rc): 1 failure" | tee -a "$logs/tally.log"
-		failed=$((failed + 1))
-		return 0
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	skipped=$((skipped + s))
-	if [[ $rc -ne 0 && $f -eq 0 ]]; then
-		echo "check: $name exited with $rc but counted no failure: 1 failure" | tee -a "$logs/tally.log"
-		failed=$((failed + 1))
-	fi
 }
 
 section "packages"
@@ -131,6 +103,4 @@ if ((failed)); then
 fi
 elapsed=$(($(date +%s) - start))
 echo "check: took $((elapsed / 60)) min $((elapsed % 60)) s; logs in build/check/, VM test output in build/vm-results/"
-echo "$skipped skipped"
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+totals

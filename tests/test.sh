@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/test.sh [NAME] (make test, make test T=NAME): the contributor's
+# loop, a few minutes where make check takes most of an hour.
+#   - no NAME: the style checks (tests/lint.sh, stopping there if they
+#     fail), the host unit tests plain and sanitized (make -C userland
+#     test), the host checks (tests/host/run.sh) and the module's tests,
+#     k_*, on one kernel (TEST_KERNEL, default 6.1);
+#   - NAME: that test alone, wherever it lives: a unit test
+#     (tests/unit/NAME.c, both builds), a host check (tests/host/NAME.sh)
+#     or VM tests (a name or glob of tests/vm/tests, on TEST_KERNEL).
+# Ends, as make check does, with one line "N passed, N failed"; exit
+# status 0 only if nothing failed.  Packages are make check's business
+# (tests/deps.sh): this runs with what is installed.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+# shellcheck source=tally.sh
+. tests/tally.sh
+logs=$REPO/build/test
+mkdir -p "$logs"
+kernel=${TEST_KERNEL:-6.1}
+start=$(date +%s)
+
+# run NAME LOG CMD...: run CMD, its output shown and kept in LOG, and add
+# its counts.
+run() {
+	local name=$1 log=$2 rc=0
+	shift 2
+	"$@" 2>&1 | tee "$log" || rc=$?
+	tally "$name" "$rc" "$log"
+	return "$rc"
+}
+
+unit() {
+	run "make -C userland test" "$logs/unit.log" \
+		make -s -C userland -j"$(nproc)" test ${1:+TEST_NAMES="$1"}
+}
+
+vm() {
+	run "tests/vm/run.sh" "$logs/vm.log" tests/vm/run.sh --kernel "$kernel" "$@"
+}
+
+name=${1:-}
+if [[ -z $name ]]; then
+	run "tests/lint.sh" "$logs/lint.log" tests/lint.sh --fail-fast || {
+		echo "test: make lint failed: nothing else runs until it passes"
+		totals
+		exit 1
+	}
+	unit || true
+	run "tests/host/run.sh" "$logs/host.log" tests/host/run.sh || true
+	vm 'k_*' || true
+elif [[ -f tests/unit/$name.c ]]; then
+	unit "$name" || true
+elif [[ $name == check-* && -f tests/host/$name.sh ]]; then
+	make -s -C userland cprof-dump
+	run "$name" "$logs/host.log" tests/unit/run-tests.sh \
+		"host:$REPO/userland/cprof-dump:$REPO/tests/host" -- "$name.sh" || true
+elif [[ -n $(tests/vm/run.sh --list "$name" 2>/dev/null) ]]; then
+	vm "$name" || true
+else
+	echo "test: no test named '$name' (tests/unit/test_*.c, tests/host/check-*.sh, tests/vm/tests/*.sh)" >&2
+	exit 2
+fi
+echo "test: took $(($(date +%s) - start)) s; logs in build/test/"
+totals
