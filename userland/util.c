@@ -170,10 +170,10 @@ int parse_long(const char *what, const char *s, long min, long max, long *out)
 {
 	switch (parse_long_quiet(s, min, max, out)) {
 	case PARSE_RANGE:
-		return fail("invalid %s: '%s' (must be %ld..%ld)", what, s, min,
+		return fail("invalid %s: '%s' (must be %ld..%ld)", what, esc(s), min,
 			    max);
 	case PARSE_NOT_NUMBER:
-		return fail("invalid %s: '%s' (not a number)", what, s);
+		return fail("invalid %s: '%s' (not a number)", what, esc(s));
 	default:
 		return 0;
 	}
