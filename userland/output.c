@@ -321,7 +321,7 @@ static void top_header(const struct resolved *r, FILE *out)
 	size_t i;
 
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "%s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "%s\n", esc(strtab__get(r->strings, r->comments[i])));
 	/* pprof's name of the value shown: its second sample type */
 	fprintf(out, "Type: %s\n", r->kind == CPROF_KIND_OFFCPU ? "delay" :
 				    r->kind == CPROF_KIND_WALL ? "wall" :
@@ -535,7 +535,7 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 			r->kind == CPROF_KIND_OFFCPU ? "off the CPU" : "on and off the CPU",
 			time_label(b, sizeof(b), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < nr; i++) {
 		fprintf(out, "\n%llu ", (unsigned long long)st[i].count);
 		/* a snapshot: Go's goroutine profile's form, no time */
@@ -624,7 +624,7 @@ int output__threads(const struct resolved *r, FILE *out, const char *name)
 		(unsigned long long)r->total_count,
 		time_label(a, sizeof(a), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < n; i++)
 		thread_put(r, order[i], out);
 	free(order);

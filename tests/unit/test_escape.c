@@ -9,7 +9,9 @@
  *     a terminal's escape sequence and a newline followed by a line of
  *     cprof-dump's own (one missing, one there but no ELF), and an -i
  *     path with them: stderr holds no escape byte, and each message is
- *     one line of cprof-dump's, naming the file as esc() shows it.
+ *     one line of cprof-dump's, naming the file as esc() shows it;
+ *   - a stream whose kernel release (a comment of the text outputs) holds
+ *     them: -f text and top show it on one line, no escape byte.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -126,9 +128,44 @@ static void test_messages(void)
 	free(err);
 }
 
+/* The stream's header is -i's reader's choice too. */
+static void test_comments(void)
+{
+	static const char *const formats[] = { "text", "top" };
+	const char *in = tmp_path("release.bin");
+	const uint64_t ips[1] = { 0x401010 };
+	struct cprof_header h = sb_default_header();
+	struct sb b;
+	size_t i;
+
+	snprintf(h.release, sizeof(h.release), "6.1\n999 0 @ 0x1\x1b[2J");
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_sample(&b, 10, PID, PID, 0, "app", CPROF_SAMPLE_USER_MODE, 0, NULL,
+		  1, ips);
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	sb_write(&b, in, b.len);
+	sb_free(&b);
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char *text;
+		int rc;
+
+		rc = run("%s -i '%s' --no-symbolize -f %s", cprof_dump(), in,
+			 formats[i]);
+		text = slurp(tmp_path("out.txt"), NULL);
+		test_condf(rc == 0 && text && !strchr(text, 0x1b) &&
+			   strstr(text, "Linux 6.1\\x0a999 0 @ 0x1\\x1b[2J,") &&
+			   !strstr(text, "\n999 0 @"),
+			   "-f %s: the release in its comment, one line, escaped:\n%s",
+			   formats[i], esc(text));
+		free(text);
+	}
+}
+
 int main(void)
 {
 	test_helper();
 	test_messages();
+	test_comments();
 	return test_report();
 }
