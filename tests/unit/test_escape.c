@@ -10,6 +10,10 @@
  *     cprof-dump's own (one missing, one there but no ELF), and an -i
  *     path with them: stderr holds no escape byte, and each message is
  *     one line of cprof-dump's, naming the file as esc() shows it;
+ *   - a process that maps a copy of libcrypto so named: the unwind-table
+ *     loader's line on the code where walks stop (--load-unwind-tables,
+ *     a regular file standing in for the module's unwind file) names it
+ *     escaped, on one line;
  *   - a stream whose kernel release (a comment of the text outputs) holds
  *     them: -f text and top show it on one line, no escape byte.
  */
@@ -128,6 +132,40 @@ static void test_messages(void)
 	free(err);
 }
 
+static void test_tables(void)
+{
+	const char *dir = tmp_path("proc"), *lib = tmp_path("files");
+	char path[4096], unwind[4096], *err;
+	pid_t pid;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.so", lib, EVIL);
+	snprintf(unwind, sizeof(unwind), "%s/unwind", dir);
+	mkdir(dir, 0700);
+	close(open(unwind, O_CREAT | O_WRONLY, 0600));
+	rc = run("cp /usr/lib/x86_64-linux-gnu/libcrypto.so.3 '%s'", path);
+	pid = rc ? -1 : spawn_ready((char *[]){ "python3", "-c",
+				      "import ctypes, sys, time\n"
+				      "ctypes.CDLL(sys.argv[1])\n"
+				      "print('ready', flush=True)\n"
+				      "time.sleep(3600)", path, NULL });
+	if (pid < 0) {
+		test_cond("python3 mapping a library so named starts", false);
+		return;
+	}
+	rc = run("%s --load-unwind-tables --table-cache '%s' --proc-dir '%s' -p %d",
+		 cprof_dump(), tmp_path("tables"), dir, (int)pid);
+	err = slurp(tmp_path("err.txt"), NULL);
+	test_condf(rc == 0 && lines_are_ours(err) &&
+		   strstr(err, "\\x1b[31mlib") &&
+		   strstr(err, "injected line\\x1b[0m.so: other CFA expression "),
+		   "unwind tables: the file where walks stop, escaped, one line:\n%s",
+		   esc(err));
+	free(err);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /* The stream's header is -i's reader's choice too. */
 static void test_comments(void)
 {
@@ -166,6 +204,7 @@ int main(void)
 {
 	test_helper();
 	test_messages();
+	test_tables();
 	test_comments();
 	return test_report();
 }
