@@ -46,7 +46,7 @@ int answer__build(const struct profile *p, const struct resolve_opts *ro,
 	if ((stop && *stop) || !ro->symbolize)
 		return -1;
 	warning("%s: failed to symbolize it: %s: written with addresses only",
-		what, msg);
+		esc(what), msg);
 	plain.symbolize = false;
 	j.ro = &plain;
 	return boxed__run(write_out, &j, &boxed_symbolize, stop, buf, len, msg,

@@ -43,7 +43,7 @@ struct atomicfile *atomicfile__open(const char *path)
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		o->f = fopen(path, "w");
 		if (!o->f) {
-			fail("failed to open %s: %s", path, strerror(errno));
+			fail("failed to open %s: %s", esc(path), strerror(errno));
 			goto err;
 		}
 		return o;
@@ -58,7 +58,7 @@ struct atomicfile *atomicfile__open(const char *path)
 	}
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		fail("failed to create %s: %s", path, strerror(errno));
+		fail("failed to create %s: %s", esc(path), strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		goto err;
@@ -69,7 +69,7 @@ struct atomicfile *atomicfile__open(const char *path)
 	 * only to CAP_PERFMON.
 	 */
 	if (!(o->f = fdopen(fd, "w"))) {
-		fail("failed to create %s: %s", path, strerror(errno));
+		fail("failed to create %s: %s", esc(path), strerror(errno));
 		close(fd);
 		goto err;
 	}
@@ -119,10 +119,10 @@ int atomicfile__commit(struct atomicfile *o)
 	}
 	if (fclose(o->f)) {
 		o->f = NULL;
-		err = fail("failed to write %s: %s", o->path, strerror(errno));
+		err = fail("failed to write %s: %s", esc(o->path), strerror(errno));
 	} else if (o->tmp && rename(o->tmp, o->path)) {
 		o->f = NULL;
-		err = fail("failed to rename %s to %s: %s", o->tmp, o->path,
+		err = fail("failed to rename %s to %s: %s", esc(o->tmp), esc(o->path),
 			   strerror(errno));
 	} else {
 		atomicfile__free(o);

@@ -219,7 +219,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "threads"))
 			env.out.format = FORMAT_THREADS;
 		else {
-			fail("invalid format: '%s' (pprof, folded, top, text or threads)", arg);
+			fail("invalid format: '%s' (pprof, folded, top, text or threads)", esc(arg));
 			return EINVAL;
 		}
 		break;
@@ -247,7 +247,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_KIND:
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
 		    strcmp(arg, "wall") && strcmp(arg, "threads")) {
-			fail("bad --kind '%s': cpu, offcpu, wall or threads", arg);
+			fail("bad --kind '%s': cpu, offcpu, wall or threads", esc(arg));
 			return EINVAL;
 		}
 		env.kind = arg;
@@ -338,7 +338,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.table_cache = arg;
 		break;
 	case ARGP_KEY_ARG:
-		fail("unexpected argument: '%s' (see --help)", arg);
+		fail("unexpected argument: '%s' (see --help)", esc(arg));
 		return EINVAL;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -435,12 +435,12 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 	profile__off_unmatched(prof, &open, &orphans);
 	if (other || orphans)
 		warning("%s: %llu records of tasks leaving or coming back to the CPU lost (buffers full); %llu returns without their leaving; %llu waits without their return counted until the end (some may have ended)",
-			name, (unsigned long long)other,
+			esc(name), (unsigned long long)other,
 			(unsigned long long)orphans, (unsigned long long)open);
 	every = profile__off_sampled(prof, &waits, &weighted);
 	if (weighted)
 		warning("%s: recording switches passed the module's budget (ctl's budget=): it recorded 1 in up to %u; %llu of %llu waits off the CPU stand for several each, their counts and times are estimates",
-			name, every, (unsigned long long)weighted,
+			esc(name), every, (unsigned long long)weighted,
 			(unsigned long long)waits);
 }
 
@@ -457,7 +457,7 @@ static int open_input(const char **name)
 	}
 	fd = open(env.input, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail("failed to open %s: %s", env.input, strerror(errno));
+		return fail("failed to open %s: %s", esc(env.input), strerror(errno));
 	*name = env.input;
 	return fd;
 }
@@ -566,7 +566,7 @@ static int check_options(void)
 	}
 	if (profiling && env.input) {
 		fail("%s runs a profile: it does not read -i %s",
-		     env.every ? "--every" : "-d", env.input);
+		     env.every ? "--every" : "-d", esc(env.input));
 		return 2;
 	}
 	if (!profiling && !env.http.addr && !env.load_tables &&
@@ -632,15 +632,15 @@ static int run_windows(struct resolve_opts *ropts)
 
 	/* a run of weeks does not find out at its first window */
 	if (stat(wo.dir, &st)) {
-		fail("--every writes into -o %s: %s", wo.dir, strerror(errno));
+		fail("--every writes into -o %s: %s", esc(wo.dir), strerror(errno));
 		return 1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fail("--every writes into -o %s: not a directory", wo.dir);
+		fail("--every writes into -o %s: not a directory", esc(wo.dir));
 		return 1;
 	}
 	if (access(wo.dir, W_OK | X_OK)) {
-		fail("--every writes into -o %s: %s", wo.dir, strerror(errno));
+		fail("--every writes into -o %s: %s", esc(wo.dir), strerror(errno));
 		return 1;
 	}
 	setup_signals(NULL);
@@ -744,7 +744,7 @@ int main(int argc, char **argv)
 	end = profile__end(prof);
 	if (end->samples != profile__nr_records(prof))
 		warning("%s: the END record counts %llu samples, the stream has %llu",
-			in_name, (unsigned long long)end->samples,
+			esc(in_name), (unsigned long long)end->samples,
 			(unsigned long long)profile__nr_records(prof));
 	warn_off_cpu(prof, in_name);
 

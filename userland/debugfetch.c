@@ -107,7 +107,7 @@ void debugfetch_setup(void)
 off:
 	df.broken = true;
 	warning("debuginfod: %s: %s (it must be a directory only root may write): debug files not fetched",
-		dir, strerror(errno));
+		esc(dir), strerror(errno));
 }
 
 /* Too little room left where the cache is: stop downloading. */

@@ -41,18 +41,18 @@ static char *read_small(const char *what, const char *path, size_t max,
 	int fd = safe_open(-1, path, &st);
 
 	if (fd < 0) {
-		fail("%s %s: %s", what, path, safe_strerror(errno));
+		fail("%s %s: %s", what, esc(path), safe_strerror(errno));
 		return NULL;
 	}
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
-		fail("%s %s: larger than %zu bytes", what, path, max);
+		fail("%s %s: larger than %zu bytes", what, esc(path), max);
 		return NULL;
 	}
 	buf = malloc(st.st_size + 1);
 	if (!buf) {
 		close(fd);
-		fail("%s %s: %s", what, path, strerror(ENOMEM));
+		fail("%s %s: %s", what, esc(path), strerror(ENOMEM));
 		return NULL;
 	}
 	while (got < (size_t)st.st_size &&
@@ -80,13 +80,13 @@ static int read_token(struct httpauth *a, const char *path)
 	for (i = 0; i < len; i++)
 		if (!isgraph((unsigned char)a->token[i]))
 			return fail("--http-token-file %s: the token is one line of printable characters without spaces",
-				    path);
+				    esc(path));
 	if (len < TOKEN_MIN)
 		return fail("--http-token-file %s: the token has %zu characters; at least %d are needed (e.g. head -c 32 /dev/urandom | base64)",
-			    path, len, TOKEN_MIN);
+			    esc(path), len, TOKEN_MIN);
 	if (mode & 0077)
 		warning("--http-token-file %s can be read by others than its owner (mode %03o): chmod 600 it",
-			path, (unsigned int)(mode & 0777));
+			esc(path), (unsigned int)(mode & 0777));
 	a->token_len = len;
 	return 0;
 }
@@ -99,7 +99,7 @@ static int read_pem(char **out, const char *opt, const char *path)
 	if (!*out)
 		return -1;
 	if (!strstr(*out, "-----BEGIN "))
-		return fail("%s %s: not a PEM file", opt, path);
+		return fail("%s %s: not a PEM file", opt, esc(path));
 	return 0;
 }
 
@@ -250,16 +250,16 @@ static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 	const char *host;
 
 	if (site && strcmp(site, "same-origin") && strcmp(site, "none")) {
-		snprintf(why, size, "refused: a request made by another site's page (Sec-Fetch-Site: %.32s)",
-			 site);
+		snprintf(why, size, "refused: a request made by another site's page (Sec-Fetch-Site: %s)",
+			 esc_n(site, 32));
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (a->host_check) {
 		host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						   MHD_HTTP_HEADER_HOST);
 		if (host && !host_is_address(host)) {
-			snprintf(why, size, "refused: Host %.64s is not an IP address or localhost (a name may lead a web page here)",
-				 host);
+			snprintf(why, size, "refused: Host %s is not an IP address or localhost (a name may lead a web page here)",
+				 esc_n(host, 64));
 			return MHD_HTTP_FORBIDDEN;
 		}
 	}
@@ -277,12 +277,6 @@ static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 unsigned int httpauth__check(const struct httpauth *a,
 			     struct MHD_Connection *c, char *why, size_t size)
 {
-	unsigned int status = check(a, c, why, size);
-	char *p;
-
-	/* the reason quotes the client: no control bytes in logs */
-	for (p = why; status && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return status;
+	/* the reason quotes the client as esc_n() shows it */
+	return check(a, c, why, size);
 }

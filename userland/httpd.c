@@ -181,22 +181,6 @@ static enum MHD_Result respond_error(struct MHD_Connection *c,
 }
 
 /*
- * A copy of s fit for a log line: no control bytes, its first 64 bytes
- * and "..." if there are more (size: 68 or more).
- */
-static const char *printable(char *buf, size_t size, const char *s)
-{
-	size_t i;
-
-	s = s ? s : "";
-	snprintf(buf, size, "%.64s%s", s, strnlen(s, 65) > 64 ? "..." : "");
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	return buf;
-}
-
-/*
  * The value raw (raw_size bytes as the client sent it, whole: one with a
  * NUL byte in it, %00, is not a number) as a number in min..max, into
  * *out; else false, and err says why, with what a log line may show of it.
@@ -204,9 +188,8 @@ static const char *printable(char *buf, size_t size, const char *s)
 static bool parse_param(const char *key, const char *raw, size_t raw_size,
 			long min, long max, long *out, char *err, size_t size)
 {
-	char shown[72];
+	const char *shown = esc_n(raw, 64);
 
-	printable(shown, sizeof(shown), raw);
 	if (raw && strlen(raw) != raw_size) {
 		snprintf(err, size, "bad parameter %s=%s: a NUL byte in it",
 			 key, shown);
@@ -582,7 +565,7 @@ static void describe(struct MHD_Connection *c, const char *method,
 		     const char *url, char *who, size_t size)
 {
 	const union MHD_ConnectionInfo *ci;
-	char host[64] = "unix", mbuf[72], ubuf[72];
+	char host[64] = "unix";
 
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (ci && ci->client_addr && ci->client_addr->sa_family != AF_UNIX &&
@@ -590,8 +573,7 @@ static void describe(struct MHD_Connection *c, const char *method,
 			host, sizeof(host), NULL, 0, NI_NUMERICHOST))
 		snprintf(host, sizeof(host), "?");
 	snprintf(who, size, "%s %s %s", host,
-		 printable(mbuf, sizeof(mbuf), method),
-		 printable(ubuf, sizeof(ubuf), url));
+		 esc_n(method, 64), esc_n(url, 64));
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave srv->pending. */
@@ -787,7 +769,7 @@ static gid_t group_id(const char *name)
 		return g->gr_gid;
 	if (parse_long_quiet(name, 0, INT32_MAX, &n) == PARSE_OK)
 		return (gid_t)n;
-	fail("--http-group %s: no such group", name);
+	fail("--http-group %s: no such group", esc(name));
 	return (gid_t)-1;
 }
 
@@ -846,7 +828,7 @@ int httpd__run(const struct httpd_opts *o)
 			", and it listens beyond this machine");
 	if (la.unix_socket)
 		fprintf(stderr, PROG_NAME ": serving /debug/pprof/ on %s (curl --unix-socket %s http://localhost/debug/pprof/profile)\n",
-			la.shown, la.path);
+			la.shown, esc(la.path));
 	else
 		fprintf(stderr, PROG_NAME ": serving %s://%s/debug/pprof/\n",
 			httpauth__tls_cert(srv.auth) ? "https" : "http",

@@ -69,7 +69,7 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 	struct ingest *in = calloc(1, sizeof(*in));
 
 	if (!in || !(in->s = stream__new(fd, name))) {
-		fail("failed to read %s: %s", name, strerror(ENOMEM));
+		fail("failed to read %s: %s", esc(name), strerror(ENOMEM));
 		free(in);
 		return NULL;
 	}

@@ -222,13 +222,13 @@ static int read_whole(struct loader *ld, const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		ld_err(ld, "failed to open %s: %s", path, strerror(errno));
+		ld_err(ld, "failed to open %s: %s", esc(path), strerror(errno));
 		return -1;
 	}
 	for (;;) {
 		if (grow_array((void **)&ld->strs, &ld->strs_cap,
 			       ld->strs_len + (1 << 20) + 1, 1)) {
-			ld_err(ld, "failed to load %s: out of memory", path);
+			ld_err(ld, "failed to load %s: out of memory", esc(path));
 			break;
 		}
 		n = read(fd, ld->strs + ld->strs_len,
@@ -236,7 +236,7 @@ static int read_whole(struct loader *ld, const char *path)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ld_err(ld, "failed to read %s: %s", path,
+			ld_err(ld, "failed to read %s: %s", esc(path),
 			       strerror(errno));
 			break;
 		}
@@ -266,20 +266,20 @@ static int load_kallsyms(struct loader *ld, const char *path)
 		if (nl)
 			*nl = '\0';
 		if (parse_kallsyms_line(ld, off, &mod_hint) < 0) {
-			ld_err(ld, "failed to load %s: out of memory", path);
+			ld_err(ld, "failed to load %s: out of memory", esc(path));
 			return -1;
 		}
 		off = nl ? (size_t)(nl - ld->strs) + 1 : end;
 	}
 	if (!ld->nr_syms) {
-		ld_err(ld, "failed to load %s: no text symbols", path);
+		ld_err(ld, "failed to load %s: no text symbols", esc(path));
 		return -1;
 	}
 	for (i = 0; i < ld->nr_syms && !nonzero; i++)
 		nonzero = ld->syms[i].addr != 0;
 	if (!nonzero) {
 		ld_err(ld, "failed to load %s: kernel addresses hidden: run as root",
-			path);
+			esc(path));
 		return -1;
 	}
 	return 0;
@@ -299,7 +299,7 @@ static int load_modules(struct loader *ld, const char *path)
 		/* a kernel without module support has no /proc/modules */
 		if (errno == ENOENT)
 			return 0;
-		ld_err(ld, "failed to open %s: %s", path, strerror(errno));
+		ld_err(ld, "failed to open %s: %s", esc(path), strerror(errno));
 		return -1;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -330,9 +330,9 @@ static int load_modules(struct loader *ld, const char *path)
 		m->end = addr + size;
 	}
 	if (err)
-		ld_err(ld, "failed to load %s: out of memory", path);
+		ld_err(ld, "failed to load %s: out of memory", esc(path));
 	else if (ferror(f)) {
-		ld_err(ld, "failed to read %s: %s", path,
+		ld_err(ld, "failed to read %s: %s", esc(path),
 			strerror(errno));
 		err = -1;
 	}
@@ -555,12 +555,12 @@ static struct ksyms *load(const char *kallsyms_path, const char *modules_path,
 	if (modules_path && load_modules(&ld, modules_path))
 		goto out;
 	if (add_symbol_only_mods(&ld)) {
-		ld_err(&ld, "failed to load %s: out of memory", kallsyms_path);
+		ld_err(&ld, "failed to load %s: out of memory", esc(kallsyms_path));
 		goto out;
 	}
 	ks = build(&ld);
 	if (!ks)
-		ld_err(&ld, "failed to load %s: out of memory", kallsyms_path);
+		ld_err(&ld, "failed to load %s: out of memory", esc(kallsyms_path));
 out:
 	snprintf(err, err_len, "%s", ld.err);
 	free(ld.strs);

@@ -21,13 +21,13 @@ static int parse_unix(const char *addr, const char *path,
 {
 	if (path[0] != '/')
 		return fail("invalid --http address '%s': a Unix socket's path must be absolute",
-			    addr);
+			    esc(addr));
 	if (strlen(path) >= sizeof(la->path))
 		return fail("invalid --http address '%s': a Unix socket's path has at most %zu bytes",
-			    addr, sizeof(la->path) - 1);
+			    esc(addr), sizeof(la->path) - 1);
 	la->unix_socket = true;
 	snprintf(la->path, sizeof(la->path), "%s", path);
-	snprintf(la->shown, sizeof(la->shown), "unix:%s", path);
+	snprintf(la->shown, sizeof(la->shown), "unix:%s", esc(path));
 	return 0;
 }
 
@@ -54,17 +54,17 @@ int listen__parse(const char *orig, struct listen_addr *la)
 	if (addr[0] == '[') {
 		/* [V6ADDR]:PORT */
 		if (!colon || hlen < 2 || addr[hlen - 1] != ']')
-			return fail("invalid --http address '%s': " USAGE, orig);
+			return fail("invalid --http address '%s': " USAGE, esc(orig));
 		addr++;
 		hlen -= 2;
 	} else if (colon && memchr(addr, ':', hlen)) {
 		return fail("invalid --http address '%s': an IPv6 address goes in brackets, [::1]:6060",
-			    orig);
+			    esc(orig));
 	}
 	if (!all_digits(port) ||
 	    parse_long_quiet(port, 1, 65535, &n) != PARSE_OK)
 		return fail("invalid --http address '%s': the port must be a number from 1 to 65535; " USAGE,
-			    orig);
+			    esc(orig));
 	if (hlen >= sizeof(la->host))
 		return fail("invalid --http address: the host name is too long");
 	if (hlen) {
@@ -76,8 +76,8 @@ int listen__parse(const char *orig, struct listen_addr *la)
 	}
 	snprintf(la->port, sizeof(la->port), "%ld", n);
 	snprintf(la->shown, sizeof(la->shown),
-		 strchr(la->host, ':') ? "[%s]:%s" : "%s:%s", la->host,
-		 la->port);
+		 strchr(la->host, ':') ? "[%s]:%s" : "%s:%s", esc(la->host),
+		 esc(la->port));
 	return 0;
 }
 

@@ -46,33 +46,20 @@ static bool location_is_kernel(const struct resolved *r,
 }
 
 /*
- * A name any process may choose (its comm, its symbols, its Python
- * functions' names and files), so that it cannot make lines of its own:
- * control characters as \xHH.
- */
-static void put_printable(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			fprintf(out, "\\x%02x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-}
-
-/*
  * Append a frame name to f, keeping the folded syntax intact: ';' as ':',
- * a control character as a space.
+ * the rest as esc_char() shows it (a name is any process's choice).
  */
 static void folded_put(FILE *f, const char *name, bool kernel)
 {
-	for (; *name; name++) {
-		if (*name == ';')
+	char one[ESC_CHAR_MAX];
+
+	while (*name) {
+		if (*name == ';') {
 			fputc(':', f);
-		else if ((unsigned char)*name < 0x20 || *name == 0x7f)
-			fputc(' ', f);
-		else
-			fputc(*name, f);
+			name++;
+		} else {
+			fputs(esc_char(&name, one), f);
+		}
 	}
 	if (kernel)
 		fputs("_[k]", f);
@@ -172,7 +159,7 @@ int output__folded(const struct resolved *r, FILE *out, const char *name,
 			(unsigned long long)count);
 	}
 	if (fflush(out) || ferror(out)) {
-		fail("failed to write %s: %s", name, strerror(errno));
+		fail("failed to write %s: %s", esc(name), strerror(errno));
 		goto cleanup;
 	}
 	err = 0;
@@ -334,7 +321,7 @@ static void top_header(const struct resolved *r, FILE *out)
 	size_t i;
 
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "%s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "%s\n", esc(strtab__get(r->strings, r->comments[i])));
 	/* pprof's name of the value shown: its second sample type */
 	fprintf(out, "Type: %s\n", r->kind == CPROF_KIND_OFFCPU ? "delay" :
 				    r->kind == CPROF_KIND_WALL ? "wall" :
@@ -424,11 +411,11 @@ int output__top(const struct resolved *r, FILE *out, const char *name,
 			percent(c, sizeof(c), sum, total),
 			value_label(r, d, sizeof(d), n->cum),
 			percent(e, sizeof(e), n->cum, total));
-		put_printable(out, strtab__get(t.names, order[i]));
+		esc_put(out, strtab__get(t.names, order[i]));
 		fputc('\n', out);
 	}
 	if (fflush(out) || ferror(out)) {
-		fail("failed to write %s: %s", name, strerror(errno));
+		fail("failed to write %s: %s", esc(name), strerror(errno));
 		goto cleanup;
 	}
 	err = 0;
@@ -480,11 +467,11 @@ static int text_sample(const struct resolved *r, const struct res_sample *s,
 				r->functions[ln->function - 1].filename) : "";
 
 			fprintf(f, "#\t0x%llx\t", (unsigned long long)l->address);
-			put_printable(f, output__frame_name(r, l, j, buf,
-							    sizeof(buf)));
+			esc_put(f, output__frame_name(r, l, j, buf,
+						      sizeof(buf)));
 			if (file[0]) {
 				fputc('\t', f);
-				put_printable(f, file);
+				esc_put(f, file);
 			}
 			if (file[0] && ln->line)
 				fprintf(f, ":%lld", (long long)ln->line);
@@ -548,7 +535,7 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 			r->kind == CPROF_KIND_OFFCPU ? "off the CPU" : "on and off the CPU",
 			time_label(b, sizeof(b), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < nr; i++) {
 		fprintf(out, "\n%llu ", (unsigned long long)st[i].count);
 		/* a snapshot: Go's goroutine profile's form, no time */
@@ -557,13 +544,13 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		fputs(strtab__get(names, st[i].text), out);
 	}
 	if (fflush(out) || ferror(out)) {
-		fail("failed to write %s: %s", name, strerror(errno));
+		fail("failed to write %s: %s", esc(name), strerror(errno));
 		goto cleanup;
 	}
 	err = 0;
 	goto cleanup;
 nomem:
-	fail("failed to write %s: %s", name, strerror(ENOMEM));
+	fail("failed to write %s: %s", esc(name), strerror(ENOMEM));
 cleanup:
 	free(st);
 	strtab__free(names);
@@ -588,7 +575,7 @@ static void thread_put(const struct resolved *r, const struct res_sample *s,
 	uint32_t k, j;
 
 	fprintf(out, "\nthread %lld (", (long long)s->tid);
-	put_printable(out, s->comm ? strtab__get(r->strings, s->comm) : "?");
+	esc_put(out, s->comm ? strtab__get(r->strings, s->comm) : "?");
 	fprintf(out, ", pid %lld) [%s", (long long)s->pid,
 		s->state ? strtab__get(r->strings, s->state) : "?");
 	if (s->nanos)
@@ -604,12 +591,12 @@ static void thread_put(const struct resolved *r, const struct res_sample *s,
 			const char *file = ln ? strtab__get(r->strings,
 				r->functions[ln->function - 1].filename) : "";
 
-			put_printable(out, output__frame_name(r, l, j, buf,
-							      sizeof(buf)));
+			esc_put(out, output__frame_name(r, l, j, buf,
+							sizeof(buf)));
 			fputc('\n', out);
 			if (file[0]) {
 				fputc('\t', out);
-				put_printable(out, file);
+				esc_put(out, file);
 				if (ln->line)
 					fprintf(out, ":%lld", (long long)ln->line);
 				fputc('\n', out);
@@ -625,10 +612,10 @@ int output__threads(const struct resolved *r, FILE *out, const char *name)
 	size_t i, n = 0;
 
 	if (r->kind != CPROF_KIND_THREADS)
-		return fail("%s: the threads format is a thread snapshot's (--kind threads), not a profile's", name);
+		return fail("%s: the threads format is a thread snapshot's (--kind threads), not a profile's", esc(name));
 	order = calloc(r->nr_samples + 1, sizeof(*order));
 	if (!order)
-		return fail("failed to write %s: %s", name, strerror(ENOMEM));
+		return fail("failed to write %s: %s", esc(name), strerror(ENOMEM));
 	for (i = 0; i < r->nr_samples; i++)
 		if (r->samples[i].count)
 			order[n++] = &r->samples[i];
@@ -637,12 +624,12 @@ int output__threads(const struct resolved *r, FILE *out, const char *name)
 		(unsigned long long)r->total_count,
 		time_label(a, sizeof(a), r->duration_nanos));
 	for (i = 0; i < r->nr_comments; i++)
-		fprintf(out, "# %s\n", strtab__get(r->strings, r->comments[i]));
+		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < n; i++)
 		thread_put(r, order[i], out);
 	free(order);
 	if (fflush(out) || ferror(out))
-		return fail("failed to write %s: %s", name, strerror(errno));
+		return fail("failed to write %s: %s", esc(name), strerror(errno));
 	return 0;
 }
 

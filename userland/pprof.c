@@ -343,7 +343,7 @@ int pprof__write(const struct resolved *r, FILE *out, const char *name)
 	if (gz->zerr != Z_OK)
 		fail("failed to compress: zlib error %d", gz->zerr);
 	else if (gz->werr || fflush(out) || ferror(out))
-		fail("failed to write %s: %s", name,
+		fail("failed to write %s: %s", esc(name),
 		     strerror(gz->werr ? gz->werr : errno ? errno : EIO));
 	else
 		err = 0;

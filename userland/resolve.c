@@ -1095,7 +1095,7 @@ static int resolver__summary(struct resolver *rs)
 	for (i = 0; i < n && i < SUMMARY_MAX; i++)
 		fprintf(f, "%s %llu in %s (%s)", i ? "," : "",
 			(unsigned long long)u[i].nr,
-			strtab__get(r->strings, u[i].file), u[i].why);
+			esc(strtab__get(r->strings, u[i].file)), esc(u[i].why));
 	if (n > SUMMARY_MAX)
 		fprintf(f, ", and more in %zu other binaries", n - SUMMARY_MAX);
 	if (rs->unmapped)
@@ -1144,7 +1144,7 @@ static int resolver__py_summary(struct resolver *rs)
 	for (i = 0; i < n && rs->py_unnamed[i].nr; i++)
 		fprintf(f, "%s %llu (%s)", i ? "," : "",
 			(unsigned long long)rs->py_unnamed[i].nr,
-			rs->py_unnamed[i].why);
+			esc(rs->py_unnamed[i].why));
 	if (fclose(f)) {
 		free(line);
 		return -1;
@@ -1184,7 +1184,7 @@ static void resolver__load_ksyms(struct resolver *rs,
 	schedule = ksyms__addr_of(rs->ks, "schedule");
 	if (h->ksym_schedule && schedule != h->ksym_schedule) {
 		warning("%s is not from the profiled kernel (schedule at %#llx, the stream says %#llx): kernel frames left unsymbolized",
-			kallsyms, (unsigned long long)schedule,
+			esc(kallsyms), (unsigned long long)schedule,
 			(unsigned long long)h->ksym_schedule);
 		ksyms__free(rs->ks);
 		rs->ks = NULL;

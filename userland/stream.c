@@ -139,7 +139,7 @@ static ssize_t stream__fill(struct stream *s, size_t need)
 		}
 		if (n < 0)
 			return fail("%s: failed to read at byte %llu: %s",
-				    s->name,
+				    esc(s->name),
 				    (unsigned long long)(s->off + s->len - s->pos),
 				    strerror(errno));
 		if (n == 0)
@@ -168,42 +168,42 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	if (have < 0)
 		return NULL;
 	if (have == 0) {
-		fail("%s: empty input: no cprof stream header at byte 0", s->name);
+		fail("%s: empty input: no cprof stream header at byte 0", esc(s->name));
 		return NULL;
 	}
 	if (memcmp(s->buf + s->pos, CPROF_MAGIC,
 		   (size_t)have < CPROF_MAGIC_LEN ? (size_t)have : CPROF_MAGIC_LEN)) {
-		fail("%s: bad magic at byte 0, not a cprof stream", s->name);
+		fail("%s: bad magic at byte 0, not a cprof stream", esc(s->name));
 		return NULL;
 	}
 	if ((size_t)have < min) {
 		fail("%s: truncated header at byte 0 (need %zu bytes, have %zd)",
-		     s->name, min, have);
+		     esc(s->name), min, have);
 		return NULL;
 	}
 	h = (const struct cprof_header *)(s->buf + s->pos);
 	if (h->version < CPROF_VERSION_MIN || h->version > CPROF_VERSION) {
 		fail("%s: unsupported stream version %u at byte %zu (this cprof-dump reads versions %u to %u)",
-		     s->name, h->version,
+		     esc(s->name), h->version,
 		     offsetof(struct cprof_header, version), CPROF_VERSION_MIN,
 		     CPROF_VERSION);
 		return NULL;
 	}
 	if (h->size < min || h->size > STREAM_HDR_MAX || h->size % 8) {
 		fail("%s: bad header size %u at byte %zu (must be a multiple of 8, %zu..%u)",
-		     s->name, h->size, offsetof(struct cprof_header, size),
+		     esc(s->name), h->size, offsetof(struct cprof_header, size),
 		     min, STREAM_HDR_MAX);
 		return NULL;
 	}
 	if (h->nr_cpu_ids == 0 || h->nr_cpu_ids > STREAM_CPUS_MAX) {
 		fail("%s: bad nr_cpu_ids %u at byte %zu (must be 1..%u)",
-		     s->name, h->nr_cpu_ids,
+		     esc(s->name), h->nr_cpu_ids,
 		     offsetof(struct cprof_header, nr_cpu_ids),
 		     STREAM_CPUS_MAX);
 		return NULL;
 	}
 	if (h->period_ns == 0) {
-		fail("%s: bad period_ns 0 at byte %zu", s->name,
+		fail("%s: bad period_ns 0 at byte %zu", esc(s->name),
 		     offsetof(struct cprof_header, period_ns));
 		return NULL;
 	}
@@ -214,14 +214,14 @@ const struct cprof_header *stream__read_header(struct stream *s)
 		return NULL;
 	if ((size_t)have < s->hdr.size) {
 		fail("%s: truncated header at byte 0 (need %u bytes, have %zd)",
-		     s->name, s->hdr.size, have);
+		     esc(s->name), s->hdr.size, have);
 		return NULL;
 	}
 	/* the fields appended since, where the header has them */
 	memcpy(&s->hdr, s->buf + s->pos,
 	       s->hdr.size < sizeof(s->hdr) ? s->hdr.size : sizeof(s->hdr));
 	if (s->hdr.kind > CPROF_KIND_THREADS) {
-		fail("%s: bad kind %u at byte %zu (must be 0..%u)", s->name,
+		fail("%s: bad kind %u at byte %zu (must be 0..%u)", esc(s->name),
 		     s->hdr.kind, offsetof(struct cprof_header, kind),
 		     CPROF_KIND_THREADS);
 		return NULL;
@@ -261,10 +261,10 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 
 	if (nr_kernel > CPROF_MAX_DEPTH)
 		return fail("%s: %s record at byte %llu: nr_kernel %u exceeds %d",
-			    s->name, what, at, nr_kernel, CPROF_MAX_DEPTH);
+			    esc(s->name), what, at, nr_kernel, CPROF_MAX_DEPTH);
 	if (nr_user > CPROF_MAX_DEPTH)
 		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
-			    s->name, what, at, nr_user, CPROF_MAX_DEPTH);
+			    esc(s->name), what, at, nr_user, CPROF_MAX_DEPTH);
 	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
 	/* version 3: a sample's Python frames may follow */
 	if (r->size > need && r->type == CPROF_REC_SAMPLE &&
@@ -272,26 +272,26 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		py = (const struct cprof_pytrail *)((const char *)r + need);
 		if (py->type != CPROF_TRAIL_PYTHON)
 			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (a Python one is %u)",
-				    s->name, at, py->type,
+				    esc(s->name), at, py->type,
 				    at + (unsigned long long)need,
 				    CPROF_TRAIL_PYTHON);
 		if (py->status > CPROF_PY_MAX)
 			return fail("%s: sample record at byte %llu: Python trailer status %u (at most %u)",
-				    s->name, at, py->status, CPROF_PY_MAX);
+				    esc(s->name), at, py->status, CPROF_PY_MAX);
 		if (py->nr > CPROF_MAX_DEPTH)
 			return fail("%s: sample record at byte %llu: Python trailer of %u frames exceeds %d",
-				    s->name, at, py->nr, CPROF_MAX_DEPTH);
+				    esc(s->name), at, py->nr, CPROF_MAX_DEPTH);
 		trail = sizeof(*py) + py->nr * sizeof(py->frame[0]);
 		if (r->size != need + trail)
 			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and a Python trailer of %u frames (%zu bytes)",
-				    s->name, at, r->size, nr_kernel, nr_user,
+				    esc(s->name), at, r->size, nr_kernel, nr_user,
 				    cgroup ? ", a cgroup" : "", py->nr,
 				    need + trail);
 		return 0;
 	}
 	if (r->size != need)
 		return fail("%s: %s record at byte %llu: size %u does not match %u kernel + %u user frames%s (%zu bytes)",
-			    s->name, what, at, r->size, nr_kernel, nr_user,
+			    esc(s->name), what, at, r->size, nr_kernel, nr_user,
 			    cgroup ? " and a cgroup" : "", need);
 	return 0;
 }
@@ -341,19 +341,19 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 			need += sizeof(struct cprof_file_id);
 		if (r->size < need)
 			return fail("%s: mmap record at byte %llu: size %u leaves no room for a path%s",
-				    s->name, at, r->size,
+				    esc(s->name), at, r->size,
 				    r->flags & CPROF_MMAP_FILE_ID ?
 				    " and a file id" : "");
 		if (!memchr(mm->path, '\0', r->size - need + 1))
 			return fail("%s: mmap record at byte %llu: path not NUL-terminated",
-				    s->name, at);
+				    esc(s->name), at);
 		if (mm->start >= mm->end)
 			return fail("%s: mmap record at byte %llu: empty range %#llx-%#llx",
-				    s->name, at, (unsigned long long)mm->start,
+				    esc(s->name), at, (unsigned long long)mm->start,
 				    (unsigned long long)mm->end);
 		if (mm->build_id_size > CPROF_BUILD_ID_MAX)
 			return fail("%s: mmap record at byte %llu: build_id_size %u exceeds %d",
-				    s->name, at, mm->build_id_size,
+				    esc(s->name), at, mm->build_id_size,
 				    CPROF_BUILD_ID_MAX);
 		return 0;
 	case CPROF_REC_LOST:
@@ -365,11 +365,11 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 		if (us->size > CPROF_USTACK_MAX ||
 		    r->size != sizeof(*us) + CPROF_ALIGN(us->size))
 			return fail("%s: ustack record at byte %llu: size %u does not match %u bytes of stack (at most %u)",
-				    s->name, at, r->size, us->size,
+				    esc(s->name), at, r->size, us->size,
 				    CPROF_USTACK_MAX);
 		if (us->frame >= CPROF_MAX_DEPTH)
 			return fail("%s: ustack record at byte %llu: frame %u exceeds %d",
-				    s->name, at, us->frame, CPROF_MAX_DEPTH);
+				    esc(s->name), at, us->frame, CPROF_MAX_DEPTH);
 		cpu = us->cpu;
 		break;
 	case CPROF_REC_PYCODE:
@@ -381,13 +381,13 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 					   pc->filename_len +
 					   pc->linetable_len))
 			return fail("%s: pycode record at byte %llu: size %u does not match its objects' %u + %u + %u bytes (at most %u, %u, %u)",
-				    s->name, at, r->size, pc->qualname_len,
+				    esc(s->name), at, r->size, pc->qualname_len,
 				    pc->filename_len, pc->linetable_len,
 				    CPROF_PYSTR_MAX, CPROF_PYSTR_MAX,
 				    CPROF_PYLINES_MAX);
 		if (pc->code & CPROF_PYFRAME_ENTRY)
 			return fail("%s: pycode record at byte %llu: code %#llx has its bit 0 set",
-				    s->name, at, (unsigned long long)pc->code);
+				    esc(s->name), at, (unsigned long long)pc->code);
 		return 0;
 	case CPROF_REC_OFFCPU:
 		off = (const struct cprof_offcpu *)r;
@@ -396,7 +396,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 			return -1;
 		if (!off->every || off->state > CPROF_OFF_MAX)
 			return fail("%s: offcpu record at byte %llu: every %u (must be 1 or more) or state %u (at most %u)",
-				    s->name, at, off->every, off->state,
+				    esc(s->name), at, off->every, off->state,
 				    CPROF_OFF_MAX);
 		cpu = off->cpu;
 		break;
@@ -407,7 +407,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 			return -1;
 		if (th->state > CPROF_THREAD_STATE_MAX)
 			return fail("%s: thread record at byte %llu: state %u (at most %u)",
-				    s->name, at, th->state,
+				    esc(s->name), at, th->state,
 				    CPROF_THREAD_STATE_MAX);
 		cpu = th->cpu;
 		break;
@@ -415,7 +415,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 		on = (const struct cprof_oncpu *)r;
 		if (on->time_ns < on->out_ns)
 			return fail("%s: oncpu record at byte %llu: back at %llu before it left at %llu",
-				    s->name, at,
+				    esc(s->name), at,
 				    (unsigned long long)on->time_ns,
 				    (unsigned long long)on->out_ns);
 		cpu = on->cpu;
@@ -424,7 +424,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 		thr = (const struct cprof_throttle *)r;
 		if (thr->period_ns == 0)
 			return fail("%s: throttle record at byte %llu: period_ns 0",
-				    s->name, at);
+				    esc(s->name), at);
 		cpu = thr->cpu;
 		break;
 	default:
@@ -432,7 +432,7 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	}
 	if (cpu >= s->hdr.nr_cpu_ids)
 		return fail("%s: %s record at byte %llu: cpu %u out of range (nr_cpu_ids %u)",
-			    s->name, stream__rec_name(r->type), at, cpu,
+			    esc(s->name), stream__rec_name(r->type), at, cpu,
 			    s->hdr.nr_cpu_ids);
 	return 0;
 }
@@ -452,25 +452,25 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 		if (s->ended) {
 			if (have)
 				return fail("%s: unexpected data after the END record at byte %llu",
-					    s->name, at);
+					    esc(s->name), at);
 			return 0;
 		}
 		if (have == 0)
 			return fail("%s: truncated stream: no END record at byte %llu (the profile was cut short)",
-				    s->name, at);
+				    esc(s->name), at);
 		if ((size_t)have < sizeof(*r))
 			return fail("%s: truncated record header at byte %llu (need %zu bytes, have %zd)",
-				    s->name, at, sizeof(*r), have);
+				    esc(s->name), at, sizeof(*r), have);
 		r = (const struct cprof_rec *)(s->buf + s->pos);
 		if (r->size < sizeof(*r) || r->size % 8 ||
 		    r->size > STREAM_REC_MAX)
 			return fail("%s: bad size %u in %s record (type %u) at byte %llu (must be a multiple of 8, 8..%u)",
-				    s->name, r->size, stream__rec_name(r->type),
+				    esc(s->name), r->size, stream__rec_name(r->type),
 				    r->type, at, STREAM_REC_MAX);
 		min = r->type < NR_KNOWN ? rec_min_size[r->type] : 0;
 		if (r->size < min)
 			return fail("%s: short %s record at byte %llu (size %u, the fixed part needs %zu)",
-				    s->name, stream__rec_name(r->type), at,
+				    esc(s->name), stream__rec_name(r->type), at,
 				    r->size, min);
 		have = stream__fill(s, r->size);
 		if (have < 0)
@@ -478,7 +478,7 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 		r = (const struct cprof_rec *)(s->buf + s->pos);
 		if ((size_t)have < r->size)
 			return fail("%s: truncated %s record at byte %llu (need %u bytes, have %zd)",
-				    s->name, stream__rec_name(r->type), at,
+				    esc(s->name), stream__rec_name(r->type), at,
 				    r->size, have);
 		if (stream__check(s, r))
 			return -1;

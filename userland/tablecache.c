@@ -218,13 +218,13 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 	own_build_id(c);
 	if (!c->exe_id_len)
 		warning("unwind tables: this cprof-dump has no GNU build ID (link it with --build-id): tables are not kept in %s",
-			dir);
+			esc(dir));
 	c->bytes = scan_bytes(fd);
 	return c;
 bad:
 	if (loud || errno == EPERM)
 		warning("unwind tables: cache %s: %s (it must be a directory only this user may write): tables are compiled every time",
-			dir, strerror(errno));
+			esc(dir), strerror(errno));
 	return NULL;
 }
 

@@ -545,7 +545,7 @@ static bool write_table(struct tableload *l, const struct stat *st,
 		/* the module evicts others to make room: this one alone is over */
 		if (l->stats.too_large++ < 10)
 			warning("unwind tables: %s's table (%zu bytes) is larger than the module's unwind_mb: it unwinds by frame pointers",
-				path, len);
+				esc(path), len);
 	} else if (l->stats.refused - l->stats.too_large == 1) {
 		warning("unwind tables: the module refused a table of %zu rows: %s%s",
 			t->n, n < 0 ? strerror(errno) : "short write",
@@ -767,7 +767,7 @@ void tableload__report_stops(struct tableload *l, bool all)
 			if (first)
 				append(line, sizeof(line), &len, "%s%s: ",
 				       len ? "; " : "",
-				       base ? base + 1 : sf->path);
+				       esc(base ? base + 1 : sf->path));
 			append(line, sizeof(line), &len, "%s%s %llu B",
 			       first ? "" : ", ", cfi_stop_name(k),
 			       (unsigned long long)sf->bytes[k]);
@@ -820,11 +820,11 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		/* someone put it there: say so, a few times */
 		if (errno == ON_FUSE && l->stats.on_fuse++ < 10)
 			warning("unwind tables: %s (pid %d) is on FUSE: not read (walked by frame pointers)",
-				it->path, (int)it->pid);
+				esc(it->path), (int)it->pid);
 		else if (errno == SAFEOPEN_NOT_REGULAR &&
 			 l->stats.not_regular++ < 10)
 			warning("unwind tables: %s (pid %d) is not a regular file now: not opened",
-				it->path, (int)it->pid);
+				esc(it->path), (int)it->pid);
 		return;
 	}
 	stat_key(key, sizeof(key), &st);
@@ -1420,7 +1420,7 @@ struct tableload *tableload__start(const char *proc_dir)
 		/* no module, or no permission: opening the profile says so */
 		if (errno != ENOENT && errno != EACCES && errno != EPERM)
 			warning("unwind tables: failed to open %s: %s: user stacks use frame pointers only",
-				path, strerror(errno));
+				esc(path), strerror(errno));
 		free(l);
 		return NULL;
 	}

@@ -3,9 +3,129 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "util.h"
+
+/* esc_n()'s strings: 8 per thread, of 4 KiB */
+#define ESC_SLOTS	8
+#define ESC_SIZE	4096
+
+/*
+ * The code point of the well-formed UTF-8 sequence of 2 to 4 bytes at s,
+ * its length into *len; -1 if there is none (an overlong form, a
+ * surrogate, past U+10FFFF, cut short).
+ */
+static long utf8_at(const unsigned char *s, size_t *len)
+{
+	size_t n, i;
+	long cp, min;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	} else {
+		return -1;
+	}
+	for (i = 1; i < n; i++) {
+		/* a NUL ends it as any other non-continuation byte does */
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = n;
+	return cp;
+}
+
+/*
+ * Characters past ASCII that move or reorder text: C1 controls (a
+ * terminal's CSI among them), the line and paragraph separators, bidi
+ * marks, embeddings, overrides and isolates.
+ */
+static bool moves_text(long cp)
+{
+	return cp < 0xa0 || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+const char *esc_char(const char **s, char out[ESC_CHAR_MAX])
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)*s;
+	size_t n = 1, i;
+	char *o = out;
+	long cp;
+
+	if (*p >= 0x20 && *p < 0x7f) {
+		if (*p == '\\')
+			*o++ = '\\';
+		*o++ = (char)*p;
+	} else if (*p >= 0x80 && (cp = utf8_at(p, &n)) >= 0 && !moves_text(cp)) {
+		memcpy(o, p, n);
+		o += n;
+	} else {
+		for (i = 0; i < n; i++) {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[p[i] >> 4];
+			*o++ = hex[p[i] & 15];
+		}
+	}
+	*o = '\0';
+	*s += n;
+	return out;
+}
+
+void esc_put(FILE *f, const char *s)
+{
+	char one[ESC_CHAR_MAX];
+	size_t n;
+
+	while (*s) {
+		/* a run shown as it is, at once */
+		for (n = 0; s[n] >= 0x20 && s[n] < 0x7f && s[n] != '\\'; n++)
+			;
+		fwrite(s, 1, n, f);
+		s += n;
+		if (*s)
+			fputs(esc_char(&s, one), f);
+	}
+}
+
+const char *esc_n(const char *s, size_t max)
+{
+	static __thread char ring[ESC_SLOTS][ESC_SIZE];
+	static __thread unsigned int next;
+	char *out = ring[next++ % ESC_SLOTS], one[ESC_CHAR_MAX];
+	size_t len = 0, n;
+
+	/* room for "..." and the NUL */
+	if (max > ESC_SIZE - 4)
+		max = ESC_SIZE - 4;
+	for (s = s ? s : ""; *s; len += n) {
+		esc_char(&s, one);
+		n = strlen(one);
+		if (len + n > max) {
+			memcpy(out + len, "...", 4);
+			return out;
+		}
+		memcpy(out + len, one, n);
+	}
+	out[len] = '\0';
+	return out;
+}
+
+const char *esc(const char *s)
+{
+	return esc_n(s, ESC_SIZE);
+}
 
 int fail(const char *fmt, ...)
 {
@@ -50,10 +170,10 @@ int parse_long(const char *what, const char *s, long min, long max, long *out)
 {
 	switch (parse_long_quiet(s, min, max, out)) {
 	case PARSE_RANGE:
-		return fail("invalid %s: '%s' (must be %ld..%ld)", what, s, min,
+		return fail("invalid %s: '%s' (must be %ld..%ld)", what, esc(s), min,
 			    max);
 	case PARSE_NOT_NUMBER:
-		return fail("invalid %s: '%s' (not a number)", what, s);
+		return fail("invalid %s: '%s' (not a number)", what, esc(s));
 	default:
 		return 0;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * util - messages and number parsing shared by cprof-dump's units.
+ * util - messages, how they show a user's strings, and number parsing
+ * shared by cprof-dump's units.
  */
 #ifndef CPROF_UTIL_H
 #define CPROF_UTIL_H
@@ -8,12 +9,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PROG_NAME	"cprof-dump"
 
 /* A numeric define as a string literal, for messages: STRINGIFY(N_MAX). */
 #define STRINGIFY(x)	STRINGIFY_(x)
 #define STRINGIFY_(x)	#x
+
+/*
+ * How cprof-dump shows a string any user may have chosen (a file name, a
+ * comm, a symbol, a Python name, a cgroup path, an HTTP value) in what it
+ * prints: printable ASCII and UTF-8 as they are, a backslash as \\, every
+ * other byte as \xHH (control characters, C1 controls and line or bidi
+ * formatting characters even when well-formed UTF-8, and malformed UTF-8),
+ * so that the string makes no line, no terminal sequence and no reordered
+ * text of its own.  Messages pass each such %s through esc() or esc_n();
+ * outputs through esc_put() or esc_char().
+ */
+/* The most bytes esc_char() shows one character as, its NUL included. */
+#define ESC_CHAR_MAX	13
+/* The character at *s as shown, into out; *s moves past it. */
+const char *esc_char(const char **s, char out[ESC_CHAR_MAX]);
+/* s as shown, into f, whole. */
+void esc_put(FILE *f, const char *s);
+/*
+ * s (NULL: "") as shown, for a message: its first max bytes shown and
+ * "..." if there are more; at most 4 KiB.  The string is one of 8 of the
+ * calling thread's: valid until its eighth next esc() or esc_n().
+ */
+const char *esc_n(const char *s, size_t max);
+/* esc_n(s, 4 KiB): a name whole, as a message shows it. */
+const char *esc(const char *s);
 
 /* "cprof-dump: <msg>" on stderr; returns -1 so callers write return fail(). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -95,7 +95,7 @@ static void rotate(const struct windows_opts *o)
 	keep_ext = extension(o->out.format);
 	n = scandir(o->dir, &list, keep_filter, alphasort);
 	if (n < 0) {
-		warning("failed to list %s to keep %ld files: %s", o->dir,
+		warning("failed to list %s to keep %ld files: %s", esc(o->dir),
 			o->keep, strerror(errno));
 		return;
 	}
@@ -104,7 +104,7 @@ static void rotate(const struct windows_opts *o)
 			snprintf(path, sizeof(path), "%s/%s", o->dir,
 				 list[i]->d_name);
 			if (unlink(path) && errno != ENOENT)
-				warning("failed to remove %s: %s", path,
+				warning("failed to remove %s: %s", esc(path),
 					strerror(errno));
 		}
 		free(list[i]);
@@ -237,7 +237,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 			 atomicfile__tmp_path(out));
 	if (!bad && out && len &&
 	    fwrite(body, 1, len, atomicfile__stream(out)) != len)
-		warning("failed to write %s: %s", atomicfile__name(out),
+		warning("failed to write %s: %s", esc(atomicfile__name(out)),
 			strerror(errno));
 	if (!bad)
 		bad = !out || ferror(atomicfile__stream(out));
@@ -249,7 +249,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		w->lost++;
 		w->lost_samples += profile__nr_records(win.p);
 		warning("window %llu lost: %s was not written (%llu samples)",
-			(unsigned long long)win.k, path,
+			(unsigned long long)win.k, esc(path),
 			(unsigned long long)profile__nr_records(win.p));
 		rotate(w->o);
 		goto out;
@@ -257,7 +257,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	w->written++;
 	w->samples += profile__nr_records(win.p);
 	fprintf(stderr, PROG_NAME ": wrote %s: window %llu, +%.3f s to +%.3f s, %llu samples\n",
-		path, (unsigned long long)win.k,
+		esc(path), (unsigned long long)win.k,
 		(h->start_time_ns - w->hdr.start_time_ns) / 1e9,
 		(h->start_time_ns - w->hdr.start_time_ns +
 		 (end ? end->duration_ns : h->duration_ns)) / 1e9,
