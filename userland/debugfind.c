@@ -62,13 +62,15 @@ static bool owners_file(const struct statx *sx, const void *arg)
 
 /*
  * Is the file at fd the debug file of mod?  And one libdw may read: its
- * compressed sections inflate to at most ELFBOUND_INFLATE_MAX, as the
- * binary's own must (elfsyms.c).
+ * compressed sections inflate to at most ELFBOUND_INFLATE_MAX and its
+ * symbol tables are within elfbound's bounds, as the binary's own must
+ * be (elfsyms.c).
  */
 static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
 		    GElf_Word crc)
 {
 	const unsigned char *want;
+	struct elfbound bound;
 	const void *have;
 	GElf_Addr vaddr;
 	ssize_t nhave;
@@ -76,7 +78,9 @@ static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
 	bool same;
 	Elf *elf;
 
-	if (elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX)
+	elfbound_measure(fd, &bound);
+	if (bound.inflated > ELFBOUND_INFLATE_MAX ||
+	    !elfbound_symbols_fit(&bound, NULL, 0))
 		return false;
 	nwant = dwfl_module_build_id(mod, &want, &vaddr);
 	if (nwant <= 0)
