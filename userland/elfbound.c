@@ -4,13 +4,17 @@
  * the size of its symbol tables.  See elfbound.h.
  */
 #include <gelf.h>
+#include <lzma.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "elfbound.h"
 
 #define TOO_MUCH	(ELFBOUND_INFLATE_MAX + 1)
+/* the xz decoder's memory, as libdwfl allows it */
+#define XZ_MEMLIMIT	(1ULL << 30)
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
@@ -37,11 +41,12 @@ static uint64_t chdr_size(Elf *elf, const GElf_Shdr *sh)
 }
 
 /* What libelf would decompress scn to; 0 if it is not compressed. */
-static uint64_t section_inflated(Elf *elf, int fd, const GElf_Shdr *sh,
+static uint64_t section_inflated(Elf *elf, const GElf_Shdr *sh,
 				 size_t shstrndx)
 {
+	const uint8_t *hdr;
 	const char *name;
-	uint8_t hdr[12];
+	Elf_Data *d;
 	uint64_t n = 0;
 	int i;
 
@@ -51,9 +56,10 @@ static uint64_t section_inflated(Elf *elf, int fd, const GElf_Shdr *sh,
 	if (!name || strncmp(name, ".zdebug", 7) || sh->sh_type == SHT_NOBITS)
 		return 0;
 	/* "ZLIB" and the size, big-endian */
-	if (sh->sh_size < sizeof(hdr) ||
-	    pread(fd, hdr, sizeof(hdr), sh->sh_offset) != sizeof(hdr) ||
-	    memcmp(hdr, "ZLIB", 4))
+	d = sh->sh_size < 12 ? NULL :
+	    elf_getdata_rawchunk(elf, (int64_t)sh->sh_offset, 12, ELF_T_BYTE);
+	hdr = d && d->d_size == 12 ? d->d_buf : NULL;
+	if (!hdr || memcmp(hdr, "ZLIB", 4))
 		return TOO_MUCH;
 	for (i = 4; i < 12; i++)
 		n = n << 8 | hdr[i];
@@ -61,10 +67,10 @@ static uint64_t section_inflated(Elf *elf, int fd, const GElf_Shdr *sh,
 }
 
 /* The bytes libelf hands out for a section: decompressed if it is. */
-static uint64_t section_bytes(Elf *elf, int fd, const GElf_Shdr *sh,
+static uint64_t section_bytes(Elf *elf, const GElf_Shdr *sh,
 			      size_t shstrndx)
 {
-	uint64_t z = section_inflated(elf, fd, sh, shstrndx);
+	uint64_t z = section_inflated(elf, sh, shstrndx);
 
 	return z ? z : sh->sh_type == SHT_NOBITS ? 0 : sh->sh_size;
 }
@@ -74,44 +80,97 @@ static uint64_t section_bytes(Elf *elf, int fd, const GElf_Shdr *sh,
  * decompressed, over its entry size) and its string table's size into
  * eb, its and its names' decompressed sizes added to eb->sym_inflated.
  */
-static void symbol_table(Elf *elf, int fd, const GElf_Shdr *sh,
-			 size_t shstrndx, struct elfbound *eb)
+static void symbol_table(Elf *elf, const GElf_Shdr *sh, size_t shstrndx,
+			 struct elfbound *eb)
 {
 	uint64_t ent = sh->sh_entsize ? sh->sh_entsize :
 		       gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	uint64_t n = ent ? section_bytes(elf, fd, sh, shstrndx) / ent :
+	uint64_t n = ent ? section_bytes(elf, sh, shstrndx) / ent :
 			   UINT64_MAX;
 	Elf_Scn *str = elf_getscn(elf, sh->sh_link);
 	GElf_Shdr ss;
 
 	eb->symbols = n > eb->symbols ? n : eb->symbols;
 	eb->sym_inflated = add_sat(eb->sym_inflated,
-				   section_inflated(elf, fd, sh, shstrndx));
+				   section_inflated(elf, sh, shstrndx));
 	if (!str || !gelf_getshdr(str, &ss))
 		return;
-	n = section_bytes(elf, fd, &ss, shstrndx);
+	n = section_bytes(elf, &ss, shstrndx);
 	eb->names = n > eb->names ? n : eb->names;
 	eb->sym_inflated = add_sat(eb->sym_inflated,
-				   section_inflated(elf, fd, &ss, shstrndx));
+				   section_inflated(elf, &ss, shstrndx));
 }
 
-void elfbound_measure(int fd, struct elfbound *eb)
+static void measure(Elf *elf, int fd, struct elfbound *eb);
+
+/*
+ * .gnu_debugdata: an xz-compressed ELF file of symbols (MiniDebugInfo),
+ * which libdwfl decompresses whole when the file has no .symtab.
+ * Decompressed here, no further than ELFBOUND_INFLATE_MAX, and what its
+ * own symbol tables would cost measured too.
+ */
+static void debugdata(int fd, const GElf_Shdr *sh, struct elfbound *eb)
 {
+	lzma_stream z = LZMA_STREAM_INIT;
+	uint64_t at = 0, got = TOO_MUCH;
+	struct elfbound in = { 0 };
+	lzma_ret rc = LZMA_OK;
+	uint8_t buf[65536], *out = NULL;
+	ssize_t n;
 	Elf *elf;
-	Elf_Scn *scn = NULL;
+
+	if (sh->sh_type == SHT_NOBITS)
+		return;
+	/* its pages are taken as they are written */
+	out = sh->sh_size > ELFBOUND_INFLATE_MAX ? NULL :
+	      malloc(ELFBOUND_INFLATE_MAX);
+	if (!out || lzma_auto_decoder(&z, XZ_MEMLIMIT, 0) != LZMA_OK)
+		goto out;
+	while (rc == LZMA_OK) {
+		if (!z.avail_in && at < sh->sh_size) {
+			n = pread(fd, buf, sh->sh_size - at < sizeof(buf) ?
+				  sh->sh_size - at : sizeof(buf),
+				  (off_t)(sh->sh_offset + at));
+			if (n <= 0)
+				break;
+			at += n;
+			z.next_in = buf;
+			z.avail_in = n;
+		}
+		if (z.total_out == ELFBOUND_INFLATE_MAX)
+			goto out;
+		z.next_out = out + z.total_out;
+		z.avail_out = ELFBOUND_INFLATE_MAX - z.total_out;
+		rc = lzma_code(&z, at < sh->sh_size ? LZMA_RUN : LZMA_FINISH);
+	}
+	/* what libdwfl decompresses before it fails too */
+	got = z.total_out;
+	elf = rc == LZMA_STREAM_END ? elf_memory((char *)out, got) : NULL;
+	if (elf) {
+		measure(elf, -1, &in);
+		elf_end(elf);
+	}
+out:
+	lzma_end(&z);
+	free(out);
+	eb->sym_inflated = add_sat(add_sat(eb->sym_inflated, got),
+				   in.sym_inflated);
+	eb->symbols = in.symbols > eb->symbols ? in.symbols : eb->symbols;
+	eb->names = in.names > eb->names ? in.names : eb->names;
+	if (in.section_names > eb->section_names)
+		eb->section_names = in.section_names;
+}
+
+/* elf's sections into eb; with fd (not -1), its .gnu_debugdata too */
+static void measure(Elf *elf, int fd, struct elfbound *eb)
+{
+	Elf_Scn *scn;
 	GElf_Shdr sh;
 	size_t shstrndx;
+	const char *name;
 
-	memset(eb, 0, sizeof(*eb));
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		return;
-	if (elf_getshdrstrndx(elf, &shstrndx)) {
-		elf_end(elf);
-		return;
-	}
 	/* elf_strptr() below reads the section names whole */
 	scn = elf_getscn(elf, shstrndx);
 	if (scn && !gelf_getshdr(scn, &sh))
@@ -119,7 +178,6 @@ void elfbound_measure(int fd, struct elfbound *eb)
 	if (scn && sh.sh_size > ELFBOUND_SHSTRTAB_MAX) {
 		eb->section_names = sh.sh_size;
 		eb->inflated = TOO_MUCH;
-		elf_end(elf);
 		return;
 	}
 	scn = NULL;
@@ -127,13 +185,29 @@ void elfbound_measure(int fd, struct elfbound *eb)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		eb->inflated = add_sat(eb->inflated,
-				       section_inflated(elf, fd, &sh, shstrndx));
+				       section_inflated(elf, &sh, shstrndx));
 		if (sh.sh_type == SHT_SYMTAB_SHNDX)
 			eb->sym_inflated = add_sat(eb->sym_inflated,
-				section_inflated(elf, fd, &sh, shstrndx));
+				section_inflated(elf, &sh, shstrndx));
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			symbol_table(elf, fd, &sh, shstrndx, eb);
+			symbol_table(elf, &sh, shstrndx, eb);
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (fd >= 0 && name && !strcmp(name, ".gnu_debugdata"))
+			debugdata(fd, &sh, eb);
 	}
+}
+
+void elfbound_measure(int fd, struct elfbound *eb)
+{
+	Elf *elf;
+
+	memset(eb, 0, sizeof(*eb));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return;
+	measure(elf, fd, eb);
 	elf_end(elf);
 }
 
@@ -163,9 +237,12 @@ bool elfbound_symbols_fit(const struct elfbound *eb, char *why, size_t size)
 		snprintf(why, size, "its section names take %llu MiB, past the bound of %llu MiB",
 			 (unsigned long long)(eb->section_names >> 20),
 			 ELFBOUND_SHSTRTAB_MAX >> 20);
-	else if (eb->sym_inflated > ELFBOUND_INFLATE_MAX)
+	else if (eb->sym_inflated > TOO_MUCH)
 		snprintf(why, size, "its symbol tables decompress to %llu MiB, past the bound of %llu MiB",
 			 (unsigned long long)(eb->sym_inflated >> 20),
+			 ELFBOUND_INFLATE_MAX >> 20);
+	else if (eb->sym_inflated > ELFBOUND_INFLATE_MAX)
+		snprintf(why, size, "its symbol tables decompress past the bound of %llu MiB",
 			 ELFBOUND_INFLATE_MAX >> 20);
 	else if (eb->symbols > ELFBOUND_SYMBOLS_MAX)
 		elfbound_symbols_why(eb->symbols, why, size);

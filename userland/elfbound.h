@@ -5,7 +5,8 @@
  *
  * libelf decompresses a compressed section whole when libdw opens a file's
  * DWARF (dwarf_begin_elf()) or libdwfl its symbol table
- * (dwfl_module_getsymtab()): a file of a few MiB can name gigabytes.  And
+ * (dwfl_module_getsymtab()), and libdwfl an xz .gnu_debugdata when there
+ * is no .symtab: a file of a few MiB can name gigabytes.  And
  * the symbolizer keeps an entry per symbol, so a file of millions of
  * symbols costs hundreds of MiB uncompressed.  Every reader of users'
  * files asks first (cfi.c for .debug_frame, elfsyms.c for symbols, lines
@@ -30,7 +31,8 @@
 
 struct elfbound {
 	uint64_t inflated;	/* all compressed sections, decompressed */
-	uint64_t sym_inflated;	/* those of the symbol tables and names */
+	uint64_t sym_inflated;	/* the symbol tables', their names', and
+				   .gnu_debugdata's with its own */
 	uint64_t symbols;	/* entries of the largest symbol table */
 	uint64_t names;		/* the largest string table of one */
 	uint64_t section_names;	/* past ELFBOUND_SHSTRTAB_MAX: its size */
@@ -39,7 +41,11 @@ struct elfbound {
 /*
  * fd's compressed sections (SHF_COMPRESSED, and GNU .zdebug_*) and symbol
  * tables (SHT_SYMTAB, SHT_DYNSYM), read from their headers without
- * decompressing anything (the file is read with pread(), never mapped).
+ * decompressing anything (the file is read, never mapped), but for
+ * .gnu_debugdata: that is decompressed, no further than
+ * ELFBOUND_INFLATE_MAX (xz streams say what they hold in an index at
+ * their end, which the decoder checks only once it got there), and the
+ * ELF file in it measured the same way.
  * A header that cannot be read counts as more than ELFBOUND_INFLATE_MAX,
  * and so does a file whose section names are past ELFBOUND_SHSTRTAB_MAX
  * (nothing more is read of it); a file libelf cannot read as ELF, as

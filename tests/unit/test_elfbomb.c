@@ -2,16 +2,18 @@
 /*
  * test_elfbomb: files a user maps, made to cost root's cprof-dump -i its
  * memory (-d symbolizes through the same code).  A 2 MiB shared object
- * whose compressed .symtab decompresses to 2 GiB, and one of 8 Mi
- * symbols (192 MiB of .symtab), each sampled beside a small library:
- * cprof-dump's peak RSS stays within 256 MiB, the other library's frame
- * is still named, and one warning names the file and the bound.  A file
- * of as many symbols as the bound allows is named within the same RSS.
- * The fixtures are written with libelf; the bomb's zlib stream is one
- * flushed block of zeros repeated, as deflate makes it.
+ * whose compressed .symtab decompresses to 2 GiB, one whose xz
+ * .gnu_debugdata does, and one of 8 Mi symbols (192 MiB of .symtab), each
+ * sampled beside a small library: cprof-dump's peak RSS stays within 256
+ * MiB, the other library's frame is still named, and one warning names
+ * the file and the bound.  A file of as many symbols as the bound allows
+ * is named within the same RSS.  The fixtures are written with libelf;
+ * the bombs' streams are one block of zeros repeated, as zlib and liblzma
+ * make it.
  */
 #include <elf.h>
 #include <gelf.h>
+#include <lzma.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,11 +38,16 @@ static const char kallsyms_text[] =
 	"ffffffff81100000 T schedule\n"
 	"ffffffff81200000 T _etext\n";
 
-/* A shared object of one page of .text and the symbol table given. */
+/*
+ * A shared object of one page of .text and the symbol table given, or
+ * instead of it a .gnu_debugdata of those bytes (MiniDebugInfo: an xz
+ * stream of an ELF file of symbols).
+ */
 struct fixture {
 	const void *symtab;
 	size_t symtab_len;
 	bool compressed;	/* symtab is an Elf64_Chdr and zlib data */
+	bool debugdata;
 	const char *names;
 	size_t names_len;
 };
@@ -70,7 +77,8 @@ static Elf_Scn *add_section(Elf *e, const char *what, uint32_t name,
 
 static int write_elf(const char *path, const struct fixture *fx)
 {
-	static const char shnames[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	static const char shnames[] =
+		"\0.text\0.symtab\0.strtab\0.shstrtab\0.gnu_debugdata";
 	static unsigned char text[4096];
 	Elf_Scn *scn[4];
 	Elf64_Ehdr *eh;
@@ -96,7 +104,10 @@ static int write_elf(const char *path, const struct fixture *fx)
 	scn[0] = add_section(e, ".text", 1, SHT_PROGBITS,
 			     SHF_ALLOC | SHF_EXECINSTR, text, sizeof(text),
 			     TEXT);
-	scn[1] = add_section(e, ".symtab", 7, SHT_SYMTAB,
+	scn[1] = fx->debugdata ?
+		 add_section(e, ".gnu_debugdata", 33, SHT_PROGBITS, 0,
+			     fx->symtab, fx->symtab_len, 1) :
+		 add_section(e, ".symtab", 7, SHT_SYMTAB,
 			     fx->compressed ? SHF_COMPRESSED : 0, fx->symtab,
 			     fx->symtab_len, 8);
 	scn[2] = add_section(e, ".strtab", 15, SHT_STRTAB, 0, fx->names,
@@ -107,9 +118,11 @@ static int write_elf(const char *path, const struct fixture *fx)
 		goto out;
 	elf64_getshdr(scn[0])->sh_addr = TEXT;
 	sh = elf64_getshdr(scn[1]);
-	sh->sh_link = elf_ndxscn(scn[2]);
-	sh->sh_info = 1;
-	sh->sh_entsize = sizeof(Elf64_Sym);
+	if (!fx->debugdata) {
+		sh->sh_link = elf_ndxscn(scn[2]);
+		sh->sh_info = 1;
+		sh->sh_entsize = sizeof(Elf64_Sym);
+	}
 	eh->e_shstrndx = elf_ndxscn(scn[3]);
 	if (elf_update(e, ELF_C_NULL) < 0 ||
 	    elf64_getshdr(scn[0])->sh_offset != TEXT) {
@@ -272,6 +285,88 @@ static bool bomb_decodes(const char *path)
 	return rc == Z_OK && total >= PREFIX;
 }
 
+/*
+ * A .gnu_debugdata of BOMB_SIZE zeros: an xz stream of one block of CHUNK
+ * zeros, encoded once and repeated (each block stands alone), the index
+ * of them all and the stream's footer.
+ */
+static int write_xz_bomb(const char *path)
+{
+	static const char names[] = "\0fn";
+	struct fixture fx = { .names = names, .names_len = sizeof(names),
+			      .debugdata = true };
+	lzma_stream_flags flags = { .check = LZMA_CHECK_CRC32 };
+	size_t blen = 0, pos, cap, i, n = BOMB_SIZE / CHUNK;
+	unsigned char *zeros = calloc(1, CHUNK), *block, *out;
+	lzma_index *idx = lzma_index_init(NULL);
+	lzma_filter filters[2];
+	lzma_options_lzma opt;
+	lzma_block blk = { .check = LZMA_CHECK_CRC32, .filters = filters };
+	int err;
+
+	block = malloc(lzma_block_buffer_bound(CHUNK));
+	if (!zeros || !block || !idx || lzma_lzma_preset(&opt, 0))
+		abort();
+	filters[0].id = LZMA_FILTER_LZMA2;
+	filters[0].options = &opt;
+	filters[1].id = LZMA_VLI_UNKNOWN;
+	if (lzma_block_buffer_encode(&blk, NULL, zeros, CHUNK, block, &blen,
+				     lzma_block_buffer_bound(CHUNK)) != LZMA_OK)
+		abort();
+	cap = 2 * LZMA_STREAM_HEADER_SIZE + n * blen + 64 * n + 64;
+	out = malloc(cap);
+	if (!out || lzma_stream_header_encode(&flags, out) != LZMA_OK)
+		abort();
+	pos = LZMA_STREAM_HEADER_SIZE;
+	for (i = 0; i < n; i++) {
+		memcpy(out + pos, block, blen);
+		pos += blen;
+		if (lzma_index_append(idx, NULL, lzma_block_unpadded_size(&blk),
+				      CHUNK) != LZMA_OK)
+			abort();
+	}
+	flags.backward_size = lzma_index_size(idx);
+	if (lzma_index_buffer_encode(idx, out, &pos, cap) != LZMA_OK ||
+	    lzma_stream_footer_encode(&flags, out + pos) != LZMA_OK)
+		abort();
+	fx.symtab = out;
+	fx.symtab_len = pos + LZMA_STREAM_HEADER_SIZE;
+	err = write_elf(path, &fx);
+	lzma_index_end(idx, NULL);
+	free(out);
+	free(block);
+	free(zeros);
+	return err;
+}
+
+/* Does path's .gnu_debugdata decode, its first PREFIX bytes at least? */
+static bool xz_decodes(const char *path)
+{
+	unsigned char *in, *buf = malloc(CHUNK);
+	lzma_stream z = LZMA_STREAM_INIT;
+	size_t len;
+	lzma_ret rc = LZMA_OK;
+
+	in = (unsigned char *)slurp(path, &len);
+	if (!in || !buf || len < 2 * TEXT ||
+	    lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK) {
+		free(in);
+		free(buf);
+		return false;
+	}
+	z.next_in = in + 2 * TEXT;
+	z.avail_in = len - 2 * TEXT;
+	while (rc == LZMA_OK && z.total_out < PREFIX) {
+		z.next_out = buf;
+		z.avail_out = CHUNK;
+		rc = lzma_code(&z, LZMA_RUN);
+	}
+	lzma_end(&z);
+	free(in);
+	free(buf);
+	return rc == LZMA_OK && z.total_out >= PREFIX;
+}
+
 static int write_stream(const char *path, const char *good, const char *bad)
 {
 	struct cprof_header h = sb_default_header();
@@ -389,12 +484,26 @@ static void check(const char *what, const char *good, const char *bad,
 	free(err);
 }
 
+/* A small file that decompresses to BOMB_SIZE, written and checked. */
+static void bomb_case(const char *what, const char *good, const char *path,
+		      int (*write)(const char *), bool (*decodes)(const char *))
+{
+	struct stat st;
+
+	test_condf(!write(path) && !stat(path, &st), "%s written", what);
+	test_condf(st.st_size <= (3 << 20) && decodes(path),
+		   "... %lld KiB, its stream decodes (zeros)",
+		   (long long)st.st_size >> 10);
+	check(what, good, path, false);
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *good = tmp_path("good.so"), *bomb = tmp_path("bomb.so");
 	const char *many = tmp_path("many.so"), *most = tmp_path("most.so");
+	const char *xz = tmp_path("xz.so");
 	FILE *f;
-	struct stat st;
 
 	f = fopen(tmp_path("kallsyms"), "w");
 	test_cond("kallsyms fixture", f && fputs(kallsyms_text, f) >= 0 &&
@@ -403,13 +512,9 @@ int main(void)
 	test_cond("modules fixture", f && !fclose(f));
 	test_cond("a small library", !write_symbols(good, 1, "good_fn"));
 
-	test_cond("the compressed .symtab bomb", !write_bomb(bomb) &&
-		  !stat(bomb, &st));
-	test_condf(st.st_size <= (3 << 20) && bomb_decodes(bomb),
-		   "... is %lld KiB, its .symtab a zlib stream of zeros",
-		   (long long)st.st_size >> 10);
-	check("the .symtab bomb", good, bomb, false);
-	unlink(bomb);
+	bomb_case("the .symtab bomb", good, bomb, write_bomb, bomb_decodes);
+	bomb_case("the .gnu_debugdata bomb", good, xz, write_xz_bomb,
+		  xz_decodes);
 
 	test_cond("8 Mi symbols", !write_symbols(many, 8 << 20, "fn"));
 	check("8 Mi symbols", good, many, false);
