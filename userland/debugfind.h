@@ -45,6 +45,8 @@ struct debugfind_root {
 	uint32_t pid;		/* read through this process (0: not), */
 	const char *path;	/* ... at its path there */
 	uid_t owner;		/* the binary file's owner */
+	/* set here: why its debug file was not read (past elfbound.h's) */
+	char refused[160];
 };
 
 /* A Dwfl_Callbacks.find_debuginfo. */

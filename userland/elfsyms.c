@@ -478,6 +478,7 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	}
 	b->unreached = false;
 	b->error = NULL;
+	b->root.refused[0] = '\0';
 	/* what libdwfl would decompress or read is weighed first */
 	elfbound_measure(fd, &bound);
 	if (!elfbound_symbols_fit(&bound, why_not, sizeof(why_not))) {
@@ -542,8 +543,13 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	/* DWARF whose decompression costs too much is not read (elfbound.h) */
 	b->has_debuginfo = bound.inflated <= ELFBOUND_INFLATE_MAX &&
 			   has_line_info(b->mod);
-	if (!b->has_debuginfo && !b->nr_syms)
-		b->error = "no symbols";
+	/* none, its debug file refused (debugfind.h): that says why */
+	if (!b->has_debuginfo && !b->nr_syms) {
+		b->error = *b->root.refused ? intern(c, b->root.refused) :
+			   "no symbols";
+		if (!b->error)
+			return -1;
+	}
 	return 0;
 }
 

@@ -4,12 +4,12 @@
  * memory (-d symbolizes through the same code).  A 2 MiB shared object
  * whose compressed .symtab decompresses to 2 GiB, one whose xz
  * .gnu_debugdata does, and one of 8 Mi symbols (192 MiB of .symtab), each
- * sampled beside a small library: cprof-dump's peak RSS stays within 256
- * MiB, the other library's frame is still named, and one warning names
- * the file and the bound.  A file of as many symbols as the bound allows
- * is named within the same RSS.  The fixtures are written with libelf;
- * the bombs' streams are one block of zeros repeated, as zlib and liblzma
- * make it.
+ * sampled beside a small library (the last also as the debug file of a
+ * stripped one): cprof-dump's peak RSS stays within 256 MiB, the other
+ * library's frame is still named, and one warning names the file and the
+ * bound.  A file of as many symbols as the bound allows is named within
+ * the same RSS.  The fixtures are written with libelf; the bombs' streams
+ * are one block of zeros repeated, as zlib and liblzma make it.
  */
 #include <elf.h>
 #include <gelf.h>
@@ -502,7 +502,7 @@ int main(void)
 {
 	const char *good = tmp_path("good.so"), *bomb = tmp_path("bomb.so");
 	const char *many = tmp_path("many.so"), *most = tmp_path("most.so");
-	const char *xz = tmp_path("xz.so");
+	const char *xz = tmp_path("xz.so"), *linked = tmp_path("linked.so");
 	FILE *f;
 
 	f = fopen(tmp_path("kallsyms"), "w");
@@ -518,6 +518,11 @@ int main(void)
 
 	test_cond("8 Mi symbols", !write_symbols(many, 8 << 20, "fn"));
 	check("8 Mi symbols", good, many, false);
+	/* the same as the debug file beside a stripped library, its owner's */
+	test_cond("... as a stripped library's debug file",
+		  !run("objcopy --strip-all --add-gnu-debuglink='%s' '%s' '%s'",
+		       many, good, linked));
+	check("8 Mi symbols in its debug file", good, linked, false);
 	unlink(many);
 
 	test_cond("as many symbols as the bound allows",
