@@ -161,13 +161,17 @@ out:
 		eb->section_names = in.section_names;
 }
 
-/* elf's sections into eb; with fd (not -1), its .gnu_debugdata too */
+/*
+ * elf's sections into eb; with fd (not -1), its .gnu_debugdata too if it
+ * has no .symtab (libdwfl reads it only then).
+ */
 static void measure(Elf *elf, int fd, struct elfbound *eb)
 {
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-	size_t shstrndx;
+	bool symtab = false, dd = false;
+	GElf_Shdr sh, dd_sh;
 	const char *name;
+	size_t shstrndx;
+	Elf_Scn *scn;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
@@ -191,10 +195,15 @@ static void measure(Elf *elf, int fd, struct elfbound *eb)
 				section_inflated(elf, &sh, shstrndx));
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			symbol_table(elf, &sh, shstrndx, eb);
+		symtab |= sh.sh_type == SHT_SYMTAB;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (fd >= 0 && name && !strcmp(name, ".gnu_debugdata"))
-			debugdata(fd, &sh, eb);
+		if (!dd && name && !strcmp(name, ".gnu_debugdata")) {
+			dd = true;
+			dd_sh = sh;
+		}
 	}
+	if (fd >= 0 && dd && !symtab)
+		debugdata(fd, &dd_sh, eb);
 }
 
 void elfbound_measure(int fd, struct elfbound *eb)
