@@ -206,13 +206,79 @@ static void measure(Elf *elf, int fd, struct elfbound *eb)
 		debugdata(fd, &dd_sh, eb);
 }
 
+/* x, the file's, translated by libelf; false if it cannot be read */
+static bool read_xlate(int fd, off_t at, void *x, size_t len, Elf_Type type,
+		       const unsigned char *ident)
+{
+	unsigned char raw[64];
+	Elf_Data src = { .d_buf = raw, .d_type = type, .d_size = len,
+			 .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = x, .d_type = type, .d_size = len,
+			 .d_version = EV_CURRENT };
+
+	if (len > sizeof(raw) || pread(fd, raw, len, at) != (ssize_t)len)
+		return false;
+	return ident[EI_CLASS] == ELFCLASS64 ?
+	       elf64_xlatetom(&dst, &src, ident[EI_DATA]) != NULL :
+	       elf32_xlatetom(&dst, &src, ident[EI_DATA]) != NULL;
+}
+
+/*
+ * How many section and program headers fd's ELF header claims, the most
+ * of the two: elf_begin() sets up every section's (more than 200 bytes
+ * each), and a sparse file of a few KiB on disk can claim millions.
+ * 0 if it is no ELF file (libelf says so then).
+ */
+static uint64_t headers(int fd)
+{
+	unsigned char ident[EI_NIDENT];
+	uint64_t shnum, phnum, shoff;
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+	Elf64_Shdr s64;
+	Elf32_Shdr s32;
+	bool wide;
+
+	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) ||
+	    (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64))
+		return 0;
+	wide = ident[EI_CLASS] == ELFCLASS64;
+	if (wide ? !read_xlate(fd, 0, &e64, sizeof(e64), ELF_T_EHDR, ident) :
+		   !read_xlate(fd, 0, &e32, sizeof(e32), ELF_T_EHDR, ident))
+		return 0;
+	shnum = wide ? e64.e_shnum : e32.e_shnum;
+	phnum = wide ? e64.e_phnum : e32.e_phnum;
+	shoff = wide ? e64.e_shoff : e32.e_shoff;
+	/* past 0xff00 and PN_XNUM, the counts are in the first section's */
+	if (shoff && (!shnum || phnum == PN_XNUM)) {
+		if (wide ? !read_xlate(fd, shoff, &s64, sizeof(s64),
+				       ELF_T_SHDR, ident) :
+			   !read_xlate(fd, shoff, &s32, sizeof(s32),
+				       ELF_T_SHDR, ident))
+			return 0;
+		if (!shnum)
+			shnum = wide ? s64.sh_size : s32.sh_size;
+		if (phnum == PN_XNUM)
+			phnum = wide ? s64.sh_info : s32.sh_info;
+	}
+	return shnum > phnum ? shnum : phnum;
+}
+
 void elfbound_measure(int fd, struct elfbound *eb)
 {
+	uint64_t n;
 	Elf *elf;
 
 	memset(eb, 0, sizeof(*eb));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
+	n = headers(fd);
+	if (n > ELFBOUND_HEADERS_MAX) {
+		eb->headers = n;
+		eb->inflated = TOO_MUCH;
+		return;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return;
@@ -242,7 +308,11 @@ bool elfbound_symbols_fit(const struct elfbound *eb, char *why, size_t size)
 		why = buf;
 		size = sizeof(buf);
 	}
-	if (eb->section_names > ELFBOUND_SHSTRTAB_MAX)
+	if (eb->headers > ELFBOUND_HEADERS_MAX)
+		snprintf(why, size, "%llu section or program headers, past the bound of %llu",
+			 (unsigned long long)eb->headers,
+			 ELFBOUND_HEADERS_MAX);
+	else if (eb->section_names > ELFBOUND_SHSTRTAB_MAX)
 		snprintf(why, size, "its section names take %llu MiB, past the bound of %llu MiB",
 			 (unsigned long long)(eb->section_names >> 20),
 			 ELFBOUND_SHSTRTAB_MAX >> 20);

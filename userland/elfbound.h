@@ -28,6 +28,8 @@
 #define ELFBOUND_NAMES_MAX	(128ULL << 20)
 /* The largest table of section names (libelf reads it whole). */
 #define ELFBOUND_SHSTRTAB_MAX	(16ULL << 20)
+/* The most section or program headers (libelf keeps some 270 bytes each). */
+#define ELFBOUND_HEADERS_MAX	(1ULL << 16)
 
 struct elfbound {
 	uint64_t inflated;	/* all compressed sections, decompressed */
@@ -36,6 +38,7 @@ struct elfbound {
 	uint64_t symbols;	/* entries of the largest symbol table */
 	uint64_t names;		/* the largest string table of one */
 	uint64_t section_names;	/* past ELFBOUND_SHSTRTAB_MAX: its size */
+	uint64_t headers;	/* past ELFBOUND_HEADERS_MAX: how many */
 };
 
 /*
@@ -48,8 +51,9 @@ struct elfbound {
  * ELF file in it measured the same way.
  * A header that cannot be read counts as more than ELFBOUND_INFLATE_MAX,
  * and so does a file whose section names are past ELFBOUND_SHSTRTAB_MAX
- * (nothing more is read of it); a file libelf cannot read as ELF, as
- * nothing.
+ * or whose headers are past ELFBOUND_HEADERS_MAX (counted from the ELF
+ * header before libelf reads them; nothing more is read of it); a file
+ * libelf cannot read as ELF, as nothing.
  */
 void elfbound_measure(int fd, struct elfbound *eb);
 

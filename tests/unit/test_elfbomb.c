@@ -5,10 +5,10 @@
  * whose compressed .symtab decompresses to 2 GiB, one whose xz
  * .gnu_debugdata does, and one of 8 Mi symbols (192 MiB of .symtab), each
  * sampled beside a small library (the last also as the debug file of a
- * stripped one): cprof-dump's peak RSS stays within 256 MiB, the other
- * library's frame is still named, and one warning names the file and the
- * bound.  A file of as many symbols as the bound allows is named within
- * the same RSS.  The fixtures are written with libelf; the bombs' streams
+ * stripped one), and a sparse file claiming 10 M section headers:
+ * cprof-dump's peak RSS stays within 256 MiB, the other library's frame
+ * is still named, and one warning names the file and the bound.  A file
+ * of as many symbols as the bound allows is named within the same RSS.  The fixtures are written with libelf; the bombs' streams
  * are one block of zeros repeated, as zlib and liblzma make it.
  */
 #include <elf.h>
@@ -367,6 +367,38 @@ static bool xz_decodes(const char *path)
 	return rc == LZMA_OK && z.total_out >= PREFIX;
 }
 
+/*
+ * An ELF header claiming n section headers (in the first one's sh_size,
+ * as past 0xff00), a sparse file of 64 * n bytes and a few KiB on disk.
+ */
+static int write_headers(const char *path, uint64_t n)
+{
+	Elf64_Ehdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+			     ELFDATA2LSB, EV_CURRENT },
+		.e_type = ET_DYN, .e_machine = EM_X86_64,
+		.e_version = EV_CURRENT, .e_phoff = sizeof(eh),
+		.e_shoff = TEXT, .e_ehsize = sizeof(eh),
+		.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1,
+		.e_shentsize = sizeof(Elf64_Shdr),
+	};
+	Elf64_Phdr ph = {
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = TEXT,
+		.p_vaddr = TEXT, .p_filesz = TEXT, .p_memsz = TEXT,
+		.p_align = TEXT,
+	};
+	Elf64_Shdr sh0 = { .sh_size = n };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err;
+
+	err = fd < 0 || pwrite(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	      pwrite(fd, &ph, sizeof(ph), sizeof(eh)) != sizeof(ph) ||
+	      pwrite(fd, &sh0, sizeof(sh0), TEXT) != sizeof(sh0) ||
+	      ftruncate(fd, TEXT + n * sizeof(sh0));
+	if (fd >= 0 && close(fd))
+		err = 1;
+	return err ? -1 : 0;
+}
+
 static int write_stream(const char *path, const char *good, const char *bad)
 {
 	struct cprof_header h = sb_default_header();
@@ -503,6 +535,7 @@ int main(void)
 	const char *good = tmp_path("good.so"), *bomb = tmp_path("bomb.so");
 	const char *many = tmp_path("many.so"), *most = tmp_path("most.so");
 	const char *xz = tmp_path("xz.so"), *linked = tmp_path("linked.so");
+	const char *headers = tmp_path("headers.so");
 	FILE *f;
 
 	f = fopen(tmp_path("kallsyms"), "w");
@@ -524,6 +557,11 @@ int main(void)
 		       many, good, linked));
 	check("8 Mi symbols in its debug file", good, linked, false);
 	unlink(many);
+
+	test_cond("10 M section headers, a sparse file",
+		  !write_headers(headers, 10000000));
+	check("10 M section headers", good, headers, false);
+	unlink(headers);
 
 	test_cond("as many symbols as the bound allows",
 		  !write_symbols(most, ELFBOUND_SYMBOLS_MAX - 1, "fn"));
