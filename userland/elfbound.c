@@ -224,12 +224,10 @@ static bool read_xlate(int fd, off_t at, void *x, size_t len, Elf_Type type,
 }
 
 /*
- * How many section and program headers fd's ELF header claims, the most
- * of the two: elf_begin() sets up every section's (more than 200 bytes
- * each), and a sparse file of a few KiB on disk can claim millions.
- * 0 if it is no ELF file (libelf says so then).
+ * elf_begin() sets up every section's header (more than 200 bytes each),
+ * and a sparse file of a few KiB on disk can claim millions.
  */
-static uint64_t headers(int fd)
+uint64_t elfbound_headers(int fd)
 {
 	unsigned char ident[EI_NIDENT];
 	uint64_t shnum, phnum, shoff;
@@ -273,7 +271,7 @@ void elfbound_measure(int fd, struct elfbound *eb)
 	memset(eb, 0, sizeof(*eb));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	n = headers(fd);
+	n = elfbound_headers(fd);
 	if (n > ELFBOUND_HEADERS_MAX) {
 		eb->headers = n;
 		eb->inflated = TOO_MUCH;

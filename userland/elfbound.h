@@ -10,8 +10,9 @@
  * the symbolizer keeps an entry per symbol, so a file of millions of
  * symbols costs hundreds of MiB uncompressed.  Every reader of users'
  * files asks first (cfi.c for .debug_frame, elfsyms.c for symbols, lines
- * and inline frames, debugfind.c for separate debug files) and leaves
- * alone what is past a bound.
+ * and inline frames, debugfind.c for separate debug files; pyrt.c and
+ * cfi.c how many headers libelf would set up) and leaves alone what is
+ * past a bound.
  */
 #ifndef CPROF_ELFBOUND_H
 #define CPROF_ELFBOUND_H
@@ -59,6 +60,13 @@ void elfbound_measure(int fd, struct elfbound *eb);
 
 /* elfbound_measure()'s inflated */
 uint64_t elfbound_inflated(int fd);
+
+/*
+ * How many section or program headers fd's ELF header claims (the more
+ * of the two; 0 if it is no ELF file), read before libelf is handed the
+ * file: past ELFBOUND_HEADERS_MAX, elf_begin() must not be called on it.
+ */
+uint64_t elfbound_headers(int fd);
 
 /*
  * May libdwfl read the symbols of a file measured eb?  If not, false, and

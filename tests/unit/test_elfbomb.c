@@ -7,7 +7,8 @@
  * sampled beside a small library (the last also as the debug file of a
  * stripped one), and a sparse file claiming 10 M section headers:
  * cprof-dump's peak RSS stays within 256 MiB, the other library's frame
- * is still named, and one warning names the file and the bound.  A file
+ * is still named, and one warning names the file and the bound (the
+ * last file is refused by -d's other readers too).  A file
  * of as many symbols as the bound allows is named within the same RSS.  The fixtures are written with libelf; the bombs' streams
  * are one block of zeros repeated, as zlib and liblzma make it.
  */
@@ -19,7 +20,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cfi.h"
 #include "elfbound.h"
+#include "pyrt.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"
@@ -516,6 +519,38 @@ static void check(const char *what, const char *good, const char *bad,
 	free(err);
 }
 
+/*
+ * What -d also reads of every mapped file, the unwind-table compiler and
+ * the CPython detector, refuses path, claiming too many headers, before
+ * libelf sets them up.
+ */
+static void headers_refused(const char *path)
+{
+	const char *why = NULL;
+	struct rusage ru0, ru1;
+	struct cfi_table t;
+	struct pyrt rt;
+	char err[256] = "";
+	int fd = open(path, O_RDONLY), rc = 0, py = 1;
+
+	getrusage(RUSAGE_SELF, &ru0);
+	if (fd >= 0) {
+		rc = cfi_compile(fd, &t, err, sizeof(err));
+		py = pyrt_detect_fd(fd, &rt, &why);
+		close(fd);
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	test_condf(rc && strstr(err, "section or program headers"),
+		   "... the unwind-table compiler refuses it (%s)", err);
+	test_condf(py == -1 && why && strstr(why, "headers"),
+		   "... so does the CPython detector (%s)", why ? why : "");
+	test_condf(ru1.ru_maxrss - ru0.ru_maxrss < 32 * 1024,
+		   "... neither reads them (max RSS grew %ld KiB)",
+		   ru1.ru_maxrss - ru0.ru_maxrss);
+	if (!rc)
+		cfi_table_free(&t);
+}
+
 /* A small file that decompresses to BOMB_SIZE, written and checked. */
 static void bomb_case(const char *what, const char *good, const char *path,
 		      int (*write)(const char *), bool (*decodes)(const char *))
@@ -561,6 +596,7 @@ int main(void)
 	test_cond("10 M section headers, a sparse file",
 		  !write_headers(headers, 10000000));
 	check("10 M section headers", good, headers, false);
+	headers_refused(headers);
 	unlink(headers);
 
 	test_cond("as many symbols as the bound allows",
