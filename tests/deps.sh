@@ -22,7 +22,7 @@ packages=(
 	# u_offcpu's slow device (dm-delay)
 	dmsetup
 	# userland: cprof-dump and its tests
-	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libelf-dev libdw-dev
+	protobuf-c-compiler libprotobuf-c-dev zlib1g-dev liblzma-dev libelf-dev libdw-dev
 	libdebuginfod-dev debuginfod libiberty-dev
 	libmicrohttpd-dev libgnutls28-dev golang-go golang-github-google-pprof-dev
 	# u_debuginfod serves python3.11's detached debug file

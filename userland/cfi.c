@@ -646,9 +646,16 @@ static int compile(struct ctx *c, int fd, struct cfi_table *t)
 {
 	Elf_Scn *scn[NR_SRC];
 	size_t found[NR_SRC] = { 0 };
+	uint64_t headers;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return cfi_fail(c, "libelf: %s", elf_errmsg(-1));
+	/* libelf would set up every one (elfbound.h) */
+	headers = elfbound_headers(fd);
+	if (headers > ELFBOUND_HEADERS_MAX)
+		return cfi_fail(c, "it claims %llu section or program headers, more than %llu",
+				(unsigned long long)headers,
+				ELFBOUND_HEADERS_MAX);
 	/*
 	 * Read, not mapped: a file truncated while it is read is then a
 	 * read error, not SIGBUS.

@@ -60,24 +60,48 @@ static bool owners_file(const struct statx *sx, const void *arg)
 	return owner && sx->stx_uid == *owner;
 }
 
+/* Why mod's debug file was not read, for its binary's summary line. */
+static void refuse(Dwfl_Module *mod, const char *why)
+{
+	struct debugfind_root *root;
+	void **userdata;
+
+	if (!dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL,
+			      NULL) || !*userdata)
+		return;
+	root = *userdata;
+	snprintf(root->refused, sizeof(root->refused), "its debug file: %s",
+		 why);
+}
+
 /*
  * Is the file at fd the debug file of mod?  And one libdw may read: its
- * compressed sections inflate to at most ELFBOUND_INFLATE_MAX, as the
- * binary's own must (elfsyms.c).
+ * compressed sections inflate to at most ELFBOUND_INFLATE_MAX and its
+ * symbol tables are within elfbound's bounds, as the binary's own must
+ * be (elfsyms.c).
  */
 static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
 		    GElf_Word crc)
 {
 	const unsigned char *want;
+	struct elfbound bound;
 	const void *have;
 	GElf_Addr vaddr;
+	char why[128];
 	ssize_t nhave;
 	int nwant;
 	bool same;
 	Elf *elf;
 
-	if (elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX)
+	elfbound_measure(fd, &bound);
+	if (bound.inflated > ELFBOUND_INFLATE_MAX)
+		snprintf(why, sizeof(why), "its compressed sections decompress past the bound of %llu MiB",
+			 ELFBOUND_INFLATE_MAX >> 20);
+	if (bound.inflated > ELFBOUND_INFLATE_MAX ||
+	    !elfbound_symbols_fit(&bound, why, sizeof(why))) {
+		refuse(mod, why);
 		return false;
+	}
 	nwant = dwfl_module_build_id(mod, &want, &vaddr);
 	if (nwant <= 0)
 		return crc_is(fd, st, crc);

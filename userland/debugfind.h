@@ -12,8 +12,9 @@
  *      readable by anybody (a symlink the owner planted there to a file
  *      root or another user keeps to themselves is not opened), taken if their build ID is the binary's (or,
  *      when it has none, their CRC32 is the debuglink's, read from files
- *      of at most DEBUGFIND_CRC_MAX) and their compressed sections
- *      inflate to at most ELFBOUND_INFLATE_MAX (elfbound.h);
+ *      of at most DEBUGFIND_CRC_MAX), their compressed sections
+ *      inflate to at most ELFBOUND_INFLATE_MAX and their symbol tables
+ *      are within elfbound.h's bounds;
  *   0. for a binary read through its process (in another mount namespace:
  *      a container), first inside that process's root, /proc/PID/root
  *      (safeopen.h: resolved inside it), by build ID under its
@@ -44,6 +45,8 @@ struct debugfind_root {
 	uint32_t pid;		/* read through this process (0: not), */
 	const char *path;	/* ... at its path there */
 	uid_t owner;		/* the binary file's owner */
+	/* set here: why its debug file was not read (past elfbound.h's) */
+	char refused[160];
 };
 
 /* A Dwfl_Callbacks.find_debuginfo. */

@@ -58,14 +58,18 @@ struct resolved {
 	struct sym_frame frames[];
 };
 
-/* an ELF function symbol; name points into the ELF file's string table */
+/*
+ * an ELF function symbol; name points into the ELF file's string table.
+ * 24 bytes: a table holds up to ELFBOUND_SYMBOLS_MAX of them.
+ */
 struct elf_sym {
 	GElf_Addr addr;
-	GElf_Xword size;
 	const char *name;
-	int rank;
-	int ndx;		/* symbol table index: the earlier wins ties */
+	uint32_t size;		/* at most UINT32_MAX */
+	uint32_t ndx : 28;	/* symbol table index: the earlier wins ties */
+	uint32_t rank : 4;
 };
+_Static_assert(ELFBOUND_SYMBOLS_MAX < 1u << 28, "elf_sym.ndx holds an index");
 
 /* one address range of a concrete function (subprogram) in a CU */
 struct func_range {
@@ -339,9 +343,16 @@ static int elf_sym_cmp(const void *a, const void *b)
 static int load_elf_syms(struct binary *b)
 {
 	int n = dwfl_module_getsymtab(b->mod), i;
+	char why[128];
 
 	if (n <= 1)
 		return 0;
+	/* found without section headers (elfbound.h read those) */
+	if ((uint64_t)n > ELFBOUND_SYMBOLS_MAX) {
+		elfbound_symbols_why((uint64_t)n, why, sizeof(why));
+		b->error = intern(b->cache, why);
+		return b->error ? 0 : -1;
+	}
 	b->syms = calloc((size_t)n, sizeof(*b->syms));
 	if (!b->syms)
 		return -1;
@@ -361,7 +372,7 @@ static int load_elf_syms(struct binary *b)
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
 		e->addr = addr;
-		e->size = sym.st_size;
+		e->size = sym.st_size < UINT32_MAX ? sym.st_size : UINT32_MAX;
 		e->name = name;
 		e->ndx = i;
 		/* exported names first: global, weak, then hidden or local */
@@ -445,11 +456,11 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	struct mapfile at = *m;
 	const unsigned char *bits;
 	const char *why, *via = NULL;
+	struct elfbound bound;
 	GElf_Addr id_vaddr;
 	struct stat st;
-	char hex[2 * 256 + 1];
+	char hex[2 * 256 + 1], why_not[128];
 	int id_len, fd;
-	bool too_big;
 	Elf *elf;
 
 	if (is_pseudo_path(path)) {
@@ -467,7 +478,14 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	}
 	b->unreached = false;
 	b->error = NULL;
-	too_big = elfbound_inflated(fd) > ELFBOUND_INFLATE_MAX;
+	b->root.refused[0] = '\0';
+	/* what libdwfl would decompress or read is weighed first */
+	elfbound_measure(fd, &bound);
+	if (!elfbound_symbols_fit(&bound, why_not, sizeof(why_not))) {
+		close(fd);
+		b->error = intern(c, why_not);
+		return b->error ? 0 : -1;
+	}
 
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl) {
@@ -520,10 +538,18 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 
 	if (load_elf_syms(b))
 		return -1;
+	if (b->error)
+		return 0;
 	/* DWARF whose decompression costs too much is not read (elfbound.h) */
-	b->has_debuginfo = !too_big && has_line_info(b->mod);
-	if (!b->has_debuginfo && !b->nr_syms)
-		b->error = "no symbols";
+	b->has_debuginfo = bound.inflated <= ELFBOUND_INFLATE_MAX &&
+			   has_line_info(b->mod);
+	/* none, its debug file refused (debugfind.h): that says why */
+	if (!b->has_debuginfo && !b->nr_syms) {
+		b->error = *b->root.refused ? intern(c, b->root.refused) :
+			   "no symbols";
+		if (!b->error)
+			return -1;
+	}
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/magic.h>
 
+#include "elfbound.h"
 #include "pyrt.h"
 
 /*
@@ -291,6 +292,11 @@ int pyrt_detect_fd(int fd, struct pyrt *rt, const char **why)
 	/* read in this process: a user's file system could hold it for ever */
 	if (fstatfs(fd, &fs) || fs.f_type == FUSE_SUPER_MAGIC) {
 		*why = "a file on FUSE (or of no known file system): not read";
+		return -1;
+	}
+	/* libelf would set up every one (elfbound.h) */
+	if (elfbound_headers(fd) > ELFBOUND_HEADERS_MAX) {
+		*why = "more section or program headers than cprof-dump reads";
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
