@@ -19,6 +19,11 @@
  * reached the stack's outermost frame (or the depth), else as the module
  * walked it.  Held copies take at most INGEST_USTACK_BYTES; past that a
  * sample is added as it came.
+ *
+ * The stream's own profile (no record op) keeps at most about
+ * INGEST_MMAP_UNUSED_MIB of mapping records no sample uses
+ * (profile__cap_mmaps()): a process that maps and unmaps code in a loop
+ * costs that, not its stream's size.  One warning counts those dropped.
  */
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +42,7 @@
 #define INGEST_USTACK_HOLD_MAX_NS	10000000000ull
 #define INGEST_USTACK_WAIT_S	5.0
 #define INGEST_USTACK_BYTES	(64u << 20)
+#define INGEST_MMAP_UNUSED_MIB	64u
 
 /* A sample and the copy of its stack, waiting for tables. */
 struct pending {
@@ -48,6 +54,7 @@ struct pending {
 
 struct ingest {
 	struct stream *s;
+	const char *name;		/* the input's, for messages */
 	const struct cprof_header *hdr;	/* owned by s */
 	struct profile *p;
 	struct tableload *unw;
@@ -73,6 +80,7 @@ struct ingest *ingest__open(int fd, const char *name, struct tableload *unw,
 		free(in);
 		return NULL;
 	}
+	in->name = name;
 	in->unw = unw;
 	in->cg = cg;
 	in->tail = &in->head;
@@ -428,11 +436,14 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 {
 	static const struct ingest_ops none;
 	const struct cprof_rec *rec;
+	uint64_t dropped;
 	int ret;
 
 	if (!ops)
 		ops = &none;
 	in->ops = ops;
+	if (!ops->record)
+		profile__cap_mmaps(in->p, INGEST_MMAP_UNUSED_MIB << 20);
 	stream__on_interrupt(in->s, ops->idle ? ingest_idle : NULL, in);
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
@@ -487,6 +498,11 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 		}
 	}
 	stream__on_interrupt(in->s, NULL, NULL);
+	dropped = profile__mmaps_dropped(in->p);
+	if (dropped)
+		warning("%s: dropped %llu mapping records no sample had used, past %u MiB of them; frames of later samples in what they mapped are left unnamed",
+			in->name, (unsigned long long)dropped,
+			INGEST_MMAP_UNUSED_MIB);
 	return ret;
 }
 

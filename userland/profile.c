@@ -7,8 +7,9 @@
  * Python frames (kept after the frames in one allocation); samples,
  * keyed by (stack, pid, tid, cpu, cgroup, comm, off_state) -- both own
  * their entries through a vector that also keeps first-seen order; MMAP
- * records by pid; and the OFFCPU and ONCPU records waiting for each
- * other, by (tid, time it left).
+ * records by pid (each pid's in stream order and indexed by start, the
+ * unused ones past the cap swept: profile__sweep_mmaps()); and the OFFCPU
+ * and ONCPU records waiting for each other, by (tid, time it left).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -61,10 +62,29 @@ struct off_wait {
 	struct cprof_offcpu *rec;	/* its leaving, a copy */
 };
 
+/* A MMAP record kept, and when it came. */
+struct map_ent {
+	uint64_t seq;		/* its place in the stream, over all pids */
+	bool used;		/* a sample's frame is in it (the last sweep) */
+	bool drop;		/* this sweep drops it */
+	struct cprof_mmap m;	/* the record: m.rec.size bytes */
+};
+
 struct pid_maps {
 	uint32_t pid;
 	size_t nr, alloc;
-	struct cprof_mmap **maps;	/* in stream order */
+	struct map_ent **maps;		/* in stream order */
+	uint64_t max_time;		/* the latest time_ns of maps */
+	/*
+	 * For lookups: maps[0, nr_index) sorted by start, and over them a
+	 * tree of the largest end (reach[1] the root, reach[leaves + i] the
+	 * end of index[i]); made again once lookups have scanned as many
+	 * records past it as it holds.
+	 */
+	struct map_ent **index;
+	uint64_t *reach;
+	size_t nr_index, alloc_index, leaves, scanned;
+	size_t unused_bytes;		/* a sweep's */
 };
 
 struct profile {
@@ -91,6 +111,10 @@ struct profile {
 	uint32_t off_every_max;
 	bool off_error;
 	const struct profile *maps;	/* mappings and periods: p or another */
+	uint64_t map_seq;		/* MMAP records kept so far */
+	size_t map_cap;			/* profile__cap_mmaps(), 0: none */
+	size_t map_unused;		/* bytes of records no sample uses */
+	uint64_t map_dropped;
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
 	size_t nr_cpus;
 };
@@ -169,6 +193,8 @@ static void pid_del(void *e)
 	for (i = 0; i < pm->nr; i++)
 		free(pm->maps[i]);
 	free(pm->maps);
+	free(pm->index);
+	free(pm->reach);
 	free(pm);
 }
 
@@ -522,10 +548,397 @@ uint32_t profile__off_sampled(const struct profile *p, uint64_t *waits,
 	return p->off_every_max > 1 ? p->off_every_max : 1;
 }
 
+/* What a kept record costs: its copy, its places in maps, index, reach. */
+static size_t map_bytes(const struct map_ent *e)
+{
+	return offsetof(struct map_ent, m) + e->m.rec.size +
+	       2 * sizeof(void *) + 4 * sizeof(uint64_t);
+}
+
+/*
+ * mm says again what the pid's last record says, as of a time no earlier,
+ * and no record of the pid is later than that one: every lookup finds the
+ * same mapping with or without it.
+ */
+static bool map_repeats(const struct pid_maps *pm, const struct cprof_mmap *mm)
+{
+	const size_t from = offsetof(struct cprof_mmap, pid);
+	const struct cprof_mmap *last;
+
+	if (!pm->nr)
+		return false;
+	last = &pm->maps[pm->nr - 1]->m;
+	return last->time_ns == pm->max_time && mm->time_ns >= last->time_ns &&
+	       !memcmp(&last->rec, &mm->rec, sizeof(mm->rec)) &&
+	       !memcmp((const char *)last + from, (const char *)mm + from,
+		       mm->rec.size - from);
+}
+
+static int index_cmp(const void *a, const void *b)
+{
+	const struct map_ent *x = *(struct map_ent *const *)a;
+	const struct map_ent *y = *(struct map_ent *const *)b;
+
+	if (x->m.start != y->m.start)
+		return x->m.start < y->m.start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Index every record of pm; on ENOMEM the old index stays (still right). */
+static void index_build(struct pid_maps *pm)
+{
+	size_t i, leaves = 1;
+	struct map_ent **index;
+	uint64_t *reach;
+
+	while (leaves < pm->nr)
+		leaves *= 2;
+	if (leaves > pm->alloc_index) {
+		index = realloc(pm->index, leaves * sizeof(*index));
+		if (!index)
+			return;
+		pm->index = index;
+		reach = realloc(pm->reach, 2 * leaves * sizeof(*reach));
+		if (!reach)
+			return;
+		pm->reach = reach;
+		pm->alloc_index = leaves;
+	}
+	memcpy(pm->index, pm->maps, pm->nr * sizeof(*pm->index));
+	qsort(pm->index, pm->nr, sizeof(*pm->index), index_cmp);
+	for (i = 0; i < leaves; i++)
+		pm->reach[leaves + i] = i < pm->nr ? pm->index[i]->m.end : 0;
+	for (i = leaves; --i > 0;)
+		pm->reach[i] = pm->reach[2 * i] > pm->reach[2 * i + 1] ?
+			       pm->reach[2 * i] : pm->reach[2 * i + 1];
+	pm->leaves = leaves;
+	pm->nr_index = pm->nr;
+	pm->scanned = 0;
+}
+
+/* The record a lookup at time_ns finds so far, as profile.h says. */
+struct map_pick {
+	uint64_t time_ns;
+	struct map_ent *before, *after;
+};
+
+static void map_pick(struct map_pick *k, struct map_ent *e)
+{
+	const struct map_ent *b = k->before, *a = k->after;
+	uint64_t t = e->m.time_ns;
+
+	/* ties: the later record before time_ns, the earlier one after */
+	if (t <= k->time_ns) {
+		if (!b || t > b->m.time_ns ||
+		    (t == b->m.time_ns && e->seq > b->seq))
+			k->before = e;
+	} else if (!a || t < a->m.time_ns ||
+		   (t == a->m.time_ns && e->seq < a->seq)) {
+		k->after = e;
+	}
+}
+
+/*
+ * The indexed records of index[0, hi) (those starting at or below ip) that
+ * reach past ip, to k: down the tree, into the subtrees that do.
+ */
+static void index_pick(const struct pid_maps *pm, size_t hi, uint64_t ip,
+		       struct map_pick *k)
+{
+	/* a node, the first leaf under it and how many */
+	struct { size_t v, first, width; } todo[2 * 64], t;
+	size_t n = 0;
+
+	if (!hi)
+		return;
+	todo[n++] = (typeof(t)){ 1, 0, pm->leaves };
+	while (n) {
+		t = todo[--n];
+		if (pm->reach[t.v] <= ip)
+			continue;
+		if (t.width == 1) {
+			map_pick(k, pm->index[t.first]);
+			continue;
+		}
+		t.width /= 2;
+		if (t.first + t.width < hi)
+			todo[n++] = (typeof(t)){ 2 * t.v + 1, t.first + t.width,
+						 t.width };
+		todo[n++] = (typeof(t)){ 2 * t.v, t.first, t.width };
+	}
+}
+
+static struct map_ent *pid_lookup(struct pid_maps *pm, uint64_t ip,
+				  uint64_t time_ns)
+{
+	struct map_pick k = { .time_ns = time_ns };
+	size_t lo = 0, hi, i;
+
+	if (pm->nr - pm->nr_index > 16 && pm->scanned >= pm->nr)
+		index_build(pm);
+	/* the indexed records starting at or below ip, back to the last */
+	hi = pm->nr_index;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->index[mid]->m.start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	index_pick(pm, lo, ip, &k);
+	for (i = pm->nr_index; i < pm->nr; i++)
+		if (ip >= pm->maps[i]->m.start && ip < pm->maps[i]->m.end)
+			map_pick(&k, pm->maps[i]);
+	pm->scanned += pm->nr - pm->nr_index;
+	return k.before ? k.before : k.after;
+}
+
+/* A sweep's records no sample uses, in all pids. */
+struct sweep {
+	htab_t tab;			/* the pids' */
+	struct map_ent **unused;
+	size_t nr, alloc;
+	size_t bytes;			/* theirs, those not dropped */
+	size_t *pid_bytes;		/* per pid with some: theirs */
+	size_t nr_pids;
+	size_t limit;			/* what a pid may keep */
+	size_t kept;			/* bytes of those kept */
+	uint64_t dropped;
+	bool oom;
+};
+
+static int sweep_clear(void **slot, void *arg)
+{
+	struct pid_maps *pm = *slot;
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < pm->nr; i++)
+		pm->maps[i]->used = pm->maps[i]->drop = false;
+	return 1;
+}
+
+/* Mark the records the samples' user frames are in, as resolve finds them. */
+static void sweep_mark(struct profile *p)
+{
+	struct pid_maps key, *pm = NULL;
+	struct map_ent *e;
+	size_t i;
+	unsigned int k;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		const struct prof_sample *s = &p->samples[i]->s;
+		const struct stack_ent *st = p->stacks[s->stack];
+
+		if (!st->nr_user)
+			continue;
+		if (!pm || pm->pid != s->pid) {
+			key.pid = s->pid;
+			pm = htab_find(p->pid_tab, &key);
+			if (!pm)
+				continue;
+		}
+		for (k = 0; k < st->nr_user; k++) {
+			/* a return address: the call before it */
+			e = pid_lookup(pm, st->ips[st->nr_kernel + k] -
+					   !(k == 0 && st->user_mode),
+				       s->first_ns);
+			if (e)
+				e->used = true;
+		}
+	}
+}
+
+static int sweep_collect(void **slot, void *arg)
+{
+	struct pid_maps *pm = *slot;
+	struct sweep *sw = arg;
+	size_t i;
+
+	for (i = 0; i < pm->nr; i++) {
+		struct map_ent *e = pm->maps[i];
+
+		if (e->used)
+			continue;
+		if (grow_array(&sw->unused, &sw->alloc, sw->nr + 1,
+			       sizeof(*sw->unused))) {
+			sw->oom = true;
+			return 0;
+		}
+		sw->unused[sw->nr++] = e;
+		sw->bytes += map_bytes(e);
+	}
+	return 1;
+}
+
+/* By pid and address range, then oldest first. */
+static int range_cmp(const void *a, const void *b)
+{
+	const struct map_ent *x = *(struct map_ent *const *)a;
+	const struct map_ent *y = *(struct map_ent *const *)b;
+
+	if (x->m.pid != y->m.pid)
+		return x->m.pid < y->m.pid ? -1 : 1;
+	if (x->m.start != y->m.start)
+		return x->m.start < y->m.start ? -1 : 1;
+	if (x->m.end != y->m.end)
+		return x->m.end < y->m.end ? -1 : 1;
+	if (x->m.time_ns != y->m.time_ns)
+		return x->m.time_ns < y->m.time_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int sweep_pid_bytes(void **slot, void *arg)
+{
+	struct pid_maps *pm = *slot;
+	struct sweep *sw = arg;
+	size_t i;
+
+	pm->unused_bytes = 0;
+	for (i = 0; i < pm->nr; i++)
+		if (!pm->maps[i]->used && !pm->maps[i]->drop)
+			pm->unused_bytes += map_bytes(pm->maps[i]);
+	if (pm->unused_bytes)
+		sw->pid_bytes[sw->nr_pids++] = pm->unused_bytes;
+	return 1;
+}
+
+static int bytes_desc(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/*
+ * A pid over sw->limit keeps its oldest unused records (what it mapped
+ * when it was first listed) up to half of it, its newest (what it maps
+ * now) up to the rest: those between go.
+ */
+static int sweep_trim(void **slot, void *arg)
+{
+	struct pid_maps *pm = *slot;
+	struct sweep *sw = arg;
+	size_t i, j, keep = 0;
+
+	if (pm->unused_bytes <= sw->limit)
+		return 1;
+	for (i = 0; i < pm->nr; i++) {
+		struct map_ent *e = pm->maps[i];
+
+		if (e->used || e->drop)
+			continue;
+		if (keep + map_bytes(e) > sw->limit / 2)
+			break;
+		keep += map_bytes(e);
+	}
+	for (j = pm->nr; j > i; j--) {
+		struct map_ent *e = pm->maps[j - 1];
+
+		if (e->used || e->drop)
+			continue;
+		if (keep + map_bytes(e) > sw->limit)
+			break;
+		keep += map_bytes(e);
+	}
+	for (; i < j; i++)
+		if (!pm->maps[i]->used)
+			pm->maps[i]->drop = true;
+	pm->unused_bytes = keep;
+	return 1;
+}
+
+/* Free the records dropped, keep the others in order; a pid left empty goes. */
+static int sweep_compact(void **slot, void *arg)
+{
+	struct pid_maps *pm = *slot;
+	struct sweep *sw = arg;
+	size_t i, n = 0;
+
+	for (i = 0; i < pm->nr; i++) {
+		if (pm->maps[i]->drop) {
+			free(pm->maps[i]);
+			sw->dropped++;
+			continue;
+		}
+		if (!pm->maps[i]->used)
+			sw->kept += map_bytes(pm->maps[i]);
+		pm->maps[n++] = pm->maps[i];
+	}
+	if (n != pm->nr) {
+		pm->nr = n;
+		pm->nr_index = 0;
+		pm->scanned = 0;
+	}
+	if (!pm->nr)
+		htab_clear_slot(sw->tab, slot);	/* pid_del() frees it */
+	return 1;
+}
+/*
+ * Past the cap on records no sample uses: drop them down to target bytes.
+ * First those of an address range a later record of the pid has too, then
+ * from the pids with the most (sweep_trim()).  0, or -1 on ENOMEM.
+ */
+static int profile__sweep_mmaps(struct profile *p, size_t target)
+{
+	struct sweep sw = { .tab = p->pid_tab };
+	struct map_ent *x, *y;
+	size_t i, m, rest;
+
+	htab_traverse_noresize(p->pid_tab, sweep_clear, NULL);
+	sweep_mark(p);
+	htab_traverse_noresize(p->pid_tab, sweep_collect, &sw);
+	if (sw.oom)
+		goto fail;
+	if (sw.bytes > target) {
+		qsort(sw.unused, sw.nr, sizeof(*sw.unused), range_cmp);
+		for (i = 0; i + 1 < sw.nr; i++) {
+			x = sw.unused[i];
+			y = sw.unused[i + 1];
+			if (x->m.pid == y->m.pid && x->m.start == y->m.start &&
+			    x->m.end == y->m.end) {
+				x->drop = true;
+				sw.bytes -= map_bytes(x);
+			}
+		}
+	}
+	if (sw.bytes > target) {
+		sw.pid_bytes = malloc(htab_elements(p->pid_tab) *
+				      sizeof(*sw.pid_bytes));
+		if (!sw.pid_bytes)
+			goto fail;
+		htab_traverse_noresize(p->pid_tab, sweep_pid_bytes, &sw);
+		qsort(sw.pid_bytes, sw.nr_pids, sizeof(*sw.pid_bytes),
+		      bytes_desc);
+		/* the largest limit that the m biggest pids over it meet */
+		rest = sw.bytes;
+		for (m = 1; m <= sw.nr_pids; m++) {
+			rest -= sw.pid_bytes[m - 1];
+			if (rest > target)
+				continue;
+			sw.limit = (target - rest) / m;
+			if (m == sw.nr_pids || sw.limit >= sw.pid_bytes[m])
+				break;
+		}
+		htab_traverse_noresize(p->pid_tab, sweep_trim, &sw);
+	}
+	htab_traverse_noresize(p->pid_tab, sweep_compact, &sw);
+	p->map_dropped += sw.dropped;
+	p->map_unused = sw.kept;
+	free(sw.unused);
+	free(sw.pid_bytes);
+	return 0;
+fail:
+	free(sw.unused);
+	free(sw.pid_bytes);
+	return -1;
+}
+
 static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 {
 	struct pid_maps key = { .pid = mm->pid }, *pm;
-	struct cprof_mmap *copy;
+	struct map_ent *e;
 	void **slot;
 
 	slot = htab_find_slot(p->pid_tab, &key, INSERT);
@@ -539,16 +952,34 @@ static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 		pm->pid = mm->pid;
 		*slot = pm;
 	}
+	if (map_repeats(pm, mm))
+		return 0;
 	if (grow_array(&pm->maps, &pm->alloc, pm->nr + 1, sizeof(*pm->maps)))
 		return -1;
-	copy = malloc(mm->rec.size);
-	if (!copy)
+	e = malloc(offsetof(struct map_ent, m) + mm->rec.size);
+	if (!e)
 		return -1;
-	memcpy(copy, mm, mm->rec.size);
-	pm->maps[pm->nr++] = copy;
+	memcpy(&e->m, mm, mm->rec.size);
+	e->seq = p->map_seq++;
+	e->used = e->drop = false;
+	pm->maps[pm->nr++] = e;
+	if (mm->time_ns > pm->max_time)
+		pm->max_time = mm->time_ns;
+	p->map_unused += map_bytes(e);
+	if (p->map_cap && p->map_unused > p->map_cap)
+		return profile__sweep_mmaps(p, p->map_cap / 2);
 	return 0;
 }
 
+void profile__cap_mmaps(struct profile *p, size_t bytes)
+{
+	p->map_cap = bytes;
+}
+
+uint64_t profile__mmaps_dropped(const struct profile *p)
+{
+	return p->map_dropped;
+}
 struct drop_ctx {
 	htab_t tab;
 	bool (*gone)(uint32_t pid, void *arg);
@@ -595,7 +1026,7 @@ static int each_mmap_of_pid(void **slot, void *info)
 	size_t i;
 
 	for (i = 0; i < pm->nr && !e->ret; i++)
-		e->ret = e->fn(pm->maps[i], e->arg);
+		e->ret = e->fn(&pm->maps[i]->m, e->arg);
 	return !e->ret;
 }
 
@@ -767,27 +1198,13 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 					    uint32_t pid, uint64_t ip,
 					    uint64_t time_ns)
 {
-	struct pid_maps key = { .pid = pid };
-	const struct cprof_mmap *before = NULL, *after = NULL;
-	const struct pid_maps *pm;
-	size_t i;
+	struct pid_maps key = { .pid = pid }, *pm;
+	const struct map_ent *e;
 
+	/* its index is the one thing a lookup changes */
 	pm = htab_find(p->maps->pid_tab, &key);
-	if (!pm)
-		return NULL;
-	for (i = 0; i < pm->nr; i++) {
-		const struct cprof_mmap *m = pm->maps[i];
-
-		if (ip < m->start || ip >= m->end)
-			continue;
-		if (m->time_ns <= time_ns) {
-			if (!before || m->time_ns >= before->time_ns)
-				before = m;
-		} else if (!after || m->time_ns < after->time_ns) {
-			after = m;
-		}
-	}
-	return before ? before : after;
+	e = pm ? pid_lookup(pm, ip, time_ns) : NULL;
+	return e ? &e->m : NULL;
 }
 
 uint64_t profile__lost(const struct profile *p, unsigned int cpu,

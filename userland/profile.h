@@ -12,8 +12,9 @@
  * END record, until then) counts every events and every times that time.
  * A THREAD record of a snapshot counts once, with its time off the CPU
  * so far (on the CPU: PROF_ON_CPU, 0 ns).
- * MMAP records are kept per pid for the symbolizer; LOST records are summed
- * per CPU.
+ * MMAP records are kept per pid for the symbolizer (one that repeats the
+ * pid's last record is not kept again; past profile__cap_mmaps(), those no
+ * sample uses are dropped); LOST records are summed per CPU.
  */
 #ifndef CPROF_PROFILE_H
 #define CPROF_PROFILE_H
@@ -99,6 +100,18 @@ void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st)
 const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 					    uint32_t pid, uint64_t ip,
 					    uint64_t time_ns);
+
+/*
+ * Keep at most about bytes of MMAP records that no sample's user frame is
+ * in (as profile__find_mmap() finds them at the sample's first time); a
+ * record past that is dropped, with those of the same address range of the
+ * same pid first (the newest stays), then from the pids with the most,
+ * each one's oldest first, down to half of bytes.  For a profile whose
+ * samples are its own (not a window's maps).  0: no cap (the default).
+ */
+void profile__cap_mmaps(struct profile *p, size_t bytes);
+/* MMAP records dropped past that cap. */
+uint64_t profile__mmaps_dropped(const struct profile *p);
 
 /*
  * Drop the MMAP records of every pid for which gone(pid, arg) says true (a

@@ -3,12 +3,14 @@
  * gen-stream - write a large synthetic cprof stream, for benchmarking
  * cprof-dump (docs/BENCHMARKS.md).
  *
- *   gen-stream [-n SAMPLES] [-s STACKS] [-P PIDS] [-b BINARY]... > raw
+ *   gen-stream [-n SAMPLES] [-s STACKS] [-P PIDS] [-m MAPS] [-b BINARY]... > raw
  *
  * Each of PIDS processes maps every BINARY (its executable PT_LOAD segment,
  * at a per-process base); STACKS distinct stacks of 8 kernel and 24 user
  * frames are drawn with a skew (a few hot, a long tail), user frames at
- * addresses inside the binaries' text.  Without -b one fake binary path is
+ * addresses inside the binaries' text.  -m adds MAPS distinct mapping
+ * records no sample refers to (a process mapping and unmapping a library
+ * in a loop), spread over the processes, before the samples.  Without -b one fake binary path is
  * used (for --no-symbolize runs).  Deterministic: same arguments, same bytes.
  */
 #include <elf.h>
@@ -96,18 +98,19 @@ static void flush(struct sb *b)
 
 int main(int argc, char **argv)
 {
-	long nr_samples = 1000000, nr_stacks = 20000, nr_pids = 50;
+	long nr_samples = 1000000, nr_stacks = 20000, nr_pids = 50, nr_maps = 0;
 	struct bin bins[MAX_BINS] = { { "/opt/fake/app", 0, 1 << 20 } };
 	int nr_bins = 0, opt;
 	uint64_t *stacks, i;
 	struct sb b;
 	long p, s;
 
-	while ((opt = getopt(argc, argv, "n:s:P:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:P:m:b:")) != -1) {
 		switch (opt) {
 		case 'n': nr_samples = arg(optarg); break;
 		case 's': nr_stacks = arg(optarg); break;
 		case 'P': nr_pids = arg(optarg); break;
+		case 'm': nr_maps = arg(optarg); break;
 		case 'b':
 			if (nr_bins == MAX_BINS) {
 				fprintf(stderr, "gen-stream: at most %d -b\n", MAX_BINS);
@@ -121,7 +124,7 @@ int main(int argc, char **argv)
 			nr_bins++;
 			break;
 		default:
-			fprintf(stderr, "usage: gen-stream [-n SAMPLES] [-s STACKS] [-P PIDS] [-b BINARY]...\n");
+			fprintf(stderr, "usage: gen-stream [-n SAMPLES] [-s STACKS] [-P PIDS] [-m MAPS] [-b BINARY]...\n");
 			return 2;
 		}
 	}
@@ -153,6 +156,15 @@ int main(int argc, char **argv)
 				0x550000000000ull + (p << 32) + (i << 28),
 				0x550000000000ull + (p << 32) + (i << 28) + bins[i].size,
 				bins[i].off, bins[i].path, NULL, 0);
+	/* below the binaries' bases, one page each, never sampled */
+	for (i = 0; i < (uint64_t)nr_maps; i++) {
+		p = i % nr_pids;
+		sb_mmap(&b, i, 1000 + p, 0x10000000ull + (i << 12),
+			0x10000000ull + (i << 12) + 0x1000, 0,
+			"/opt/fake/libchurn.so", NULL, 0);
+		if (b.len > (1 << 20))
+			flush(&b);
+	}
 	for (i = 0; i < (uint64_t)nr_samples; i++) {
 		/* skewed: the square of a uniform number favours low indexes */
 		uint64_t u = next() % 65536;

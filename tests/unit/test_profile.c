@@ -155,6 +155,183 @@ static void test_mmap_generations(void)
 	sb_free(&b);
 }
 
+/* The lookup profile.h describes, over the first nr records of b. */
+static const struct cprof_mmap *linear_find(const struct sb *b, size_t nr,
+					    uint32_t pid, uint64_t ip,
+					    uint64_t time_ns)
+{
+	const struct cprof_mmap *before = NULL, *after = NULL, *m;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		m = (const struct cprof_mmap *)(b->buf + b->offs[i]);
+		if (m->rec.type != CPROF_REC_MMAP || m->pid != pid ||
+		    ip < m->start || ip >= m->end)
+			continue;
+		if (m->time_ns <= time_ns) {
+			if (!before || m->time_ns >= before->time_ns)
+				before = m;
+		} else if (!after || m->time_ns < after->time_ns) {
+			after = m;
+		}
+	}
+	return before ? before : after;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Thousands of overlapping records, looked up as they come (a live
+ * stream's lookups) and after: the index finds what a scan does.
+ */
+static void test_mmap_index(void)
+{
+	uint64_t rng = 0x2545f4914f6cdd1dull, ip, t, start;
+	const struct cprof_mmap *got, *want;
+	unsigned int i, k, wrong = 0, found = 0, looked = 0;
+	struct profile *p;
+	char path[32];
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	p = profile__new((const struct cprof_header *)b.buf);
+	for (i = 0; p && i < 3000 + 20; i++) {
+		if (i < 3000) {
+			start = 0x100000 + (xorshift(&rng) % 4096) * 0x1000;
+			snprintf(path, sizeof(path), "/r%u", i);
+			/* a few large ones over many small ones; times repeat */
+			sb_mmap(&b, xorshift(&rng) % 500, 9, start, start +
+				(i % 50 ? 1 + xorshift(&rng) % 8 :
+					  1 + xorshift(&rng) % 512) * 0x1000,
+				0, path, NULL, 0);
+			if (profile__add(p, (const struct cprof_rec *)
+					 (b.buf + b.offs[b.nr_recs - 1])))
+				break;
+			if (i % 100)
+				continue;
+		}
+		for (k = 0; k < 1000; k++, looked++) {
+			ip = 0x100000 + xorshift(&rng) % (4600 * 0x1000);
+			t = xorshift(&rng) % 520;
+			got = profile__find_mmap(p, 9, ip, t);
+			want = linear_find(&b, b.nr_recs, 9, ip, t);
+			found += !!want;
+			wrong += got != want &&
+				 (!got || !want || strcmp(got->path, want->path));
+		}
+	}
+	test_condf(p && looked == 50000 && found > 25000 && !wrong,
+		   "3000 overlapping records, %u lookups as they come: as a scan finds them (%u wrong of %u found)",
+		   looked, wrong, found);
+	profile__free(p);
+	sb_free(&b);
+}
+
+static int count_mmap(const struct cprof_mmap *mm, void *arg)
+{
+	(void)mm;
+	++*(size_t *)arg;
+	return 0;
+}
+
+static size_t nr_mmaps(const struct profile *p)
+{
+	size_t n = 0;
+
+	profile__for_each_mmap(p, count_mmap, &n);
+	return n;
+}
+
+/* A record that says again what its process's last one says. */
+static void test_mmap_repeats(void)
+{
+	struct profile *p;
+	struct sb b;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	sb_mmap(&b, 10, 9, 0x1000, 0x2000, 0, "/a", NULL, 0);
+	sb_mmap(&b, 20, 9, 0x1000, 0x2000, 0, "/a", NULL, 0);	/* again */
+	sb_mmap(&b, 30, 9, 0x3000, 0x4000, 0, "/b", NULL, 0);
+	sb_mmap(&b, 40, 9, 0x1000, 0x2000, 0, "/a", NULL, 0);	/* not last */
+	sb_mmap(&b, 35, 9, 0x1000, 0x2000, 0, "/a", NULL, 0);	/* earlier */
+	sb_mmap(&b, 50, 9, 0x1000, 0x2000, 0x1000, "/a", NULL, 0);
+	sb_end(&b, 1, 0, 0);
+	p = feed(&b);
+	test_condf(p && nr_mmaps(p) == 5,
+		   "a record repeating its process's last one, later, is not kept again (%zu of 6 kept)",
+		   p ? nr_mmaps(p) : 0);
+	test_cond("... its lookups unchanged",
+		  p && !strcmp(profile__find_mmap(p, 9, 0x1800, 25)->path, "/a") &&
+		  profile__find_mmap(p, 9, 0x1800, 45)->pgoff == 0 &&
+		  profile__find_mmap(p, 9, 0x1800, 55)->pgoff == 0x1000);
+	profile__free(p);
+	sb_free(&b);
+}
+
+/*
+ * Past the cap on records no sample uses: those a sample uses stay; a
+ * range's older records go first; the churning process loses those
+ * between its oldest and newest; a small process keeps all of its own.
+ */
+static void test_mmap_cap(void)
+{
+	uint64_t ip = 0x401234;
+	struct profile *p;
+	struct sb b;
+	char path[32];
+	size_t i, total = 0;
+
+	sb_init(&b);
+	sb_header(&b, NULL);
+	p = profile__new((const struct cprof_header *)b.buf);
+	if (p)
+		profile__cap_mmaps(p, 64 << 10);
+	sb_mmap(&b, 1, 9, 0x400000, 0x410000, 0, "/app", NULL, 0);
+	sb_sample(&b, 2, 9, 9, 0, "app", CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	sb_mmap(&b, 3, 9, 0x500000, 0x510000, 0, "/first", NULL, 0);
+	for (i = 0; i < 5; i++)
+		sb_mmap(&b, 4 + i, 10, 0x400000 + (i << 16),
+			0x410000 + (i << 16), 0, "/small", NULL, 0);
+	for (i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "/gen%zu", i);
+		sb_mmap(&b, 10 + i, 11, 0x600000, 0x610000, 0, path, NULL, 0);
+	}
+	for (i = 0; i < 5000; i++)
+		sb_mmap(&b, 200 + i, 9, 0x10000000 + (i << 12),
+			0x10001000 + (i << 12), 0, "/churn", NULL, 0);
+	sb_mmap(&b, 6000, 9, 0x700000, 0x710000, 0, "/last", NULL, 0);
+	for (i = 0; p && i < b.nr_recs; i++)
+		if (profile__add(p, (const struct cprof_rec *)(b.buf + b.offs[i])))
+			break;
+	total = p ? nr_mmaps(p) : 0;
+	test_condf(p && i == b.nr_recs && profile__mmaps_dropped(p) > 4000 &&
+		   total + profile__mmaps_dropped(p) == b.nr_recs - 1,
+		   "5108 records, 64 KiB for unused ones: %llu dropped, %zu kept",
+		   p ? (unsigned long long)profile__mmaps_dropped(p) : 0ull, total);
+	test_cond("... the one a sample uses kept",
+		  p && !strcmp(profile__find_mmap(p, 9, ip, 2)->path, "/app"));
+	test_cond("... the churning process's oldest and newest kept",
+		  p && profile__find_mmap(p, 9, 0x500000, 3) &&
+		  profile__find_mmap(p, 9, 0x700000, 6000) &&
+		  !profile__find_mmap(p, 9, 0x10000000 + (2500 << 12), 3000));
+	test_cond("... a small process's all kept",
+		  p && profile__find_mmap(p, 10, 0x400000, 4) &&
+		  profile__find_mmap(p, 10, 0x440000, 8));
+	test_cond("... of one address range, the newest",
+		  p && !strcmp(profile__find_mmap(p, 11, 0x600000, 5)->path,
+			       "/gen99"));
+	profile__free(p);
+	sb_free(&b);
+}
+
 /* A time off the CPU: its leaving and its return, in either order. */
 static void test_offcpu(void)
 {
@@ -377,5 +554,8 @@ int main(void)
 	test_threads();
 	test_throttle_and_lost();
 	test_mmap_generations();
+	test_mmap_index();
+	test_mmap_repeats();
+	test_mmap_cap();
 	return test_report();
 }
