@@ -501,7 +501,7 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	dropped = profile__mmaps_dropped(in->p);
 	if (dropped)
 		warning("%s: dropped %llu mapping records no sample had used, past %u MiB of them; frames of later samples in what they mapped are left unnamed",
-			in->name, (unsigned long long)dropped,
+			esc(in->name), (unsigned long long)dropped,
 			INGEST_MMAP_UNUSED_MIB);
 	return ret;
 }
