@@ -231,7 +231,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
 	else
-		out = atomicfile__open(path);
+		out = atomicfile__open_new(path);
 	if (out && w->o->tmp_path && atomicfile__tmp_path(out))
 		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
 			 atomicfile__tmp_path(out));
