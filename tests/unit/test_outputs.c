@@ -520,6 +520,85 @@ static void race_windows(void)
 		   bytes);
 }
 
+/* A file of the user's at path; 0 ok. */
+static int write_as_nobody(const char *path, const char *text)
+{
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid == 0) {
+		drop_to_nobody();
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		_exit(fd < 0 || write(fd, text, strlen(text)) < 0);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/*
+ * --every --keep 2 into the sticky directory, where the user put files
+ * under the names of windows yet to come (the year 2099): they are not
+ * root's windows, so they neither count nor go, and root's newest two
+ * windows stay.
+ */
+static void test_keep(void)
+{
+	struct cprof_header h = sb_default_header();
+	struct resolve_opts ropts = { .symbolize = false };
+	struct windows_opts wo = {
+		.dir = sticky_dir, .every = 1, .keep = 2,
+		.out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
+	};
+	char path[4096];
+	int i, err = -1, fd, saved, kept = 0;
+	uint64_t ip = 0x400100;
+	struct sb b;
+
+	h.start_time_ns = T0;
+	h.duration_ns = 0;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, T0, 42, 0x400000, 0x401000, 0, "/bin/app", NULL, 0);
+	for (i = 0; i < 4; i++)
+		sb_sample(&b, T0 + i * S + S / 2, 42, 42, 0, "app",
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+	sb_end(&b, 4 * S, CPROF_END_STOP, 0);
+	sb_write(&b, tmp_path("keep.bin"), b.len);
+	sb_free(&b);
+	for (i = 1; i <= 3; i++) {
+		snprintf(path, sizeof(path), "%s/cprof-20990101T00000%dZ.folded",
+			 sticky_dir, i);
+		if (write_as_nobody(path, "x 1\n")) {
+			test_cond("fixture: the user's files", false);
+			return;
+		}
+	}
+	fd = open(tmp_path("keep.bin"), O_RDONLY | O_CLOEXEC);
+	saved = stderr_to(tmp_path("keep-err.txt"), -1);
+	if (fd >= 0)
+		err = windows__run(fd, "keep.bin", &wo);
+	stderr_to(NULL, saved);
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < 4; i++) {
+		window_path(path, sizeof(path), sticky_dir, i);
+		kept += folded_total(path) == 1;
+		test_condf((folded_total(path) == 1) == (i >= 2),
+			   "--keep 2 beside the user's files: window %d %s", i,
+			   i >= 2 ? "kept" : "removed");
+		unlink(path);
+	}
+	for (i = 1; i <= 3; i++) {
+		snprintf(path, sizeof(path), "%s/cprof-20990101T00000%dZ.folded",
+			 sticky_dir, i);
+		kept += !access(path, F_OK);
+		unlink(path);
+	}
+	test_condf(err == 0 && kept == 5,
+		   "... the user's 3 files neither counted nor removed (%d of 5 files there)",
+		   kept);
+}
+
 static void build_stream(const char *path)
 {
 	uint64_t u[2] = { 0x401000, 0x402000 };
@@ -641,6 +720,7 @@ int main(void)
 	race_output(PLANT_FLIP, sticky_dir, true);
 	race_output(PLANT_FLIP, open_dir, false);
 	race_windows();
+	test_keep();
 	test_cprof_dump();
 	ret = test_report();
 	if (tmp == base)
