@@ -34,6 +34,7 @@ struct atomicfile {
 	char *name;		/* in dirfd */
 	char *tmp_name;		/* in dirfd */
 	char *tmp;		/* its path, for a signal handler */
+	bool replace;		/* atomicfile__open_new() */
 };
 
 enum at_mode { AT_OUTPUT, AT_NEW };
@@ -281,6 +282,7 @@ static struct atomicfile *open_as(const char *path, enum at_mode mode)
 	if (!o)
 		goto oom;
 	o->dirfd = -1;
+	o->replace = mode == AT_NEW;
 	if (!path)
 		path = "-";
 	fd = mode == AT_OUTPUT ? caller_fd(path) : -1;
@@ -320,7 +322,7 @@ static struct atomicfile *open_as(const char *path, enum at_mode mode)
 		goto err;
 	}
 	if (!fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW)) {
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && mode == AT_OUTPUT) {
 			fail("failed to create %s: %s", path, strerror(EISDIR));
 			goto err;
 		}
@@ -387,6 +389,26 @@ static void atomicfile__free(struct atomicfile *o)
 	free(o);
 }
 
+/*
+ * A directory at a name of atomicfile__open_new()'s (one made there at
+ * a predictable name, to lose the file): swapped with the file, then
+ * removed if it can be.  0 ok.
+ */
+static int exchange(struct atomicfile *o)
+{
+	if (renameat2(o->dirfd, o->tmp_name, o->dirfd, o->name,
+		      RENAME_EXCHANGE))
+		return -1;
+	/* what was at the name is at tmp_name now: never opened */
+	if (unlinkat(o->dirfd, o->tmp_name, AT_REMOVEDIR) &&
+	    unlinkat(o->dirfd, o->tmp_name, 0))
+		warning("%s: a directory was at its name: moved to %s",
+			o->path, o->tmp);
+	free(o->tmp_name);
+	o->tmp_name = NULL;
+	return 0;
+}
+
 int atomicfile__commit(struct atomicfile *o)
 {
 	FILE *f = o->f;
@@ -407,7 +429,9 @@ int atomicfile__commit(struct atomicfile *o)
 	} else if (fclose(f)) {
 		err = fail("failed to write %s: %s", o->path, strerror(errno));
 	} else if (o->tmp_name &&
-		   renameat(o->dirfd, o->tmp_name, o->dirfd, o->name)) {
+		   renameat(o->dirfd, o->tmp_name, o->dirfd, o->name) &&
+		   (!o->replace || (errno != EISDIR && errno != ENOTEMPTY &&
+				    errno != EEXIST) || exchange(o))) {
 		err = fail("failed to rename %s to %s: %s", o->tmp, o->path,
 			   strerror(errno));
 	} else {

@@ -23,8 +23,9 @@ struct atomicfile;
 /* -o: NULL after printing why. */
 struct atomicfile *atomicfile__open(const char *path);
 /*
- * A file made anew at path whatever is there (not a directory): a name
- * this program owns, such as --every's windows.  NULL after printing why.
+ * A file made anew at path whatever is there (a directory made there is
+ * swapped out, removed if empty): a name this program owns, such as
+ * --every's windows.  NULL after printing why.
  */
 struct atomicfile *atomicfile__open_new(const char *path);
 /* Is dir one atomicfile may write into?  0, or -1 after printing why. */

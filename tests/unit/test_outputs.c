@@ -4,7 +4,8 @@
  * unprivileged user (uid/gid 65534, a forked child) races root's writes
  * with a FIFO at the name, a symlink to a device (a pty whose other end
  * the test reads), a name flipped between a FIFO and a symlink to a
- * root-only file, and FIFOs at all of --every's predictable names.  Each
+ * root-only file, and FIFOs or directories at all of --every's
+ * predictable names (and files that --keep would count).  Each
  * race runs 500 attempts in a sticky directory (written) and in a
  * non-sticky one (refused): no root file changes, the user reads no byte,
  * every output said written is root's, 0600 and whole, no window is lost.
@@ -162,7 +163,10 @@ static void attack_name(enum plant how, const char *dir, const char *dev,
 	_exit(0);
 }
 
-/* The user's side of --every: FIFOs at names[0..n), then wait. */
+/*
+ * The user's side of --every: at names[0..n), FIFOs, every fourth a
+ * directory (with a file in every eighth), then wait.
+ */
 static void attack_windows(char (*names)[4096], int n, int stop_r,
 			   int report_w)
 {
@@ -172,8 +176,18 @@ static void attack_windows(char (*names)[4096], int n, int stop_r,
 
 	if (!r)
 		_exit(5);
-	for (i = 0; i < n; i++)
-		fifo_with_reader(r, names[i]);
+	for (i = 0; i < n; i++) {
+		char inside[4200];
+
+		if (i % 4 != 3) {
+			fifo_with_reader(r, names[i]);
+			continue;
+		}
+		snprintf(inside, sizeof(inside), "%s/x", names[i]);
+		if (mkdir(names[i], 0777) ||
+		    (i % 8 == 7 && mknod(inside, S_IFREG | 0644, 0)))
+			_exit(6);
+	}
 	report(report_w, 0, r->n);	/* ready */
 	while (poll(&p, 1, 100) == 0)
 		readers_drain(r, false);
@@ -459,7 +473,7 @@ static long folded_total(const char *path)
 
 /*
  * --every into the sticky directory, ATTEMPTS windows of 1 s, a FIFO with
- * a reader at each window's name before the run.
+ * a reader or a directory at each window's name before the run.
  */
 static void race_windows(void)
 {
@@ -510,7 +524,7 @@ static void race_windows(void)
 		unlink(names[i]);
 	}
 	test_condf(ready == ATTEMPTS,
-		   "--every: the user put a FIFO at each of %d window names (%ld)",
+		   "--every: the user put a FIFO or a directory at each of %d window names (%ld)",
 		   ATTEMPTS, ready);
 	test_condf(err == 0, "--every: the run ends well (%d)", err);
 	test_condf(lost == 0,
