@@ -5,10 +5,11 @@
  * with a FIFO at the name, a symlink to a device (a pty whose other end
  * the test reads), a name flipped between a FIFO and a symlink to a
  * root-only file, and FIFOs or directories at all of --every's
- * predictable names (and files that --keep would count).  Each
- * race runs 500 attempts in a sticky directory (written) and in a
- * non-sticky one (refused): no root file changes, the user reads no byte,
- * every output said written is root's, 0600 and whole, no window is lost.
+ * predictable names (and files that --keep would count).  Each -o race
+ * runs 500 attempts in a sticky directory (written) and in a non-sticky
+ * one (refused), --every's 500 windows (64 under ASan): no root file
+ * changes, the user reads no byte, every output said written is root's,
+ * 0600 and whole, no window is lost.
  * The -o attempts call atomicfile__open(), what cprof-dump -o runs;
  * cprof-dump itself is run for its messages and for /dev/fd/N.
  */
@@ -37,6 +38,15 @@
 #define S		1000000000ull
 #define T0		5000000000ull
 #define READERS_MAX	4000
+/*
+ * Each window is written out by a child process (answer.h): a fork of an
+ * ASan build costs tens of ms, so it races fewer windows there.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define WINDOWS		64
+#else
+#define WINDOWS		ATTEMPTS
+#endif
 
 enum plant { PLANT_FIFO, PLANT_DEVICE, PLANT_FLIP };
 
@@ -472,12 +482,12 @@ static long folded_total(const char *path)
 }
 
 /*
- * --every into the sticky directory, ATTEMPTS windows of 1 s, a FIFO with
+ * --every into the sticky directory, WINDOWS windows of 1 s, a FIFO with
  * a reader or a directory at each window's name before the run.
  */
 static void race_windows(void)
 {
-	static char names[ATTEMPTS][4096];
+	static char names[WINDOWS][4096];
 	struct cprof_header h = sb_default_header();
 	struct resolve_opts ropts = { .symbolize = false };
 	struct windows_opts wo = {
@@ -495,16 +505,16 @@ static void race_windows(void)
 	sb_init(&b);
 	sb_header(&b, &h);
 	sb_mmap(&b, T0, 42, 0x400000, 0x401000, 0, "/bin/app", NULL, 0);
-	for (i = 0; i < ATTEMPTS; i++) {
+	for (i = 0; i < WINDOWS; i++) {
 		sb_sample(&b, T0 + i * S + S / 2, 42, 42, 0, "app",
 			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
 		window_path(names[i], sizeof(names[i]), sticky_dir, i);
 	}
-	sb_end(&b, ATTEMPTS * S, CPROF_END_STOP, 0);
+	sb_end(&b, WINDOWS * S, CPROF_END_STOP, 0);
 	sb_write(&b, tmp_path("windows.bin"), b.len);
 	sb_free(&b);
 
-	if (start_attacker(&a, PLANT_FIFO, NULL, NULL, names, ATTEMPTS) ||
+	if (start_attacker(&a, PLANT_FIFO, NULL, NULL, names, WINDOWS) ||
 	    read(a.report_r, (long[2]){ 0 }, 2 * sizeof(long)) !=
 	    2 * sizeof(long)) {
 		test_cond("the user plants FIFOs at the window names", false);
@@ -519,13 +529,13 @@ static void race_windows(void)
 		close(fd);
 	bytes = stop_attacker(&a, &plants);
 	ready = plants;
-	for (i = 0; i < ATTEMPTS; i++) {
+	for (i = 0; i < WINDOWS; i++) {
 		lost += folded_total(names[i]) != 1;
 		unlink(names[i]);
 	}
-	test_condf(ready == ATTEMPTS,
+	test_condf(ready == WINDOWS,
 		   "--every: the user put a FIFO or a directory at each of %d window names (%ld)",
-		   ATTEMPTS, ready);
+		   WINDOWS, ready);
 	test_condf(err == 0, "--every: the run ends well (%d)", err);
 	test_condf(lost == 0,
 		   "--every: every window is root's 0600 file with its sample (%d lost)",
