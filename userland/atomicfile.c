@@ -24,6 +24,7 @@
 #include "util.h"
 
 #define TMP_TRIES	64
+#define LINKS_MAX	8	/* symlinks of ours followed at the name */
 /* a path as walked: "." or "/", then the path */
 #define WALK_MAX	(PATH_MAX + 8)
 
@@ -262,7 +263,8 @@ static int create_tmp(struct atomicfile *o, const char *dir)
 	}
 	/* 0600 whatever the umask */
 	if (fchmod(fd, 0600) || !(o->f = fdopen(fd, "w")) ||
-	    asprintf(&o->tmp, "%s/%s", dir, o->tmp_name) < 0) {
+	    asprintf(&o->tmp, "%s%s%s", dir,
+		     dir[strlen(dir) - 1] == '/' ? "" : "/", o->tmp_name) < 0) {
 		o->tmp = NULL;
 		fail("failed to create %s: %s", o->path, strerror(errno));
 		if (!o->f)
@@ -272,8 +274,42 @@ static int create_tmp(struct atomicfile *o, const char *dir)
 	return 0;
 }
 
-static struct atomicfile *open_as(const char *path, enum at_mode mode)
+static struct atomicfile *open_as(const char *path, enum at_mode mode,
+				   int links);
+
+/*
+ * A symlink of root's or this user's at the name, in a checked directory:
+ * nobody else put it there, so its target is opened (with the same
+ * checks), as the user meant (/dev/stdin, a "latest" link).
+ */
+static struct atomicfile *follow(struct atomicfile *o, const char *dir,
+				 int links)
 {
+	struct atomicfile *to = NULL;
+	char target[PATH_MAX], *path;
+	ssize_t n;
+
+	n = readlinkat(o->dirfd, o->name, target, sizeof(target) - 1);
+	if (n < 0 || links >= LINKS_MAX) {
+		fail("failed to create %s: %s", o->path,
+		     strerror(n < 0 ? errno : ELOOP));
+		return NULL;
+	}
+	target[n] = '\0';
+	if (asprintf(&path, "%s%s%s", *target == '/' ? "" : dir,
+		     *target == '/' ? "" : "/", target) < 0) {
+		fail("failed to open the output: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	to = open_as(path, AT_OUTPUT, links + 1);
+	free(path);
+	return to;
+}
+
+static struct atomicfile *open_as(const char *path, enum at_mode mode,
+				   int links)
+{
+	struct atomicfile *to;
 	struct atomicfile *o = calloc(1, sizeof(*o));
 	char bad[WALK_MAX] = "", *dir = NULL, *slash;
 	struct stat dir_st, st;
@@ -334,6 +370,12 @@ static struct atomicfile *open_as(const char *path, enum at_mode mode)
 			free(dir);
 			return o;
 		}
+		if (mode == AT_OUTPUT && S_ISLNK(st.st_mode) && ours(&st)) {
+			to = follow(o, dir, links);
+			free(dir);
+			atomicfile__abort(o);
+			return to;
+		}
 		/* a socket (/dev/log): not replaced by a profile */
 		if (mode == AT_OUTPUT && !S_ISREG(st.st_mode) &&
 		    !S_ISLNK(st.st_mode)) {
@@ -355,12 +397,12 @@ err:
 
 struct atomicfile *atomicfile__open(const char *path)
 {
-	return open_as(path, AT_OUTPUT);
+	return open_as(path, AT_OUTPUT, 0);
 }
 
 struct atomicfile *atomicfile__open_new(const char *path)
 {
-	return open_as(path, AT_NEW);
+	return open_as(path, AT_NEW, 0);
 }
 
 FILE *atomicfile__stream(const struct atomicfile *o)

@@ -5,11 +5,13 @@
  * A named output is a new file (0600: profiles show kernel addresses and
  * every process's stacks) made O_EXCL|O_NOFOLLOW in its directory, held
  * open, and renamed over the name only by atomicfile__commit();
- * atomicfile__abort() removes it.  Nothing at the name is followed or
- * opened, but a FIFO or device that is the name itself in a directory
- * nobody else may write (/dev/null).  The directory, and each one on the
- * way to it, must be root's or this user's and writable by nobody else
- * unless sticky: then nobody else can replace what was made there.
+ * atomicfile__abort() removes it.  Nothing another user put at the name
+ * is followed or opened: a symlink of root's or this user's is followed
+ * (its target checked the same way), and a FIFO or device that is the
+ * name itself is written in place in a directory nobody else may write
+ * (/dev/null).  The directory, and each one on the way to it, must be
+ * root's or this user's and writable by nobody else unless sticky: then
+ * nobody else can replace what was made there.
  * "-", /dev/stdout, /dev/stderr and /dev/fd/N are descriptors the caller
  * opened: written directly.
  */

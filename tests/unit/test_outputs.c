@@ -658,6 +658,7 @@ static void test_cprof_dump(void)
 	char fifo[4096], out[4096];
 	long bytes, plants;
 	struct attacker a;
+	struct stat st;
 
 	build_stream(in);
 	snprintf(out, sizeof(out), "%s/cli.folded", open_dir);
@@ -697,6 +698,26 @@ static void test_cprof_dump(void)
 	test_cond("-o /dev/stdout into a pipe",
 		  run("%s -i '%s' --no-symbolize -o /dev/stdout | gzip -t", d,
 		      in) == 0);
+	/* root's own symlink: followed, its target checked the same way */
+	snprintf(out, sizeof(out), "%s/latest.folded", secret_dir);
+	snprintf(fifo, sizeof(fifo), "%s/target.folded", secret_dir);
+	test_cond("-o root's symlink in root's directory: its target written",
+		  !symlink("target.folded", out) &&
+		  run("%s -i '%s' -f folded --no-symbolize -o '%s'", d, in,
+		      out) == 0 &&
+		  lines_of(fifo) == 1 && !lstat(out, &st) &&
+		  S_ISLNK(st.st_mode));
+	unlink(out);
+	unlink(fifo);
+	/* as /dev/stdin is */
+	snprintf(out, sizeof(out), "%s/stdin", secret_dir);
+	test_cond("-o a symlink to /proc/self/fd/0, read-only: refused, the link kept",
+		  !symlink("/proc/self/fd/0", out) &&
+		  run("%s -i '%s' -f folded --no-symbolize -o '%s' < /dev/null",
+		      d, in, out) == 1 &&
+		  err_has("failed to open /proc/self/fd/0: the descriptor is not open for writing") &&
+		  !lstat(out, &st) && S_ISLNK(st.st_mode));
+	unlink(out);
 	test_cond("-o /dev/null: written in place (root's directory)",
 		  run("%s -i '%s' --no-symbolize -o /dev/null", d, in) == 0 &&
 		  run("test -c /dev/null") == 0);
