@@ -87,22 +87,25 @@ static void readers_add(struct readers *r, int fd)
 		close(fd);
 }
 
-/* Read what is there; a FIFO gone from the directory is closed. */
+/*
+ * Read what is there; all: and close them.  A FIFO stays open until the
+ * end: root may have looked it up by name before it went, and its open
+ * would wait for a reader for ever.
+ */
 static void readers_drain(struct readers *r, bool all)
 {
 	char buf[4096];
-	struct stat st;
 	ssize_t n;
 	int i;
 
 	for (i = 0; i < r->n; i++) {
 		while ((n = read(r->fd[i], buf, sizeof(buf))) > 0)
 			r->bytes += n;
-		if (all || (!fstat(r->fd[i], &st) && !st.st_nlink)) {
+		if (all)
 			close(r->fd[i]);
-			r->fd[i--] = r->fd[--r->n];
-		}
 	}
+	if (all)
+		r->n = 0;
 }
 
 /* A FIFO at path with a reader open on it (root's open then succeeds). */
@@ -256,19 +259,36 @@ static int lines_of(const char *path)
 	return n;
 }
 
+/*
+ * path opened to read if it is a regular file of root's, 0600; else NULL.
+ * Checked on the open file: the user may swap a FIFO in meanwhile.
+ */
+static FILE *open_roots(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 07777) != 0600 || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /* Is path a regular file of root's, 0600, holding want (len bytes)? */
 static bool roots_whole(const char *path, const char *want, size_t len)
 {
-	struct stat st;
-	char *got;
-	size_t n;
-	bool ok;
+	FILE *f = open_roots(path);
+	char *got = malloc(len + 1);
+	bool ok = f && got && fread(got, 1, len + 1, f) == len &&
+		  !memcmp(got, want, len);
 
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 07777) != 0600)
-		return false;
-	got = slurp(path, &n);
-	ok = got && n == len && !memcmp(got, want, len);
+	if (f)
+		fclose(f);
 	free(got);
 	return ok;
 }
@@ -465,12 +485,10 @@ static void window_path(char *buf, size_t size, const char *dir, int k)
 static long folded_total(const char *path)
 {
 	char line[4096];
+	FILE *f = open_roots(path);
 	long total = 0;
-	struct stat st;
-	FILE *f;
 
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 07777) != 0600 || !(f = fopen(path, "r")))
+	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		char *sp = strrchr(line, ' ');
