@@ -25,6 +25,7 @@
 
 #define TMP_TRIES	64
 #define LINKS_MAX	8	/* symlinks of ours followed at the name */
+#define LOOKUPS_MAX	40	/* and on the way to it, as the kernel's */
 /* a path as walked: "." or "/", then the path */
 #define WALK_MAX	(PATH_MAX + 8)
 
@@ -64,69 +65,99 @@ static bool safe_dir(const struct stat *st)
 
 /*
  * An O_PATH descriptor of dir, each directory on the way checked with
- * safe_dir() before a name is looked up in it; a symlink on the way is
- * followed only if root's or this user's.  -1 and errno: EPERM if a
- * directory failed the check (its path in bad).
+ * safe_dir() before a name is looked up in it.  A symlink on the way is
+ * followed only if root's or this user's, its target walked the same way
+ * (up to LOOKUPS_MAX of them).  -1 and errno: EPERM if a directory or
+ * symlink failed the check (its path as walked in bad).
  */
 static int open_dir(const char *dir, char *bad, size_t bad_size)
 {
-	char walked[WALK_MAX];
-	const char *p = dir, *end;
-	size_t wlen;
+	char rest[WALK_MAX], walked[WALK_MAX], target[PATH_MAX];
+	char comp[NAME_MAX + 1];
+	const char *p = rest, *end;
+	int fd = -1, next, links = 0;
+	size_t wlen = 0, n;
+	bool start = true;
 	struct stat st;
-	int fd, next;
 
-	if (strlen(dir) >= sizeof(walked)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	wlen = snprintf(walked, sizeof(walked), "%s", *dir == '/' ? "/" : ".");
-	fd = open(walked, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
+		goto too_long;
 	for (;;) {
-		char comp[NAME_MAX + 1];
-		size_t n;
-
-		if (fd < 0)
-			return -1;
+		if (start) {
+			/* the start, or a link's absolute target */
+			start = false;
+			if (fd >= 0)
+				close(fd);
+			wlen = snprintf(walked, sizeof(walked), "%s",
+					*p == '/' ? "/" : ".");
+			fd = open(walked, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				return -1;
+		}
 		if (fstat(fd, &st))
 			goto err;
-		if (!safe_dir(&st)) {
-			snprintf(bad, bad_size, "%s", walked);
-			errno = EPERM;
-			goto err;
-		}
+		if (!safe_dir(&st))
+			goto unsafe;
 		while (*p == '/')
 			p++;
 		if (!*p)
 			return fd;
 		end = strchrnul(p, '/');
 		n = end - p;
-		if (n > NAME_MAX) {
-			errno = ENAMETOOLONG;
-			goto err;
-		}
+		if (n > NAME_MAX)
+			goto too_long;
 		memcpy(comp, p, n);
 		comp[n] = '\0';
 		p = end;
 		if (!strcmp(comp, "."))
 			continue;
-		wlen += snprintf(walked + wlen, sizeof(walked) - wlen, "%s%s",
-				 walked[wlen - 1] == '/' ? "" : "/", comp);
+		if (wlen + n + 2 > sizeof(walked))
+			goto too_long;
+		wlen += sprintf(walked + wlen, "%s%s",
+				walked[wlen - 1] == '/' ? "" : "/", comp);
 		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW))
 			goto err;
-		/* in a checked directory nobody else may swap this link */
-		if (S_ISLNK(st.st_mode) && !ours(&st)) {
-			snprintf(bad, bad_size, "%s", walked);
-			errno = EPERM;
-			goto err;
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t len;
+
+			/* in a checked directory nobody else may swap it */
+			if (!ours(&st))
+				goto unsafe;
+			len = readlinkat(fd, comp, target, sizeof(target));
+			if (len < 0)
+				goto err;
+			if (++links > LOOKUPS_MAX) {
+				errno = ELOOP;
+				goto err;
+			}
+			/* the target, then what followed the link */
+			if ((size_t)len >= sizeof(target) ||
+			    len + strlen(p) + 1 > sizeof(rest))
+				goto too_long;
+			memmove(rest + len, p, strlen(p) + 1);
+			memcpy(rest, target, len);
+			p = rest;
+			start = *p == '/';
+			wlen -= n + (wlen > n + 1);	/* back to the link's dir */
+			walked[wlen] = '\0';
+			continue;
 		}
-		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC |
-			      (S_ISLNK(st.st_mode) ? 0 : O_NOFOLLOW));
+		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
 		close(fd);
 		fd = next;
+		if (fd < 0)
+			return -1;
 	}
+unsafe:
+	snprintf(bad, bad_size, "%s", walked);
+	errno = EPERM;
+	goto err;
+too_long:
+	errno = ENAMETOOLONG;
 err:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 

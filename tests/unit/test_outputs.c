@@ -727,6 +727,20 @@ static void test_cprof_dump(void)
 		  S_ISLNK(st.st_mode));
 	unlink(out);
 	unlink(fifo);
+	/*
+	 * root's symlink on the way, to a directory of root's inside the
+	 * user's (who could swap it for a symlink to /etc): refused
+	 */
+	snprintf(out, sizeof(out), "%s/via", secret_dir);
+	snprintf(fifo, sizeof(fifo), "%s/users", sticky_dir);
+	test_cond("-o through root's symlink into the user's directory: refused, one line",
+		  !mkdir(fifo, 0755) && !chown(fifo, NOBODY, NOBODY) &&
+		  !symlink(fifo, out) && run("mkdir '%s/sub'", fifo) == 0 &&
+		  run("%s -i '%s' -f folded --no-symbolize -o '%s/sub/x'", d,
+		      in, out) == 1 &&
+		  err_has("/users is a directory others may write"));
+	unlink(out);
+	run("rm -rf '%s'", fifo);
 	/* as /dev/stdin is */
 	snprintf(out, sizeof(out), "%s/stdin", secret_dir);
 	test_cond("-o a symlink to /proc/self/fd/0, read-only: refused, the link kept",
