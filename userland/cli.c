@@ -643,6 +643,9 @@ static int run_windows(struct resolve_opts *ropts)
 		fail("--every writes into -o %s: %s", esc(wo.dir), strerror(errno));
 		return 1;
 	}
+	/* users must not replace or read what root writes there */
+	if (atomicfile__check_dir(wo.dir))
+		return 1;
 	setup_signals(NULL);
 	wo.unw = load_tables_first(&stopped);
 	if (stopped || start_profile() < 0)

@@ -10,12 +10,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <hashtab.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +66,11 @@ static const char *extension(enum output_format f)
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int is_ours(const struct dirent *d, const char *ext)
 {
 	size_t n = strlen(d->d_name), e = strlen(ext);
@@ -76,40 +83,53 @@ static int is_ours(const struct dirent *d, const char *ext)
 	       d->d_name[6 + 15] == 'Z' && !strcmp(d->d_name + n - e, ext);
 }
 
-static const char *keep_ext;
-
-static int keep_filter(const struct dirent *d)
-{
-	return is_ours(d, keep_ext);
-}
-
-/* Remove the oldest of our files in dir beyond the newest keep. */
+/*
+ * Remove the oldest of our files in dir beyond the newest keep.  Ours:
+ * named so, regular, and this user's: in a directory others may write
+ * (sticky), files they put there under such names are neither counted
+ * nor removed, so they cannot make a window go as soon as it is written.
+ */
 static void rotate(const struct windows_opts *o)
 {
-	struct dirent **list;
-	char path[4096];
-	int n, i;
+	const char *ext = extension(o->out.format);
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
 
 	if (o->keep <= 0)
 		return;
-	keep_ext = extension(o->out.format);
-	n = scandir(o->dir, &list, keep_filter, alphasort);
-	if (n < 0) {
+	dp = opendir(o->dir);
+	if (!dp) {
 		warning("failed to list %s to keep %ld files: %s", esc(o->dir),
 			o->keep, strerror(errno));
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		if (i < n - o->keep) {
-			snprintf(path, sizeof(path), "%s/%s", o->dir,
-				 list[i]->d_name);
-			if (unlink(path) && errno != ENOENT)
-				warning("failed to remove %s: %s", esc(path),
-					strerror(errno));
+	while ((d = readdir(dp))) {
+		if (!is_ours(d, ext) ||
+		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (grow_array(&names, &cap, n + 1, sizeof(*names)) ||
+		    !(names[n] = strdup(d->d_name))) {
+			warning("failed to list %s to keep %ld files: %s",
+				esc(o->dir), o->keep, strerror(ENOMEM));
+			goto out;
 		}
-		free(list[i]);
+		n++;
 	}
-	free(list);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i + o->keep < n; i++)
+		if (unlinkat(dirfd(dp), names[i], 0) && errno != ENOENT)
+			warning("failed to remove %s/%s: %s", esc(o->dir), esc(names[i]),
+				strerror(errno));
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(dp);
 }
 
 /*
@@ -231,7 +251,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
 	else
-		out = atomicfile__open(path);
+		out = atomicfile__open_new(path);
 	if (out && w->o->tmp_path && atomicfile__tmp_path(out))
 		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
 			 atomicfile__tmp_path(out));
