@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # hang.sh: what run.sh does with a guest that stops answering, shown on
-# purpose (README, "Testing"): the heartbeat guest.sh runs (the bash at
+# purpose (tests/README.md): the heartbeat guest.sh runs (the bash at
 # SCHED_FIFO) is stopped, and CPU 0 stays in the kernel (reading
 # /dev/zero).  run.sh should stop the VM after CPROF_VM_HANG seconds and
 # fail this test, naming where CPU 0 was (read_zero or the clearing it
