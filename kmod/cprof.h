@@ -20,6 +20,15 @@
 #define CPROF_UNWIND_MB_MAX	4096
 /* bytes a stack copy: four times perf's default, for deep big frames */
 #define CPROF_USTACK_DEFAULT	CPROF_USTACK_MAX
+/*
+ * User accesses a tick or a recorded switch may make (struct
+ * cprof_uaccess): at most ~50 us of cold reads (docs/BENCHMARKS.md); the
+ * most is more than any event can take.
+ */
+#define CPROF_ACCESSES_DEFAULT	256
+#define CPROF_ACCESSES_MAX	4096
+/* frames a recorded switch walks, kernel and user each: runqueue locked */
+#define CPROF_OFFCPU_DEPTH_DEFAULT	32
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
@@ -34,6 +43,8 @@ struct cprof_settings {
 		u32 unwind_mb;		/* memory for unwind tables */
 		u32 ustack;		/* bytes a stack copy, 0: none */
 		u32 kind;		/* enum cprof_kind */
+		u32 accesses;		/* user accesses an event may make */
+		u32 offcpu_depth;	/* frames a recorded switch walks */
 		bool idle;
 		bool all_cpus;
 	);
@@ -75,6 +86,11 @@ struct cprof_cpu_stats {
 	u64 offcpu_full;	/* switches to record, no slot to time them */
 	u64 offcpu_ns_total;	/* time the hook took recording them */
 	u64 offcpu_ns_max;	/* the longest, runqueue locked */
+	u64 offcpu_accesses_max; /* the most user accesses one made */
+	u64 offcpu_budget_truncated; /* of them, walks cut for accesses */
+	u64 accesses_max;	/* the most user accesses one tick made */
+	u64 budget_truncated;	/* ticks whose walks ran out of accesses */
+	u64 budget_skipped;	/* stack copies, code records: none left */
 	u64 kernel_truncated;
 	u64 throttles;
 	u64 handler_ns_total;

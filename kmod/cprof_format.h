@@ -112,7 +112,8 @@ struct cprof_rec {
 /* cprof_sample.rec.flags */
 #define CPROF_SAMPLE_USER_MODE	(1u << 0)	/* tick interrupted user mode */
 #define CPROF_SAMPLE_KTHREAD	(1u << 1)	/* kernel thread: no user side */
-#define CPROF_SAMPLE_USER_TRUNC	(1u << 2)	/* user walk stopped at depth */
+/* user walk stopped at depth, or at the event's accesses (ctl) */
+#define CPROF_SAMPLE_USER_TRUNC	(1u << 2)
 #define CPROF_SAMPLE_USER_FAULT	(1u << 3)	/* user walk hit a bad frame */
 #define CPROF_SAMPLE_KERN_TRUNC	(1u << 4)	/* kernel walk stopped at depth */
 #define CPROF_SAMPLE_IDLE	(1u << 5)	/* the idle task */
@@ -212,7 +213,8 @@ struct cprof_pytrail {
 /* Why a Python walk ended (cprof_pytrail.status). */
 enum cprof_py_status {
 	CPROF_PY_COMPLETE	= 0,	/* at the thread's outermost frame */
-	CPROF_PY_DEPTH		= 1,	/* at the depth, or the record's room */
+	/* at the depth, the record's room or the tick's accesses (ctl) */
+	CPROF_PY_DEPTH		= 1,
 	/* a read failed: not resident, a bad pointer, the chain changing */
 	CPROF_PY_FAULT		= 2,
 	CPROF_PY_NOT_CODE	= 3,	/* a frame's code was no code object */
@@ -357,9 +359,10 @@ struct cprof_ustack {
  * the scheduler's sched_switch tracepoint, in the task's own context.  The
  * fields and ips[] are a sample's (struct cprof_sample, its flags
  * CPROF_SAMPLE_*; the kernel stack starts at the scheduler, the user stack
- * at the system call or the interrupted instruction); time_ns is when it
- * left.  Only some switches are recorded, each standing for every of them
- * (every >= 1: the module records one in every switches of that CPU,
+ * at the system call or the interrupted instruction; at most ctl's
+ * offcpu_depth frames each); time_ns is when it left.  Only some switches
+ * are recorded, each standing for every of them (every >= 1: the module
+ * records one in every switches of that CPU,
  * at random, more often than not 1; more to keep the scheduler's cost in
  * budget).  Its CPROF_REC_ONCPU, of the same tid and out_ns == time_ns,
  * comes when the task next runs, maybe on another CPU, so maybe before it

@@ -83,6 +83,12 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 		return cprof_parse_u32(val, 0, PID_MAX_LIMIT, &s->pid);
 	if (!strcmp(line, "budget"))
 		return cprof_parse_u32(val, 1, CPROF_BUDGET_MAX, &s->budget);
+	if (!strcmp(line, "accesses"))
+		return cprof_parse_u32(val, 1, CPROF_ACCESSES_MAX,
+				       &s->accesses);
+	if (!strcmp(line, "offcpu_depth"))
+		return cprof_parse_u32(val, 1, CPROF_MAX_DEPTH,
+				       &s->offcpu_depth);
 	if (!strcmp(line, "unwind_mb"))
 		return cprof_parse_u32(val, 0, CPROF_UNWIND_MB_MAX,
 				       &s->unwind_mb);
@@ -214,6 +220,8 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "unwind_mb=%u\n", s->unwind_mb);
 	seq_printf(m, "ustack=%u\n", s->ustack);
 	seq_printf(m, "kind=%s\n", cprof_kind_names[s->kind]);
+	seq_printf(m, "accesses=%u\n", s->accesses);
+	seq_printf(m, "offcpu_depth=%u\n", s->offcpu_depth);
 	mutex_unlock(&cprof_lock);
 }
 
@@ -243,17 +251,20 @@ struct cprof_session *cprof_ctl_begin_session(bool kernel_addrs)
  * @seconds: profile length; 0 until stopped
  * @depth: frames per stack, kernel and user each
  * @budget: handler time, % of a CPU
+ * @accesses: user accesses a tick or a recorded switch may make
  *
  * Context: module init.
  * Return: 0, -EINVAL for a value out of range, or -ENOMEM.
  */
-int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
+int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget,
+		   u32 accesses)
 {
 	struct cprof_settings *s = &cprof_set;
 
 	if (!freq || freq > CPROF_FREQ_MAX ||
 	    seconds > CPROF_SECONDS_MAX || !depth || depth > CPROF_MAX_DEPTH ||
-	    !budget || budget > CPROF_BUDGET_MAX)
+	    !budget || budget > CPROF_BUDGET_MAX ||
+	    !accesses || accesses > CPROF_ACCESSES_MAX)
 		return -EINVAL;
 	if (cprof_settings_alloc(s))
 		return -ENOMEM;
@@ -261,6 +272,8 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget)
 	s->seconds = seconds;
 	s->depth = depth;
 	s->budget = budget;
+	s->accesses = accesses;
+	s->offcpu_depth = CPROF_OFFCPU_DEPTH_DEFAULT;
 	s->unwind_mb = CPROF_UNWIND_MB_DEFAULT;
 	s->ustack = CPROF_USTACK_DEFAULT;
 	s->mode = CPROF_MODE_BOTH;

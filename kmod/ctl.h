@@ -7,7 +7,8 @@
 struct cprof_session;
 struct seq_file;
 
-int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget);
+int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget,
+		   u32 accesses);
 void cprof_ctl_exit(void);
 int cprof_ctl_apply(const char *text);
 void cprof_ctl_show(struct seq_file *m);

@@ -30,6 +30,10 @@ static uint budget = CPROF_BUDGET_DEFAULT;
 module_param(budget, uint, 0400);
 MODULE_PARM_DESC(budget, "max tick cost, % of a CPU (1-50, default 25)");
 
+static uint accesses = CPROF_ACCESSES_DEFAULT;
+module_param(accesses, uint, 0400);
+MODULE_PARM_DESC(accesses, "user memory accesses a tick or a recorded switch may make (1-4096, default 256)");
+
 static uint buffer_kb = 1024;
 module_param(buffer_kb, uint, 0400);
 MODULE_PARM_DESC(buffer_kb, "per-CPU buffer, KiB, power of two (64-65536, default 1024)");
@@ -45,7 +49,7 @@ static int __init cprof_init(void)
 	if (buffer_kb < 64 || buffer_kb > 65536 || !is_power_of_2(buffer_kb) ||
 	    !buffers_mb || buffers_mb > 65536)
 		return -EINVAL;
-	err = cprof_ctl_init(freq, seconds, depth, budget);
+	err = cprof_ctl_init(freq, seconds, depth, budget, accesses);
 	if (err)
 		return err;
 	err = cprof_maps_init();

@@ -34,9 +34,11 @@
  * the count of slots the arriving task's hash holds (the table only if
  * it holds some).  Recording one
  * costs a tick's walks, with the runqueue locked: on PREEMPT_RT a remote
- * wake-up may spin that long (at most depth user frames, each read
- * fault-free).  Each CPU records one switch in every (at random, so that
- * a periodic workload is not aliased), every starting at 1, doubling when
+ * wake-up may spin that long.  So they are shorter: at most ctl's
+ * offcpu_depth frames each (and depth), the user walk's reads at most ctl's
+ * accesses (struct cprof_uaccess), each read fault-free.  Each CPU
+ * records one switch in every (at random, so that a periodic workload is
+ * not aliased), every starting at 1, doubling when
  * the time spent recording passes a fifth of the profile's budget (% of a
  * CPU) over a window of at least CPROF_OFF_WINDOW_NS, halving when under a
  * twentieth; each record carries the every its countdown was drawn with:
@@ -86,6 +88,8 @@ struct cprof_off_cpu {
 	u64 full;		/* stats: no slot */
 	u64 ns_total;		/* stats: time spent recording */
 	u64 ns_max;		/* stats: the longest record */
+	u64 accesses_max;	/* stats: the most user accesses of one */
+	u64 budget_truncated;	/* stats: walks cut for want of accesses */
 };
 
 static DEFINE_PER_CPU(struct cprof_off_cpu, cprof_off_cpus);
@@ -266,14 +270,16 @@ static void cprof_off_out(const struct cprof_settings *set,
 	struct cprof_off_slot *slot;
 	struct cprof_offcpu *o;
 	struct pt_regs *uregs;
+	struct cprof_uaccess acc;
 	int nk = 0, nu = 0, mapped = 0;
+	u32 depth = min(set->depth, set->offcpu_depth);
 	u64 now = ktime_get_ns();
 	u16 flags = 0;
 	u32 size;
 	bool kick;
 
-	o = cprof_sample_reserve(sizeof(*o) + (2 * set->depth + 1) *
-				 sizeof(u64), now);
+	o = cprof_sample_reserve(sizeof(*o) + (2 * depth + 1) * sizeof(u64),
+				 now);
 	if (!o)
 		return;
 	/*
@@ -288,14 +294,19 @@ static void cprof_off_out(const struct cprof_settings *set,
 	}
 	WRITE_ONCE(slot->out_ns, now);
 	if (set->mode != CPROF_MODE_USER)
-		nk = cprof_unwind_kernel_here(o->ips, set->depth, &flags,
+		nk = cprof_unwind_kernel_here(o->ips, depth, &flags,
 					      (unsigned long)cprof_off_tp->iterator);
 	uregs = cprof_saved_user_regs(prev);
 	if (!uregs && prev->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
+	cprof_uaccess_start(&acc, set->accesses);
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, set->depth,
-				       &flags, NULL, NULL, &mapped);
+		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, depth,
+				       &flags, NULL, NULL, &mapped, &acc);
+	if (acc.spent)
+		oc->budget_truncated++;
+	if (acc.used > oc->accesses_max)
+		oc->accesses_max = acc.used;
 	o->time_ns = now;
 	o->pid = prev->tgid;
 	o->tid = prev->pid;
@@ -446,4 +457,6 @@ void cprof_offcpu_stats(int cpu, struct cprof_cpu_stats *st)
 	st->offcpu_full = READ_ONCE(oc->full);
 	st->offcpu_ns_total = READ_ONCE(oc->ns_total);
 	st->offcpu_ns_max = READ_ONCE(oc->ns_max);
+	st->offcpu_accesses_max = READ_ONCE(oc->accesses_max);
+	st->offcpu_budget_truncated = READ_ONCE(oc->budget_truncated);
 }

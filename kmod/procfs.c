@@ -95,6 +95,12 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->offcpu_full += c->offcpu_full;
 	sum->offcpu_ns_total += c->offcpu_ns_total;
 	sum->offcpu_ns_max = max(sum->offcpu_ns_max, c->offcpu_ns_max);
+	sum->offcpu_accesses_max = max(sum->offcpu_accesses_max,
+				       c->offcpu_accesses_max);
+	sum->offcpu_budget_truncated += c->offcpu_budget_truncated;
+	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
+	sum->budget_truncated += c->budget_truncated;
+	sum->budget_skipped += c->budget_skipped;
 	sum->kernel_truncated += c->kernel_truncated;
 	sum->throttles += c->throttles;
 	sum->handler_ns_total += c->handler_ns_total;
@@ -123,6 +129,14 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%soffcpu_full %llu\n", prefix, c->offcpu_full);
 	seq_printf(m, "%soffcpu_ns_total %llu\n", prefix, c->offcpu_ns_total);
 	seq_printf(m, "%soffcpu_ns_max %llu\n", prefix, c->offcpu_ns_max);
+	seq_printf(m, "%soffcpu_accesses_max %llu\n", prefix,
+		   c->offcpu_accesses_max);
+	seq_printf(m, "%soffcpu_budget_truncated %llu\n", prefix,
+		   c->offcpu_budget_truncated);
+	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
+	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
+		   c->budget_truncated);
+	seq_printf(m, "%sbudget_skipped %llu\n", prefix, c->budget_skipped);
 	seq_printf(m, "%skernel_truncated %llu\n", prefix,
 		   c->kernel_truncated);
 	seq_printf(m, "%sthrottles %llu\n", prefix, c->throttles);

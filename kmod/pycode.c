@@ -16,7 +16,9 @@
  * The reads are the tick's: of the interrupted task's memory, with page
  * faults disabled, at most CPROF_PYSTR_MAX bytes of each name and
  * CPROF_PYLINES_MAX of the line table; memory that is not resident gives a
- * shorter copy or none.  The module does not interpret the objects beyond
+ * shorter copy or none.  The tick makes a record only if its accesses
+ * left (struct cprof_uaccess) cover the most one takes, and counts a
+ * record it leaves out (budget_skipped).  The module does not interpret the objects beyond
  * the sizes of a str and of a bytes object: userland decodes them with
  * the interpreter's layout.
  */

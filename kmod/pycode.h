@@ -10,6 +10,15 @@
 /* Code objects named a tick, at most. */
 #define CPROF_PYCODE_PER_TICK	2
 
+/*
+ * The user accesses (struct cprof_uaccess) one record may take: three
+ * fields of the code, each str's length and state and its copy, the
+ * bytes' size and its copy.  A record is made only if they are left.
+ */
+#define CPROF_PYCODE_ACCESSES \
+	(3 + 2 * (2 + CPROF_UACCESS_COPY(CPROF_PYSTR_MAX)) + \
+	 1 + CPROF_UACCESS_COPY(CPROF_PYLINES_MAX))
+
 /* The largest CPROF_REC_PYCODE record. */
 #define CPROF_PYCODE_RECORD_MAX \
 	CPROF_ALIGN(sizeof(struct cprof_pycode) + 2 * CPROF_PYSTR_MAX + \

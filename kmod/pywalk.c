@@ -26,7 +26,9 @@
  * memory that is not resident, a pointer that lies or a chain that changes
  * under the walk ends it (the record says why), never faults.  Each frame
  * takes two user access windows (the frame's fields, the code's), the walk
- * at most the sample's depth of frames.
+ * at most the sample's depth of frames; each window is one of the tick's
+ * accesses (struct cprof_uaccess), and a walk that runs out of them ends
+ * as one at the depth.
  */
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -41,16 +43,18 @@
 #define CPROF_PY_INSTR_MAX	BIT(24)
 
 /* A pointer field: the word at @base + @off, if @base is not NULL. */
-static bool cprof_py_ptr(unsigned long base, u16 off, unsigned long *val)
+static bool cprof_py_ptr(struct cprof_uaccess *acc, unsigned long base,
+			 u16 off, unsigned long *val)
 {
-	return base && cprof_unwind_read_word(base + off, val);
+	return base && cprof_unwind_read_word(acc, base + off, val);
 }
 
 /*
  * The thread state of the thread whose tid is @tid into @found: 0, or
  * CPROF_PY_NO_THREAD (none found, or a list that could not be read).
  */
-static int cprof_py_thread(const struct cprof_upy *py, unsigned long runtime,
+static int cprof_py_thread(const struct cprof_upy *py,
+			   struct cprof_uaccess *acc, unsigned long runtime,
 			   unsigned long tid, unsigned long *found)
 {
 	unsigned long interp, ts = 0, gil, id;
@@ -58,28 +62,28 @@ static int cprof_py_thread(const struct cprof_upy *py, unsigned long runtime,
 
 	/* the GIL's holder: the thread running Python code */
 	if (py->tstate_current != CPROF_UPY_NONE) {
-		cprof_py_ptr(runtime, py->tstate_current, &ts);
+		cprof_py_ptr(acc, runtime, py->tstate_current, &ts);
 	} else if (py->interp_gil != CPROF_UPY_NONE &&
-		   cprof_py_ptr(runtime, py->interp_head, &interp) &&
-		   cprof_py_ptr(interp, py->interp_gil, &gil)) {
-		cprof_py_ptr(gil, py->gil_holder, &ts);
+		   cprof_py_ptr(acc, runtime, py->interp_head, &interp) &&
+		   cprof_py_ptr(acc, interp, py->interp_gil, &gil)) {
+		cprof_py_ptr(acc, gil, py->gil_holder, &ts);
 	}
-	if (cprof_py_ptr(ts, py->ts_native_tid, &id) && id == tid)
+	if (cprof_py_ptr(acc, ts, py->ts_native_tid, &id) && id == tid)
 		goto found;
-	if (!cprof_py_ptr(runtime, py->interp_head, &interp))
+	if (!cprof_py_ptr(acc, runtime, py->interp_head, &interp))
 		return CPROF_PY_NO_THREAD;
 	for (i = 0; interp && i < CPROF_PY_INTERPS; i++) {
-		if (!cprof_py_ptr(interp, py->threads_head, &ts))
+		if (!cprof_py_ptr(acc, interp, py->threads_head, &ts))
 			return CPROF_PY_NO_THREAD;
 		for (; ts && n < CPROF_PY_THREADS; n++) {
-			if (!cprof_py_ptr(ts, py->ts_native_tid, &id))
+			if (!cprof_py_ptr(acc, ts, py->ts_native_tid, &id))
 				return CPROF_PY_NO_THREAD;
 			if (id == tid)
 				goto found;
-			if (!cprof_py_ptr(ts, py->ts_next, &ts))
+			if (!cprof_py_ptr(acc, ts, py->ts_next, &ts))
 				return CPROF_PY_NO_THREAD;
 		}
-		if (!cprof_py_ptr(interp, py->interp_next, &interp))
+		if (!cprof_py_ptr(acc, interp, py->interp_next, &interp))
 			return CPROF_PY_NO_THREAD;
 	}
 	return CPROF_PY_NO_THREAD;
@@ -98,12 +102,13 @@ struct cprof_py_frame {
 };
 
 /* The frame at @at, its fields in one user access window. */
-static bool cprof_py_read_frame(const struct cprof_upy *py, unsigned long at,
+static bool cprof_py_read_frame(const struct cprof_upy *py,
+				struct cprof_uaccess *acc, unsigned long at,
 				unsigned long span, struct cprof_py_frame *f)
 {
 	const char __user *p = (const void __user *)at;
 
-	if (!at || !user_access_begin(p, span))
+	if (!at || !cprof_uaccess_take(acc, 1) || !user_access_begin(p, span))
 		return false;
 	unsafe_get_user(f->code, (const unsigned long __user *)(p + py->fr_code),
 			fault);
@@ -126,14 +131,15 @@ fault:
 }
 
 /* A code object's type and first line, in one user access window. */
-static bool cprof_py_read_code(const struct cprof_upy *py, unsigned long code,
+static bool cprof_py_read_code(const struct cprof_upy *py,
+			       struct cprof_uaccess *acc, unsigned long code,
 			       unsigned long *type, s32 *firstlineno)
 {
 	const char __user *p = (const void __user *)code;
 	unsigned long span = max_t(unsigned long, 2 * sizeof(long),
 				   py->code_firstlineno + sizeof(s32));
 
-	if (!user_access_begin(p, span))
+	if (!cprof_uaccess_take(acc, 1) || !user_access_begin(p, span))
 		return false;
 	unsafe_get_user(*type, (const unsigned long __user *)(p + sizeof(long)),
 			fault);
@@ -160,15 +166,16 @@ static unsigned long cprof_py_frame_span(const struct cprof_upy *py)
 }
 
 /* The thread's innermost frame into @frame (0: none); false: unreadable. */
-static bool cprof_py_first_frame(const struct cprof_upy *py, unsigned long ts,
+static bool cprof_py_first_frame(const struct cprof_upy *py,
+				 struct cprof_uaccess *acc, unsigned long ts,
 				 unsigned long *frame)
 {
 	unsigned long cframe;
 
 	if (py->ts_frame != CPROF_UPY_NONE)
-		return cprof_py_ptr(ts, py->ts_frame, frame);
-	return cprof_py_ptr(ts, py->ts_cframe, &cframe) &&
-	       cprof_py_ptr(cframe, py->cframe_current, frame);
+		return cprof_py_ptr(acc, ts, py->ts_frame, frame);
+	return cprof_py_ptr(acc, ts, py->ts_cframe, &cframe) &&
+	       cprof_py_ptr(acc, cframe, py->cframe_current, frame);
 }
 
 /*
@@ -178,6 +185,7 @@ static bool cprof_py_first_frame(const struct cprof_upy *py, unsigned long ts,
  * 3.11's is_entry marks a frame itself.
  */
 static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
+					   struct cprof_uaccess *acc,
 					   unsigned long base,
 					   unsigned long at,
 					   struct cprof_pytrail *t, int max)
@@ -193,7 +201,7 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
 	for (steps = 0; at; at = f.previous) {
 		if (steps++ == 2 * max)
 			return CPROF_PY_DEPTH;
-		if (!cprof_py_read_frame(py, at, span, &f) ||
+		if (!cprof_py_read_frame(py, acc, at, span, &f) ||
 		    f.previous == at)
 			return CPROF_PY_FAULT;
 		if (py->fr_is_entry == CPROF_UPY_NONE &&
@@ -206,7 +214,7 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
 		if (t->nr == max)
 			return CPROF_PY_DEPTH;
 		if (f.code & (sizeof(long) - 1) ||
-		    !cprof_py_read_code(py, f.code, &type, &first))
+		    !cprof_py_read_code(py, acc, f.code, &type, &first))
 			return CPROF_PY_FAULT;
 		if (type != code_type)
 			return CPROF_PY_NOT_CODE;
@@ -229,6 +237,8 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
  * @h: from the user walk: the interpreter's layout, @h->found set
  * @t: where the record goes: its header and frame[]
  * @max: room in @t->frame[]
+ * @acc: the tick's user accesses, each read taking one: a walk that runs
+ *	out of them ends CPROF_PY_DEPTH
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
@@ -236,7 +246,7 @@ static enum cprof_py_status cprof_py_chain(const struct cprof_upy *py,
  * Return: the number of frames written, also in @t->nr.
  */
 int cprof_pywalk(struct task_struct *tsk, const struct cprof_pyhint *h,
-		 struct cprof_pytrail *t, int max)
+		 struct cprof_pytrail *t, int max, struct cprof_uaccess *acc)
 {
 	const struct cprof_upy *py = &h->py;
 	unsigned long ts = 0, frame;
@@ -246,12 +256,15 @@ int cprof_pywalk(struct task_struct *tsk, const struct cprof_pyhint *h,
 		.text = h->text,
 	};
 	pagefault_disable();
-	t->status = cprof_py_thread(py, h->base + py->runtime,
+	t->status = cprof_py_thread(py, acc, h->base + py->runtime,
 				    task_pid_vnr(tsk), &ts);
 	if (!t->status)
-		t->status = cprof_py_first_frame(py, ts, &frame) ?
-			    cprof_py_chain(py, h->base, frame, t, max) :
+		t->status = cprof_py_first_frame(py, acc, ts, &frame) ?
+			    cprof_py_chain(py, acc, h->base, frame, t, max) :
 			    CPROF_PY_FAULT;
 	pagefault_enable();
+	/* a read refused, not failed: cut short, as at the depth */
+	if (t->status != CPROF_PY_COMPLETE && cprof_uaccess_spent(acc))
+		t->status = CPROF_PY_DEPTH;
 	return t->nr;
 }

@@ -9,6 +9,6 @@ struct task_struct;
 
 /* The Python frames of the interrupted thread: pywalk.c. */
 int cprof_pywalk(struct task_struct *tsk, const struct cprof_pyhint *h,
-		 struct cprof_pytrail *t, int max);
+		 struct cprof_pytrail *t, int max, struct cprof_uaccess *acc);
 
 #endif /* CPROF_PYWALK_H */

@@ -22,6 +22,13 @@
  * disabled elsewhere, a vCPU not running), the exit and re-arm after it as
  * costing that much again.
  *
+ * Hard bound: the budget bounds the average; one tick's user memory reads
+ * are bounded by ctl's accesses (struct cprof_uaccess), taken by the
+ * walks in order (C frames, Python frames), then by the stack copy and the
+ * code records, each made only if what it may take is left: a walk cut
+ * there is flagged truncated as at the depth, a copy or record left out is
+ * counted (budget_skipped), never made shorter.
+ *
  * The scheduler's hook (offcpu.c) writes into the same rings, on its own
  * CPU with interrupts disabled, through cprof_sample_reserve() and
  * cprof_sample_commit(): a ring still has one producer at a time.  A
@@ -209,7 +216,8 @@ static void cprof_put_ustack(struct cprof_cpu *pc, const struct cprof_ucopy *c,
 static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 			       const struct cprof_pyhint *py,
 			       struct cprof_pytrail *t, u32 room,
-			       struct cprof_pyneed *need)
+			       struct cprof_pyneed *need,
+			       struct cprof_uaccess *acc)
 {
 	int max, n;
 
@@ -217,7 +225,7 @@ static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 		return 0;
 	max = min_t(u32, cprof_tick_set->depth,
 		    (room - sizeof(*t)) / sizeof(t->frame[0]));
-	n = cprof_pywalk(tsk, py, t, max);
+	n = cprof_pywalk(tsk, py, t, max, acc);
 	pc->stats.python_walks++;
 	pc->stats.python_frames += n;
 	if (t->status != CPROF_PY_COMPLETE)
@@ -229,10 +237,12 @@ static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 /*
  * The records naming the code objects of a sample's Python frames that
  * this CPU has not named in the stream yet, after the sample; a code whose
- * record finds no room is named by a later tick.
+ * record finds no room, or too few of the tick's accesses left, is named
+ * by a later tick.
  */
 static void cprof_put_pycodes(struct cprof_cpu *pc,
-			      const struct cprof_pyneed *need, u64 now)
+			      const struct cprof_pyneed *need, u64 now,
+			      struct cprof_uaccess *acc)
 {
 	struct cprof_pycode *rec;
 	u32 size;
@@ -242,6 +252,10 @@ static void cprof_put_pycodes(struct cprof_cpu *pc,
 		/* the samples keep half the ring */
 		if (cprof_ring_half_full(&pc->ring))
 			return;
+		if (!cprof_uaccess_take(acc, CPROF_PYCODE_ACCESSES)) {
+			pc->stats.budget_skipped += need->nr - i;
+			return;
+		}
 		rec = cprof_ring_reserve(&pc->ring, CPROF_PYCODE_RECORD_MAX);
 		if (!rec)
 			return;
@@ -268,6 +282,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	struct cprof_ucopy copy __uninitialized;
 	struct cprof_pyhint py __uninitialized;
 	struct cprof_pyneed need __uninitialized;
+	struct cprof_uaccess acc;
 	struct pt_regs *uregs;
 	struct cprof_sample *s;
 	u32 size, room;
@@ -279,6 +294,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	copy.always = false;
 	py.found = false;
 	need.nr = 0;
+	cprof_uaccess_start(&acc, set->accesses);
 	if (!regs)
 		return;
 	if (is_idle_task(tsk)) {
@@ -313,7 +329,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
 				       set->depth, &flags,
 				       cprof_profile_ustack ? &copy : NULL, &py,
-				       &mapped);
+				       &mapped, &acc);
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;
@@ -328,14 +344,24 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	size = sizeof(*s) + (nk + nu + 1) * sizeof(u64);
 	if (nu && py.found)
 		size += cprof_sample_python(pc, tsk, &py, (void *)s + size,
-					    room - size, &need);
-	/* Flagged only if its copy will follow: the ring keeps half for samples. */
+					    room - size, &need, &acc);
+	if (acc.spent)
+		pc->stats.budget_truncated++;
+	/*
+	 * Flagged only if its copy will follow: the ring keeps half for
+	 * samples, and the copy is whole or none.
+	 */
 	if (flags & CPROF_SAMPLE_USTACK &&
 	    !cprof_ring_fits_next(&pc->ring, size,
 				  sizeof(struct cprof_ustack) +
 				  cprof_profile_ustack)) {
 		flags &= ~CPROF_SAMPLE_USTACK;
 		pc->stats.ustack_skipped++;
+	} else if (flags & CPROF_SAMPLE_USTACK &&
+		   !cprof_uaccess_take(&acc,
+				       CPROF_UACCESS_COPY(cprof_profile_ustack))) {
+		flags &= ~CPROF_SAMPLE_USTACK;
+		pc->stats.budget_skipped++;
 	}
 	cprof_ring_commit(&pc->ring, CPROF_REC_SAMPLE, flags, size);
 
@@ -366,7 +392,9 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	/* Last: its reservation ends s's being ours. */
 	if (flags & CPROF_SAMPLE_USTACK)
 		cprof_put_ustack(pc, &copy, s, cprof_profile_ustack);
-	cprof_put_pycodes(pc, &need, now);
+	cprof_put_pycodes(pc, &need, now, &acc);
+	if (acc.used > pc->stats.accesses_max)
+		pc->stats.accesses_max = acc.used;
 }
 
 /*

@@ -154,7 +154,7 @@ static void cprof_snap_running(void *arg)
 		nu = cprof_unwind_user(current, uregs, uregs != regs,
 				       t->ips + nk, set->depth, &lk->flags,
 				       set->ustack ? &lk->copy : NULL, NULL,
-				       NULL);
+				       NULL, NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
 	t->cpu = smp_processor_id();
@@ -208,7 +208,7 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 		nu = cprof_unwind_user(tsk, &lk->uregs, true, t->ips + nk,
 				       set->depth, &lk->flags,
 				       set->ustack ? &lk->copy : NULL, NULL,
-				       NULL);
+				       NULL, NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
 	t->cpu = task_cpu(tsk);

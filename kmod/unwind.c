@@ -23,7 +23,9 @@
  * a stack that lies gives a wrong or short stack, never a fault.  Each frame
  * record is two loads in one user access window, as perf's own walker reads
  * them, and each other word one load: copy_from_user_nofault() costs a call,
- * its checks and a string copy each time.  The page tables loaded in a hard
+ * its checks and a string copy each time.  Each such read takes one of the
+ * event's user accesses (struct cprof_uaccess): a walk refused one stops
+ * there, truncated as at the depth.  The page tables loaded in a hard
  * interrupt are current's own (context switches change them with interrupts
  * off), which copy_from_user_nofault() has to check for NMIs; the one window
  * where they are not (exec replacing the mm) reads the old address space's
@@ -238,12 +240,13 @@ struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 }
 
 /* cprof_unwind_read_word(), inline in the walk: a word of most frames */
-static __always_inline bool cprof_read_word(unsigned long addr,
+static __always_inline bool cprof_read_word(struct cprof_uaccess *acc,
+					    unsigned long addr,
 					    unsigned long *val)
 {
 	const unsigned long __user *p = (const void __user *)addr;
 
-	if (!user_access_begin(p, sizeof(*p)))
+	if (!cprof_uaccess_take(acc, 1) || !user_access_begin(p, sizeof(*p)))
 		return false;
 	unsafe_get_user(*val, p, fault);
 	user_access_end();
@@ -255,30 +258,33 @@ fault:
 
 /**
  * cprof_unwind_read_word() - one word of current's user memory
+ * @acc: the event's accesses, one taken; NULL: no bound
  * @addr: its address
  * @val: where it goes
  *
  * Context: page faults disabled (the tick's walks).
  * Return: false if it could not be read (not a user address, not
- * resident).
+ * resident, @acc spent).
  */
-bool cprof_unwind_read_word(unsigned long addr, unsigned long *val)
+bool cprof_unwind_read_word(struct cprof_uaccess *acc, unsigned long addr,
+			    unsigned long *val)
 {
-	return cprof_read_word(addr, val);
+	return cprof_read_word(acc, addr, val);
 }
 
 /*
  * The user words at @a and @b in one user access window; the caller has
  * page faults disabled.  Both or neither.
  */
-static bool cprof_read_words(unsigned long a, unsigned long *va,
+static bool cprof_read_words(struct cprof_uaccess *acc,
+			     unsigned long a, unsigned long *va,
 			     unsigned long b, unsigned long *vb)
 {
 	unsigned long lo = min(a, b), hi = max(a, b);
 	const unsigned long __user *pa = (const void __user *)a;
 	const unsigned long __user *pb = (const void __user *)b;
 
-	if (hi - lo > ULONG_MAX - sizeof(long) ||
+	if (hi - lo > ULONG_MAX - sizeof(long) || !cprof_uaccess_take(acc, 1) ||
 	    !user_access_begin((const void __user *)lo, hi - lo + sizeof(long)))
 		return false;
 	unsafe_get_user(*va, pa, fault);
@@ -366,6 +372,7 @@ struct cprof_uframe {
 	unsigned long fp;
 	unsigned long base;		/* the interrupted stack pointer */
 	struct cprof_ufiles *files;
+	struct cprof_uaccess *acc;	/* every read takes one */
 };
 
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
@@ -415,9 +422,9 @@ static bool cprof_syscall_caller(struct task_struct *tsk,
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
-	if (!cprof_read_word(f->sp, &cand) ||
+	if (!cprof_read_word(f->acc, f->sp, &cand) ||
 	    !cprof_maps_exec_addr(tsk, cand) ||
-	    !cprof_read_word(cand - sizeof(before), &before))
+	    !cprof_read_word(f->acc, cand - sizeof(before), &before))
 		return false;
 	/* b[7] is the byte just before the return address */
 	memcpy(b, &before, sizeof(b));
@@ -441,7 +448,7 @@ static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
 	if (addr + CPROF_USTACK_REDZONE - f->base >
 	    CPROF_USTACK_SPAN + CPROF_USTACK_REDZONE - sizeof(long))
 		return false;
-	return cprof_read_word(addr, val);
+	return cprof_read_word(f->acc, addr, val);
 }
 
 /*
@@ -556,14 +563,14 @@ static enum cprof_step cprof_table_step(const struct cprof_urow *row,
 		return CPROF_STEP_BAD;
 	/* The caller's rbp saved beside the return address: both at once. */
 	if (row->fp_rule == CPROF_FP_AT) {
-		if (!cprof_read_words(cfa + row->fp_off, &fp,
+		if (!cprof_read_words(f->acc, cfa + row->fp_off, &fp,
 				      cfa - sizeof(long), &f->ip))
 			return CPROF_STEP_BAD;
 	} else {
 		if (row->fp_rule == CPROF_FP_AT_FP &&
 		    !cprof_read_stack(f, f->fp + row->fp_off, &fp))
 			return CPROF_STEP_BAD;
-		if (!cprof_read_word(cfa - sizeof(long), &f->ip))
+		if (!cprof_read_word(f->acc, cfa - sizeof(long), &f->ip))
 			return CPROF_STEP_BAD;
 	}
 	f->sp = cfa;
@@ -577,11 +584,12 @@ struct cprof_user_frame {
 };
 
 /* One frame record at @fp; the caller has page faults disabled. */
-static bool cprof_read_frame(unsigned long fp, struct cprof_user_frame *frame)
+static bool cprof_read_frame(struct cprof_uaccess *acc, unsigned long fp,
+			     struct cprof_user_frame *frame)
 {
 	const struct cprof_user_frame __user *uf = (const void __user *)fp;
 
-	if (!user_access_begin(uf, sizeof(*uf)))
+	if (!cprof_uaccess_take(acc, 1) || !user_access_begin(uf, sizeof(*uf)))
 		return false;
 	unsafe_get_user(frame->next_fp, &uf->next_fp, fault);
 	unsafe_get_user(frame->ret, &uf->ret, fault);
@@ -600,7 +608,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
 	if (!f->fp)
 		return CPROF_STEP_END;
 	if (f->fp < f->sp || f->fp & (sizeof(long) - 1) ||
-	    !cprof_read_frame(f->fp, &frame))
+	    !cprof_read_frame(f->acc, f->fp, &frame))
 		return CPROF_STEP_BAD;
 	f->ip = frame.ret;
 	f->sp = f->fp + sizeof(frame);
@@ -753,12 +761,21 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 	}
 }
 
-/* To the next frame; or done, flagged if the walk ended on a bad frame. */
+/*
+ * To the next frame; or done, flagged if the walk ended on a bad frame, or
+ * truncated if it ran out of accesses (a read refused: the step's other
+ * ways read too, and are refused as well).
+ */
 static void cprof_uwalk_next(struct cprof_uwalk *w)
 {
 	enum cprof_step step;
 
 	step = w->leaf_only ? CPROF_STEP_END : cprof_uwalk_step(w);
+	if (cprof_uaccess_spent(w->f.acc)) {
+		*w->flags |= CPROF_SAMPLE_USER_TRUNC;
+		w->done = true;
+		return;
+	}
 	if (step == CPROF_STEP_END || (step == CPROF_STEP_OK && !w->f.ip)) {
 		w->done = true;
 		return;
@@ -836,7 +853,8 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 			      struct pt_regs *uregs, bool entry, u16 *flags,
 			      struct cprof_ucopy *copy,
-			      struct cprof_pyhint *py)
+			      struct cprof_pyhint *py,
+			      struct cprof_uaccess *acc)
 {
 	unsigned int hints;
 
@@ -850,6 +868,7 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	w->f.sp = uregs->sp;
 	w->f.fp = uregs->bp;
 	w->f.base = uregs->sp;
+	w->f.acc = acc;
 	w->tsk = tsk;
 	w->flags = flags;
 	w->first = true;
@@ -901,6 +920,9 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
  * @mapped: set to how many of the first frames the walk found in mappings
  *	maps.c emitted (cprof_maps_note() need not check them again); NULL:
  *	not wanted
+ * @acc: the event's user accesses, each read taking one; when they run
+ *	out the walk stops there, CPROF_SAMPLE_USER_TRUNC (as at @max); NULL:
+ *	no bound
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
@@ -912,7 +934,7 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
 		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
-		      int *mapped)
+		      int *mapped, struct cprof_uaccess *acc)
 {
 	/* set up by cprof_uwalk_start(), which leaves own be */
 	struct cprof_uwalk w __uninitialized;
@@ -922,7 +944,7 @@ int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		py->found = false;
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py);
+	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py, acc);
 	     !w.done;
 	     cprof_uwalk_next(&w)) {
 		if (n == max) {

@@ -2,6 +2,7 @@
 #ifndef CPROF_UNWIND_H
 #define CPROF_UNWIND_H
 
+#include <linux/kernel.h>
 #include <linux/types.h>
 
 #include "cprof_format.h"
@@ -37,6 +38,53 @@ struct cprof_pyhint {
 	struct cprof_upy py;
 };
 
+/*
+ * The user memory one event (a tick, a recorded switch) may still read.
+ * Every user access of its walks is taken from it, and its stack copy and
+ * code records are made only if what they may take is left: the event's
+ * time with interrupts disabled has a bound whatever the user's memory
+ * holds.  An access is one user access window (a word, a frame record, a
+ * Python frame's fields, a code object's) or CPROF_UACCESS_BYTES bytes of
+ * a copy.  NULL: no bound (a thread snapshot, in process context).
+ */
+struct cprof_uaccess {
+	u32 left;
+	u32 used;
+	bool spent;		/* some access was refused */
+};
+
+#define CPROF_UACCESS_BYTES	512
+
+static inline void cprof_uaccess_start(struct cprof_uaccess *a, u32 max)
+{
+	a->left = max;
+	a->used = 0;
+	a->spent = false;
+}
+
+/* Take @n accesses of @a; false, none taken and @a spent, if fewer are left. */
+static inline bool cprof_uaccess_take(struct cprof_uaccess *a, u32 n)
+{
+	if (!a)
+		return true;
+	if (a->left < n) {
+		a->spent = true;
+		return false;
+	}
+	a->left -= n;
+	a->used += n;
+	return true;
+}
+
+static inline bool cprof_uaccess_spent(const struct cprof_uaccess *a)
+{
+	return a && a->spent;
+}
+
+/* What a copy of at most @size bytes takes: its pieces, one more for a page's end. */
+#define CPROF_UACCESS_COPY(size) \
+	(DIV_ROUND_UP(size, CPROF_UACCESS_BYTES) + 1)
+
 /* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
 #define CPROF_SKIP_SPAN		256
 
@@ -50,11 +98,12 @@ struct pt_regs *cprof_unwind_irq_regs(void);
 int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
 		      bool entry, u64 *ips, int max, u16 *flags,
 		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
-		      int *mapped);
+		      int *mapped, struct cprof_uaccess *acc);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk);
-bool cprof_unwind_read_word(unsigned long addr, unsigned long *val);
+bool cprof_unwind_read_word(struct cprof_uaccess *acc, unsigned long addr,
+			    unsigned long *val);
 
 #endif /* CPROF_UNWIND_H */

@@ -30,6 +30,7 @@ struct stack_ent {
 	int user_mode;
 	uint16_t nr_py;
 	bool py_whole;
+	bool truncated;
 	const uint64_t *ips;	/* points at ips_store, or at a record for lookups */
 	const struct cprof_pyframe *py;	/* the same, after the ips */
 	uint64_t ips_store[];
@@ -131,6 +132,7 @@ static int stack_eq(const void *a, const void *b)
 	return x->hash == y->hash && x->nr_kernel == y->nr_kernel &&
 	       x->nr_user == y->nr_user && x->user_mode == y->user_mode &&
 	       x->nr_py == y->nr_py && x->py_whole == y->py_whole &&
+	       x->truncated == y->truncated &&
 	       !memcmp(x->ips, y->ips,
 		       sizeof(x->ips[0]) * (x->nr_kernel + x->nr_user)) &&
 	       (!x->nr_py ||
@@ -319,6 +321,9 @@ static int profile__intern_stack(struct profile *p,
 	/* the mode only matters for the user part's first frame */
 	if (!key.nr_user)
 		key.user_mode = 0;
+	key.truncated = (smp->flags & (CPROF_SAMPLE_USER_TRUNC |
+				       CPROF_SAMPLE_KERN_TRUNC)) ||
+			(smp->py && smp->py->status == CPROF_PY_DEPTH);
 	if (smp->py && smp->py->nr) {
 		key.nr_py = smp->py->nr;
 		key.py = smp->py->frame;
@@ -329,7 +334,8 @@ static int profile__intern_stack(struct profile *p,
 	key.hash = iterative_hash(smp->ips, nr * sizeof(smp->ips[0]),
 				  key.nr_kernel | key.nr_user << 8 |
 				  (hashval_t)key.user_mode << 16 |
-				  (hashval_t)key.py_whole << 17);
+				  (hashval_t)key.py_whole << 17 |
+				  (hashval_t)key.truncated << 18);
 	if (key.nr_py)
 		key.hash = iterative_hash(key.py, key.nr_py * sizeof(key.py[0]),
 					  key.hash);
@@ -1192,6 +1198,7 @@ void profile__stack(const struct profile *p, uint32_t id, struct prof_stack *st)
 	st->py = e->py;
 	st->nr_py = e->nr_py;
 	st->py_whole = e->py_whole;
+	st->truncated = e->truncated;
 }
 
 const struct cprof_mmap *profile__find_mmap(const struct profile *p,

@@ -42,6 +42,12 @@ struct prof_stack {
 	 * at the depth nor stopped by a bad frame).
 	 */
 	bool py_whole;
+	/*
+	 * A walk stopped short of the thread's outermost frame: at the depth
+	 * or at the module's per-event access budget (the kernel or the user
+	 * walk flagged truncated, or the Python walk CPROF_PY_DEPTH).
+	 */
+	bool truncated;
 };
 
 /* One aggregation key and its totals. */

@@ -888,7 +888,36 @@ static int resolver__state(struct resolver *rs, unsigned int off_state,
 	return resolver__string(rs, names[off_state - 1], str);
 }
 
-/* One sample per aggregation key: kernel frames, then user frames. */
+/*
+ * A location of its own for a frame no address stands for (lost samples,
+ * a truncated stack's outermost), named @name; @tag (1, 2, ...) makes its
+ * key unlike any real user location's and any other such frame's.  Its
+ * index + 1 in *id.  0 ok, -1 ENOMEM.
+ */
+static int resolver__synthetic(struct resolver *rs, const char *name,
+			       uint64_t tag, uint32_t *id)
+{
+	struct ent key = { .kind = KEY_ULOC, .k = { 0, 0, tag } };
+	uint32_t func;
+	void **slot;
+
+	slot = resolver__find(rs, &key, id);
+	if (!slot)
+		return -1;
+	if (*id)
+		return 0;
+	if (resolver__function(rs, name, NULL, NULL, 0, &func) ||
+	    resolver__add_location(rs, slot, &key, 0, 0, id) ||
+	    resolver__push_line(rs, func, 0))
+		return -1;
+	rs->r->locations[*id - 1].nr_lines = 1;
+	return 0;
+}
+
+/*
+ * One sample per aggregation key: kernel frames, then user frames, then a
+ * "[truncated]" frame if a walk stopped short (never shown as complete).
+ */
 static int resolver__samples(struct resolver *rs)
 {
 	const struct profile *p = rs->p;
@@ -927,6 +956,10 @@ static int resolver__samples(struct resolver *rs)
 		}
 		if (st.nr_py && resolver__user_python(rs, ps, &st))
 			return -1;
+		if (st.truncated &&
+		    (resolver__synthetic(rs, TRUNCATED_FUNCTION_NAME, 2, &id) ||
+		     resolver__push_loc(rs, id)))
+			return -1;
 		s.nr_locs = rs->r->nr_loc_ids - s.loc;
 		if (resolver__cgroup(rs, ps->cgroup, &s.cgroup) ||
 		    resolver__state(rs, ps->off_state, &s.state) ||
@@ -948,12 +981,9 @@ static int resolver__lost(struct resolver *rs)
 	const struct cprof_header *h = profile__header(p);
 	const struct cprof_end *end = profile__end(p);
 	struct res_sample s = { .pid = -1, .tid = -1, .nr_locs = 1 };
-	/* k[2] = 1: unlike any real user location */
-	struct ent key = { .kind = KEY_ULOC, .k = { 0, 0, 1 } };
 	uint64_t sum, other, nanos;
-	uint32_t func, loc = 0;
+	uint32_t loc = 0;
 	unsigned int cpu;
-	void **slot;
 
 	sum = profile__lost_total(p, &other);
 	if (end && end->lost > sum)
@@ -961,13 +991,8 @@ static int resolver__lost(struct resolver *rs)
 	rs->r->lost = sum;
 	if (!sum)
 		return 0;
-	if (resolver__function(rs, LOST_FUNCTION_NAME, NULL, NULL, 0, &func))
+	if (resolver__synthetic(rs, LOST_FUNCTION_NAME, 1, &loc))
 		return -1;
-	slot = resolver__find(rs, &key, &loc);
-	if (!slot || resolver__add_location(rs, slot, &key, 0, 0, &loc) ||
-	    resolver__push_line(rs, func, 0))
-		return -1;
-	rs->r->locations[loc - 1].nr_lines = 1;
 
 	sum = 0;
 	for (cpu = 0; cpu < h->nr_cpu_ids; cpu++) {

@@ -44,6 +44,8 @@
 /* Anonymous executable memory (the stream's "[anon]"): JIT code. */
 #define JIT_MAPPING_NAME	"[jit]"
 #define LOST_FUNCTION_NAME	"[lost samples]"
+/* The outermost frame of a stack whose walk stopped short (prof_stack). */
+#define TRUNCATED_FUNCTION_NAME	"[truncated]"
 /* The interpreter loop whose calls the Python frames are spliced into. */
 #define PY_EVAL_FUNCTION	"_PyEval_EvalFrameDefault"
 

@@ -283,6 +283,51 @@ static void test_missing_binary(const struct userfix *fx, const char *ks,
 		perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/*
+ * A walk the module stopped short (the user walk at the depth or the
+ * access budget, the kernel walk at the depth): the stack is shown with a
+ * "[truncated]" frame at its root, never as a complete one; the same
+ * stack complete has none.
+ */
+static void test_truncated(const struct userfix *fx, const char *ks,
+			   const char *mods)
+{
+	struct cprof_header h = sb_default_header();
+	const char *in = tmp_path("trunc.bin");
+	uint64_t uips[3] = { fx->ips[0] - 1, fx->ips[1], fx->ips[2] };
+	char *out;
+	struct sb b;
+	int rc;
+
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, PID, fx->start[0], fx->end[0], fx->pgoff[0], fx->path,
+		NULL, 0);
+	if (fx->start[2] != fx->start[0])
+		sb_mmap(&b, 1, PID, fx->start[2], fx->end[2], fx->pgoff[2],
+			fx->path, NULL, 0);
+	sb_sample(&b, 10, PID, PID, 0, "whole", CPROF_SAMPLE_USER_MODE, 0,
+		  NULL, 3, uips);
+	sb_sample(&b, 20, PID, PID, 0, "cut", CPROF_SAMPLE_USER_MODE |
+		  CPROF_SAMPLE_USER_TRUNC, 0, NULL, 2, uips);
+	sb_sample(&b, 30, PID, PID, 1, "kcut", CPROF_SAMPLE_KERN_TRUNC, 3,
+		  kips, 3, fx->ips);
+	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
+	test_cond("write the truncated stacks' stream", !sb_write(&b, in, b.len));
+	sb_free(&b);
+	rc = run("%s -i '%s' -f folded --kallsyms '%s' --modules '%s'",
+		 cprof_dump(), in, ks, mods);
+	out = slurp(tmp_path("out.txt"), NULL);
+	test_condf(rc == 0 && out &&
+		   strstr(out, "whole;main;mid_fn;inl_fn;leaf_fn 1\n"),
+		   "a whole stack: no [truncated] frame");
+	test_condf(out && strstr(out, "cut;[truncated];mid_fn;inl_fn;leaf_fn 1\n"),
+		   "a user walk cut short: [truncated] at its root");
+	test_condf(out && strstr(out, "kcut;[truncated];main;mid_fn;inl_fn;leaf_fn;"),
+		   "a kernel walk cut short: [truncated] at its root");
+	free(out);
+}
+
 int main(void)
 {
 	const char *ks = tmp_path("kallsyms"), *mods = tmp_path("modules");
@@ -302,5 +347,6 @@ int main(void)
 	test_text_formats(ks, mods, in);
 	test_wrong_boot(&fx, ks, mods);
 	test_missing_binary(&fx, ks, mods);
+	test_truncated(&fx, ks, mods);
 	return test_report();
 }

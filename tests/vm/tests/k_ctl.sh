@@ -36,6 +36,7 @@ bad_writes=(
 	"depth=128" "depth=0" "seconds=-1" "seconds=86401" "mode=fast" "mode="
 	"idle=2" "idle=yes" "cpus=" "cpus=9999" "cpus=0-" "cpus=a" "pid=-5"
 	"pid=4194305" "budget=101" "unwind_mb=4097" "unwind_mb=-1"
+	"accesses=0" "accesses=4097" "offcpu_depth=0" "offcpu_depth=128"
 	"ustack=32776" "ustack=12" "ustack=-8" "kind=off" "kind=" "kind=CPU" "kind=thread" "$long" $'freq=50\nbogus=1' $'freq=50\n\nseconds=5'
 	$'freq=50\nfreq=0' "$big" "stop=0" "stop=yes" $'stop=1\nfreq=50'
 )
@@ -65,16 +66,16 @@ done
 echo "$((${#bad_writes[@]} - 1)) bad writes + 1 at an offset rejected, settings unchanged"
 
 # Good writes, with and without the final newline.
-r=$(write $'freq=123\nseconds=2\ndepth=10\ncpus=0\nmode=user\nidle=1\nbudget=50\npid=1\nunwind_mb=16\nustack=4096\nkind=wall\n')
+r=$(write $'freq=123\nseconds=2\ndepth=10\ncpus=0\nmode=user\nidle=1\nbudget=50\npid=1\nunwind_mb=16\nustack=4096\nkind=wall\naccesses=4096\noffcpu_depth=1\n')
 [[ $r == ok* ]] || fail "good write rejected: $r"
 r=$(write "cpus=0-1")
 [[ $r == ok* ]] || fail "good write without newline rejected: $r"
-want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget=50\nunwind_mb=16\nustack=4096\nkind=wall'
+want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget=50\nunwind_mb=16\nustack=4096\nkind=wall\naccesses=4096\noffcpu_depth=1'
 [[ $(cat /proc/cprof/ctl) == "$want" ]] || fail "settings read back as: $(cat /proc/cprof/ctl)"
 r=$(write "kind=threads")
 [[ $r == ok* && $(grep '^kind=' /proc/cprof/ctl) == kind=threads ]] ||
 	fail "kind=threads: '$r', read back as $(grep '^kind=' /proc/cprof/ctl)"
-write $'pid=0\ncpus=all\nmode=both\nidle=0\nseconds=3\nkind=cpu' >/dev/null
+write $'pid=0\ncpus=all\nmode=both\nidle=0\nseconds=3\nkind=cpu\naccesses=256\noffcpu_depth=32' >/dev/null
 after=$(cat /proc/cprof/ctl)
 
 r=$(write "stop=1")
