@@ -15,6 +15,7 @@
 #include "procfs.h"
 #include "sample.h"
 #include "session.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "utable.h"
 
@@ -147,7 +148,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	int cpu;
 
 	struct cprof_cpu_stats c;
-	u64 period, tables, bytes, evicted;
+	u64 period, tables, bytes, evicted, dropped;
 
 	for_each_possible_cpu(cpu) {
 		cprof_sample_stats(cpu, &c);
@@ -160,6 +161,8 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, "unwind_tables %llu\n", tables);
 	seq_printf(m, "unwind_bytes %llu\n", bytes);
 	seq_printf(m, "unwind_evicted %llu\n", evicted);
+	cprof_snap_usage(&dropped);
+	seq_printf(m, "threads_regs_dropped %llu\n", dropped);
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);

@@ -18,8 +18,10 @@
  * A thread off the CPU: its kernel stack from where it switched out (the
  * walk /proc/PID/stack makes; see cprof_unwind_kernel_task() for how its
  * stack stays mapped: CPU hotplug held off, an RCU read side), its user
- * stack from the registers it saved entering the kernel (copied first,
- * under the same check).  Its voluntary
+ * stack from the registers it saved entering the kernel, copied without
+ * faulting and kept only if the thread was not exiting after the copy
+ * (cprof_copy_user_regs(): its stack may be freed or reused at once then;
+ * a copy dropped so is counted, the thread left out as exiting).  Its voluntary
  * and involuntary switch counts are read before and its CPU after: if it
  * ran in between, the walk is made again, up to CPROF_SNAP_TRIES times,
  * then kept flagged CPROF_THREAD_MOVED.  A thread on a CPU: an
@@ -42,6 +44,7 @@
  * its threads' walks take, and the reader can stop it
  * between batches (a signal, stop=1, rmmod).
  */
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -66,6 +69,9 @@
 #include "unwind.h"
 
 #define CPROF_SNAP_TRIES	3
+
+/* Since load: register copies dropped. */
+static atomic64_t cprof_snap_regs_dropped = ATOMIC64_INIT(0);
 
 struct cprof_snap {
 	struct work_struct work;
@@ -174,7 +180,7 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	struct cprof_thread *t = lk->t;
 	bool user = false, same;
 	unsigned long sw;
-	int nk = 0, nu = 0;
+	int nk = 0, nu = 0, err;
 	u64 exec_start;
 
 	sw = READ_ONCE(tsk->nvcsw) + READ_ONCE(tsk->nivcsw);
@@ -193,15 +199,20 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	if (set->mode != CPROF_MODE_USER)
 		nk = cprof_unwind_kernel_task(tsk, t->ips, set->depth,
 					      &lk->flags);
-	if (set->mode != CPROF_MODE_KERNEL && sn->mm && tsk->mm == sn->mm &&
-	    cprof_saved_user_regs(tsk)) {
-		lk->uregs = *task_pt_regs(tsk);
-		user = true;
-	}
 	t->state = cprof_offcpu_state(READ_ONCE(tsk->__state));
 	exec_start = READ_ONCE(tsk->se.exec_start);
 	rcu_read_unlock();
 	cpus_read_unlock();
+	if (set->mode != CPROF_MODE_KERNEL && sn->mm &&
+	    READ_ONCE(tsk->mm) == sn->mm) {
+		err = cprof_copy_user_regs(tsk, &lk->uregs);
+		if (err == -ESTALE) {
+			atomic64_inc(&cprof_snap_regs_dropped);
+			lk->exiting = true;
+			return true;
+		}
+		user = !err;
+	}
 	if (!user && tsk->flags & PF_KTHREAD)
 		lk->flags |= CPROF_SAMPLE_KTHREAD;
 	if (user)
@@ -429,6 +440,16 @@ size_t cprof_snap_fill(struct cprof_snap *sn, void *dst, size_t room,
 bool cprof_snap_done(const struct cprof_snap *sn)
 {
 	return sn->done;
+}
+
+/**
+ * cprof_snap_usage() - what snapshots left out, since load
+ * @regs_dropped: register copies that could not be proven a thread's (it
+ *	was exiting): those threads were left out
+ */
+void cprof_snap_usage(u64 *regs_dropped)
+{
+	*regs_dropped = atomic64_read(&cprof_snap_regs_dropped);
 }
 
 /**

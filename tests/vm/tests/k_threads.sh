@@ -2,8 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # k_threads: two threads pinned to CPU 0 and CPU 1: each one's samples carry
-# its own tid and the CPU it is pinned to.
-# vm-timeout: 120
+# its own tid and the CPU it is pinned to.  Then thread snapshots
+# (kind=threads) of them:
+#   - 10 while short threads come and go, each exiting in the wait the
+#     debug build (CPROF_KO_DEBUG) puts between reading a thread's stack
+#     pointer and copying its registers (regs_delay_us): those copies are
+#     dropped and counted (threads_regs_dropped), the snapshots
+#     well-formed, no oops or report (the harness).
+# vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -29,4 +35,21 @@ for cpu in 0 1; do
 	main=$(rawk -v t="$tid" '$1 == "S" && $S_tid == t && $S_pid == $S_tid' "$OUT/p.raw.txt" | wc -l)
 	((main == 0)) || fail "worker thread $tid has samples with tid == pid"
 done
+
+# the race: threads exiting in the wait
+rmmod cprof
+insmod "$CPROF_KO_DEBUG" regs_delay_us=5000 || fail "insmod $CPROF_KO_DEBUG failed"
+"$WORKLOADS/threads" $((30 * ${CPROF_SLOW:-1})) 2000 >"$OUT/churn.out" &
+churner=$!
+wait_lines "$OUT/churn.out" 2 || fail "threads did not start its threads"
+ctl kind=threads pid="$churner"
+for ((i = 0; i < 10; i++)); do
+	cat /proc/cprof/profile >"$OUT/churn.raw" || fail "snapshot $i failed"
+done
+kill "$churner"
+"$WORKLOADS/streamtext" <"$OUT/churn.raw" >"$OUT/churn.txt" || fail "the last snapshot is malformed"
+dropped=$(stat_of threads_regs_dropped)
+echo "10 snapshots of exiting threads: $dropped register copies dropped; the last one $(rawk '$1 == "R"' "$OUT/churn.txt" | wc -l) thread records"
+((dropped >= 1)) || fail "no register copy of an exiting thread was dropped: the race did not happen"
+
 echo "k_threads: ok"
