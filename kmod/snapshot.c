@@ -27,8 +27,11 @@
  * then kept flagged CPROF_THREAD_MOVED.  A thread on a CPU: an
  * interrupt (smp_call_function_single()) walks it there, as a tick would,
  * from the registers its entry saved (found by the unwinder: this
- * interrupt's handler keeps no irq regs);
- * if it has left by then, it is walked off the CPU.  Nothing here waits for
+ * interrupt's handler keeps no irq regs), its stack copy capped as a
+ * tick's; if it has left by then, it is walked off the CPU.  Never on a
+ * CPU outside cpus= or isolated from the kernel's housekeeping (isolcpus=,
+ * nohz_full=, an isolated cpuset): a thread running there is recorded
+ * running, without stacks, flagged with why.  Nothing here waits for
  * a thread or takes a lock it may hold: it is stopped only by that
  * interrupt, for the time of a tick.
  *
@@ -53,6 +56,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -70,8 +74,9 @@
 
 #define CPROF_SNAP_TRIES	3
 
-/* Since load: register copies dropped. */
+/* Since load: register copies dropped, threads left uninterrupted. */
 static atomic64_t cprof_snap_regs_dropped = ATOMIC64_INIT(0);
+static atomic64_t cprof_snap_nr_unwalked = ATOMIC64_INIT(0);
 
 struct cprof_snap {
 	struct work_struct work;
@@ -81,6 +86,7 @@ struct cprof_snap {
 	size_t room;
 	size_t len;
 	u64 threads;		/* records written */
+	u32 ustack;		/* bytes a stack copy: as a tick's */
 	int next_nr;		/* the next tid to look at */
 	bool done;
 };
@@ -89,6 +95,7 @@ struct cprof_snap {
 struct cprof_snap_look {
 	struct task_struct *tsk;
 	const struct cprof_settings *set;
+	u32 ustack;		/* the snapshot's */
 	struct cprof_thread *t;
 	struct cprof_ucopy copy;
 	struct pt_regs uregs;	/* off the CPU: the saved ones, copied */
@@ -130,7 +137,7 @@ static void cprof_snap_put_copy(struct cprof_snap_look *lk)
 	u->tid = t->tid;
 	u->cpu = t->cpu;
 	u->rec.type = CPROF_REC_USTACK;
-	u->rec.flags = cprof_unwind_copy(&lk->copy, u, lk->set->ustack);
+	u->rec.flags = cprof_unwind_copy(&lk->copy, u, lk->ustack);
 	u->rec.size = sizeof(*u) + CPROF_ALIGN(u->size);
 }
 
@@ -159,7 +166,7 @@ static void cprof_snap_running(void *arg)
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(current, uregs, uregs != regs,
 				       t->ips + nk, set->depth, &lk->flags,
-				       set->ustack ? &lk->copy : NULL, NULL,
+				       lk->ustack ? &lk->copy : NULL, NULL,
 				       NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
@@ -218,7 +225,7 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	if (user)
 		nu = cprof_unwind_user(tsk, &lk->uregs, true, t->ips + nk,
 				       set->depth, &lk->flags,
-				       set->ustack ? &lk->copy : NULL, NULL,
+				       lk->ustack ? &lk->copy : NULL, NULL,
 				       NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
@@ -233,6 +240,39 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	same = !READ_ONCE(tsk->on_cpu) &&
 	       sw == READ_ONCE(tsk->nvcsw) + READ_ONCE(tsk->nivcsw);
 	return same;
+}
+
+/*
+ * Why @cpu may not be interrupted to walk a thread running there
+ * (CPROF_THREAD_* flags), or 0 if it may: it is not one of cpus=, or the
+ * kernel keeps its own noise off it.
+ */
+static u16 cprof_snap_no_ipi(const struct cprof_settings *set, int cpu)
+{
+	if (!set->all_cpus && !cpumask_test_cpu(cpu, set->cpus))
+		return CPROF_THREAD_NOT_SELECTED;
+	if (cpu_is_isolated(cpu))
+		return CPROF_THREAD_ISOLATED;
+	return 0;
+}
+
+/* A thread running on a CPU not to interrupt: its state, and why. */
+static void cprof_snap_unwalked(struct cprof_snap_look *lk, int cpu, u16 why)
+{
+	struct cprof_thread *t = lk->t;
+
+	lk->found = true;
+	lk->flags = why;
+	if (lk->tsk->flags & PF_KTHREAD)
+		lk->flags |= CPROF_SAMPLE_KTHREAD;
+	t->state = CPROF_OFF_RUNNING;
+	t->nr_kernel = 0;
+	t->nr_user = 0;
+	t->cpu = cpu;
+	t->time_ns = ktime_get_ns();
+	t->off_ns = 0;
+	t->ips[0] = cprof_cgroup_id(lk->tsk);
+	atomic64_inc(&cprof_snap_nr_unwalked);
 }
 
 /* Use @tsk's address space in the worker; false: it has none. */
@@ -271,12 +311,14 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 {
 	const struct cprof_settings *set = sn->set;
 	struct cprof_snap_look lk = {
-		.tsk = tsk, .set = set, .copy = { .always = true },
+		.tsk = tsk, .set = set, .ustack = sn->ustack,
+		.copy = { .always = true },
 	};
 	struct cprof_thread *t;
 	bool user, still = false;
 	u32 size;
-	int i;
+	u16 why;
+	int i, cpu;
 
 	user = set->mode != CPROF_MODE_KERNEL && cprof_snap_use_mm(sn, tsk);
 	if (user)
@@ -300,8 +342,14 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 		t->ips[t->nr_kernel] = cprof_cgroup_id(tsk);
 	}
 	for (i = 0; i < CPROF_SNAP_TRIES && !still && !lk.found; i++) {
+		cpu = task_cpu(tsk);
+		why = cprof_snap_no_ipi(set, cpu);
+		if (READ_ONCE(tsk->on_cpu) && why) {
+			cprof_snap_unwalked(&lk, cpu, why);
+			break;
+		}
 		if (READ_ONCE(tsk->on_cpu) &&
-		    !smp_call_function_single(task_cpu(tsk), cprof_snap_running,
+		    !smp_call_function_single(cpu, cprof_snap_running,
 					      &lk, 1) && lk.found) {
 			t->state = CPROF_OFF_RUNNING;
 			t->off_ns = 0;
@@ -401,6 +449,7 @@ struct cprof_snap *cprof_snap_new(const struct cprof_settings *set)
 		return NULL;
 	INIT_WORK(&sn->work, cprof_snap_work);
 	sn->set = set;
+	sn->ustack = cprof_sample_ustack_max(set);
 	sn->next_nr = 1;
 	return sn;
 }
@@ -446,10 +495,13 @@ bool cprof_snap_done(const struct cprof_snap *sn)
  * cprof_snap_usage() - what snapshots left out, since load
  * @regs_dropped: register copies that could not be proven a thread's (it
  *	was exiting): those threads were left out
+ * @unwalked: threads running on a CPU not to interrupt, recorded without
+ *	stacks
  */
-void cprof_snap_usage(u64 *regs_dropped)
+void cprof_snap_usage(u64 *regs_dropped, u64 *unwalked)
 {
 	*regs_dropped = atomic64_read(&cprof_snap_regs_dropped);
+	*unwalked = atomic64_read(&cprof_snap_nr_unwalked);
 }
 
 /**
