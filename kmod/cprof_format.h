@@ -407,7 +407,8 @@ enum cprof_off_state {
  * found it.  off_ns: how long it has been off the CPU (since the
  * scheduler last accounted its run; 0 when running).  cpu: where it runs
  * or last ran.  CPROF_THREAD_MOVED: it ran while it was looked at, three
- * times over, so its stacks may mix two moments.
+ * times over, so its stacks may mix two moments; CPROF_THREAD_NOT_SELECTED,
+ * CPROF_THREAD_ISOLATED: why a running thread has no stacks.
  */
 struct cprof_thread {
 	struct cprof_rec rec;		/* CPROF_REC_THREAD */
@@ -426,6 +427,14 @@ struct cprof_thread {
 };
 
 #define CPROF_THREAD_MOVED	(1u << 10)	/* cprof_thread.rec.flags */
+/*
+ * Running on a CPU the snapshot does not interrupt, so recorded without
+ * stacks (nr_kernel and nr_user 0): one outside ctl's cpus=, or one
+ * isolated from the kernel's own work (isolcpus=, nohz_full=, an isolated
+ * cpuset partition).
+ */
+#define CPROF_THREAD_NOT_SELECTED	(1u << 11)
+#define CPROF_THREAD_ISOLATED		(1u << 12)
 
 /* A task recorded leaving the CPU (CPROF_REC_OFFCPU) runs again. */
 struct cprof_oncpu {

@@ -15,6 +15,7 @@
 #include "procfs.h"
 #include "sample.h"
 #include "session.h"
+#include "snapshot.h"
 #include "stream.h"
 #include "utable.h"
 
@@ -160,7 +161,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	int cpu;
 
 	struct cprof_cpu_stats c;
-	u64 period, tables, bytes, evicted;
+	u64 period, tables, bytes, evicted, dropped, unwalked;
 
 	for_each_possible_cpu(cpu) {
 		cprof_sample_stats(cpu, &c);
@@ -173,6 +174,9 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, "unwind_tables %llu\n", tables);
 	seq_printf(m, "unwind_bytes %llu\n", bytes);
 	seq_printf(m, "unwind_evicted %llu\n", evicted);
+	cprof_snap_usage(&dropped, &unwalked);
+	seq_printf(m, "threads_regs_dropped %llu\n", dropped);
+	seq_printf(m, "threads_unwalked %llu\n", unwalked);
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);

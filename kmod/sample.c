@@ -547,6 +547,41 @@ static void cprof_rings_free(void)
 	cprof_rings_bytes = 0;
 }
 
+/* Each ring's size when @n CPUs have one: buffer_kb, halved to fit the cap. */
+static u32 cprof_ring_size_for(u32 n)
+{
+	u32 size = cprof_ring_size;
+
+	while (size > CPROF_RING_MIN && (u64)n * size > cprof_rings_max)
+		size >>= 1;
+	return size;
+}
+
+/*
+ * Bytes a stack copy for rings of @size: ustack=, at most a quarter of a
+ * ring, so that a small one (buffer_kb=64, or many CPUs sharing
+ * buffers_mb) still has room for a copy and its sample.
+ */
+static u32 cprof_ustack_cap(const struct cprof_settings *set, u32 size)
+{
+	return min_t(u32, set->ustack, size / 4);
+}
+
+/**
+ * cprof_sample_ustack_max() - what a tick would copy of a stack now
+ * @set: the settings
+ *
+ * For those who copy outside the ticks (a snapshot's interrupt), so that
+ * no copy is larger than a tick's: as if every online CPU had a ring.
+ *
+ * Context: any.
+ * Return: bytes.
+ */
+u32 cprof_sample_ustack_max(const struct cprof_settings *set)
+{
+	return cprof_ustack_cap(set, cprof_ring_size_for(num_online_cpus()));
+}
+
 /**
  * cprof_sample_start() - give the selected online CPUs a ring, arm their ticks
  * @set: the profile's settings, read by the ticks until cprof_sample_stop()
@@ -562,7 +597,7 @@ static void cprof_rings_free(void)
 int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 		       u64 deadline_ns)
 {
-	u32 n = 0, size = cprof_ring_size;
+	u32 n = 0, size;
 	int cpu, err = 0;
 
 	cprof_tick_set = set;
@@ -585,14 +620,9 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
 		n += cprof_cpu_has_ring(cpu);
-	while (size > CPROF_RING_MIN && (u64)n * size > cprof_rings_max)
-		size >>= 1;
+	size = cprof_ring_size_for(n);
 	cprof_profile_ring = size;
-	/*
-	 * At most a quarter of a ring: a small one (buffer_kb=64, or many
-	 * CPUs sharing buffers_mb) still has room for a copy and its sample.
-	 */
-	cprof_profile_ustack = min_t(u32, set->ustack, size / 4);
+	cprof_profile_ustack = cprof_ustack_cap(set, size);
 	for_each_online_cpu(cpu) {
 		if (cprof_cpu_has_ring(cpu))
 			err = err ?: cprof_cpu_ring(cpu);

@@ -21,5 +21,6 @@ bool cprof_sample_drained(void);
 size_t cprof_sample_flush_lost(void *dst, size_t room, u64 *total);
 u64 cprof_sample_stats(int cpu, struct cprof_cpu_stats *st);
 u64 cprof_sample_ring_bytes(void);
+u32 cprof_sample_ustack_max(const struct cprof_settings *set);
 
 #endif /* CPROF_SAMPLE_H */

@@ -7,6 +7,11 @@
  * and the kick that wakes the reader.  The reader (stream.c) drives it;
  * ctl ("stop=1") and unloading ask it to stop; the ticks only kick it.
  *
+ * The kick is a hard irq_work, run from the interrupt even on PREEMPT_RT,
+ * whose wake-up is a simple waitqueue's (a raw lock): a soft one runs on
+ * the CPU's irq_work thread, which CPU teardown parks with the work left
+ * pending, and irq_work_sync() at unload would wait for ever.
+ *
  * A stop request acts on the session that exists when it is made, under
  * cprof_session_lock, so it can never reach a later profile.  Lock order:
  * ctl's cprof_lock, then cprof_session_lock.
@@ -19,6 +24,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/swait.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
@@ -44,16 +50,16 @@ static u32 cprof_last_id;
 static bool cprof_unloading;		/* no new session */
 static bool cprof_settled = true;	/* no session, or its END was read */
 static bool cprof_kicked;
-static DECLARE_WAIT_QUEUE_HEAD(cprof_reader_wq);	/* the reader waits here */
+static DECLARE_SWAIT_QUEUE_HEAD(cprof_reader_wq);	/* the reader waits here */
 static DECLARE_WAIT_QUEUE_HEAD(cprof_settled_wq);	/* unloading waits here */
 
 static void cprof_kick_fn(struct irq_work *work)
 {
 	WRITE_ONCE(cprof_kicked, true);
-	wake_up_interruptible(&cprof_reader_wq);
+	swake_up_one(&cprof_reader_wq);
 }
 
-static struct irq_work cprof_kick_work = IRQ_WORK_INIT(cprof_kick_fn);
+static struct irq_work cprof_kick_work = IRQ_WORK_INIT_HARD(cprof_kick_fn);
 
 /**
  * cprof_session_begin() - start a profile with a frozen copy of settings
@@ -265,7 +271,7 @@ void cprof_session_stop(struct cprof_session *s, u32 reason)
 	mutex_lock(&cprof_session_lock);
 	__cprof_session_stop(s, reason);
 	mutex_unlock(&cprof_session_lock);
-	wake_up_all(&cprof_reader_wq);
+	swake_up_all(&cprof_reader_wq);
 }
 
 /**
@@ -284,7 +290,7 @@ bool cprof_session_stop_current(u32 reason)
 	if (any)
 		__cprof_session_stop(cprof_cur, reason);
 	mutex_unlock(&cprof_session_lock);
-	wake_up_all(&cprof_reader_wq);
+	swake_up_all(&cprof_reader_wq);
 	return any;
 }
 
@@ -333,7 +339,7 @@ void cprof_session_unload(void)
 	if (cprof_cur)
 		__cprof_session_stop(cprof_cur, CPROF_END_UNLOAD);
 	mutex_unlock(&cprof_session_lock);
-	wake_up_all(&cprof_reader_wq);
+	swake_up_all(&cprof_reader_wq);
 	wait_event_timeout(cprof_settled_wq, READ_ONCE(cprof_settled),
 			   msecs_to_jiffies(CPROF_UNLOAD_WAIT_MS));
 }
@@ -341,8 +347,9 @@ void cprof_session_unload(void)
 /**
  * cprof_session_kick() - wake the reader soon
  *
- * The wake-up itself runs later, from irq_work; not from a CPU going
- * offline, which would keep the work pending until it came back.
+ * The wake-up itself runs later, from a hard irq_work (the interrupt the
+ * queueing raises, on PREEMPT_RT too); not from a CPU going offline,
+ * which would keep the work pending until it came back.
  *
  * Context: any, the tick's hard IRQ included; does not sleep.
  */
@@ -369,10 +376,11 @@ void cprof_session_kick(void)
  */
 void cprof_session_wait(struct cprof_session *s, long timeout)
 {
-	wait_event_interruptible_timeout(cprof_reader_wq,
-					 xchg(&cprof_kicked, false) ||
-					 READ_ONCE(s->state) != CPROF_SESSION_RUNNING,
-					 timeout);
+	swait_event_interruptible_timeout_exclusive(cprof_reader_wq,
+						    xchg(&cprof_kicked, false) ||
+						    READ_ONCE(s->state) !=
+						    CPROF_SESSION_RUNNING,
+						    timeout);
 }
 
 /**

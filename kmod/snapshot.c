@@ -18,15 +18,20 @@
  * A thread off the CPU: its kernel stack from where it switched out (the
  * walk /proc/PID/stack makes; see cprof_unwind_kernel_task() for how its
  * stack stays mapped: CPU hotplug held off, an RCU read side), its user
- * stack from the registers it saved entering the kernel (copied first,
- * under the same check).  Its voluntary
+ * stack from the registers it saved entering the kernel, copied without
+ * faulting and kept only if the thread was not exiting after the copy
+ * (cprof_copy_user_regs(): its stack may be freed or reused at once then;
+ * a copy dropped so is counted, the thread left out as exiting).  Its voluntary
  * and involuntary switch counts are read before and its CPU after: if it
  * ran in between, the walk is made again, up to CPROF_SNAP_TRIES times,
  * then kept flagged CPROF_THREAD_MOVED.  A thread on a CPU: an
  * interrupt (smp_call_function_single()) walks it there, as a tick would,
  * from the registers its entry saved (found by the unwinder: this
- * interrupt's handler keeps no irq regs);
- * if it has left by then, it is walked off the CPU.  Nothing here waits for
+ * interrupt's handler keeps no irq regs), its stack copy capped as a
+ * tick's; if it has left by then, it is walked off the CPU.  Never on a
+ * CPU outside cpus= or isolated from the kernel's housekeeping (isolcpus=,
+ * nohz_full=, an isolated cpuset): a thread running there is recorded
+ * running, without stacks, flagged with why.  Nothing here waits for
  * a thread or takes a lock it may hold: it is stopped only by that
  * interrupt, for the time of a tick.
  *
@@ -42,6 +47,7 @@
  * its threads' walks take, and the reader can stop it
  * between batches (a signal, stop=1, rmmod).
  */
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -50,6 +56,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -67,6 +74,10 @@
 
 #define CPROF_SNAP_TRIES	3
 
+/* Since load: register copies dropped, threads left uninterrupted. */
+static atomic64_t cprof_snap_regs_dropped = ATOMIC64_INIT(0);
+static atomic64_t cprof_snap_nr_unwalked = ATOMIC64_INIT(0);
+
 struct cprof_snap {
 	struct work_struct work;
 	const struct cprof_settings *set;
@@ -75,6 +86,7 @@ struct cprof_snap {
 	size_t room;
 	size_t len;
 	u64 threads;		/* records written */
+	u32 ustack;		/* bytes a stack copy: as a tick's */
 	int next_nr;		/* the next tid to look at */
 	bool done;
 };
@@ -83,6 +95,7 @@ struct cprof_snap {
 struct cprof_snap_look {
 	struct task_struct *tsk;
 	const struct cprof_settings *set;
+	u32 ustack;		/* the snapshot's */
 	struct cprof_thread *t;
 	struct cprof_ucopy copy;
 	struct pt_regs uregs;	/* off the CPU: the saved ones, copied */
@@ -124,7 +137,7 @@ static void cprof_snap_put_copy(struct cprof_snap_look *lk)
 	u->tid = t->tid;
 	u->cpu = t->cpu;
 	u->rec.type = CPROF_REC_USTACK;
-	u->rec.flags = cprof_unwind_copy(&lk->copy, u, lk->set->ustack);
+	u->rec.flags = cprof_unwind_copy(&lk->copy, u, lk->ustack);
 	u->rec.size = sizeof(*u) + CPROF_ALIGN(u->size);
 }
 
@@ -153,7 +166,7 @@ static void cprof_snap_running(void *arg)
 	if (uregs && set->mode != CPROF_MODE_KERNEL)
 		nu = cprof_unwind_user(current, uregs, uregs != regs,
 				       t->ips + nk, set->depth, &lk->flags,
-				       set->ustack ? &lk->copy : NULL, NULL,
+				       lk->ustack ? &lk->copy : NULL, NULL,
 				       NULL, NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
@@ -174,7 +187,7 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	struct cprof_thread *t = lk->t;
 	bool user = false, same;
 	unsigned long sw;
-	int nk = 0, nu = 0;
+	int nk = 0, nu = 0, err;
 	u64 exec_start;
 
 	sw = READ_ONCE(tsk->nvcsw) + READ_ONCE(tsk->nivcsw);
@@ -193,21 +206,26 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	if (set->mode != CPROF_MODE_USER)
 		nk = cprof_unwind_kernel_task(tsk, t->ips, set->depth,
 					      &lk->flags);
-	if (set->mode != CPROF_MODE_KERNEL && sn->mm && tsk->mm == sn->mm &&
-	    cprof_saved_user_regs(tsk)) {
-		lk->uregs = *task_pt_regs(tsk);
-		user = true;
-	}
 	t->state = cprof_offcpu_state(READ_ONCE(tsk->__state));
 	exec_start = READ_ONCE(tsk->se.exec_start);
 	rcu_read_unlock();
 	cpus_read_unlock();
+	if (set->mode != CPROF_MODE_KERNEL && sn->mm &&
+	    READ_ONCE(tsk->mm) == sn->mm) {
+		err = cprof_copy_user_regs(tsk, &lk->uregs);
+		if (err == -ESTALE) {
+			atomic64_inc(&cprof_snap_regs_dropped);
+			lk->exiting = true;
+			return true;
+		}
+		user = !err;
+	}
 	if (!user && tsk->flags & PF_KTHREAD)
 		lk->flags |= CPROF_SAMPLE_KTHREAD;
 	if (user)
 		nu = cprof_unwind_user(tsk, &lk->uregs, true, t->ips + nk,
 				       set->depth, &lk->flags,
-				       set->ustack ? &lk->copy : NULL, NULL,
+				       lk->ustack ? &lk->copy : NULL, NULL,
 				       NULL, NULL);
 	t->nr_kernel = nk;
 	t->nr_user = nu;
@@ -222,6 +240,39 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	same = !READ_ONCE(tsk->on_cpu) &&
 	       sw == READ_ONCE(tsk->nvcsw) + READ_ONCE(tsk->nivcsw);
 	return same;
+}
+
+/*
+ * Why @cpu may not be interrupted to walk a thread running there
+ * (CPROF_THREAD_* flags), or 0 if it may: it is not one of cpus=, or the
+ * kernel keeps its own noise off it.
+ */
+static u16 cprof_snap_no_ipi(const struct cprof_settings *set, int cpu)
+{
+	if (!set->all_cpus && !cpumask_test_cpu(cpu, set->cpus))
+		return CPROF_THREAD_NOT_SELECTED;
+	if (cpu_is_isolated(cpu))
+		return CPROF_THREAD_ISOLATED;
+	return 0;
+}
+
+/* A thread running on a CPU not to interrupt: its state, and why. */
+static void cprof_snap_unwalked(struct cprof_snap_look *lk, int cpu, u16 why)
+{
+	struct cprof_thread *t = lk->t;
+
+	lk->found = true;
+	lk->flags = why;
+	if (lk->tsk->flags & PF_KTHREAD)
+		lk->flags |= CPROF_SAMPLE_KTHREAD;
+	t->state = CPROF_OFF_RUNNING;
+	t->nr_kernel = 0;
+	t->nr_user = 0;
+	t->cpu = cpu;
+	t->time_ns = ktime_get_ns();
+	t->off_ns = 0;
+	t->ips[0] = cprof_cgroup_id(lk->tsk);
+	atomic64_inc(&cprof_snap_nr_unwalked);
 }
 
 /* Use @tsk's address space in the worker; false: it has none. */
@@ -260,12 +311,14 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 {
 	const struct cprof_settings *set = sn->set;
 	struct cprof_snap_look lk = {
-		.tsk = tsk, .set = set, .copy = { .always = true },
+		.tsk = tsk, .set = set, .ustack = sn->ustack,
+		.copy = { .always = true },
 	};
 	struct cprof_thread *t;
 	bool user, still = false;
 	u32 size;
-	int i;
+	u16 why;
+	int i, cpu;
 
 	user = set->mode != CPROF_MODE_KERNEL && cprof_snap_use_mm(sn, tsk);
 	if (user)
@@ -289,8 +342,14 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 		t->ips[t->nr_kernel] = cprof_cgroup_id(tsk);
 	}
 	for (i = 0; i < CPROF_SNAP_TRIES && !still && !lk.found; i++) {
+		cpu = task_cpu(tsk);
+		why = cprof_snap_no_ipi(set, cpu);
+		if (READ_ONCE(tsk->on_cpu) && why) {
+			cprof_snap_unwalked(&lk, cpu, why);
+			break;
+		}
 		if (READ_ONCE(tsk->on_cpu) &&
-		    !smp_call_function_single(task_cpu(tsk), cprof_snap_running,
+		    !smp_call_function_single(cpu, cprof_snap_running,
 					      &lk, 1) && lk.found) {
 			t->state = CPROF_OFF_RUNNING;
 			t->off_ns = 0;
@@ -390,6 +449,7 @@ struct cprof_snap *cprof_snap_new(const struct cprof_settings *set)
 		return NULL;
 	INIT_WORK(&sn->work, cprof_snap_work);
 	sn->set = set;
+	sn->ustack = cprof_sample_ustack_max(set);
 	sn->next_nr = 1;
 	return sn;
 }
@@ -429,6 +489,19 @@ size_t cprof_snap_fill(struct cprof_snap *sn, void *dst, size_t room,
 bool cprof_snap_done(const struct cprof_snap *sn)
 {
 	return sn->done;
+}
+
+/**
+ * cprof_snap_usage() - what snapshots left out, since load
+ * @regs_dropped: register copies that could not be proven a thread's (it
+ *	was exiting): those threads were left out
+ * @unwalked: threads running on a CPU not to interrupt, recorded without
+ *	stacks
+ */
+void cprof_snap_usage(u64 *regs_dropped, u64 *unwalked)
+{
+	*regs_dropped = atomic64_read(&cprof_snap_regs_dropped);
+	*unwalked = atomic64_read(&cprof_snap_nr_unwalked);
 }
 
 /**

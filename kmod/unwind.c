@@ -33,6 +33,7 @@
  */
 #include <linux/bits.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -203,7 +204,8 @@ struct pt_regs *cprof_unwind_irq_regs(void)
 
 /**
  * cprof_saved_user_regs() - the user registers @tsk saved on kernel entry
- * @tsk: a task in the kernel, current
+ * @tsk: a task in the kernel, current (another's stack may go at any
+ *	time: cprof_copy_user_regs())
  *
  * Context: any, current's.
  * Return: the registers, or NULL (kernel threads and user workers, a task
@@ -218,6 +220,70 @@ struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk)
 		return NULL;
 	regs = task_pt_regs(tsk);
 	return user_mode(regs) ? regs : NULL;
+}
+
+#ifdef DEBUG
+/*
+ * Debug builds (CPROF_DEBUG=y) only: a wait between reading a task's stack
+ * pointer and copying its registers, so that tests can make the task exit
+ * in between.
+ */
+static uint regs_delay_us;
+module_param(regs_delay_us, uint, 0600);
+MODULE_PARM_DESC(regs_delay_us, "debug: wait before copying a task's saved registers, us");
+
+static void cprof_regs_delay(void)
+{
+	uint us = READ_ONCE(regs_delay_us);
+
+	if (us)
+		fsleep(min(us, 100000U));
+}
+#else
+static inline void cprof_regs_delay(void) { }
+#endif
+
+/**
+ * cprof_copy_user_regs() - a copy of the user registers a task off the CPU
+ *	saved on kernel entry
+ * @tsk: the task, not current; it may exit meanwhile
+ * @regs: where the copy goes
+ *
+ * Once @tsk exits, its stack may be freed or given to a new task at any
+ * time (nothing a module can call pins it: put_task_stack() is not
+ * exported), so the registers are not read in place: the stack pointer is
+ * read once, the registers copied from it without faulting, and then the
+ * task must still not be exiting, its stack the one read.  A stack is
+ * freed only after its task's last switch, long after PF_EXITING is set,
+ * and whatever a new owner writes there is written after that: a copy
+ * that saw any of it sees PF_EXITING after it (the read barrier).
+ *
+ * Context: process; sleeps only in debug builds (regs_delay_us).
+ * Return: 0 with the copy; -ENOENT: no user registers (kernel threads and
+ * user workers, a task without an mm, execve(), a task stopped in kernel
+ * mode); -ESTALE: the copy cannot be proven the task's (it is exiting).
+ */
+int cprof_copy_user_regs(struct task_struct *tsk, struct pt_regs *regs)
+{
+	void *stack;
+
+	if (READ_ONCE(tsk->flags) & (PF_KTHREAD | PF_USER_WORKER) ||
+	    !READ_ONCE(tsk->mm) || tsk->in_execve)
+		return -ENOENT;
+	stack = READ_ONCE(tsk->stack);
+	if (!stack)
+		return -ESTALE;
+	cprof_regs_delay();
+	/* where task_pt_regs() finds them, from the pointer read once */
+	if (copy_from_kernel_nofault(regs, (struct pt_regs *)(stack +
+				     THREAD_SIZE - TOP_OF_KERNEL_STACK_PADDING) - 1,
+				     sizeof(*regs)))
+		return -ESTALE;
+	/* the copy before the checks: see above */
+	smp_rmb();
+	if (READ_ONCE(tsk->flags) & PF_EXITING || READ_ONCE(tsk->stack) != stack)
+		return -ESTALE;
+	return user_mode(regs) ? 0 : -ENOENT;
 }
 
 /**

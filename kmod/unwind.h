@@ -103,6 +103,7 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk);
+int cprof_copy_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 bool cprof_unwind_read_word(struct cprof_uaccess *acc, unsigned long addr,
 			    unsigned long *val);
 

@@ -51,7 +51,9 @@
 #
 # For each kernel, one after the other: build the module against that
 # kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
-# build/KVER/src, so builds for different kernels never clash), build or
+# build/KVER/src, so builds for different kernels never clash), and with
+# CPROF_DEBUG=y (its debug-only knobs) into build/KVER/cprof-debug.ko (from
+# build/KVER/src-debug), build or
 # reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
 # tests: qemu-system-x86_64, TCG (KVM only if /dev/kvm really works), 2 CPUs
 # (--cpus; 1 with --icount), 2 GiB, booted with panic_on_warn=1 oops=panic panic=-1
@@ -65,6 +67,7 @@
 #       REPO        the repository root
 #       KVER        the guest's kernel release (uname -r)
 #       CPROF_KO    the cprof.ko built for KVER
+#       CPROF_KO_DEBUG  the same built with CPROF_DEBUG=y (debug-only knobs)
 #       CPROF_DUMP  userland/cprof-dump (built on the host; may be missing)
 #       WORKLOADS   the built tests/workloads programs (build/workloads)
 #       OUT         a writable, empty scratch folder for this test, kept
@@ -381,16 +384,20 @@ sync_sources() {
 	mv "$dest/.manifest.new" "$dest/.manifest"
 }
 
-# build_module KVER: build/KVER/cprof.ko, log in build/KVER/build.log.
+# build_module KVER: build/KVER/cprof.ko and cprof-debug.ko, log in
+# build/KVER/build.log.
 build_module() {
-	local kver=$1 src=$build/$1/src
-	rm -f "$build/$kver/cprof.ko"
+	local kver=$1 src=$build/$1/src dsrc=$build/$1/src-debug
+	rm -f "$build/$kver/cprof.ko" "$build/$kver/cprof-debug.ko"
 	sync_sources "$src"
-	if ! make -C "$src" module KDIR="${k_kdir[$kver]}" >"$build/$kver/build.log" 2>&1; then
+	sync_sources "$dsrc"
+	if ! make -C "$src" module KDIR="${k_kdir[$kver]}" >"$build/$kver/build.log" 2>&1 ||
+		! make -C "$dsrc" module KDIR="${k_kdir[$kver]}" CPROF_DEBUG=y >>"$build/$kver/build.log" 2>&1; then
 		sed 's/^/    /' "$build/$kver/build.log" | tail -n 40
 		return 1
 	fi
 	cp "$src/kmod/cprof.ko" "$build/$kver/cprof.ko"
+	cp "$dsrc/kmod/cprof.ko" "$build/$kver/cprof-debug.ko"
 }
 
 # initramfs KVER: path of the (cached) initramfs for KVER.
@@ -534,6 +541,7 @@ kernel_write_plan() {
 		REPO=$REPO
 		RESULTS=$res
 		CPROF_KO=$build/$kver/cprof.ko
+		CPROF_KO_DEBUG=$build/$kver/cprof-debug.ko
 		CPROF_DUMP=$REPO/userland/cprof-dump
 		WORKLOADS=$build/workloads
 		DEADLINE=$kdeadline

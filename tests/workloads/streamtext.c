@@ -26,6 +26,7 @@
 static const char *const layouts[] = {
 	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
+	"R time pid tid cpu flags state off_ns nr_kernel nr_user comm ip...",
 	"P time tid status nr text frame...",
 	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
@@ -187,6 +188,26 @@ int main(int argc, char **argv)
 			    python_line(s, buf + sizeof(*s) + n * 8,
 					rec.size - sizeof(*s) - n * 8))
 				return 1;
+			break;
+		}
+		case CPROF_REC_THREAD: {
+			struct cprof_thread *t = (void *)buf;
+			unsigned int n = t->nr_kernel + t->nr_user;
+
+			if (sizeof(*t) + n * 8 > rec.size)
+				return 1;
+			t->comm[CPROF_COMM_LEN - 1] = 0;
+			for (i = 0; t->comm[i]; i++)
+				if (strchr(" \t\n", t->comm[i]))
+					t->comm[i] = '_';
+			add("R %" PRIu64 " %u %u %u %u %u %" PRIu64 " %u %u %.16s",
+			    (uint64_t)t->time_ns, t->pid, t->tid, t->cpu,
+			    rec.flags, t->state, (uint64_t)t->off_ns,
+			    t->nr_kernel, t->nr_user,
+			    t->comm[0] ? t->comm : "-");
+			for (i = 0; i < n; i++)
+				add(" %" PRIx64, (uint64_t)t->ips[i]);
+			end_line();
 			break;
 		}
 		case CPROF_REC_MMAP: {

@@ -4,7 +4,8 @@
 # guest.sh RESULTS: the test runner inside the VM, in the host's / that
 # init.sh made the root.  RESULTS is the writable results folder
 # (the same path as on the host); run.sh left there:
-#   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_DUMP=, WORKLOADS= lines, and
+#   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_KO_DEBUG=, CPROF_DUMP=,
+#            WORKLOADS= lines, and
 #            DEADLINE= (epoch seconds, 0 for none)
 #   plan     one "NAME TIMEOUT SCRIPT" line per test, SCRIPT relative to REPO
 #
@@ -25,7 +26,7 @@ set -euo pipefail
 results=$1
 # shellcheck source=/dev/null
 . "$results/vm.env"
-: "${REPO:?}" "${CPROF_KO:?}" "${CPROF_DUMP:?}" "${WORKLOADS:?}"
+: "${REPO:?}" "${CPROF_KO:?}" "${CPROF_KO_DEBUG:?}" "${CPROF_DUMP:?}" "${WORKLOADS:?}"
 
 exec 3>/dev/ttyS1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -129,7 +130,8 @@ while read -r name base_timeout script; do
 	(
 		cd "$REPO"
 		exec env -i PATH="$PATH" HOME=/tmp TMPDIR=/tmp LC_ALL=C.UTF-8 TERM=dumb \
-			REPO="$REPO" KVER="$KVER" CPROF_KO="$CPROF_KO" CPROF_DUMP="$CPROF_DUMP" \
+			REPO="$REPO" KVER="$KVER" CPROF_KO="$CPROF_KO" CPROF_KO_DEBUG="$CPROF_KO_DEBUG" \
+			CPROF_DUMP="$CPROF_DUMP" \
 			WORKLOADS="$WORKLOADS" OUT="$out" CPROF_SLOW="$slow" \
 			timeout -k 10 "$timeout" "$REPO/$script"
 	) </dev/null >>"$log" 2>&1 &

@@ -7,7 +7,14 @@
 #     well-formed stream that ends with reason "unload" (or EOF/EIO if it
 #     had not read yet), no warning, oops or taint (the harness checks);
 #   - CPU 1 goes offline and online during a profile: both CPUs' samples
-#     keep coming, CPU 1's stop while it is offline and resume after.
+#     keep coming, CPU 1's stop while it is offline and resume after;
+#   - CPU 1 goes offline during an off-CPU profile with small buffers and
+#     switches pinned there (pingpong: CPU 1's buffer fills to half again
+#     and again, each time kicking the reader), and rmmod, CPU 1 still
+#     offline, returns within 10 s (its own wait for the reader is 5 s):
+#     no kick is left pending on the offline CPU (on PREEMPT_RT a soft
+#     irq_work could be, its CPU's irq_work thread parked before the CPU
+#     leaves cpu_online_mask).
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -51,4 +58,28 @@ echo "cpu1: $before samples, a ${gap} ms gap, $after samples; cpu0: $c0 samples,
 ((before >= 100 && after >= 100)) || fail "cpu1 did not sample both before ($before) and after ($after) going offline"
 ((gap >= 1500)) || fail "cpu1 kept sampling while offline (longest gap ${gap} ms)"
 ((c0 >= 500 && gap0 * 2 < gap)) || fail "cpu0 stopped sampling during cpu1's hotplug (longest gap ${gap0} ms)"
+
+kload buffer_kb=64
+ctl kind=offcpu seconds=120
+taskset -c 1 "$WORKLOADS/pingpong" 60 >/dev/null &
+pinger=$!
+reader_start "$OUT/off.raw"
+sleep 2
+echo 0 >"$cpu1"
+t0=${EPOCHREALTIME/./}
+rmmod cprof &
+unloader=$!
+# (until it is gone or a zombie, for 10 s at most)
+while [[ $(ps -o stat= -p "$unloader") == [!Z]* ]] &&
+	((${EPOCHREALTIME/./} - t0 < 10000000)); do
+	sleep 0.1
+done
+took=$(((${EPOCHREALTIME/./} - t0) / 1000))
+# CPU 1 back: a kick left pending there runs, and a stuck rmmod returns
+echo 1 >"$cpu1"
+wait "$unloader" || fail "rmmod after CPU 1 went offline failed"
+wait "$READER" || true
+kill "$pinger"
+echo "rmmod with cpu1 offline after an off-CPU profile: ${took} ms"
+((took < 10000)) || fail "rmmod with cpu1 offline took ${took} ms"
 echo "k_lifecycle: ok"

@@ -2,8 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # k_threads: two threads pinned to CPU 0 and CPU 1: each one's samples carry
-# its own tid and the CPU it is pinned to.
-# vm-timeout: 120
+# its own tid and the CPU it is pinned to.  Then thread snapshots
+# (kind=threads):
+#   - 10 while short threads come and go, each exiting in the wait the
+#     debug build (CPROF_KO_DEBUG) puts between reading a thread's stack
+#     pointer and copying its registers (regs_delay_us): those copies are
+#     dropped and counted (threads_regs_dropped), the snapshots
+#     well-formed, no oops or report (the harness);
+#   - 5 with cpus=0: CPU 1 is never interrupted: its function-call
+#     interrupts (CAL in /proc/interrupts) do not move, and the thread
+#     spinning there is recorded running, without stacks, flagged
+#     CPROF_THREAD_NOT_SELECTED.
+#     Everything else runs on CPU 0 meanwhile (the scheduler's wake-ups
+#     across CPUs are function-call interrupts too).
+# vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -29,4 +41,49 @@ for cpu in 0 1; do
 	main=$(rawk -v t="$tid" '$1 == "S" && $S_tid == t && $S_pid == $S_tid' "$OUT/p.raw.txt" | wc -l)
 	((main == 0)) || fail "worker thread $tid has samples with tid == pid"
 done
+
+# the race: threads exiting in the wait
+rmmod cprof
+insmod "$CPROF_KO_DEBUG" regs_delay_us=5000 || fail "insmod $CPROF_KO_DEBUG failed"
+"$WORKLOADS/threads" $((30 * ${CPROF_SLOW:-1})) 2000 >"$OUT/churn.out" &
+churner=$!
+wait_lines "$OUT/churn.out" 2 || fail "threads did not start its threads"
+ctl kind=threads pid="$churner"
+for ((i = 0; i < 10; i++)); do
+	cat /proc/cprof/profile >"$OUT/churn.raw" || fail "snapshot $i failed"
+done
+kill "$churner"
+"$WORKLOADS/streamtext" <"$OUT/churn.raw" >"$OUT/churn.txt" || fail "the last snapshot is malformed"
+dropped=$(stat_of threads_regs_dropped)
+echo "10 snapshots of exiting threads: $dropped register copies dropped; the last one $(rawk '$1 == "R"' "$OUT/churn.txt" | wc -l) thread records"
+((dropped >= 1)) || fail "no register copy of an exiting thread was dropped: the race did not happen"
+
+# CPU 1 left alone: this script, its programs and unbound work on CPU 0
+echo 0 >/sys/module/cprof/parameters/regs_delay_us
+taskset -pc 0 $$ >/dev/null
+wqmask=/sys/devices/virtual/workqueue/cpumask
+oldmask=$(<"$wqmask")
+echo 1 >"$wqmask"
+"$WORKLOADS/threads" $((60 * ${CPROF_SLOW:-1})) >"$OUT/cal.out" &
+spinner=$!
+wait_lines "$OUT/cal.out" 2 || fail "threads did not start its threads"
+tid1=$(awk '$1 == "cpu1" { print $2 }' "$OUT/cal.out")
+ctl kind=threads pid="$spinner" cpus=0
+cal1() { awk '$1 == "CAL:" { print $3 }' /proc/interrupts; }
+before=$(cal1)
+for ((i = 0; i < 5; i++)); do
+	cat /proc/cprof/profile >"$OUT/cal$i.raw" || fail "snapshot $i failed"
+done
+after=$(cal1)
+echo "$oldmask" >"$wqmask"
+kill "$spinner"
+for ((i = 0; i < 5; i++)); do
+	"$WORKLOADS/streamtext" <"$OUT/cal$i.raw" >>"$OUT/cal.txt" || fail "snapshot $i is malformed"
+done
+read -r seen bare < <(rawk -v t="$tid1" '$1 == "R" && $R_tid == t { n++
+		if (int($R_flags / 2048) % 2 && $R_state == 5 && $R_nr_kernel + $R_nr_user == 0) b++
+	} END { print n + 0, b + 0 }' "$OUT/cal.txt")
+echo "5 snapshots with cpus=0: CPU 1's spinner in $seen, $bare of them running unwalked; CPU 1's CAL $before -> $after"
+((after == before)) || fail "CPU 1, outside cpus=, took $((after - before)) function-call interrupts during the snapshots"
+((seen == 5 && bare >= 1)) || fail "CPU 1's spinner: in $seen of 5 snapshots, $bare of them running without stacks"
 echo "k_threads: ok"
