@@ -160,11 +160,11 @@ static int cprof_ctl_apply_locked(const char *text)
 	 * The ticks stop now, not when the reader next runs: it may be
 	 * stopped itself (job control), and what it drains must end here.
 	 */
-	if (!err && stop && cprof_session_stop_current(CPROF_END_STOP))
+	if (!err && stop && cprof_session_stop_current(CPROF_END_STOP)) {
 		cprof_sample_stop();
-	else if (!err && !stop && profiling)
+	} else if (!err && !stop && profiling) {
 		err = -EBUSY;
-	else if (!err && !stop) {
+	} else if (!err && !stop) {
 		cprof_settings_copy(&cprof_set, &s);
 		cprof_utable_set_limit(cprof_set.unwind_mb);
 	}
