@@ -42,17 +42,22 @@ static uint buffers_mb = 64;
 module_param(buffers_mb, uint, 0400);
 MODULE_PARM_DESC(buffers_mb, "cap on all per-CPU buffers together, MiB (1-65536, default 64): more CPUs get smaller buffers");
 
+static uint maps_mb = CPROF_MAPS_MB_DEFAULT;
+module_param(maps_mb, uint, 0400);
+MODULE_PARM_DESC(maps_mb, "cap on the sampled processes' mapping lists together, MiB (1-4096, default 32)");
+
 static int __init cprof_init(void)
 {
 	int err;
 
 	if (buffer_kb < 64 || buffer_kb > 65536 || !is_power_of_2(buffer_kb) ||
-	    !buffers_mb || buffers_mb > 65536)
+	    !buffers_mb || buffers_mb > 65536 || !maps_mb ||
+	    maps_mb > CPROF_MAPS_MB_MAX)
 		return -EINVAL;
 	err = cprof_ctl_init(freq, seconds, depth, budget, accesses);
 	if (err)
 		return err;
-	err = cprof_maps_init();
+	err = cprof_maps_init((u64)maps_mb << 20);
 	if (err)
 		goto ctl_exit;
 	err = cprof_pycode_init();

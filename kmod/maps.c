@@ -6,8 +6,9 @@
  * The sampling path cannot take the mmap lock, so the work is split:
  *  - In the tick, cprof_maps_note() checks the sampled user addresses against
  *    the ranges already emitted for this address space (an RCU hash table
- *    keyed by mm, tgid and exec count: an exec or a recycled mm is a new
- *    key), but for the leading frames the user walk found in them itself
+ *    keyed by mm, tgid, exec count and the process's start time: an exec,
+ *    a recycled mm or pid is a new key), but for the leading frames the
+ *    user walk found in them itself
  *    when it looked up their files' unwind tables.  If one is not
  *    covered, it queues a request on its CPU's queue: a pid reference and
  *    the key.  No allocation, no lock.
@@ -25,6 +26,15 @@
  * callback would make unloading unsafe).  The cost is a window of one reader
  * wake-up (milliseconds; the tick wakes the reader when it queues a request)
  * in which a process that exits takes its mappings with it.
+ *
+ * Any user's processes decide how many mappings there are, so what is kept
+ * is bounded: a listing copies at most CPROF_MAPS_RANGES of them (the one
+ * asked about, those emitted before, then new ones; the rest are counted
+ * and left for a later request, if sampled), into a buffer allocated at
+ * load, not under the target's lock; a state is sized to the ranges it
+ * keeps; all states together stay within maps_mb (a module parameter),
+ * the least recently sampled evicted to make room; and the reader sweeps
+ * out the states of processes that exited or exec'd, once a second.
  */
 #include <linux/cred.h>
 #include <linux/elf.h>
@@ -51,6 +61,8 @@
 #define CPROF_MAPS_QLEN		32	/* requests per CPU */
 #define CPROF_MAPS_RECENT	4	/* recently requested keys per CPU */
 #define CPROF_MAPS_MAX		4096	/* address spaces tracked */
+#define CPROF_MAPS_RANGES	1024	/* ranges a state keeps, at most */
+#define CPROF_MAPS_SWEEP	HZ	/* between sweeps for exited processes */
 #define CPROF_MAPS_RETRY	(HZ / 10)	/* longest wait between requests */
 #define CPROF_MAPS_JUNK_RETRY	HZ		/* for uncovered non-leaf frames */
 #define CPROF_MAPS_FRESH_NS	NSEC_PER_SEC	/* its records on their way */
@@ -64,6 +76,10 @@ struct cprof_mmstate {
 	const struct mm_struct *mm;	/* a key: never dereferenced */
 	pid_t tgid;
 	u64 exec_id;
+	u64 start_ns;			/* a key: its leader's start_boottime */
+	struct pid *pid;		/* its tgid's, held: the sweep's */
+	size_t bytes;			/* counted in cprof_mm_bytes */
+	unsigned long used;		/* jiffies: last sampled */
 	u64 first_ns;			/* the first sample that asked */
 	unsigned long retry_at;		/* jiffies: next request allowed */
 	unsigned long synced_at;	/* jiffies: when this was built */
@@ -78,6 +94,7 @@ struct cprof_maps_req {
 	struct pid *pid;
 	const struct mm_struct *mm;
 	u64 exec_id;
+	u64 start_ns;
 	u64 addr;			/* the uncovered address */
 	u64 time_ns;			/* of the sample that asked */
 };
@@ -85,6 +102,7 @@ struct cprof_maps_req {
 struct cprof_maps_key {
 	const struct mm_struct *mm;
 	u64 exec_id;
+	u64 start_ns;
 	unsigned long at;
 };
 
@@ -103,6 +121,13 @@ static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
 unsigned long cprof_mm_epoch;		/* cprof_maps_epoch() */
 static char *cprof_maps_page;		/* paths and ELF notes */
+/* Under the mutex: the budget, what the states take, and what befell them. */
+static u64 cprof_mm_limit;		/* maps_mb, in bytes */
+static u64 cprof_mm_bytes;
+static u64 cprof_mm_evicted;		/* to keep within the budget or count */
+static u64 cprof_mm_exited;		/* swept: process exited or exec'd */
+static u64 cprof_mm_capped;		/* mappings left out of listings */
+static unsigned long cprof_mm_sweep_at;	/* jiffies: the next sweep */
 
 /* One entry of the mapping list taken under the mmap lock. */
 struct cprof_vma {
@@ -111,19 +136,63 @@ struct cprof_vma {
 	const char *name;		/* for mappings without a file */
 	s64 btime_ns;			/* with pos.dev, pos.ino: its record's */
 	u32 fs_magic;
+	bool keep;			/* in the new state */
 };
 
+/* A listing: CPROF_MAPS_RANGES + 1 entries (old ones, and the one asked). */
+static struct cprof_vma *cprof_maps_vmas;
+
 static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
-					     pid_t tgid, u64 exec_id)
+					     pid_t tgid, u64 exec_id,
+					     u64 start_ns)
 {
 	struct cprof_mmstate *st;
 
 	/* Readers: the tick under rcu_read_lock(); writers hold the mutex. */
 	hash_for_each_possible_rcu(cprof_mm_table, st, node, (unsigned long)mm,
 				   lockdep_is_held(&cprof_maps_mutex))
-		if (st->mm == mm && st->tgid == tgid && st->exec_id == exec_id)
+		if (st->mm == mm && st->tgid == tgid &&
+		    st->exec_id == exec_id && st->start_ns == start_ns)
 			return st;
 	return NULL;
+}
+
+/**
+ * cprof_maps_start_ns() - when a task's process started, boot time
+ * @tsk: the task
+ *
+ * Its group leader's start_boottime (/proc/PID/stat's starttime; an exec
+ * by another thread makes that thread the leader, with this time): part of
+ * an address space's key, which pid and mm reuse cannot repeat.
+ *
+ * Context: any.
+ * Return: the time, in ns.
+ */
+u64 cprof_maps_start_ns(struct task_struct *tsk)
+{
+	u64 ns;
+
+	rcu_read_lock();
+	ns = READ_ONCE(tsk->group_leader)->start_boottime;
+	rcu_read_unlock();
+	return ns;
+}
+
+/**
+ * cprof_maps_touch() - a sample used the state: not the least recently used
+ * @st: from cprof_maps_of(), or NULL
+ *
+ * A store a jiffy at most.
+ *
+ * Context: as cprof_maps_of().
+ */
+void cprof_maps_touch(const struct cprof_mmstate *st)
+{
+	unsigned long now = jiffies;
+
+	/* the clock is the only field a tick writes */
+	if (st && READ_ONCE(st->used) != now)
+		WRITE_ONCE(((struct cprof_mmstate *)st)->used, now);
 }
 
 /*
@@ -142,8 +211,18 @@ static void cprof_mm_drop(struct cprof_mmstate *st)
 {
 	hash_del_rcu(&st->node);
 	cprof_mm_changed();
-	kvfree_rcu(st, rcu);
+	cprof_mm_bytes -= st->bytes;
 	cprof_mm_count--;
+	put_pid(st->pid);
+	kvfree_rcu(st, rcu);
+}
+
+/* The memory a state of @nr ranges takes: kvmalloc()'s bucket at most. */
+static size_t cprof_mm_size(u32 nr)
+{
+	struct cprof_mmstate *st;
+
+	return kmalloc_size_roundup(struct_size(st, ranges, nr));
 }
 
 static const struct cprof_file_pos *
@@ -178,8 +257,12 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
  */
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 {
-	return cprof_mm_lookup(tsk->mm, tsk->tgid,
-			       READ_ONCE(tsk->self_exec_id));
+	const struct cprof_mmstate *st;
+
+	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id),
+			     cprof_maps_start_ns(tsk));
+	cprof_maps_touch(st);
+	return st;
 }
 
 /**
@@ -241,7 +324,8 @@ bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr)
 	bool ret;
 
 	rcu_read_lock();
-	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id));
+	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id),
+			     cprof_maps_start_ns(tsk));
 	ret = st && cprof_mm_covers(st, addr);
 	rcu_read_unlock();
 	return ret;
@@ -249,7 +333,8 @@ bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr)
 
 /* Was this key requested lately on this CPU?  Records it if not. */
 static bool cprof_maps_recent(struct cprof_maps_queue *q,
-			      const struct mm_struct *mm, u64 exec_id)
+			      const struct mm_struct *mm, u64 exec_id,
+			      u64 start_ns)
 {
 	struct cprof_maps_key *k;
 	int i;
@@ -257,12 +342,14 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
 	for (i = 0; i < CPROF_MAPS_RECENT; i++) {
 		k = &q->recent[i];
 		if (k->mm == mm && k->exec_id == exec_id &&
+		    k->start_ns == start_ns &&
 		    time_before(jiffies, k->at + CPROF_MAPS_RETRY))
 			return true;
 	}
 	k = &q->recent[q->recent_next++ % CPROF_MAPS_RECENT];
 	k->mm = mm;
 	k->exec_id = exec_id;
+	k->start_ns = start_ns;
 	k->at = jiffies;
 	return false;
 }
@@ -283,6 +370,7 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 {
 	struct task_struct *tsk = current;
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
+	u64 start_ns = cprof_maps_start_ns(tsk);
 	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);
 	struct cprof_mmstate *st;
 	struct cprof_maps_req *req;
@@ -297,7 +385,7 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
 		return false;
 	rcu_read_lock();
-	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id);
+	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id, start_ns);
 	if (st) {
 		for (; i < n && cprof_mm_covers(st, ips[i]); i++)
 			;
@@ -317,12 +405,13 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 		WRITE_ONCE(st->retry_at, jiffies + CPROF_MAPS_RETRY);
 	}
 	rcu_read_unlock();
-	if (!st && cprof_maps_recent(q, tsk->mm, exec_id))
+	if (!st && cprof_maps_recent(q, tsk->mm, exec_id, start_ns))
 		return false;
 	req = &q->req[q->head % CPROF_MAPS_QLEN];
 	req->pid = get_pid(task_pid(tsk));
 	req->mm = tsk->mm;
 	req->exec_id = exec_id;
+	req->start_ns = start_ns;
 	req->addr = addr;
 	req->time_ns = now;
 	/* Pairs with smp_load_acquire() in cprof_maps_pop(). */
@@ -388,50 +477,105 @@ static void cprof_vma_stat(struct cprof_vma *v)
 	v->fs_magic = file_inode(v->file)->i_sb->s_magic;
 }
 
-/* The executable mappings of @mm, with file references.  Sleeps. */
-static struct cprof_vma *cprof_maps_collect(struct mm_struct *mm, u32 *nr)
+#define CPROF_MAPS_STATS	4	/* files a listing remembers stat()ing */
+
+/*
+ * cprof_vma_stat() for each of @n mappings with a file; a file mapped
+ * many times (a network file system may answer each stat() with a round
+ * trip) is asked once while it is among the last CPROF_MAPS_STATS asked.
+ */
+static void cprof_vmas_stat(struct cprof_vma *v, u32 n)
 {
-	struct cprof_vma *v;
-	struct vm_area_struct *vma;
-	u32 n = 0, max, i;
+	const struct cprof_vma *seen[CPROF_MAPS_STATS] = {};
+	u32 i, j, next = 0;
 
-	/* Never wait for a lock a stuck process may hold: ask again later. */
-	if (!mmap_read_trylock(mm))
-		return NULL;
-	max = READ_ONCE(mm->map_count);
-	v = kvcalloc(max ? max : 1, sizeof(*v), GFP_KERNEL);
-	if (v) {
-		VMA_ITERATOR(vmi, mm, 0);
-
-		for_each_vma(vmi, vma) {
-			if (!(vma->vm_flags & VM_EXEC) || n == max)
-				continue;
-			v[n].pos.start = vma->vm_start;
-			v[n].pos.end = vma->vm_end;
-			v[n].pos.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-			if (vma->vm_file) {
-				v[n].file = get_file(vma->vm_file);
-			} else if (vma->vm_start ==
-				   (unsigned long)mm->context.vdso) {
-				v[n].pos.pgoff = 0;
-				v[n].name = "[vdso]";
-				/* its table's key (cprof_format.h) */
-				v[n].pos.dev = CPROF_UTABLE_VDSO_DEV;
-				v[n].pos.ino = CPROF_UTABLE_VDSO_INO;
-				v[n].pos.size = vma->vm_end - vma->vm_start;
-			} else {
-				v[n].pos.pgoff = 0;
-				v[n].name = CPROF_ANON_NAME;
-			}
-			n++;
+	for (i = 0; i < n; i++) {
+		if (!v[i].file)
+			continue;
+		for (j = 0; j < CPROF_MAPS_STATS && seen[j]; j++)
+			if (path_equal(file_user_path(seen[j]->file),
+				       file_user_path(v[i].file)))
+				break;
+		if (j < CPROF_MAPS_STATS && seen[j]) {
+			v[i].pos.dev = seen[j]->pos.dev;
+			v[i].pos.ino = seen[j]->pos.ino;
+			v[i].pos.size = seen[j]->pos.size;
+			v[i].pos.mtime_ns = seen[j]->pos.mtime_ns;
+			v[i].btime_ns = seen[j]->btime_ns;
+			v[i].fs_magic = seen[j]->fs_magic;
+			continue;
 		}
+		cprof_vma_stat(&v[i]);
+		seen[next++ % CPROF_MAPS_STATS] = &v[i];
+	}
+}
+
+/* Did @old keep a range at [@start, @end) of offset @pgoff? */
+static bool cprof_range_was(const struct cprof_mmstate *old, u64 start,
+			    u64 end, u64 pgoff)
+{
+	const struct cprof_file_pos *r = old ? cprof_mm_range(old, start) : NULL;
+
+	return r && r->start == start && r->end == end && r->pgoff == pgoff;
+}
+
+/*
+ * The executable mappings of @mm, with file references, into
+ * cprof_maps_vmas: the one holding @addr, those @old kept, and new ones
+ * while fewer than CPROF_MAPS_RANGES in all are taken (the rest counted
+ * in cprof_mm_capped).  Nothing is allocated under the lock, which is
+ * only tried: a stuck process may hold it.  Sleeps.
+ * Return: how many, or -EAGAIN when the lock was busy.
+ */
+static int cprof_maps_collect(struct mm_struct *mm,
+			      const struct cprof_mmstate *old, u64 addr)
+{
+	struct cprof_vma *v = cprof_maps_vmas;
+	u32 n = 0, fresh = 0, room, left = 0;
+	struct vm_area_struct *vma;
+
+	VMA_ITERATOR(vmi, mm, 0);
+	/* old->nr <= CPROF_MAPS_RANGES: n <= CPROF_MAPS_RANGES + 1 */
+	room = CPROF_MAPS_RANGES - 1 - min_t(u32, old ? old->nr : 0,
+					     CPROF_MAPS_RANGES - 1);
+	if (!mmap_read_trylock(mm))
+		return -EAGAIN;
+	for_each_vma(vmi, vma) {
+		/* as emitted: an offset in the file, 0 without one */
+		u64 pgoff = vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0;
+		bool asked;
+
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		asked = addr >= vma->vm_start && addr < vma->vm_end;
+		if (n > CPROF_MAPS_RANGES ||
+		    (!asked &&
+		     !cprof_range_was(old, vma->vm_start, vma->vm_end, pgoff) &&
+		     fresh++ >= room)) {
+			left++;
+			continue;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].pos.start = vma->vm_start;
+		v[n].pos.end = vma->vm_end;
+		v[n].pos.pgoff = pgoff;
+		if (vma->vm_file) {
+			v[n].file = get_file(vma->vm_file);
+		} else if (vma->vm_start == (unsigned long)mm->context.vdso) {
+			v[n].name = "[vdso]";
+			/* its table's key (cprof_format.h) */
+			v[n].pos.dev = CPROF_UTABLE_VDSO_DEV;
+			v[n].pos.ino = CPROF_UTABLE_VDSO_INO;
+			v[n].pos.size = vma->vm_end - vma->vm_start;
+		} else {
+			v[n].name = CPROF_ANON_NAME;
+		}
+		n++;
 	}
 	mmap_read_unlock(mm);
-	for (i = 0; i < n; i++)
-		if (v[i].file)
-			cprof_vma_stat(&v[i]);
-	*nr = n;
-	return v;
+	cprof_mm_capped += left;
+	cprof_vmas_stat(v, n);
+	return n;
 }
 
 /*
@@ -526,18 +670,6 @@ static u8 cprof_build_id(struct file *file, u8 *id)
 	return 0;
 }
 
-/* When @tsk's process started (/proc/PID/stat's starttime), boot time. */
-static u64 cprof_start_ns(struct task_struct *tsk)
-{
-	u64 ns;
-
-	/* exec by another thread makes it the leader, with this time */
-	rcu_read_lock();
-	ns = READ_ONCE(tsk->group_leader)->start_boottime;
-	rcu_read_unlock();
-	return ns;
-}
-
 /* The process whose mappings are listed, as its records name it. */
 struct cprof_maps_proc {
 	pid_t tgid;
@@ -549,7 +681,7 @@ static void cprof_maps_proc_of(struct task_struct *tsk,
 			       struct cprof_maps_proc *p)
 {
 	p->tgid = tsk->tgid;
-	p->start_ns = cprof_start_ns(tsk);
+	p->start_ns = cprof_maps_start_ns(tsk);
 	p->uid = from_kuid_munged(&init_user_ns, task_euid(tsk));
 }
 
@@ -643,46 +775,108 @@ static u32 cprof_vma_index(const struct cprof_vma *v, u32 nr, u64 addr)
 	return nr;
 }
 
-static void cprof_mm_evict_one(void)
+/*
+ * Has the process of @st exited (its last thread, zombie or reaped) or
+ * exec'd since?  Then no tick can ask for @st again.
+ */
+static bool cprof_mm_gone(const struct cprof_mmstate *st)
+{
+	struct task_struct *leader;
+	bool gone;
+
+	rcu_read_lock();
+	leader = st->pid ? pid_task(st->pid, PIDTYPE_TGID) : NULL;
+	gone = !leader || !atomic_read(&leader->signal->live) ||
+	       READ_ONCE(leader->self_exec_id) != st->exec_id ||
+	       leader->start_boottime != st->start_ns;
+	rcu_read_unlock();
+	return gone;
+}
+
+/* Drop the states of processes gone, but @keep; under the mutex. */
+static void cprof_mm_sweep(const struct cprof_mmstate *keep)
 {
 	struct cprof_mmstate *st;
+	struct hlist_node *tmp;
 	int bkt;
 
-	hash_for_each(cprof_mm_table, bkt, st, node) {
-		cprof_mm_drop(st);
-		return;
+	lockdep_assert_held(&cprof_maps_mutex);
+	cprof_mm_sweep_at = jiffies + CPROF_MAPS_SWEEP;
+	hash_for_each_safe(cprof_mm_table, bkt, tmp, st, node) {
+		if (st != keep && cprof_mm_gone(st)) {
+			cprof_mm_drop(st);
+			cprof_mm_exited++;
+		}
+	}
+}
+
+/*
+ * Make room for a state of @bytes in place of @keep (NULL: one more
+ * state), which stays (its process may be exiting as it is served):
+ * sweep, then evict the least recently sampled states.  A scan an
+ * eviction: at most CPROF_MAPS_MAX states.  Under the mutex.
+ */
+static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
+{
+	struct cprof_mmstate *st, *lru;
+	int bkt;
+
+	lockdep_assert_held(&cprof_maps_mutex);
+	if (cprof_mm_bytes - (keep ? keep->bytes : 0) + bytes > cprof_mm_limit ||
+	    (!keep && cprof_mm_count >= CPROF_MAPS_MAX))
+		cprof_mm_sweep(keep);
+	while (cprof_mm_bytes - (keep ? keep->bytes : 0) + bytes >
+	       cprof_mm_limit || (!keep && cprof_mm_count >= CPROF_MAPS_MAX)) {
+		lru = NULL;
+		hash_for_each(cprof_mm_table, bkt, st, node)
+			if (st != keep &&
+			    (!lru || time_before(READ_ONCE(st->used),
+						 READ_ONCE(lru->used))))
+				lru = st;
+		if (!lru)
+			break;
+		cprof_mm_drop(lru);
+		cprof_mm_evicted++;
+		cond_resched();
 	}
 }
 
 /*
  * Serve one request: emit the new ranges of @tsk's address space, the one
- * holding the address that asked first (with thousands of mappings, the
- * rest may take several requests' worth of room).
+ * holding the address that asked first, then others while the state has
+ * room (CPROF_MAPS_RANGES) and CPROF_MAPS_ROOM of @room lasts: a process
+ * with thousands of mappings, listed again and again (evicted, or asking
+ * about one more), must not hold up the next process's request (it may
+ * exit before it is served) by filling the reader's buffer.
  */
 static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 			       const struct cprof_maps_req *req, void *dst,
 			       size_t room)
 {
 	struct cprof_mmstate *old, *st;
-	struct cprof_vma *v;
-	size_t done = 0, size, first_done = 0;
-	u32 nr = 0, i, first;
+	struct cprof_vma *v = cprof_maps_vmas;
+	size_t done = 0, size, bytes;
+	u32 nr = 0, kept = 0, i, first;
 	struct cprof_maps_proc proc;
 	u64 first_ns, stamp;
+	int listed;
 
+	room = min_t(size_t, room, CPROF_MAPS_ROOM);
 	cprof_maps_proc_of(tsk, &proc);
-	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id);
-	v = cprof_maps_collect(mm, &nr);
+	old = cprof_mm_lookup(mm, tsk->tgid, req->exec_id, req->start_ns);
+	listed = cprof_maps_collect(mm, old, req->addr);
 	/*
 	 * Not listed now (the mmap lock was busy): a new address space is
 	 * entered all the same, without ranges, to keep the time it was
 	 * first asked about and to let the ticks ask again soon.
 	 */
-	if (!v && old) {
+	if (listed < 0 && old) {
 		/* published: read by ticks (cprof_maps_settling()) */
 		WRITE_ONCE(old->first_ns, min(old->first_ns, req->time_ns));
 		return 0;
 	}
+	if (listed > 0)
+		nr = listed;
 	first_ns = old ? min(old->first_ns, req->time_ns) : req->time_ns;
 	/*
 	 * The first listing of an address space is stamped with its first
@@ -691,37 +885,61 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 	 * unmapped does not claim the earlier one's samples.
 	 */
 	stamp = old && old->nr ? req->time_ns : first_ns;
-	/* A process may have tens of thousands of executable mappings. */
-	st = kvzalloc(struct_size(st, ranges, nr), GFP_KERNEL);
 	first = cprof_vma_index(v, nr, req->addr);
-	if (first < nr && st && !cprof_range_known(old, &v[first])) {
-		first_done = cprof_maps_emit(dst, room, &proc, &v[first],
-					     stamp);
-		done = first_done;
+	if (first < nr) {
+		v[first].keep = cprof_range_known(old, &v[first]);
+		if (!v[first].keep) {
+			size = cprof_maps_emit(dst, room, &proc, &v[first],
+					       stamp);
+			v[first].keep = size;
+			done = size;
+		}
+		kept += v[first].keep;
 	}
 	for (i = 0; i < nr; i++) {
-		bool known = cprof_range_known(old, &v[i]);
-
-		size = 0;
 		if (i == first)
-			known = known || first_done;
-		else if (!known && st)
+			continue;
+		v[i].keep = cprof_range_known(old, &v[i]);
+		if (!v[i].keep && kept < CPROF_MAPS_RANGES) {
 			size = cprof_maps_emit(dst + done, room - done, &proc,
 					       &v[i], stamp);
-		if (st && (known || size))
+			v[i].keep = size;
+			done += size;
+		}
+		kept += v[i].keep;
+	}
+	/* one over with the one asked: an old one goes */
+	for (i = nr; kept > CPROF_MAPS_RANGES && i--;) {
+		if (i != first && v[i].keep) {
+			v[i].keep = false;
+			kept--;
+			cprof_mm_capped++;
+		}
+	}
+	bytes = cprof_mm_size(kept);
+	cprof_mm_make_room(old, bytes);
+	st = kvzalloc(bytes, GFP_KERNEL_ACCOUNT);
+	for (i = 0; i < nr; i++) {
+		if (st && v[i].keep)
 			st->ranges[st->nr++] = v[i].pos;
-		done += size;
 		if (v[i].file)
 			fput(v[i].file);
 	}
-	kvfree(v);
+	/* (without a state, what was emitted is emitted again when asked) */
 	if (!st)
 		return done;
+	st->bytes = bytes;
 	st->mm = mm;
 	st->tgid = tsk->tgid;
 	st->exec_id = req->exec_id;
+	st->start_ns = req->start_ns;
+	st->pid = old ? old->pid : get_task_pid(tsk, PIDTYPE_TGID);
+	if (old)
+		old->pid = NULL;	/* handed over */
+	st->used = jiffies;
 	st->first_ns = first_ns;
-	st->junk = (old && old->junk) || (v && !cprof_mm_covers(st, req->addr));
+	st->junk = (old && old->junk) ||
+		   (listed >= 0 && !cprof_mm_covers(st, req->addr));
 	/*
 	 * Back off from one jiffy to CPROF_MAPS_RETRY: a new process maps
 	 * its libraries right after the first request (made from ld.so), and
@@ -733,11 +951,10 @@ static size_t cprof_maps_serve(struct task_struct *tsk, struct mm_struct *mm,
 				       1UL << min(st->syncs, 8u));
 	if (old)
 		cprof_mm_drop(old);
-	else if (cprof_mm_count >= CPROF_MAPS_MAX)
-		cprof_mm_evict_one();
 	hash_add_rcu(cprof_mm_table, &st->node, (unsigned long)mm);
 	cprof_mm_changed();
 	cprof_mm_count++;
+	cprof_mm_bytes += bytes;
 	return done;
 }
 
@@ -752,7 +969,8 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
 	if (!tsk)
 		return 0;
 	mm = get_task_mm(tsk);
-	if (mm == req->mm && READ_ONCE(tsk->self_exec_id) == req->exec_id)
+	if (mm == req->mm && READ_ONCE(tsk->self_exec_id) == req->exec_id &&
+	    cprof_maps_start_ns(tsk) == req->start_ns)
 		done = cprof_maps_serve(tsk, mm, req, dst, room);
 	if (mm)
 		mmput(mm);
@@ -766,6 +984,8 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
  * @room: bytes available at @dst; requests are served while at least
  *	CPROF_MAPS_ROOM of it is left
  *
+ * Once a second, first drops the states of processes that exited.
+ *
  * Context: the reader, process context; may sleep.
  * Return: the bytes written.
  */
@@ -776,6 +996,8 @@ size_t cprof_maps_sync(void *dst, size_t room)
 	int cpu;
 
 	mutex_lock(&cprof_maps_mutex);
+	if (time_after_eq(jiffies, cprof_mm_sweep_at))
+		cprof_mm_sweep(NULL);
 	for_each_possible_cpu(cpu) {
 		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
 
@@ -812,6 +1034,7 @@ size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
 {
 	struct cprof_maps_req req = {
 		.mm = mm, .exec_id = READ_ONCE(tsk->self_exec_id),
+		.start_ns = cprof_maps_start_ns(tsk),
 		.addr = n ? addrs[0] : 0, .time_ns = now,
 	};
 	struct cprof_mmstate *st;
@@ -821,8 +1044,9 @@ size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
 	if (room < CPROF_MAPS_ROOM)
 		return 0;
 	mutex_lock(&cprof_maps_mutex);
-	st = cprof_mm_lookup(mm, tsk->tgid, req.exec_id);
+	st = cprof_mm_lookup(mm, tsk->tgid, req.exec_id, req.start_ns);
 	if (st) {
+		cprof_maps_touch(st);
 		while (i < n && cprof_mm_covers(st, addrs[i]))
 			i++;
 		/* deeper frames may be junk: asked about once a second */
@@ -835,6 +1059,24 @@ size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
 unlock:
 	mutex_unlock(&cprof_maps_mutex);
 	return done;
+}
+
+/**
+ * cprof_maps_usage() - what the address-space states take
+ * @u: filled in; counts are since the module was loaded
+ *
+ * Context: process; sleeps.
+ */
+void cprof_maps_usage(struct cprof_maps_usage *u)
+{
+	mutex_lock(&cprof_maps_mutex);
+	u->states = cprof_mm_count;
+	u->bytes = cprof_mm_bytes;
+	u->limit = cprof_mm_limit;
+	u->evicted = cprof_mm_evicted;
+	u->exited = cprof_mm_exited;
+	u->capped = cprof_mm_capped;
+	mutex_unlock(&cprof_maps_mutex);
 }
 
 /**
@@ -862,15 +1104,24 @@ void cprof_maps_reset(void)
 }
 
 /**
- * cprof_maps_init() - allocate the page paths and ELF notes are read into
+ * cprof_maps_init() - set the budget; allocate the page paths and ELF notes
+ *	are read into, and the buffer of a listing
+ * @limit: the bytes all address-space states may take (maps_mb)
  *
  * Context: module init.
  * Return: 0 or -ENOMEM.
  */
-int cprof_maps_init(void)
+int cprof_maps_init(u64 limit)
 {
+	cprof_mm_limit = limit;
 	cprof_maps_page = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	return cprof_maps_page ? 0 : -ENOMEM;
+	cprof_maps_vmas = kvmalloc_array(CPROF_MAPS_RANGES + 1,
+					 sizeof(*cprof_maps_vmas), GFP_KERNEL);
+	if (cprof_maps_page && cprof_maps_vmas)
+		return 0;
+	kfree(cprof_maps_page);
+	kvfree(cprof_maps_vmas);
+	return -ENOMEM;
 }
 
 /**
@@ -882,4 +1133,5 @@ void cprof_maps_exit(void)
 {
 	cprof_maps_reset();
 	kfree(cprof_maps_page);
+	kvfree(cprof_maps_vmas);
 }

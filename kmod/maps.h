@@ -24,12 +24,29 @@ struct cprof_file_pos {
 	u32 dev;
 };
 
-int cprof_maps_init(void);
+/* What the address-space states take (cprof_maps_usage()). */
+struct cprof_maps_usage {
+	u64 states;
+	u64 bytes;
+	u64 limit;		/* maps_mb */
+	u64 evicted;		/* least recently sampled, to make room */
+	u64 exited;		/* their process exited or exec'd */
+	u64 capped;		/* mappings left out: CPROF_MAPS_RANGES */
+};
+
+/* Default of the module parameter maps_mb: all states together. */
+#define CPROF_MAPS_MB_DEFAULT	32
+#define CPROF_MAPS_MB_MAX	4096
+
+int cprof_maps_init(u64 limit);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
+void cprof_maps_usage(struct cprof_maps_usage *u);
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
+u64 cprof_maps_start_ns(struct task_struct *tsk);
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
+void cprof_maps_touch(const struct cprof_mmstate *st);
 
 extern unsigned long cprof_mm_epoch;	/* maps.c's, for the inline below */
 

@@ -11,6 +11,7 @@
 #include "access.h"
 #include "cprof.h"
 #include "ctl.h"
+#include "maps.h"
 #include "offcpu.h"
 #include "procfs.h"
 #include "sample.h"
@@ -161,6 +162,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	int cpu;
 
 	struct cprof_cpu_stats c;
+	struct cprof_maps_usage mu;
 	u64 period, tables, bytes, evicted, dropped, unwalked;
 
 	for_each_possible_cpu(cpu) {
@@ -177,6 +179,13 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	cprof_snap_usage(&dropped, &unwalked);
 	seq_printf(m, "threads_regs_dropped %llu\n", dropped);
 	seq_printf(m, "threads_unwalked %llu\n", unwalked);
+	cprof_maps_usage(&mu);
+	seq_printf(m, "maps_states %llu\n", mu.states);
+	seq_printf(m, "maps_bytes %llu\n", mu.bytes);
+	seq_printf(m, "maps_limit %llu\n", mu.limit);
+	seq_printf(m, "maps_evicted %llu\n", mu.evicted);
+	seq_printf(m, "maps_exited %llu\n", mu.exited);
+	seq_printf(m, "maps_capped %llu\n", mu.capped);
 	cprof_stats_print(m, "", &sum);
 	for_each_possible_cpu(cpu) {
 		period = cprof_sample_stats(cpu, &c);

@@ -411,6 +411,7 @@ struct cprof_ufiles {
 	const struct mm_struct *mm;	/* the key, as cprof_maps_of()'s */
 	pid_t tgid;
 	u64 exec_id;
+	u64 start_ns;
 	unsigned long maps_epoch;
 	unsigned long utab_epoch;
 	const struct cprof_mmstate *st;	/* NULL: none emitted */
@@ -875,6 +876,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	unsigned long maps_epoch = cprof_maps_epoch();
 	unsigned long utab_epoch = cprof_utable_epoch();
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
+	u64 start_ns = cprof_maps_start_ns(tsk);
 	struct cprof_ufiles *fs;
 	struct cprof_ucpu *c;
 
@@ -882,8 +884,10 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 		c = this_cpu_ptr(&cprof_ucpu);
 		fs = &c->files;
 		if (fs->mm == tsk->mm && fs->tgid == tsk->tgid &&
-		    fs->exec_id == exec_id && fs->maps_epoch == maps_epoch &&
+		    fs->exec_id == exec_id && fs->start_ns == start_ns &&
+		    fs->maps_epoch == maps_epoch &&
 		    fs->utab_epoch == utab_epoch) {
+			cprof_maps_touch(fs->st);
 			if (fs->file[0].end && fs->file[0].has_table)
 				cprof_utable_touch(&fs->file[0].table);
 			if (fs->file[1].end && fs->file[1].has_table)
@@ -900,6 +904,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	fs->mm = tsk->mm;
 	fs->tgid = tsk->tgid;
 	fs->exec_id = exec_id;
+	fs->start_ns = start_ns;
 	fs->maps_epoch = maps_epoch;
 	fs->utab_epoch = utab_epoch;
 	fs->st = cprof_maps_of(tsk);
