@@ -62,9 +62,10 @@ static inline int cprof_compat_save_tsk(struct task_struct *tsk,
 /*
  * perf's decision on a kernel profile: perf_event_paranoid, then the LSMs'
  * perf_event_open hook (security_perf_event_open(), PERF_SECURITY_KERNEL).
- * A module may ask where perf_allow_kernel() is exported (6.12 does;
- * Kbuild looks in the kernel's symbol list).  Where it is not (6.1),
- * neither the sysctl nor the hook is: the CAP_PERFMON check is all.
+ * A module may ask where perf_allow_kernel() is exported taking no
+ * argument (Debian's 6.12 does; Kbuild looks in the kernel's symbol list
+ * and the header).  Where it is not (6.1), or takes a perf_event_attr,
+ * neither the sysctl nor the hook is used: the CAP_PERFMON check is all.
  */
 #ifdef CPROF_HAVE_PERF_ALLOW_KERNEL
 #include <linux/perf_event.h>
