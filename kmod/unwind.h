@@ -45,7 +45,8 @@ struct cprof_pyhint {
  * time with interrupts disabled has a bound whatever the user's memory
  * holds.  An access is one user access window (a word, a frame record, a
  * Python frame's fields, a code object's) or CPROF_UACCESS_BYTES bytes of
- * a copy.  NULL: no bound (a thread snapshot, in process context).
+ * a copy.  NULL: no bound but the depth (a thread snapshot: in process
+ * context, or in the interrupt that stops a running thread).
  */
 struct cprof_uaccess {
 	u32 left;
