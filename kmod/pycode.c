@@ -18,9 +18,9 @@
  * CPROF_PYLINES_MAX of the line table; memory that is not resident gives a
  * shorter copy or none.  The tick makes a record only if its accesses
  * left (struct cprof_uaccess) cover the most one takes, and counts a
- * record it leaves out (budget_skipped).  The module does not interpret the objects beyond
- * the sizes of a str and of a bytes object: userland decodes them with
- * the interpreter's layout.
+ * record it leaves out (budget_skipped).  The module does not interpret
+ * the objects beyond the sizes of a str and of a bytes object: userland
+ * decodes them with the interpreter's layout.
  */
 #include <linux/hash.h>
 #include <linux/mm.h>

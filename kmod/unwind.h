@@ -82,7 +82,7 @@ static inline bool cprof_uaccess_spent(const struct cprof_uaccess *a)
 	return a && a->spent;
 }
 
-/* What a copy of at most @size bytes takes: its pieces, one more for a page's end. */
+/* A copy of at most @size bytes: its pieces, and one for a page's end. */
 #define CPROF_UACCESS_COPY(size) \
 	(DIV_ROUND_UP(size, CPROF_UACCESS_BYTES) + 1)
 
