@@ -148,10 +148,13 @@ static void cprof_snap_running(void *arg)
 	const struct cprof_settings *set = lk->set;
 	struct cprof_thread *t = lk->t;
 	struct pt_regs *regs, *uregs;
+	struct cprof_uaccess acc;
 	int nk = 0, nu = 0;
 
 	if (current != lk->tsk)
 		return;
+	/* interrupts off, as a tick's: the tick's bound on user reads */
+	cprof_uaccess_start(&acc, set->accesses);
 	/* (this interrupt's handler keeps no irq regs) */
 	regs = cprof_unwind_irq_regs();
 	if (!regs)
@@ -167,7 +170,11 @@ static void cprof_snap_running(void *arg)
 		nu = cprof_unwind_user(current, uregs, uregs != regs,
 				       t->ips + nk, set->depth, &lk->flags,
 				       lk->ustack ? &lk->copy : NULL, NULL,
-				       NULL, NULL);
+				       NULL, &acc);
+	/* the copy whole or none, as the tick's */
+	if (lk->flags & CPROF_SAMPLE_USTACK &&
+	    !cprof_uaccess_take(&acc, CPROF_UACCESS_COPY(lk->ustack)))
+		lk->flags &= ~CPROF_SAMPLE_USTACK;
 	t->nr_kernel = nk;
 	t->nr_user = nu;
 	t->cpu = smp_processor_id();

@@ -45,8 +45,9 @@ struct cprof_pyhint {
  * time with interrupts disabled has a bound whatever the user's memory
  * holds.  An access is one user access window (a word, a frame record, a
  * Python frame's fields, a code object's) or CPROF_UACCESS_BYTES bytes of
- * a copy.  NULL: no bound but the depth (a thread snapshot: in process
- * context, or in the interrupt that stops a running thread).
+ * a copy.  NULL: no bound but the depth (a sleeping thread's snapshot
+ * walk, in process context; a running thread's, in the interrupt that
+ * stops it, has the tick's bound).
  */
 struct cprof_uaccess {
 	u32 left;
