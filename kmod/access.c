@@ -6,8 +6,9 @@
  * namespace: uid 0 in a container without those capabilities, or in a
  * user namespace of its own, is not enough, since stacks and kernel
  * addresses would show it the host's layout and other tenants' work (and
- * ctl's settings say who is profiled).  Then the LSMs decide as they do
- * for perf's kernel profiles, where the kernel lets a module ask them.
+ * ctl's settings say who is profiled).  Then the LSMs' perf_event_open
+ * hook is asked about a kernel profile, where the kernel lets a module
+ * ask it (perf_allow_kernel(); its CPU-wide question cannot be asked).
  * Lockdown (LOCKDOWN_PERF) refuses profiling altogether.  The check is
  * made at open, with the opener's credentials, so a file descriptor handed
  * to another program carries the opener's rights and no more.
