@@ -11,6 +11,7 @@
 # got past authentication; tests/vm/tests/u_http.sh fetches real profiles.
 # Then every ADDR form serving.md's table lists, the same way, and a
 # parameter whose value is longer than a log line shows (read whole).
+# Then what serving.md's threat model lists (each case names its check).
 # Run by tests/host/run.sh (CPROF_DUMP: the cprof-dump to run).
 set -euo pipefail
 
@@ -241,5 +242,24 @@ else
 fi
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
+
+# --http-group with the socket in a directory every user may write: a user
+# who swaps the new socket for a symlink to a root file, 500 times, as
+# fast as a busy loop sees it, changes neither that file's mode nor its
+# group (cprof-dump chown()ed and chmod()ed the path after bind()).
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+	chmod 711 "$tmp"
+	mkdir -m 777 "$tmp/shared"
+	echo secret >"$tmp/victim"
+	chmod 600 "$tmp/victim"
+	read -r attempts swaps changed < <(python3 tests/host/sockrace.py "$dump" "$tmp/shared" "$tmp/victim" 500 65534 65534)
+	if [[ $changed == 0 && $attempts == 500 && $swaps -gt 0 ]]; then
+		ok "--http-group: $attempts starts, $swaps symlinks swapped in by a user: the root file stays $(stat -c '%a %G' "$tmp/victim")"
+	else
+		not_ok "--http-group: after $attempts starts and $swaps swaps the root file is $(stat -c '%a %G' "$tmp/victim")"
+	fi
+else
+	echo "skip the --http-group race: it needs root and setpriv"
+fi
 
 report
