@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 #include "httpauth.h"
 #include "listen.h"
@@ -202,8 +203,17 @@ static bool token_ok(const struct httpauth *a, struct MHD_Connection *c)
 	return same_secret(a->token, a->token_len, h, strlen(h));
 }
 
+/*
+ * A certificate of the client CA's, whose extended key usage, if it has
+ * any (its issuers' too), allows a TLS client: a server's certificate
+ * from the same CA is not a client's.
+ */
 static bool client_cert_ok(struct MHD_Connection *c)
 {
+	gnutls_typed_vdata_st purpose = {
+		.type = GNUTLS_DT_KEY_PURPOSE_OID,
+		.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT,
+	};
 	const union MHD_ConnectionInfo *ci;
 	unsigned int status = ~0u;
 
@@ -212,8 +222,8 @@ static bool client_cert_ok(struct MHD_Connection *c)
 		return false;
 	if (gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509)
 		return false;
-	return !gnutls_certificate_verify_peers2(ci->tls_session, &status) &&
-	       !status;
+	return !gnutls_certificate_verify_peers(ci->tls_session, &purpose, 1,
+						&status) && !status;
 }
 
 /* Host: an IP address or localhost, with or without a port. */
@@ -264,7 +274,7 @@ static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 		}
 	}
 	if (a->ca && !client_cert_ok(c)) {
-		snprintf(why, size, "refused: no client certificate signed by the server's --http-client-ca");
+		snprintf(why, size, "refused: no client certificate signed by the server's --http-client-ca for TLS clients");
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (a->token && !token_ok(a, c)) {

@@ -58,6 +58,8 @@
  */
 #define HEAD_DEADLINE_S		10.0
 #define CONNECTIONS_MAX		64
+/* GnuTLS's defaults, but TLS 1.2 and 1.3 only */
+#define TLS_PRIORITIES		"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 /* seconds= when a request gives none, as Go's handler (within max_seconds) */
 #define SECONDS_DEFAULT		30
 
@@ -750,6 +752,7 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 			     MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES },
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert },
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0,
 		  (void *)httpauth__tls_key(srv->auth) },
@@ -770,7 +773,7 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 				(unsigned int)IDLE_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				srv,
-				MHD_OPTION_ARRAY, cert ? tls : tls + 3,
+				MHD_OPTION_ARRAY, cert ? tls : tls + 4,
 				MHD_OPTION_END);
 }
 
