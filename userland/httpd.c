@@ -671,6 +671,26 @@ static void reap_slow(struct server *srv)
 			n, n == 1 ? "" : "s", HEAD_DEADLINE_S);
 }
 
+/* The request context of a request whose path has a NUL byte (%00). */
+static char nul_in_path;
+
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the URI as the client sent it, before MHD
+ * unescapes it into a C string that a %00 would cut short (so that
+ * /debug/pprof/profile%00x would be the profile).
+ */
+static void *check_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	size_t i, n = strcspn(uri, "?");
+
+	(void)cls;
+	(void)c;
+	for (i = 0; i < n; i++)
+		if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+			return &nul_in_path;
+	return NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -691,12 +711,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	status = httpauth__check(srv->auth, c, why, sizeof(why));
 	if (status) {
 		/* once per request, not per chunk of an upload */
-		if (!*req_cls)
+		if (!*req_cls || *req_cls == &nul_in_path)
 			fprintf(stderr, PROG_NAME ": %s: %u: %s\n", who, status,
 				why);
 		*upload_data_size = 0;
 		return respond_error(c, status, why);
 	}
+	if (*req_cls == &nul_in_path)
+		return respond_error(c, MHD_HTTP_NOT_FOUND,
+				     "404 page not found: a NUL byte (%00) in the path");
 	if (!strcmp(url, "/debug/pprof/symbol"))
 		return serve_symbol(c, method, upload_data_size, req_cls);
 	if (*upload_data_size)
@@ -773,6 +796,7 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 				(unsigned int)IDLE_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				srv,
+				MHD_OPTION_URI_LOG_CALLBACK, check_uri, NULL,
 				MHD_OPTION_ARRAY, cert ? tls : tls + 4,
 				MHD_OPTION_END);
 }

@@ -245,6 +245,14 @@ if [[ $code == 503 ]]; then
 else
 	not_ok "seconds=<64 zeros>1: $code, $(head -c 200 "$tmp/body")"
 fi
+# A path with a NUL byte is no endpoint: /debug/pprof/profile%00x is not
+# the profile (the request is refused before a profile would start).
+code=$(status --unix-socket "$tmp/long.sock" "http://localhost/debug/pprof/profile%00x?seconds=1")
+if [[ $code == 404 ]]; then
+	ok "/debug/pprof/profile%00x: 404, $(head -c 100 "$tmp/body")"
+else
+	not_ok "/debug/pprof/profile%00x: $code, $(head -c 200 "$tmp/body")"
+fi
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 
