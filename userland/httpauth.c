@@ -194,13 +194,21 @@ static bool token_ok(const struct httpauth *a, struct MHD_Connection *c)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						    MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t len;
 
 	if (!h || strncasecmp(h, "Bearer ", 7))
 		return false;
 	h += 7;
-	while (*h == ' ')
+	while (*h == ' ' || *h == '\t')
 		h++;
-	return same_secret(a->token, a->token_len, h, strlen(h));
+	/*
+	 * as a field value, without the blanks around it: a client that
+	 * sends a token file's line as it is (its trailing spaces) is served
+	 */
+	len = strlen(h);
+	while (len && (h[len - 1] == ' ' || h[len - 1] == '\t'))
+		len--;
+	return same_secret(a->token, a->token_len, h, len);
 }
 
 /*

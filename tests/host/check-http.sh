@@ -256,6 +256,20 @@ fi
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 
+# A token file whose line ends in blanks, sent as read (curl -H "...
+# $(cat FILE)" keeps them): the token, not a wrong one.
+printf '%s  \t\n' "$(head -c 32 /dev/urandom | base64)" >"$tmp/blank-token"
+chmod 600 "$tmp/blank-token"
+serve --http 127.0.0.1:46119 --http-token-file "$tmp/blank-token"
+code=$(status -H "Authorization: Bearer $(cat "$tmp/blank-token")" "http://127.0.0.1:46119/debug/pprof/profile?seconds=1")
+if [[ $code == 503 ]]; then
+	ok "a token with trailing blanks, sent with them: past authentication"
+else
+	not_ok "a token with trailing blanks, sent with them: $code, $(head -c 200 "$tmp/body")"
+fi
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" || true
+
 # TLS: 1.0 and 1.1 are refused (Debian's openssl offers them only at
 # security level 0), 1.2 is spoken.  A certificate of the client CA whose
 # extended key usage is a server's only gets 403; one for clients, or one
