@@ -33,6 +33,7 @@
 
 #include "answer.h"
 #include "cgroups.h"
+#include "connguard.h"
 #include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
@@ -49,15 +50,15 @@
 
 /* How long a request waits for new programs' unwind tables. */
 #define TABLES_WAIT_S		2.0
-/* An idle connection (a request sent slowly, or not at all) is closed. */
-#define IDLE_TIMEOUT_S		10
 /*
- * So is one whose request is not whole this long after it connected: the
- * idle timeout alone lets a client that sends a byte every 9 s hold its
- * connection for ever.
+ * An idle connection (a request sent slowly, or not at all) is closed;
+ * one not authenticated CONNGUARD_DEADLINE_S after it connected too
+ * (connguard.h): the idle timeout alone lets a client that sends a byte
+ * every 9 s hold its connection for ever.
  */
-#define HEAD_DEADLINE_S		10.0
-#define CONNECTIONS_MAX		64
+#define IDLE_TIMEOUT_S		10
+/* room for authenticated requests beyond the pending connections */
+#define CONNECTIONS_MAX		(2 * CONNGUARD_PENDING_MAX + 32)
 /* GnuTLS's defaults, but TLS 1.2 and 1.3 only */
 #define TLS_PRIORITIES		"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 /* seconds= when a request gives none, as Go's handler (within max_seconds) */
@@ -66,23 +67,14 @@
 _Static_assert(HTTPD_SECONDS_MAX <= CPROF_SECONDS_MAX &&
 	       HTTPD_FREQ_MAX <= CPROF_FREQ_MAX,
 	       "a default ceiling above the module's limit");
-#define CONNECTIONS_PER_ADDR	8
-
-/* A connection whose request has not arrived whole yet. */
-struct pending {
-	int fd;
-	double since;			/* monotonic_seconds() */
-	bool headed;			/* its request came: no deadline */
-	struct pending *next, **pprev;
-};
 
 struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
 	struct tableload *unw;		/* NULL: none (yet) */
 	struct debugfetch_queue *debug;	/* NULL: no debuginfod servers */
-	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
-	struct pending *pending;	/* every open connection */
+	pthread_mutex_t lock;		/* busy, cur, stopping */
+	struct connguard *guard;	/* connections not authenticated */
 	bool busy;			/* a profile is being served */
 	struct modprofile *cur;		/* its files, for a stop on SIGTERM */
 	volatile bool stopping;
@@ -596,79 +588,38 @@ static void describe(struct MHD_Connection *c, const char *method,
 		 printable(ubuf, sizeof(ubuf), url));
 }
 
-/* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave srv->pending. */
+/* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave the guard. */
 static void on_connection(void *cls, struct MHD_Connection *c,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *fd, *addr;
 	struct server *srv = cls;
-	struct pending *p = *socket_context;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(c,
+		fd = MHD_get_connection_info(c,
 					     MHD_CONNECTION_INFO_CONNECTION_FD);
-		p = ci ? calloc(1, sizeof(*p)) : NULL;
-		if (!p)
-			return;	/* no deadline for it: the idle timeout holds */
-		p->fd = ci->connect_fd;
-		p->since = monotonic_seconds();
-		pthread_mutex_lock(&srv->lock);
-		p->next = srv->pending;
-		if (p->next)
-			p->next->pprev = &p->next;
-		p->pprev = &srv->pending;
-		srv->pending = p;
-		pthread_mutex_unlock(&srv->lock);
-		*socket_context = p;
-	} else if (p) {
-		pthread_mutex_lock(&srv->lock);
-		*p->pprev = p->next;
-		if (p->next)
-			p->next->pprev = p->pprev;
-		pthread_mutex_unlock(&srv->lock);
-		free(p);
+		addr = MHD_get_connection_info(c,
+					       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		/* without it, no deadline for it: the idle timeout holds */
+		*socket_context = fd ? connguard__add(srv->guard,
+						      fd->connect_fd,
+						      addr ? addr->client_addr :
+							     NULL) : NULL;
+	} else {
+		connguard__remove(srv->guard, *socket_context);
 		*socket_context = NULL;
 	}
 }
 
-/* The request on c arrived whole: its connection has no deadline now. */
-static void headed(struct server *srv, struct MHD_Connection *c)
+/* The request on c came and may be served: its connection is not pending. */
+static void authenticated(struct server *srv, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct pending *p = ci ? ci->socket_context : NULL;
 
-	if (!p)
-		return;
-	pthread_mutex_lock(&srv->lock);
-	p->headed = true;
-	pthread_mutex_unlock(&srv->lock);
-}
-
-/*
- * Shut down the connections whose request is not whole HEAD_DEADLINE_S
- * after they connected: their threads read end of file and close them.
- */
-static void reap_slow(struct server *srv)
-{
-	double now = monotonic_seconds();
-	struct pending *p;
-	unsigned int n = 0;
-
-	pthread_mutex_lock(&srv->lock);
-	for (p = srv->pending; p; p = p->next) {
-		if (p->headed || now - p->since < HEAD_DEADLINE_S ||
-		    p->fd < 0)
-			continue;
-		shutdown(p->fd, SHUT_RDWR);
-		p->fd = -1;	/* once */
-		n++;
-	}
-	pthread_mutex_unlock(&srv->lock);
-	if (n)
-		fprintf(stderr, PROG_NAME ": closed %u connection%s whose request was not whole after %.0f s\n",
-			n, n == 1 ? "" : "s", HEAD_DEADLINE_S);
+	if (ci)
+		connguard__authenticated(srv->guard, ci->socket_context);
 }
 
 /* The request context of a request whose path has a NUL byte (%00). */
@@ -703,7 +654,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload_data;
-	headed(srv, c);
 	describe(c, method, url, who, sizeof(who));
 	if (srv->stopping)
 		return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -712,11 +662,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (status) {
 		/* once per request, not per chunk of an upload */
 		if (!*req_cls || *req_cls == &nul_in_path)
-			fprintf(stderr, PROG_NAME ": %s: %u: %s\n", who, status,
-				why);
+			connguard__refusal(srv->guard, "%s: %u: %s", who,
+					   status, why);
 		*upload_data_size = 0;
 		return respond_error(c, status, why);
 	}
+	authenticated(srv, c);
 	if (*req_cls == &nul_in_path)
 		return respond_error(c, MHD_HTTP_NOT_FOUND,
 				     "404 page not found: a NUL byte (%00) in the path");
@@ -788,10 +739,11 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 	if (cert)
 		flags |= MHD_USE_TLS;
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, srv,
+				/* first: MHD says so of options before it */
+				MHD_OPTION_EXTERNAL_LOGGER, connguard__mhd_log,
+				srv->guard,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS_MAX,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				CONNECTIONS_PER_ADDR,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned int)IDLE_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
@@ -836,8 +788,12 @@ int httpd__run(const struct httpd_opts *o)
 	srv.auth = httpauth__new(&o->auth, &la);
 	if (!srv.auth)
 		return 1;
-	fd = listen__open(&la, gid);
+	srv.guard = connguard__new();
+	fd = srv.guard ? listen__open(&la, gid) : -1;
 	if (fd < 0) {
+		if (!srv.guard)
+			fail("%s", strerror(ENOMEM));
+		connguard__free(srv.guard);
 		httpauth__free(srv.auth);
 		return 1;
 	}
@@ -864,6 +820,7 @@ int httpd__run(const struct httpd_opts *o)
 		tableload__stop(srv.unw, NULL);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
+		connguard__free(srv.guard);
 		fail("failed to start the HTTP server on %s", la.shown);
 		return 1;
 	}
@@ -878,14 +835,14 @@ int httpd__run(const struct httpd_opts *o)
 		fprintf(stderr, PROG_NAME ": serving %s://%s/debug/pprof/\n",
 			httpauth__tls_cert(srv.auth) ? "https" : "http",
 			la.shown);
-	/* once a second, the connections past their deadline */
+	/* 4 times a second, the connections past their deadline */
 	for (;;) {
-		struct timespec tick = { .tv_sec = 1 };
+		struct timespec tick = { .tv_nsec = 250 * 1000 * 1000 };
 
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
-		reap_slow(&srv);
+		connguard__tick(srv.guard);
 	}
 	/*
 	 * New connections are refused from now on (the listening socket is
@@ -905,6 +862,7 @@ int httpd__run(const struct httpd_opts *o)
 	debugfetch_queue__stop(srv.debug);
 	tableload__stop(srv.unw, NULL);
 	httpauth__free(srv.auth);
+	connguard__free(srv.guard);
 	pthread_mutex_destroy(&srv.lock);
 	fprintf(stderr, PROG_NAME ": stopped serving (signal %d)\n", sig);
 	return 0;

@@ -298,6 +298,24 @@ done
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 
+# Slowloris (tests/host/slowloris.py): connections from 16 loopback
+# addresses and from ::1, trickling requests they never end, for
+# CPROF_SLOWLORIS_S seconds (10; docs/serving.md gives a 60 s run): every
+# request with the token, once a second from 127.0.0.1, is answered
+# within 3 s, and the server's log stays under 1000 lines.
+secs=${CPROF_SLOWLORIS_S:-10}
+serve --http '[::]:46121' --http-token-file "$root/etc/cprof/token"
+read -r asked answered slowest connects < <(python3 tests/host/slowloris.py 46121 "$secs" "$root/etc/cprof/token")
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" || true
+lines=$(wc -l <"$tmp/err")
+if ((asked >= secs - 1 && answered == asked && connects > 1000 && lines < 1000)); then
+	ok "slowloris for $secs s ($connects connections): $answered of $asked requests answered within 3 s (the slowest after $slowest ms), $lines log lines"
+else
+	not_ok "slowloris for $secs s ($connects connections): $answered of $asked requests answered within 3 s (the slowest after $slowest ms), $lines log lines"
+	sort "$tmp/err" | uniq -c | sort -rn | head -n 5 | cut -c 1-200 | sed 's/^/    /'
+fi
+
 # --http-group with the socket in a directory every user may write: a user
 # who swaps the new socket for a symlink to a root file, 500 times, as
 # fast as a busy loop sees it, changes neither that file's mode nor its
