@@ -264,9 +264,17 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 /*
  * Watches a connection for the client's hang-up while a request is worked
  * on: stop is set (and the profile, if one runs, stopped) when it comes.
+ * A client that only shut down its sending side (a half-close) waits for
+ * its answer: on a Unix socket only a hang-up is one; on plain TCP the end
+ * of the client's data looks the same either way, so an HTTP/1.1 client
+ * is sent an interim "100 Continue", which a client that is gone answers
+ * with a reset.  Over TLS, and from an HTTP/1.0 client, whom no interim
+ * answer may be sent, the end of its data is taken as a hang-up.
  */
 struct watch {
 	int conn_fd;
+	bool unix_sock;			/* a hang-up is POLLHUP */
+	bool probe;			/* TCP: may send "100 Continue" */
 	int wake[2];			/* written when the work ends */
 	pthread_mutex_t lock;		/* mp */
 	const struct modprofile *mp;	/* the profile running, or NULL */
@@ -280,8 +288,9 @@ struct watch {
 static void *watch_main(void *arg)
 {
 	struct watch *w = arg;
+	static const char interim[] = "HTTP/1.1 100 Continue\r\n\r\n";
 	struct pollfd p[2] = {
-		{ .fd = w->conn_fd, .events = POLLRDHUP },
+		{ .fd = w->conn_fd, .events = w->unix_sock ? 0 : POLLRDHUP },
 		{ .fd = w->wake[0], .events = POLLIN },
 	};
 
@@ -293,6 +302,13 @@ static void *watch_main(void *arg)
 		}
 		if (p[1].revents)
 			break;
+		if (p[0].revents == POLLRDHUP && w->probe) {
+			/* from now on, only a reset or a hang-up ends it */
+			p[0].events = 0;
+			if (send(w->conn_fd, interim, sizeof(interim) - 1,
+				 MSG_NOSIGNAL) == sizeof(interim) - 1)
+				continue;
+		}
 		if (p[0].revents) {
 			pthread_mutex_lock(&w->lock);
 			w->gone_in = w->phase;
@@ -306,9 +322,12 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-static void watch_start(struct watch *w, struct MHD_Connection *c)
+static void watch_start(struct watch *w, struct MHD_Connection *c,
+			const char *version)
 {
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *ci, *tls;
+	int domain = AF_UNSPEC;
+	socklen_t len = sizeof(domain);
 
 	w->wake[0] = w->wake[1] = -1;
 	w->phase = w->gone_in = "loading unwind tables";
@@ -320,6 +339,11 @@ static void watch_start(struct watch *w, struct MHD_Connection *c)
 	if (!ci || pipe2(w->wake, O_CLOEXEC))
 		return;
 	w->conn_fd = ci->connect_fd;
+	getsockopt(w->conn_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+	tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	w->unix_sock = domain == AF_UNIX;
+	w->probe = !w->unix_sock && !(tls && tls->tls_session) &&
+		   !strcmp(version, MHD_HTTP_VERSION_1_1);
 	w->running = !pthread_create(&w->thread, NULL, watch_main, w);
 }
 
@@ -444,8 +468,8 @@ static int build_answer(const struct profile *prof, const struct query *q,
 /* A profile of kind (ctl's kind=: profile, block, wall) for c's request. */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
-				     const char *who, bool head,
-				     const char *kind)
+				     const char *who, const char *version,
+				     bool head, const char *kind)
 {
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
@@ -492,7 +516,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 		return respond_error(c, status, msg);
 	}
 
-	watch_start(&w, c);
+	watch_start(&w, c, version);
 	/*
 	 * per request: the paths of the cgroups that ran meanwhile only, the
 	 * Python code that ran meanwhile only
@@ -652,7 +676,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	unsigned int status;
 	bool head = !strcmp(method, "HEAD");
 
-	(void)version;
 	(void)upload_data;
 	describe(c, method, url, who, sizeof(who));
 	if (srv->stopping)
@@ -679,13 +702,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who, head, "cpu");
+		return serve_profile(srv, c, who, version, head, "cpu");
 	if (!strcmp(url, "/debug/pprof/block"))
-		return serve_profile(srv, c, who, head, "offcpu");
+		return serve_profile(srv, c, who, version, head, "offcpu");
 	if (!strcmp(url, "/debug/pprof/wall"))
-		return serve_profile(srv, c, who, head, "wall");
+		return serve_profile(srv, c, who, version, head, "wall");
 	if (!strcmp(url, "/debug/pprof/goroutine"))
-		return serve_profile(srv, c, who, head, "threads");
+		return serve_profile(srv, c, who, version, head, "threads");
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 

@@ -62,7 +62,7 @@ serve() {
 	# emptied here: the background job's own redirection may come after
 	# the first look below, which would then read the last server's line
 	: >"$tmp/err"
-	"$dump" "$@" --proc-dir "$tmp/noproc" --no-unwind-tables 2>"$tmp/err" &
+	"$dump" --proc-dir "$tmp/noproc" --no-unwind-tables "$@" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq 50); do
 		grep -q 'serving' "$tmp/err" && break
@@ -297,6 +297,51 @@ for c in eku-server:403 eku-client:503 client:503; do
 done
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
+
+# A client that half-closes after its request (tests/host/halfclose.py)
+# gets its answer, on TCP and on a Unix socket; one that closes is gone
+# and its request abandoned, not answered.  A profile that lasts: a stand-in
+# for the module's files, whose profile is a FIFO written for 2 s (then
+# its end: the answer is 500, it holds no records).
+mkdir -p "$tmp/fakeproc"
+: >"$tmp/fakeproc/ctl"
+mkfifo "$tmp/fakeproc/profile"
+for where in 46122 "$tmp/half.sock"; do
+	if [[ $where == /* ]]; then
+		serve --http "unix:$where" --proc-dir "$tmp/fakeproc"
+		tokarg=-
+	else
+		serve --http "127.0.0.1:$where" --http-token-file "$root/etc/cprof/token" --proc-dir "$tmp/fakeproc"
+		tokarg=$root/etc/cprof/token
+	fi
+	timeout 10 sh -c "sleep 2 >'$tmp/fakeproc/profile'" &
+	got=$(timeout 20 python3 tests/host/halfclose.py "$where" "$tokarg" half || echo "failed")
+	wait $! || true
+	if [[ $got == "HTTP/1.1 500"* ]]; then
+		ok "a client half-closing on $where gets its answer: $got"
+	else
+		not_ok "a client half-closing on $where gets '$got'"
+		sed 's/^/    /' "$tmp/err"
+	fi
+	# (the stand-in's profile does not end when asked: it is written
+	# for 1 s, then the request ends, abandoned or answered)
+	timeout 10 sh -c "sleep 1 >'$tmp/fakeproc/profile'" &
+	before=$(wc -l <"$tmp/err")
+	python3 tests/host/halfclose.py "$where" "$tokarg" close
+	for _ in $(seq 50); do
+		tail -n +$((before + 1)) "$tmp/err" >"$tmp/err.new"
+		grep -Eq 'went away|: 500: ' "$tmp/err.new" && break
+		sleep 0.1
+	done
+	if grep -q 'went away after' "$tmp/err.new" && ! grep -q ': 500: ' "$tmp/err.new"; then
+		ok "a client closing on $where: $(grep -o 'went away.*' "$tmp/err.new")"
+	else
+		not_ok "a client closing on $where: not seen gone: $(cat "$tmp/err.new")"
+	fi
+	wait $! || true
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" || true
+done
 
 # Slowloris (tests/host/slowloris.py): connections from 16 loopback
 # addresses and from ::1, trickling requests they never end, for
