@@ -27,8 +27,15 @@ struct connguard_conn {
 	struct connguard_conn *next, **pprev;
 };
 
+/* New connections from one address (IPv6: one /64): a token bucket. */
+struct source {
+	unsigned char addr[17];
+	double tokens, last;
+};
+
 struct connguard {
 	pthread_mutex_t lock;
+	struct source src[CONNGUARD_SOURCES];	/* the latest seen */
 	struct connguard_conn *conns;
 	unsigned int pending;		/* pending and not shut down */
 	/* since the last counts line */
@@ -36,6 +43,7 @@ struct connguard {
 	unsigned long lines;		/* refusal lines printed in it */
 	unsigned long unsaid;		/* ... and not printed */
 	unsigned long late, crowded;	/* connections shut down */
+	unsigned long fast;		/* refused: too many too soon */
 };
 
 struct connguard *connguard__new(void)
@@ -178,6 +186,41 @@ static unsigned int from_net(const struct connguard *g,
 	return n;
 }
 
+bool connguard__admit(struct connguard *g, const struct sockaddr *sa)
+{
+	unsigned char net[17], addr[17];
+	double now = monotonic_seconds();
+	struct source *src, *s = NULL;
+	bool ok;
+
+	net_of(sa, net, addr);
+	pthread_mutex_lock(&g->lock);
+	for (src = g->src; src < g->src + CONNGUARD_SOURCES; src++) {
+		if (!memcmp(src->addr, addr, sizeof(addr))) {
+			s = src;
+			break;
+		}
+		if (!s || src->last < s->last)
+			s = src;	/* else the one seen least lately */
+	}
+	if (memcmp(s->addr, addr, sizeof(addr))) {
+		memcpy(s->addr, addr, sizeof(addr));
+		s->tokens = CONNGUARD_BURST_CONNS;
+		s->last = now;
+	}
+	s->tokens += (now - s->last) * CONNGUARD_RATE;
+	if (s->tokens > CONNGUARD_BURST_CONNS)
+		s->tokens = CONNGUARD_BURST_CONNS;
+	s->last = now;
+	ok = s->tokens >= 1;
+	if (ok)
+		s->tokens--;
+	else
+		g->fast++;
+	pthread_mutex_unlock(&g->lock);
+	return ok;
+}
+
 struct connguard_conn *connguard__add(struct connguard *g, int fd,
 				      const struct sockaddr *sa)
 {
@@ -237,7 +280,7 @@ void connguard__remove(struct connguard *g, struct connguard_conn *c)
 void connguard__tick(struct connguard *g)
 {
 	double now = monotonic_seconds();
-	unsigned long late, crowded, unsaid;
+	unsigned long late, crowded, fast, unsaid;
 	struct connguard_conn *c;
 
 	pthread_mutex_lock(&g->lock);
@@ -252,15 +295,17 @@ void connguard__tick(struct connguard *g)
 	}
 	late = g->late;
 	crowded = g->crowded;
+	fast = g->fast;
 	unsaid = g->unsaid;
-	g->late = g->crowded = g->unsaid = g->lines = 0;
+	g->late = g->crowded = g->fast = g->unsaid = g->lines = 0;
 	g->window = now;
 	pthread_mutex_unlock(&g->lock);
-	if (late || crowded || unsaid)
-		fprintf(stderr, PROG_NAME ": in the last %.0f s: %lu connection%s closed without a whole request %.0f s after connecting, %lu closed for newer ones (more than %d waiting for theirs, or %d from one network), %lu refusal%s not shown\n",
+	if (late || crowded || fast || unsaid)
+		fprintf(stderr, PROG_NAME ": in the last %.0f s: %lu connection%s closed without a whole request %.0f s after connecting, %lu closed for newer ones (more than %d waiting for theirs, or %d from one network), %lu refused (more than %d a second from one address), %lu refusal%s not shown\n",
 			CONNGUARD_LOG_S, late, late == 1 ? "" : "s",
 			CONNGUARD_DEADLINE_S, crowded, CONNGUARD_PENDING_MAX,
-			CONNGUARD_PER_NET, unsaid, unsaid == 1 ? "" : "s");
+			CONNGUARD_PER_NET, fast, CONNGUARD_RATE, unsaid,
+			unsaid == 1 ? "" : "s");
 }
 
 /* May one more refusal line be printed now?  Counts it if not. */

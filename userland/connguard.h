@@ -11,7 +11,10 @@
  * one of the address holding most of its network's (or, past the global
  * limit, of the network holding most), so that a client sending its
  * request at once gets in however many connections others trickle theirs
- * on.  Authenticated connections count in none of these.
+ * on.  Authenticated connections count in none of these.  An address
+ * (IPv6: a /64) opening more than CONNGUARD_RATE connections a second is
+ * refused at once, before they cost a thread: what is closed above comes
+ * back no faster.
  *
  * What would be a log line per refusal (libmicrohttpd's own messages, the
  * lines of refused requests) is printed CONNGUARD_BURST times per
@@ -22,6 +25,7 @@
 #define CPROF_CONNGUARD_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 
 #define CONNGUARD_PENDING_MAX	128
@@ -29,12 +33,19 @@
 #define CONNGUARD_DEADLINE_S	5.0
 #define CONNGUARD_LOG_S		10.0
 #define CONNGUARD_BURST		5
+/* new connections from one address: this many a second, so many at once */
+#define CONNGUARD_RATE		20
+#define CONNGUARD_BURST_CONNS	40
+#define CONNGUARD_SOURCES	256
 
 struct connguard;
 struct connguard_conn;
 
 struct connguard *connguard__new(void);
 void connguard__free(struct connguard *g);
+
+/* The accept policy: may a connection from sa be taken? */
+bool connguard__admit(struct connguard *g, const struct sockaddr *sa);
 
 /*
  * A connection accepted on fd from sa (NULL: unknown), pending: NULL if

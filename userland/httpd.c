@@ -636,6 +636,14 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	}
 }
 
+/* MHD's accept policy: connguard's. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	(void)addrlen;
+	return connguard__admit(cls, addr) ? MHD_YES : MHD_NO;
+}
+
 /* The request on c came and may be served: its connection is not pending. */
 static void authenticated(struct server *srv, struct MHD_Connection *c)
 {
@@ -761,7 +769,7 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 
 	if (cert)
 		flags |= MHD_USE_TLS;
-	return MHD_start_daemon(flags, 0, NULL, NULL, handle, srv,
+	return MHD_start_daemon(flags, 0, on_accept, srv->guard, handle, srv,
 				/* first: MHD says so of options before it */
 				MHD_OPTION_EXTERNAL_LOGGER, connguard__mhd_log,
 				srv->guard,

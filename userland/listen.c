@@ -127,7 +127,7 @@ static int bind_private(const struct listen_addr *la, int fd, int dir,
 	if (!err && gid != (gid_t)-1 &&
 	    fchownat(pfd, "s", (uid_t)-1, gid, AT_SYMLINK_NOFOLLOW))
 		err = errno;
-	if (!err && listen(fd, 16))
+	if (!err && listen(fd, SOMAXCONN))
 		err = errno;
 	if (!err && fstatat(pfd, "s", st, AT_SYMLINK_NOFOLLOW))
 		err = errno;
@@ -207,7 +207,7 @@ static int open_tcp(const struct listen_addr *la)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 16))
+		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, SOMAXCONN))
 			break;
 		err = errno;
 		close(fd);
