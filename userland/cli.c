@@ -120,9 +120,10 @@ static const char argp_program_doc[] =
 "    cprof-dump --every 60 --keep 1440 -o /var/lib/cprof  # a day of minutes\n"
 "    cprof-dump --http unix:/run/cprof.sock &  # for root, or through\n"
 "                                              # ssh -L 6060:/run/cprof.sock\n"
-"    cprof-dump --http :6060 --http-token-file /etc/cprof/token &\n"
+"    cprof-dump --http :606 --http-token-file /etc/cprof/token &  # below 1024:\n"
+"                                              # no user can take the port\n"
 "    curl -H \"Authorization: Bearer $(cat /etc/cprof/token)\" -o cpu.pb.gz \\\n"
-"        'http://localhost:6060/debug/pprof/profile?seconds=30'\n"
+"        'http://localhost:606/debug/pprof/profile?seconds=30'\n"
 "    go tool pprof -top cpu.pb.gz\n"
 "\n"
 "OPTIONS:";

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 #include "httpauth.h"
 #include "listen.h"
@@ -193,17 +194,34 @@ static bool token_ok(const struct httpauth *a, struct MHD_Connection *c)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						    MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t len;
 
 	if (!h || strncasecmp(h, "Bearer ", 7))
 		return false;
 	h += 7;
-	while (*h == ' ')
+	while (*h == ' ' || *h == '\t')
 		h++;
-	return same_secret(a->token, a->token_len, h, strlen(h));
+	/*
+	 * as a field value, without the blanks around it: a client that
+	 * sends a token file's line as it is (its trailing spaces) is served
+	 */
+	len = strlen(h);
+	while (len && (h[len - 1] == ' ' || h[len - 1] == '\t'))
+		len--;
+	return same_secret(a->token, a->token_len, h, len);
 }
 
+/*
+ * A certificate of the client CA's, whose extended key usage, if it has
+ * any (its issuers' too), allows a TLS client: a server's certificate
+ * from the same CA is not a client's.
+ */
 static bool client_cert_ok(struct MHD_Connection *c)
 {
+	gnutls_typed_vdata_st purpose = {
+		.type = GNUTLS_DT_KEY_PURPOSE_OID,
+		.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT,
+	};
 	const union MHD_ConnectionInfo *ci;
 	unsigned int status = ~0u;
 
@@ -212,8 +230,8 @@ static bool client_cert_ok(struct MHD_Connection *c)
 		return false;
 	if (gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509)
 		return false;
-	return !gnutls_certificate_verify_peers2(ci->tls_session, &status) &&
-	       !status;
+	return !gnutls_certificate_verify_peers(ci->tls_session, &purpose, 1,
+						&status) && !status;
 }
 
 /* Host: an IP address or localhost, with or without a port. */
@@ -264,7 +282,7 @@ static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 		}
 	}
 	if (a->ca && !client_cert_ok(c)) {
-		snprintf(why, size, "refused: no client certificate signed by the server's --http-client-ca");
+		snprintf(why, size, "refused: no client certificate signed by the server's --http-client-ca for TLS clients");
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (a->token && !token_ok(a, c)) {

@@ -33,6 +33,7 @@
 
 #include "answer.h"
 #include "cgroups.h"
+#include "connguard.h"
 #include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
@@ -49,38 +50,31 @@
 
 /* How long a request waits for new programs' unwind tables. */
 #define TABLES_WAIT_S		2.0
-/* An idle connection (a request sent slowly, or not at all) is closed. */
-#define IDLE_TIMEOUT_S		10
 /*
- * So is one whose request is not whole this long after it connected: the
- * idle timeout alone lets a client that sends a byte every 9 s hold its
- * connection for ever.
+ * An idle connection (a request sent slowly, or not at all) is closed;
+ * one not authenticated CONNGUARD_DEADLINE_S after it connected too
+ * (connguard.h): the idle timeout alone lets a client that sends a byte
+ * every 9 s hold its connection for ever.
  */
-#define HEAD_DEADLINE_S		10.0
-#define CONNECTIONS_MAX		64
+#define IDLE_TIMEOUT_S		10
+/* room for authenticated requests beyond the pending connections */
+#define CONNECTIONS_MAX		(2 * CONNGUARD_PENDING_MAX + 32)
+/* GnuTLS's defaults, but TLS 1.2 and 1.3 only */
+#define TLS_PRIORITIES		"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 /* seconds= when a request gives none, as Go's handler (within max_seconds) */
 #define SECONDS_DEFAULT		30
 
 _Static_assert(HTTPD_SECONDS_MAX <= CPROF_SECONDS_MAX &&
 	       HTTPD_FREQ_MAX <= CPROF_FREQ_MAX,
 	       "a default ceiling above the module's limit");
-#define CONNECTIONS_PER_ADDR	8
-
-/* A connection whose request has not arrived whole yet. */
-struct pending {
-	int fd;
-	double since;			/* monotonic_seconds() */
-	bool headed;			/* its request came: no deadline */
-	struct pending *next, **pprev;
-};
 
 struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
 	struct tableload *unw;		/* NULL: none (yet) */
 	struct debugfetch_queue *debug;	/* NULL: no debuginfod servers */
-	pthread_mutex_t lock;		/* busy, cur, stopping, pending */
-	struct pending *pending;	/* every open connection */
+	pthread_mutex_t lock;		/* busy, cur, stopping */
+	struct connguard *guard;	/* connections not authenticated */
 	bool busy;			/* a profile is being served */
 	struct modprofile *cur;		/* its files, for a stop on SIGTERM */
 	volatile bool stopping;
@@ -253,9 +247,17 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 /*
  * Watches a connection for the client's hang-up while a request is worked
  * on: stop is set (and the profile, if one runs, stopped) when it comes.
+ * A client that only shut down its sending side (a half-close) waits for
+ * its answer: on a Unix socket only a hang-up is one; on plain TCP the end
+ * of the client's data looks the same either way, so an HTTP/1.1 client
+ * is sent an interim "100 Continue", which a client that is gone answers
+ * with a reset.  Over TLS, and from an HTTP/1.0 client, whom no interim
+ * answer may be sent, the end of its data is taken as a hang-up.
  */
 struct watch {
 	int conn_fd;
+	bool unix_sock;			/* a hang-up is POLLHUP */
+	bool probe;			/* TCP: may send "100 Continue" */
 	int wake[2];			/* written when the work ends */
 	pthread_mutex_t lock;		/* mp */
 	const struct modprofile *mp;	/* the profile running, or NULL */
@@ -269,8 +271,9 @@ struct watch {
 static void *watch_main(void *arg)
 {
 	struct watch *w = arg;
+	static const char interim[] = "HTTP/1.1 100 Continue\r\n\r\n";
 	struct pollfd p[2] = {
-		{ .fd = w->conn_fd, .events = POLLRDHUP },
+		{ .fd = w->conn_fd, .events = w->unix_sock ? 0 : POLLRDHUP },
 		{ .fd = w->wake[0], .events = POLLIN },
 	};
 
@@ -282,6 +285,13 @@ static void *watch_main(void *arg)
 		}
 		if (p[1].revents)
 			break;
+		if (p[0].revents == POLLRDHUP && w->probe) {
+			/* from now on, only a reset or a hang-up ends it */
+			p[0].events = 0;
+			if (send(w->conn_fd, interim, sizeof(interim) - 1,
+				 MSG_NOSIGNAL) == sizeof(interim) - 1)
+				continue;
+		}
 		if (p[0].revents) {
 			pthread_mutex_lock(&w->lock);
 			w->gone_in = w->phase;
@@ -295,9 +305,12 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-static void watch_start(struct watch *w, struct MHD_Connection *c)
+static void watch_start(struct watch *w, struct MHD_Connection *c,
+			const char *version)
 {
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *ci, *tls;
+	int domain = AF_UNSPEC;
+	socklen_t len = sizeof(domain);
 
 	w->wake[0] = w->wake[1] = -1;
 	w->phase = w->gone_in = "loading unwind tables";
@@ -309,6 +322,11 @@ static void watch_start(struct watch *w, struct MHD_Connection *c)
 	if (!ci || pipe2(w->wake, O_CLOEXEC))
 		return;
 	w->conn_fd = ci->connect_fd;
+	getsockopt(w->conn_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+	tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	w->unix_sock = domain == AF_UNIX;
+	w->probe = !w->unix_sock && !(tls && tls->tls_session) &&
+		   !strcmp(version, MHD_HTTP_VERSION_1_1);
 	w->running = !pthread_create(&w->thread, NULL, watch_main, w);
 }
 
@@ -433,8 +451,8 @@ static int build_answer(const struct profile *prof, const struct query *q,
 /* A profile of kind (ctl's kind=: profile, block, wall) for c's request. */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
-				     const char *who, bool head,
-				     const char *kind)
+				     const char *who, const char *version,
+				     bool head, const char *kind)
 {
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
@@ -481,7 +499,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 		return respond_error(c, status, msg);
 	}
 
-	watch_start(&w, c);
+	watch_start(&w, c, version);
 	/*
 	 * per request: the paths of the cgroups that ran meanwhile only, the
 	 * Python code that ran meanwhile only
@@ -576,79 +594,66 @@ static void describe(struct MHD_Connection *c, const char *method,
 		 esc_n(method, 64), esc_n(url, 64));
 }
 
-/* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave srv->pending. */
+/* MHD_OPTION_NOTIFY_CONNECTION: connections enter and leave the guard. */
 static void on_connection(void *cls, struct MHD_Connection *c,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *fd, *addr;
 	struct server *srv = cls;
-	struct pending *p = *socket_context;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(c,
+		fd = MHD_get_connection_info(c,
 					     MHD_CONNECTION_INFO_CONNECTION_FD);
-		p = ci ? calloc(1, sizeof(*p)) : NULL;
-		if (!p)
-			return;	/* no deadline for it: the idle timeout holds */
-		p->fd = ci->connect_fd;
-		p->since = monotonic_seconds();
-		pthread_mutex_lock(&srv->lock);
-		p->next = srv->pending;
-		if (p->next)
-			p->next->pprev = &p->next;
-		p->pprev = &srv->pending;
-		srv->pending = p;
-		pthread_mutex_unlock(&srv->lock);
-		*socket_context = p;
-	} else if (p) {
-		pthread_mutex_lock(&srv->lock);
-		*p->pprev = p->next;
-		if (p->next)
-			p->next->pprev = p->pprev;
-		pthread_mutex_unlock(&srv->lock);
-		free(p);
+		addr = MHD_get_connection_info(c,
+					       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		/* without it, no deadline for it: the idle timeout holds */
+		*socket_context = fd ? connguard__add(srv->guard,
+						      fd->connect_fd,
+						      addr ? addr->client_addr :
+							     NULL) : NULL;
+	} else {
+		connguard__remove(srv->guard, *socket_context);
 		*socket_context = NULL;
 	}
 }
 
-/* The request on c arrived whole: its connection has no deadline now. */
-static void headed(struct server *srv, struct MHD_Connection *c)
+/* MHD's accept policy: connguard's. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	(void)addrlen;
+	return connguard__admit(cls, addr) ? MHD_YES : MHD_NO;
+}
+
+/* The request on c came and may be served: its connection is not pending. */
+static void authenticated(struct server *srv, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct pending *p = ci ? ci->socket_context : NULL;
 
-	if (!p)
-		return;
-	pthread_mutex_lock(&srv->lock);
-	p->headed = true;
-	pthread_mutex_unlock(&srv->lock);
+	if (ci)
+		connguard__authenticated(srv->guard, ci->socket_context);
 }
 
-/*
- * Shut down the connections whose request is not whole HEAD_DEADLINE_S
- * after they connected: their threads read end of file and close them.
- */
-static void reap_slow(struct server *srv)
-{
-	double now = monotonic_seconds();
-	struct pending *p;
-	unsigned int n = 0;
+/* The request context of a request whose path has a NUL byte (%00). */
+static char nul_in_path;
 
-	pthread_mutex_lock(&srv->lock);
-	for (p = srv->pending; p; p = p->next) {
-		if (p->headed || now - p->since < HEAD_DEADLINE_S ||
-		    p->fd < 0)
-			continue;
-		shutdown(p->fd, SHUT_RDWR);
-		p->fd = -1;	/* once */
-		n++;
-	}
-	pthread_mutex_unlock(&srv->lock);
-	if (n)
-		fprintf(stderr, PROG_NAME ": closed %u connection%s whose request was not whole after %.0f s\n",
-			n, n == 1 ? "" : "s", HEAD_DEADLINE_S);
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the URI as the client sent it, before MHD
+ * unescapes it into a C string that a %00 would cut short (so that
+ * /debug/pprof/profile%00x would be the profile).
+ */
+static void *check_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	size_t i, n = strcspn(uri, "?");
+
+	(void)cls;
+	(void)c;
+	for (i = 0; i < n; i++)
+		if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+			return &nul_in_path;
+	return NULL;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
@@ -661,9 +666,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	unsigned int status;
 	bool head = !strcmp(method, "HEAD");
 
-	(void)version;
 	(void)upload_data;
-	headed(srv, c);
 	describe(c, method, url, who, sizeof(who));
 	if (srv->stopping)
 		return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -671,12 +674,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	status = httpauth__check(srv->auth, c, why, sizeof(why));
 	if (status) {
 		/* once per request, not per chunk of an upload */
-		if (!*req_cls)
-			fprintf(stderr, PROG_NAME ": %s: %u: %s\n", who, status,
-				why);
+		if (!*req_cls || *req_cls == &nul_in_path)
+			connguard__refusal(srv->guard, "%s: %u: %s", who,
+					   status, why);
 		*upload_data_size = 0;
 		return respond_error(c, status, why);
 	}
+	authenticated(srv, c);
+	if (*req_cls == &nul_in_path)
+		return respond_error(c, MHD_HTTP_NOT_FOUND,
+				     "404 page not found: a NUL byte (%00) in the path");
 	if (!strcmp(url, "/debug/pprof/symbol"))
 		return serve_symbol(c, method, upload_data_size, req_cls);
 	if (*upload_data_size)
@@ -685,13 +692,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who, head, "cpu");
+		return serve_profile(srv, c, who, version, head, "cpu");
 	if (!strcmp(url, "/debug/pprof/block"))
-		return serve_profile(srv, c, who, head, "offcpu");
+		return serve_profile(srv, c, who, version, head, "offcpu");
 	if (!strcmp(url, "/debug/pprof/wall"))
-		return serve_profile(srv, c, who, head, "wall");
+		return serve_profile(srv, c, who, version, head, "wall");
 	if (!strcmp(url, "/debug/pprof/goroutine"))
-		return serve_profile(srv, c, who, head, "threads");
+		return serve_profile(srv, c, who, version, head, "threads");
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 
@@ -732,6 +739,7 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 			     MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES },
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert },
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0,
 		  (void *)httpauth__tls_key(srv->auth) },
@@ -743,16 +751,18 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 
 	if (cert)
 		flags |= MHD_USE_TLS;
-	return MHD_start_daemon(flags, 0, NULL, NULL, handle, srv,
+	return MHD_start_daemon(flags, 0, on_accept, srv->guard, handle, srv,
+				/* first: MHD says so of options before it */
+				MHD_OPTION_EXTERNAL_LOGGER, connguard__mhd_log,
+				srv->guard,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS_MAX,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				CONNECTIONS_PER_ADDR,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned int)IDLE_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				srv,
-				MHD_OPTION_ARRAY, cert ? tls : tls + 3,
+				MHD_OPTION_URI_LOG_CALLBACK, check_uri, NULL,
+				MHD_OPTION_ARRAY, cert ? tls : tls + 4,
 				MHD_OPTION_END);
 }
 
@@ -791,8 +801,12 @@ int httpd__run(const struct httpd_opts *o)
 	srv.auth = httpauth__new(&o->auth, &la);
 	if (!srv.auth)
 		return 1;
-	fd = listen__open(&la, gid);
+	srv.guard = connguard__new();
+	fd = srv.guard ? listen__open(&la, gid) : -1;
 	if (fd < 0) {
+		if (!srv.guard)
+			fail("%s", strerror(ENOMEM));
+		connguard__free(srv.guard);
 		httpauth__free(srv.auth);
 		return 1;
 	}
@@ -819,6 +833,7 @@ int httpd__run(const struct httpd_opts *o)
 		tableload__stop(srv.unw, NULL);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
+		connguard__free(srv.guard);
 		fail("failed to start the HTTP server on %s", la.shown);
 		return 1;
 	}
@@ -833,14 +848,14 @@ int httpd__run(const struct httpd_opts *o)
 		fprintf(stderr, PROG_NAME ": serving %s://%s/debug/pprof/\n",
 			httpauth__tls_cert(srv.auth) ? "https" : "http",
 			la.shown);
-	/* once a second, the connections past their deadline */
+	/* 4 times a second, the connections past their deadline */
 	for (;;) {
-		struct timespec tick = { .tv_sec = 1 };
+		struct timespec tick = { .tv_nsec = 250 * 1000 * 1000 };
 
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
-		reap_slow(&srv);
+		connguard__tick(srv.guard);
 	}
 	/*
 	 * New connections are refused from now on (the listening socket is
@@ -860,6 +875,7 @@ int httpd__run(const struct httpd_opts *o)
 	debugfetch_queue__stop(srv.debug);
 	tableload__stop(srv.unw, NULL);
 	httpauth__free(srv.auth);
+	connguard__free(srv.guard);
 	pthread_mutex_destroy(&srv.lock);
 	fprintf(stderr, PROG_NAME ": stopped serving (signal %d)\n", sig);
 	return 0;

@@ -18,8 +18,8 @@
  * time: a request while one runs gets 409 and one line.  A client that
  * goes away stops its request in whatever step it is.  A bad value of a
  * known parameter gets 400 and a line naming it.  Idle connections close
- * after 10 s; 64 connections at most, 8 from one address.  One line per
- * request goes to stderr.
+ * after 10 s; those not authenticated are connguard.h's.  One line per
+ * request goes to stderr (refusals: connguard.h's counted log).
  */
 #ifndef CPROF_HTTPD_H
 #define CPROF_HTTPD_H

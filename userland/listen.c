@@ -3,6 +3,7 @@
  * listen - parse --http ADDR and make its listening socket.  See listen.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,10 @@ static int parse_unix(const char *addr, const char *path,
 			    esc(addr), sizeof(la->path) - 1);
 	la->unix_socket = true;
 	snprintf(la->path, sizeof(la->path), "%s", path);
+	la->base = strrchr(la->path, '/') + 1;
+	if (!*la->base)
+		return fail("invalid --http address '%s': a Unix socket's path must name a file, not a directory",
+			    esc(addr));
 	snprintf(la->shown, sizeof(la->shown), "unix:%s", esc(path));
 	return 0;
 }
@@ -43,6 +48,7 @@ int listen__parse(const char *orig, struct listen_addr *la)
 	long n;
 
 	memset(la, 0, sizeof(*la));
+	la->dir_fd = -1;
 	if (!strncmp(orig, "unix:", 5))
 		return parse_unix(orig, orig + 5, la);
 	if (orig[0] == '/')
@@ -88,41 +94,95 @@ bool listen__loopback(const struct listen_addr *la)
 		!strcmp(la->host, "localhost"));
 }
 
-static int open_unix(const struct listen_addr *la, gid_t gid)
+/*
+ * The socket is bound in a directory of its own, made 0700 next to PATH,
+ * given its mode (by the umask around bind()) and group there, where no
+ * one else can swap it for a symlink, and then renamed to PATH without
+ * replacing anything.  Everything goes through descriptors of the two
+ * directories: nothing follows a name another user could change.
+ */
+static int bind_private(const struct listen_addr *la, int fd, int dir,
+			const char *priv, gid_t gid, struct stat *st)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct stat st;
+	struct stat pst;
 	mode_t old;
-	int fd, err;
+	int pfd, err = 0;
 
+	pfd = openat(dir, priv, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return errno;
+	/* the one made above, not one a user put in its place meanwhile */
+	if (fstat(pfd, &pst) || pst.st_uid != geteuid() ||
+	    (pst.st_mode & 0777) != 0700) {
+		close(pfd);
+		return EPERM;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d/s",
+		 pfd);
+	old = umask(gid == (gid_t)-1 ? 0177 : 0117);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)))
+		err = errno;
+	umask(old);
+	if (!err && gid != (gid_t)-1 &&
+	    fchownat(pfd, "s", (uid_t)-1, gid, AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	if (!err && listen(fd, SOMAXCONN))
+		err = errno;
+	if (!err && fstatat(pfd, "s", st, AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	if (!err && renameat2(pfd, "s", dir, la->base, RENAME_NOREPLACE))
+		err = errno;
+	if (err)
+		unlinkat(pfd, "s", 0);
+	close(pfd);
+	return err;
+}
+
+static int open_unix(struct listen_addr *la, gid_t gid)
+{
+	char dname[sizeof(la->path)], priv[64];
+	struct stat st;
+	int fd, err, i;
+
+	snprintf(dname, sizeof(dname), "%.*s",
+		 (int)(la->base - la->path > 1 ? la->base - la->path - 1 : 1),
+		 la->path);
+	la->dir_fd = open(dname, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (la->dir_fd < 0)
+		return fail("failed to listen on %s: %s: %s", la->shown,
+			    esc(dname), strerror(errno));
 	/* a stale socket from an earlier run goes; anything else stays */
-	if (!lstat(la->path, &st)) {
+	if (!fstatat(la->dir_fd, la->base, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (!S_ISSOCK(st.st_mode))
 			return fail("failed to listen on %s: the path exists and is not a socket",
 				    la->shown);
-		if (unlink(la->path))
+		if (unlinkat(la->dir_fd, la->base, 0))
 			return fail("failed to listen on %s: cannot remove the old socket: %s",
 				    la->shown, strerror(errno));
 	}
-	memcpy(sun.sun_path, la->path, strlen(la->path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail("failed to listen on %s: %s", la->shown,
 			    strerror(errno));
-	/* no moment when others may connect: made 0600 by bind() itself */
-	old = umask(0177);
-	err = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ? errno : 0;
-	umask(old);
-	if (!err && gid != (gid_t)-1 &&
-	    (chown(la->path, (uid_t)-1, gid) || chmod(la->path, 0660)))
-		err = errno;
-	if (!err && listen(fd, 16))
-		err = errno;
+	for (i = 0, err = EEXIST; i < 100 && err == EEXIST; i++) {
+		snprintf(priv, sizeof(priv), ".%s.%d.%d", PROG_NAME,
+			 (int)getpid(), i);
+		err = mkdirat(la->dir_fd, priv, 0700) ? errno : 0;
+	}
+	if (!err) {
+		err = bind_private(la, fd, la->dir_fd, priv, gid, &st);
+		unlinkat(la->dir_fd, priv, AT_REMOVEDIR);
+	}
 	if (err) {
 		close(fd);
 		return fail("failed to listen on %s: %s", la->shown,
+			    err == EEXIST ? "the path appeared meanwhile" :
+			    err == EPERM ? "its directory was changed meanwhile" :
 			    strerror(err));
 	}
+	la->dev = st.st_dev;
+	la->ino = st.st_ino;
 	return fd;
 }
 
@@ -147,7 +207,7 @@ static int open_tcp(const struct listen_addr *la)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 16))
+		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, SOMAXCONN))
 			break;
 		err = errno;
 		close(fd);
@@ -160,15 +220,32 @@ static int open_tcp(const struct listen_addr *la)
 	return fd;
 }
 
-int listen__open(const struct listen_addr *la, gid_t gid)
+int listen__open(struct listen_addr *la, gid_t gid)
 {
-	return la->unix_socket ? open_unix(la, gid) : open_tcp(la);
+	int fd;
+
+	if (!la->unix_socket)
+		return open_tcp(la);
+	fd = open_unix(la, gid);
+	if (fd < 0 && la->dir_fd >= 0) {
+		close(la->dir_fd);
+		la->dir_fd = -1;
+	}
+	return fd;
 }
 
-void listen__close(const struct listen_addr *la, int fd)
+void listen__close(struct listen_addr *la, int fd)
 {
+	struct stat st;
+
 	if (fd >= 0)
 		close(fd);
-	if (la->unix_socket)
-		unlink(la->path);
+	if (la->dir_fd < 0)
+		return;
+	/* the socket made, not what a user may have put at its path since */
+	if (!fstatat(la->dir_fd, la->base, &st, AT_SYMLINK_NOFOLLOW) &&
+	    st.st_dev == la->dev && st.st_ino == la->ino)
+		unlinkat(la->dir_fd, la->base, 0);
+	close(la->dir_fd);
+	la->dir_fd = -1;
 }

@@ -16,6 +16,10 @@
 struct listen_addr {
 	bool unix_socket;
 	char path[108];		/* the Unix socket's path */
+	const char *base;	/* its last component, in path */
+	int dir_fd;		/* its directory, once open; else -1 */
+	dev_t dev;		/* the socket listen__open() made there */
+	ino_t ino;
 	char host[256];		/* TCP: what to bind, numeric or a name */
 	char port[8];
 	char shown[300];	/* as announced: "127.0.0.1:6060", "unix:/run/x" */
@@ -30,11 +34,13 @@ bool listen__loopback(const struct listen_addr *la);
 /*
  * A listening socket for la, or -1 after printing why.  A Unix socket's
  * path is replaced only if it is a socket already; it is made 0600, or
- * 0660 owned by group gid if gid != (gid_t)-1.
+ * 0660 owned by group gid if gid != (gid_t)-1, in a private directory
+ * and then renamed into place, so that no file a user puts at the path
+ * meanwhile is followed or replaced.
  */
-int listen__open(const struct listen_addr *la, gid_t gid);
+int listen__open(struct listen_addr *la, gid_t gid);
 
-/* Remove a Unix socket's path (when the server stops). */
-void listen__close(const struct listen_addr *la, int fd);
+/* Close fd and remove a Unix socket's path if it is still the one made. */
+void listen__close(struct listen_addr *la, int fd);
 
 #endif /* CPROF_LISTEN_H */

@@ -3,7 +3,7 @@
 #
 # check-escape.sh: every %s of a message cprof-dump prints (warning(),
 # fail(), fprintf(stderr, ...), ksyms' ld_err(), tableload's append() of a
-# warning) is a string nobody but cprof-dump chose, or goes through esc()
+# warning, connguard's refusal lines) is a string nobody but cprof-dump chose, or goes through esc()
 # or esc_n() (util.h): a string literal, a condition between such, a C
 # library's or libelf's error message, or an argument ALLOWED below names
 # with the reason it is safe (an entry that matches nothing is a finding).
@@ -74,7 +74,7 @@ unescaped() {
 			open my $fh, "<", $path or die "$path: $!";
 			my $src = do { local $/; <$fh> };
 			$src =~ s{/\*.*?\*/}{ (my $c = $&) =~ s/[^\n]//g; $c }gse;
-			while ($src =~ /\b(warning|fail|ld_err|append|fprintf)\s*(?=\()/g) {
+			while ($src =~ /\b(warning|fail|ld_err|append|fprintf|connguard__refusal)\s*(?=\()/g) {
 				my ($fn, $pos) = ($1, pos($src));
 				my $line = 1 + (substr($src, 0, $pos) =~ tr/\n//);
 				next unless substr($src, $pos) =~ /^($bal)/;
@@ -92,9 +92,10 @@ unescaped() {
 				s/^\s+|\s+$//g, s/\s+/ /g for @args;
 				# the format: after fprintf'"'"'s stream, a line'"'"'s buffer
 				if ($fn eq "fprintf") { next unless $args[0] eq "stderr"; shift @args }
-				shift @args if $fn eq "ld_err";
+				shift @args if $fn eq "ld_err" || $fn eq "connguard__refusal";
 				splice @args, 0, 3 if $fn eq "append";
-				next if $fn eq "ld_err" && $args[0] =~ /^const char \*/;
+				next if ($fn eq "ld_err" || $fn eq "connguard__refusal") &&
+					$args[0] =~ /^const char \*/;
 				my $fmt = shift @args // "";
 				# "%" PRIu64 "...": the macro'"'"'s conversion in its place
 				$fmt =~ s/"\s*PRI([a-zA-Z])\w*\s*"/$1/g;
@@ -121,7 +122,7 @@ if [[ -s $tmp/found ]]; then
 	not_ok "messages print a string not passed through esc():"
 	sed 's/^/    /' "$tmp/found"
 else
-	ok "every %s of warning(), fail(), ld_err(), append() and fprintf(stderr) is esc()'d, a literal, an error message or ALLOWED ($(grep -c '^[a-z]' <<<"$ALLOWED") entries)"
+	ok "every %s of warning(), fail(), ld_err(), append(), connguard__refusal() and fprintf(stderr) is esc()'d, a literal, an error message or ALLOWED ($(grep -c '^[a-z]' <<<"$ALLOWED") entries)"
 fi
 
 # Damaged copies: each must be caught, naming the argument.

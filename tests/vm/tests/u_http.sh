@@ -12,7 +12,8 @@
 #     headers;
 #   - a client without a certificate, or with one of another CA, gets 403;
 #     the same server with a bearer token (curl sending exactly what a
-#     scrape config's "authorization" sends) answers 200, 401 without it;
+#     scrape config's "authorization" sends) answers 200, 401 without it,
+#     and 200 to a client that half-closes after its request;
 #   - nosymbol=1: no cpuburn function names, and `PPROF_BINARY_PATH=DIR go tool pprof
 #     -symbolize=local` names the leaves from the binary;
 #   - debug=1: Go's legacy text form, naming the leaves;
@@ -234,6 +235,11 @@ code=$(curl -s -H "Authorization: Bearer $(cat "$OUT/token")" -o "$OUT/tok.pb.gz
 echo "with the token: $code, $(stat -c %s "$OUT/tok.pb.gz") bytes"
 [[ $code == 200 ]] || fail "a request with the token got $code: $(cat "$OUT/tok.pb.gz")"
 pp -top "$OUT/tok.pb.gz" >/dev/null || fail "the profile fetched with the token is not whole"
+# A client that shuts down its sending side after the request (nc -N)
+# still gets its profile (it was taken for gone and got nothing).
+got=$(python3 "$REPO/tests/host/halfclose.py" 6061 "$OUT/token" half)
+echo "half-closed after the request: $got"
+[[ $got == "HTTP/1.1 200 OK" ]] || fail "a client half-closing got '$got': $(tail -n 3 "$OUT/server-token.err")"
 kill -TERM "$tserver"
 wait "$tserver" || fail "the token server exited with $?"
 
