@@ -25,9 +25,11 @@ MANDIR ?= $(PREFIX)/share/man
 # The release, written in VERSION only (dkms.conf and debian/changelog are
 # checked against it by make check).
 VERSION := $(shell cat VERSION)
-# What DKMS builds the module from: dkms.conf, VERSION, Kbuild and kmod/.
+# What DKMS builds the module from: dkms.conf, VERSION, Kbuild, kmod/ and
+# include/ (the format, shared with userland).
 DKMS_SRC := dkms.conf VERSION Kbuild kmod/Kbuild \
-	$(sort $(filter-out %.mod.c,$(wildcard kmod/*.[ch])))
+	$(sort $(filter-out %.mod.c,$(wildcard kmod/*.[ch]))) \
+	$(sort $(wildcard include/*.h include/*/*.h))
 # The release KDIR builds for: cprof.ko is installed only if it is the running one.
 KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 # make bench runs these VM tests (tests/vm/run.sh patterns) on BENCH_KERNELS.
@@ -93,14 +95,15 @@ bench: workloads
 		cp -r tests/bench/nulltick build/bench/$$k/; \
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/nulltick modules; \
 		rm -rf build/bench/$$k/baseline; mkdir -p build/bench/$$k/baseline; \
-		git archive $(BENCH_BASELINE) kmod | tar -x -C build/bench/$$k/baseline; \
+		git archive $(BENCH_BASELINE) kmod $$(git ls-tree --name-only $(BENCH_BASELINE) include) | \
+			tar -x -C build/bench/$$k/baseline; \
 		$(MAKE) -s -C $$h M=$(CURDIR)/build/bench/$$k/baseline/kmod modules; \
 		rm -rf build/bench/$$k/modules; mkdir -p build/bench/$$k/modules; \
 		echo $(BENCH_ROUNDS) >build/bench/$$k/modules/rounds; \
 		echo $(BENCH_WORKLOADS) >build/bench/$$k/modules/workloads; \
 		for c in $(BENCH_MODULES); do \
 			d=build/bench/$$k/modules/$$(git rev-parse --short $$c); mkdir -p $$d; \
-			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION) | tar -x -C $$d; \
+			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION include) | tar -x -C $$d; \
 			$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
 		done; \
 	done

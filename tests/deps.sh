@@ -29,6 +29,8 @@ packages=(
 	python3.11-dbg
 	# tests and checks (make lint takes checkpatch.pl from linux-source-6.1)
 	linux-perf perl sparse shellcheck linux-source-6.1
+	# check-abi.sh: the format's layout from the objects' debug information
+	pahole
 	# what a person sees: u_browser renders pages in it
 	chromium
 	clang libclang-rt-14-dev

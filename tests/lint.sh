@@ -4,8 +4,8 @@
 # tests/lint.sh [--fail-fast] (make lint): the style checks, fastest first,
 # before anything slow runs.  make check runs it first with --fail-fast (the
 # first failing check ends it) and stops there if it fails.
-#   - checkpatch --strict --no-tree on kmod/ (from Debian's linux-source-6.1,
-#     unpacked once into build/lint/);
+#   - checkpatch --strict --no-tree on kmod/ and include/ (from Debian's
+#     linux-source-6.1, unpacked once into build/lint/);
 #   - kernel-doc: every function a kmod header declares has a kernel-doc
 #     comment, and scripts/kernel-doc -v finds nothing wrong in any;
 #   - sparse (make C=2) on kmod/ for each kernel's headers installed, 6.1
@@ -69,7 +69,7 @@ checkpatch_dir() {
 # that excuses nothing is a finding itself.
 log=$out/checkpatch.log
 if dir=$(checkpatch_dir); then
-	mapfile -t files < <(git ls-files -- 'kmod/*.c' 'kmod/*.h')
+	mapfile -t files < <(git ls-files -- 'kmod/*.c' 'kmod/*.h' 'include/*.h')
 	perl "$dir/scripts/checkpatch.pl" --no-tree --strict --quiet --terse \
 		--show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		-f "${files[@]}" >"$out/checkpatch.raw" 2>&1
@@ -92,10 +92,10 @@ if dir=$(checkpatch_dir); then
 			for (k in ok) if (!ok[k]) { print allow ": " k ": excuses nothing"; bad = 1 }
 			exit bad
 		}' "$out/checkpatch.raw" >"$log" || rc=$?
-	check "checkpatch --strict --no-tree kmod/ (${#files[@]} files)" "$log" "$rc"
+	check "checkpatch --strict --no-tree kmod/ include/ (${#files[@]} files)" "$log" "$rc"
 else
 	echo "no /usr/src/linux-source-6.1.tar.xz: apt-get install linux-source-6.1 (tests/deps.sh)" >"$log"
-	check "checkpatch --strict --no-tree kmod/" "$log" 1
+	check "checkpatch --strict --no-tree kmod/ include/" "$log" 1
 fi
 
 # kernel-doc: each function another unit can call (declared in a kmod
@@ -167,7 +167,7 @@ for kdir in /usr/src/linux-headers-6.1.[0-9]*-amd64 /usr/src/linux-headers-6.12.
 	rc=0
 	# a scratch copy: the module's objects in kmod/ are left alone
 	rm -rf "$out/sparse-$k" && mkdir -p "$out/sparse-$k" &&
-		cp -r Kbuild VERSION kmod "$out/sparse-$k/" &&
+		cp -r Kbuild VERSION kmod include "$out/sparse-$k/" &&
 		rm -f "$out/sparse-$k"/kmod/*.o "$out/sparse-$k"/kmod/.*.cmd || rc=$?
 	if [[ $rc -eq 0 ]]; then
 		make -s -C "$kdir" M="$out/sparse-$k" C=2 modules >"$log" 2>&1 || rc=$?

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * cfi - compile an ELF file's call frame information (.eh_frame,
- * .debug_frame) into the rows of a cprof unwind table (kmod/cprof_format.h,
+ * .debug_frame) into the rows of a cprof unwind table (cprof_format.h,
  * "Unwind tables").
  */
 #ifndef CPROF_CFI_H

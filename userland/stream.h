@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * stream - decoder for the cprof stream (kmod/cprof_format.h).
+ * stream - decoder for the cprof stream (cprof_format.h).
  *
  * Reads from a file descriptor as the data arrives (a pipe, a file or
  * /proc/cprof/profile), never holding more than one record plus a read

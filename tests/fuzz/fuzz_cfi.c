@@ -11,7 +11,7 @@
  * crash), with a line "fuzz_cfi: ..." saying what:
  *  - a table: n >= 1 and at most CPROF_UTABLE_ROWS_MAX, pc strictly
  *    increasing, every row's cfa_base <= CPROF_CFA_MAX and fp_rule <=
- *    CPROF_FP_MAX, the last row CPROF_CFA_NONE (kmod/cprof_format.h);
+ *    CPROF_FP_MAX, the last row CPROF_CFA_NONE (cprof_format.h);
  *  - a refusal: err is one non-empty line, no '\n' or '\r', NUL-terminated
  *    within errlen (err is a heap buffer of exactly errlen bytes, so ASan
  *    sees a write past it).

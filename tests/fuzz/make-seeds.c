@@ -11,7 +11,7 @@
  * cgroup id, two interpreter calls, a walk cut at the depth, none) and a
  * Python code object's record.
  *
- *   cc -I userland -I kmod -I tests/unit tests/fuzz/make-seeds.c
+ *   cc -I userland -I include/uapi -I tests/unit tests/fuzz/make-seeds.c
  */
 #include <stdio.h>
 

@@ -6,10 +6,11 @@
 # table, and its "Who calls whom" graph names, for each unit, exactly the
 # other units whose headers the unit's .c and .h include.  Left out of the
 # comparison: a unit's own header, and the headers every unit may use
-# (kmod: cprof.h, compat.h and the format, cprof_format.h; userland:
-# util.h, while its units that read the format say so).
-# Then a damaged copy of design.md must be caught.  Run by
-# tests/host/run.sh.
+# (kmod: cprof.h, compat.h and the format's headers in include/; userland:
+# util.h, while its units that read the format say so).  The headers in
+# include/ are below both: they include only <linux/...> uapi headers.
+# Then a damaged copy of design.md, and of the format, must be caught.
+# Run by tests/host/run.sh.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -89,10 +90,13 @@ compare() {
 		sed "s|^\([^ ]*\) \(.*\)|$dir/\1 includes \2.h; design.md has no \1 ──> \2|"
 }
 
+# The format's headers (include/), by name: every kmod unit may use them.
+mapfile -t abi < <(git ls-files -- 'include/*.h' | sed 's|.*/||; s|\.h$||')
+
 check() {
 	local design=$1
 	{
-		compare "$design" kmod cprof compat cprof_format
+		compare "$design" kmod cprof compat "${abi[@]}"
 		compare "$design" userland util
 	} >"$tmp/diff"
 }
@@ -124,5 +128,19 @@ damage "unwind's arrow to utable taken out" 's/^(unwind ──> .*), utable.*/\1
 damage "an arrow from ring to maps added" 's/^session, access, maps, ring ──> .*/session, access, maps ──> nothing\nring ──> maps/'
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 damage "boxed.c left out of the userland table" '/^\| `boxed\.c` \|/d'
+
+# uapi_includes FILE...: each #include of FILE that is not a <linux/...>
+# header: the format would need the module's or userland's headers.
+uapi_includes() {
+	grep -Hn '^[[:space:]]*#[[:space:]]*include' "$@" | grep -v '#[[:space:]]*include <linux/[a-z0-9_/]*\.h>' || true
+}
+mapfile -t uapi < <(git ls-files -- 'include/*.h')
+if [[ ${#uapi[@]} -eq 0 ]]; then
+	not_ok "no header in include/: the format is include/uapi/cprof_format.h"
+else
+	expect_none "include/'s ${#uapi[@]} header(s) include only the kernel's uapi headers" "$(uapi_includes "${uapi[@]}")"
+fi
+sed 's|^#include <linux/types.h>|&\n#include "cprof.h"|' include/uapi/cprof_format.h >"$tmp/cprof_format.h"
+expect_found "caught: the format including a module header" '#include "cprof.h"' "$(uapi_includes "$tmp/cprof_format.h")"
 
 report

@@ -4,7 +4,8 @@
 # check-docs.sh: the documentation says what the code does.  From the code
 # it takes cprof-dump's options (cprof-dump --help) and the ranges of its
 # numbers (userland/cli.c), the ctl keys, their ranges and the modes
-# (kmod/ctl.c and the constants of kmod/cprof.h and kmod/cprof_format.h),
+# (kmod/ctl.c and the constants of kmod/cprof.h and
+# include/uapi/cprof_format.h),
 # the module parameters, their ranges and defaults (kmod/main.c), and the
 # stats keys (kmod/procfs.c); then checks that
 #   - man/cprof-dump.1 has an entry for every option (and none for an option
@@ -52,9 +53,9 @@ resolve() {
 
 # ranges_from_cli CLI_C: "SHORT MIN MAX" of each short option parse_long()
 # checks (defines from cli.c, the userland headers and the header they share
-# with the module, kmod/cprof_format.h).
+# with the module, include/uapi/cprof_format.h).
 ranges_from_cli() {
-	defines "$1" "$(dirname "$1")"/*.h "$(dirname "$1")"/../kmod/cprof_format.h >"$tmp/cli.defs"
+	defines "$1" "$(dirname "$1")"/*.h "$(dirname "$1")"/../include/uapi/cprof_format.h >"$tmp/cli.defs"
 	awk 'match($0, /case \x27.\x27:/) { opt = substr($0, RSTART + 6, 1) }
 		/case OPT_[A-Z_]+:/ { opt = "" }
 		/parse_long\(/ { s = $0; sub(/.*parse_long\("[^"]*", *arg, */, "", s); split(s, a, / *, */); if (opt != "") print opt, a[1], a[2] }' "$1" |
@@ -211,7 +212,7 @@ problems_readme() {
 
 # ------------------------------------------------------------ run
 
-headers=(kmod/cprof.h kmod/cprof_format.h)
+headers=(kmod/cprof.h include/uapi/cprof_format.h)
 "$dump" --help >"$tmp/help.txt"
 [[ -s $tmp/help.txt ]] || { not_ok "$dump --help printed nothing"; report; }
 

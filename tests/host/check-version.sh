@@ -79,8 +79,8 @@ make -s install-dkms DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1 ||
 	not_ok "make install-dkms failed: $(tail -n 5 "$tmp/install.log")"
 (cd "$tmp/root/usr/src/cprof-$version" 2>/dev/null && find . -type f | sed 's|^\./||' | sort) >"$tmp/installed"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-	git ls-files -- dkms.conf VERSION Kbuild kmod | sort >"$tmp/wanted"
-	expect_none "make install-dkms installs dkms.conf, VERSION, Kbuild and kmod/, nothing else" \
+	git ls-files -- dkms.conf VERSION Kbuild kmod include | sort >"$tmp/wanted"
+	expect_none "make install-dkms installs dkms.conf, VERSION, Kbuild, kmod/ and include/, nothing else" \
 		"$(diff "$tmp/wanted" "$tmp/installed" | sed -n 's/^< /missing: /p; s/^> /extra: /p')"
 else
 	echo "note: not a git checkout: the installed source tree is not compared with git's"

@@ -2,7 +2,7 @@
 /*
  * streambuild.h - build cprof streams in memory, for tests and the
  * benchmark generator.  Every function aborts on allocation failure (test
- * code); records get the layout of kmod/cprof_format.h.
+ * code); records get the layout of cprof_format.h.
  *
  *	struct sb b;
  *	sb_init(&b);

@@ -355,15 +355,16 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-# sync_sources DEST: copy the module's sources (top Makefile, Kbuild, VERSION, kmod/)
-# into DEST, touching only what changed so kbuild rebuilds incrementally.
+# sync_sources DEST: copy the module's sources (top Makefile, Kbuild, VERSION,
+# kmod/, include/) into DEST, touching only what changed so kbuild rebuilds
+# incrementally.
 sync_sources() {
 	local dest=$1 f
 	local -a files
 	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
-		mapfile -t files < <(git -C "$REPO" ls-files -co --exclude-standard -- Makefile Kbuild VERSION kmod)
+		mapfile -t files < <(git -C "$REPO" ls-files -co --exclude-standard -- Makefile Kbuild VERSION kmod include)
 	else
-		mapfile -t files < <(cd "$REPO" && find Makefile Kbuild VERSION kmod -type f \
+		mapfile -t files < <(cd "$REPO" && find Makefile Kbuild VERSION kmod include -type f \
 			! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' ! -name '.*.cmd' \
 			! -name modules.order ! -name Module.symvers ! -name '*.a')
 	fi

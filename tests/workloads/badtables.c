@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../kmod/cprof_format.h"
+#include "../../include/uapi/cprof_format.h"
 
 struct table {
 	struct cprof_utable hdr;

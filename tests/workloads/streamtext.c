@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kmod/cprof_format.h"
+#include "../../include/uapi/cprof_format.h"
 
 /*
  * Each line's layout: its tag (the first field), then the names of the

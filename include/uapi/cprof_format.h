@@ -14,7 +14,10 @@
  *
  * Compatibility: new fields are only ever appended to a record (readers use
  * the record size, never sizeof, to find the next record) and new record
- * types may appear; anything else bumps CPROF_VERSION.
+ * types may appear; anything else bumps CPROF_VERSION.  An unwind table's
+ * layout is versioned by its magic (CPROF_UTABLE_MAGIC), which the module
+ * checks.  Both sides build this file: tests/host/check-abi.sh checks
+ * that they lay it out alike.
  */
 #ifndef CPROF_FORMAT_H
 #define CPROF_FORMAT_H
