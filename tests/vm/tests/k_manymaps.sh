@@ -24,6 +24,7 @@
 #     mappings: their lists (a listing's 64 KiB of records' worth, 32 KiB
 #     each) overflow maps_mb, the least recently sampled are evicted
 #     (maps_evicted grows), and maps_bytes stays within maps_limit.
+#     On 6.1 and 6.12-rt only (make check's time: minutes under TCG).
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -54,6 +55,14 @@ echo "manymaps: $maps executable mappings, $nm mapping records of it in the stre
 ((spin * 100 >= n * 95)) || fail "only $spin of $n samples resolved to manymaps_spin"
 
 # --- a hostile user's children of 65 000 mappings each, sampled and gone
+case $(uname -r) in
+6.12.*-rt-*) ;;
+6.1.*-rt-* | 6.12.*)
+	echo "the hostile user's part runs on 6.1 and 6.12-rt"
+	echo "k_manymaps: ok"
+	exit 0
+	;;
+esac
 [[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
 rmmod cprof
 kload maps_mb=1
