@@ -12,9 +12,9 @@
 #      were cut (budget_truncated, offcpu_budget_truncated) and copies or
 #      code records left out (budget_skipped); cprof-dump shows every
 #      deepswitch stack and every python3.11 stack with Python frames
-#      (the ticks') with a [truncated] root, and cpuburn's complete (none
-#      [truncated], >= 95 % past its start in ld.so reach main: not its
-#      exit);
+#      (the ticks') with a [truncated] root, and cpuburn's complete (at
+#      most 1 % [truncated]: its exec's kernel stacks; >= 95 % past its
+#      start in ld.so reach main: not its exit);
 #   2. the default budget (256): the same maxima at most 256, cpuburn's
 #      stacks complete, deepswitch's still marked (cut at the depth).
 # Runs on 6.1 and 6.12-rt (the stock kernel and the RT one the bound is
@@ -104,7 +104,9 @@ run() {
 		"cpuburn $CBC of $CB ($CM reach main)"
 	((DS >= 20 && PA >= 20 && CB >= 20)) || fail "too few samples: deepswitch $DS, python3.11 $PA, cpuburn $CB"
 	((DSC == DS)) || fail "$((DS - DSC)) deep deepswitch stacks shown complete"
-	((CBC == 0)) || fail "$CBC cpuburn stacks shown [truncated]"
+	# (its exec's kernel stacks are deeper than a recorded switch's 32
+	# frames under KASAN: 0.2 % of its samples on the debug kernel)
+	((CBC * 100 <= CB)) || fail "$CBC of $CB cpuburn stacks shown [truncated]"
 	((CM * 100 >= CB * 95)) || fail "only $CM of $CB cpuburn stacks reach main"
 }
 
