@@ -10,9 +10,10 @@
 #     dropped and counted (threads_regs_dropped), the snapshots
 #     well-formed, no oops or report (the harness);
 #   - 5 with cpus=0: CPU 1 is never interrupted: its function-call
-#     interrupts (CAL in /proc/interrupts) do not move, and the thread
-#     spinning there is recorded running, without stacks, flagged
-#     CPROF_THREAD_NOT_SELECTED.
+#     interrupts (CAL in /proc/interrupts) do not move (but on PREEMPT_RT,
+#     which sends its own), and the thread spinning there is recorded
+#     running, without stacks, flagged CPROF_THREAD_NOT_SELECTED, in
+#     every snapshot.
 #     Everything else runs on CPU 0 meanwhile (the scheduler's wake-ups
 #     across CPUs are function-call interrupts too).
 # vm-timeout: 150
@@ -84,6 +85,11 @@ read -r seen bare < <(rawk -v t="$tid1" '$1 == "R" && $R_tid == t { n++
 		if (int($R_flags / 2048) % 2 && $R_state == 5 && $R_nr_kernel + $R_nr_user == 0) b++
 	} END { print n + 0, b + 0 }' "$OUT/cal.txt")
 echo "5 snapshots with cpus=0: CPU 1's spinner in $seen, $bare of them running unwalked; CPU 1's CAL $before -> $after"
-((after == before)) || fail "CPU 1, outside cpus=, took $((after - before)) function-call interrupts during the snapshots"
-((seen == 5 && bare >= 1)) || fail "CPU 1's spinner: in $seen of 5 snapshots, $bare of them running without stacks"
+# (PREEMPT_RT sends CPU 1 function calls of its own meanwhile: 92 in one
+# run on 6.12-rt; there the spinner recorded unwalked in every snapshot
+# shows no snapshot's interrupt reached it)
+if [[ $(uname -r) != *-rt-* ]]; then
+	((after == before)) || fail "CPU 1, outside cpus=, took $((after - before)) function-call interrupts during the snapshots"
+fi
+((seen == 5 && bare == 5)) || fail "CPU 1's spinner: in $seen of 5 snapshots, $bare of them running without stacks"
 echo "k_threads: ok"
