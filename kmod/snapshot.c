@@ -322,7 +322,7 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 		.copy = { .always = true },
 	};
 	struct cprof_thread *t;
-	bool user, still = false;
+	bool user, on_cpu, still = false;
 	u32 size;
 	u16 why;
 	int i, cpu;
@@ -351,11 +351,13 @@ static void cprof_snap_thread(struct cprof_snap *sn, struct task_struct *tsk)
 	for (i = 0; i < CPROF_SNAP_TRIES && !still && !lk.found; i++) {
 		cpu = task_cpu(tsk);
 		why = cprof_snap_no_ipi(set, cpu);
-		if (READ_ONCE(tsk->on_cpu) && why) {
+		/* read once: an interrupt only where why is 0 */
+		on_cpu = READ_ONCE(tsk->on_cpu);
+		if (on_cpu && why) {
 			cprof_snap_unwalked(&lk, cpu, why);
 			break;
 		}
-		if (READ_ONCE(tsk->on_cpu) &&
+		if (on_cpu &&
 		    !smp_call_function_single(cpu, cprof_snap_running,
 					      &lk, 1) && lk.found) {
 			t->state = CPROF_OFF_RUNNING;
