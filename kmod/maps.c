@@ -48,6 +48,7 @@
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -163,17 +164,20 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
  *
  * Its group leader's start_boottime (/proc/PID/stat's starttime; an exec
  * by another thread makes that thread the leader, with this time): part of
- * an address space's key, which pid and mm reuse cannot repeat.
+ * an address space's key, which pid and mm reuse cannot repeat.  Once
+ * @tsk is released its group_leader may be freed (see pid_alive()): 0
+ * then, a key no live task has.
  *
  * Context: any.
- * Return: the time, in ns.
+ * Return: the time, in ns, or 0.
  */
 u64 cprof_maps_start_ns(struct task_struct *tsk)
 {
-	u64 ns;
+	u64 ns = 0;
 
 	rcu_read_lock();
-	ns = READ_ONCE(tsk->group_leader)->start_boottime;
+	if (pid_alive(tsk))
+		ns = READ_ONCE(tsk->group_leader)->start_boottime;
 	rcu_read_unlock();
 	return ns;
 }
