@@ -16,6 +16,7 @@
 
 #include "atomicfile.h"
 #include "cgroups.h"
+#include "jitmap.h"
 #include "pyframes.h"
 #include "cprof_format.h"
 #include "debugfetch.h"
@@ -502,7 +503,7 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 /* Read the whole stream into a profile.  NULL after printing why. */
 static struct profile *read_stream(int fd, const char *name,
 				   struct tableload *unw, struct cgroups *cg,
-				   struct pyframes *py)
+				   struct pyframes *py, struct jitmaps *jit)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
@@ -513,6 +514,7 @@ static struct profile *read_stream(int fd, const char *name,
 	if (!in)
 		return NULL;
 	ingest__python(in, py);
+	ingest__jit(in, jit);
 	pr.p = ingest__profile(in);
 	if (!ingest__run(in, show ? &ops : NULL))
 		p = ingest__take(in);
@@ -703,16 +705,19 @@ int main(int argc, char **argv)
 	ropts.modules = env.modules;
 	ropts.cgroups = cgroups__new(NULL);
 	ropts.python = pyframes__new();
-	if (!ropts.cgroups || !ropts.python) {
+	ropts.jit = jitmaps__new(NULL);
+	if (!ropts.cgroups || !ropts.python || !ropts.jit) {
 		fail("out of memory");
 		cgroups__free(ropts.cgroups);
 		pyframes__free(ropts.python);
+		jitmaps__free(ropts.jit);
 		return 1;
 	}
 	if (env.every) {
 		err = run_windows(&ropts);
 		cgroups__free(ropts.cgroups);
 		pyframes__free(ropts.python);
+		jitmaps__free(ropts.jit);
 		return err;
 	}
 
@@ -739,7 +744,8 @@ int main(int argc, char **argv)
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.python);
+	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.python,
+			   ropts.jit);
 	if (!prof)
 		goto cleanup;
 	tableload__report_stops(unw, false);
@@ -771,6 +777,7 @@ cleanup:
 	profile__free(prof);
 	cgroups__free(ropts.cgroups);
 	pyframes__free(ropts.python);
+	jitmaps__free(ropts.jit);
 	if (fd > STDIN_FILENO && fd != mp.fd)
 		close(fd);
 	modprofile__close(&mp);

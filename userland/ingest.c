@@ -33,6 +33,7 @@
 
 #include "debugfetch.h"
 #include "ingest.h"
+#include "jitmap.h"
 #include "stream.h"
 #include "tablekeep.h"
 #include "ustack.h"
@@ -61,6 +62,7 @@ struct ingest {
 	struct cgroups *cg;
 	struct debugfetch_queue *debug;
 	struct pyframes *py;
+	struct jitmaps *jit;
 	struct cprof_sample **held;	/* per CPU: its copy may follow */
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
@@ -107,6 +109,11 @@ void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q)
 void ingest__python(struct ingest *in, struct pyframes *py)
 {
 	in->py = py;
+}
+
+void ingest__jit(struct ingest *in, struct jitmaps *jit)
+{
+	in->jit = jit;
 }
 
 void ingest__table_wait(struct ingest *in, double seconds)
@@ -451,6 +458,9 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			/* its code objects, while its process runs */
 			pyframes__note_sample(in->py, in->p,
 					      (const struct cprof_sample *)rec);
+			/* the perf maps of its JIT code, as they grow */
+			jitmaps__note_sample(in->jit, in->p,
+					     (const struct cprof_sample *)rec);
 			/* fall through */
 		case CPROF_REC_THREAD:
 			/* a thread's fields up to comm are a sample's */

@@ -11,13 +11,15 @@
  * resolver each sample's cgroup id (looked up while the cgroup exists),
  * a debuginfod queue (if given) each mapping's build ID, the Python frames'
  * reader (if given) each sample's Python frames and each mapping (read
- * while their processes run).
+ * while their processes run), the perf maps' reader (if given) each
+ * sample (a map read again when its JIT code is not in it).
  */
 #ifndef CPROF_INGEST_H
 #define CPROF_INGEST_H
 
 #include "cgroups.h"
 #include "debugfetch.h"
+#include "jitmap.h"
 #include "profile.h"
 #include "pyframes.h"
 #include "tableload.h"
@@ -59,6 +61,9 @@ void ingest__fetch_debug(struct ingest *in, struct debugfetch_queue *q);
  * none) from now on, as they arrive, while their processes run.
  */
 void ingest__python(struct ingest *in, struct pyframes *py);
+
+/* Read the perf maps of the samples' JIT code into jit (NULL: none) as they grow. */
+void ingest__jit(struct ingest *in, struct jitmaps *jit);
 
 /*
  * At the END record, wait up to seconds (default 5) for the loader to

@@ -10,12 +10,14 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hashtab.h>
 
 #include "jitmap.h"
 #include "safeopen.h"
+#include "stream.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -23,24 +25,44 @@
 
 struct jit_entry {
 	uint64_t start, end;
-	uint32_t seq;		/* line order: the last written wins */
 	int64_t name;		/* in the cache's strtab */
+	uint32_t read;		/* the read that found it */
 };
 
-/* What an address range is named, the entries' overlaps settled. */
+/* A range of addresses and the entry that names it (its index). */
 struct jit_seg {
 	uint64_t start, end;
-	int64_t name;
+	uint32_t e;
+};
+
+/* One read that found lines: they apply from its time on. */
+struct jit_read {
+	uint64_t from_ns;	/* sample clock, once read */
+	size_t first_e;		/* its first entry */
+	size_t first_seg, nr_seg;	/* its own segments, in rseg */
 };
 
 struct jitmap {
 	uint32_t pid;
 	const char *why;	/* set: none to use, and why */
 	char why_buf[160];
-	struct jit_entry *e;	/* as read; freed once indexed */
+	bool known;		/* read once: the file is dev, ino */
+	dev_t dev;
+	ino_t ino;
+	uint64_t offset;	/* bytes read so far */
+	bool tried;		/* a sample asked for a read at tried_ns */
+	uint64_t tried_ns;
+	char line[JITMAP_LINE_MAX + 1];	/* a line not ended yet */
+	size_t len;
+	struct jit_entry *e;	/* in line order: the index is the line's */
 	size_t nr, alloc;
-	struct jit_seg *seg;	/* by start, not overlapping */
+	/* all entries as segments, each named by its last line */
+	struct jit_seg *seg;
 	size_t nr_seg;
+	struct jit_read *reads;
+	size_t nr_reads, alloc_reads;
+	struct jit_seg *rseg;	/* each read's entries alone, likewise */
+	size_t nr_rseg, alloc_rseg;
 	uint64_t skipped;
 	const struct strtab *names;
 };
@@ -57,6 +79,7 @@ struct jitmaps {
 	htab_t by_pid;
 	struct strtab *names;
 	uint64_t entries;	/* read so far, all maps: JITMAP_ALL_ENTRIES */
+	int live;		/* the noted stream is this boot's; -1: not known */
 };
 
 static hashval_t jm_hash(const void *p)
@@ -76,6 +99,8 @@ static void jm_free(void *p)
 
 	free(j->e);
 	free(j->seg);
+	free(j->reads);
+	free(j->rseg);
 	free(j);
 }
 
@@ -85,6 +110,7 @@ struct jitmaps *jitmaps__new(const char *dir)
 
 	if (!c)
 		return NULL;
+	c->live = -1;
 	c->dir = strdup(dir ? dir : "/tmp");
 	c->names = strtab__new();
 	c->by_pid = htab_create_alloc(16, jm_hash, jm_eq, jm_free, calloc,
@@ -136,8 +162,7 @@ static bool parse_hex(const char **p, uint64_t *v)
 }
 
 /* One line, NUL-terminated, its newline gone: an entry, or skipped. */
-static int jitmap__line(struct jitmap *j, struct strtab *names, char *line,
-			uint32_t seq)
+static int jitmap__line(struct jitmap *j, struct strtab *names, char *line)
 {
 	const char *p = line;
 	uint64_t start, size;
@@ -167,7 +192,7 @@ static int jitmap__line(struct jitmap *j, struct strtab *names, char *line,
 	if (name < 0 || grow_array(&j->e, &j->alloc, j->nr + 1, sizeof(*j->e)))
 		return -1;
 	j->e[j->nr++] = (struct jit_entry){
-		.start = start, .end = start + size, .seq = seq, .name = name,
+		.start = start, .end = start + size, .name = name,
 	};
 	return 0;
 skip:
@@ -175,81 +200,84 @@ skip:
 	return 0;
 }
 
-static int entry_cmp(const void *a, const void *b)
+/* Entry indices by start, then line order (qsort_r: the entries). */
+static int idx_cmp(const void *a, const void *b, void *arg)
 {
-	const struct jit_entry *x = a, *y = b;
+	const struct jit_entry *e = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	if (e[x].start != e[y].start)
+		return e[x].start < e[y].start ? -1 : 1;
+	return (x > y) - (x < y);
 }
 
 /*
- * The lines of fd, bounded (see jitmap.h): a line longer than
- * JITMAP_LINE_MAX keeps its first bytes, and a last line without its
- * newline (the runtime may be writing it) is left out.  -1 on ENOMEM.
+ * The lines of fd from j->offset on, bounded (see jitmap.h): a line longer
+ * than JITMAP_LINE_MAX keeps its first bytes, and a last line without its
+ * newline (the runtime may be writing it) waits for the next read.  -1 on
+ * ENOMEM.
  */
 static int jitmap__read(struct jitmap *j, struct jitmaps *c, int fd)
 {
 	struct strtab *names = c->names;
 	enum { CHUNK = 65536 };
-	char line[JITMAP_LINE_MAX + 1], *buf = malloc(CHUNK);
-	size_t len = 0, total = 0;
-	uint32_t seq = 0;
+	char *buf = malloc(CHUNK);
+	size_t before = j->nr;
 	int err = 0;
 	ssize_t n, i;
 
 	if (!buf)
 		return -1;
-	while (!err && total < JITMAP_MAX_BYTES &&
-	       j->nr < JITMAP_MAX_ENTRIES && c->entries < JITMAP_ALL_ENTRIES) {
-		n = read(fd, buf, CHUNK);
+	while (!err && j->offset < JITMAP_MAX_BYTES &&
+	       j->nr < JITMAP_MAX_ENTRIES &&
+	       c->entries + j->nr - before < JITMAP_ALL_ENTRIES) {
+		n = pread(fd, buf, CHUNK, (off_t)j->offset);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		total += (size_t)n;
 		for (i = 0; i < n && !err && j->nr < JITMAP_MAX_ENTRIES &&
-			    c->entries + j->nr < JITMAP_ALL_ENTRIES; i++) {
+			    c->entries + j->nr - before < JITMAP_ALL_ENTRIES;
+		     i++) {
+			j->offset++;
 			if (buf[i] != '\n') {
 				/* a NUL would cut the name short: dropped */
-				if (len < JITMAP_LINE_MAX && buf[i] != '\0')
-					line[len++] = buf[i];
+				if (j->len < JITMAP_LINE_MAX && buf[i] != '\0')
+					j->line[j->len++] = buf[i];
 				continue;
 			}
-			line[len] = '\0';
-			if (len)
-				err = jitmap__line(j, names, line, seq++);
-			len = 0;
+			j->line[j->len] = '\0';
+			if (j->len)
+				err = jitmap__line(j, names, j->line);
+			j->len = 0;
 		}
 	}
 	free(buf);
-	c->entries += j->nr;
+	c->entries += j->nr - before;
 	return err;
 }
 
-/* A max-heap of entry indices by seq: the last written on top. */
-static void heap_push(uint32_t *h, size_t *n, const struct jit_entry *e,
-		      uint32_t v)
+/* A max-heap of entry indices: the last written on top. */
+static void heap_push(uint32_t *h, size_t *n, uint32_t v)
 {
 	size_t i = (*n)++;
 
-	while (i && e[h[(i - 1) / 2]].seq < e[v].seq) {
+	while (i && h[(i - 1) / 2] < v) {
 		h[i] = h[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
 	h[i] = v;
 }
 
-static void heap_pop(uint32_t *h, size_t *n, const struct jit_entry *e)
+static void heap_pop(uint32_t *h, size_t *n)
 {
 	uint32_t v = h[--(*n)];
 	size_t i = 0, c;
 
 	while ((c = 2 * i + 1) < *n) {
-		if (c + 1 < *n && e[h[c + 1]].seq > e[h[c]].seq)
+		if (c + 1 < *n && h[c + 1] > h[c])
 			c++;
-		if (e[h[c]].seq <= e[v].seq)
+		if (h[c] <= v)
 			break;
 		h[i] = h[c];
 		i = c;
@@ -258,62 +286,140 @@ static void heap_pop(uint32_t *h, size_t *n, const struct jit_entry *e)
 		h[i] = v;
 }
 
-/* One more segment; adjacent ones of one name merged. */
-static void seg_add(struct jitmap *j, uint64_t start, uint64_t end,
-		    int64_t name)
+/* One more segment; adjacent ones of one entry merged. */
+static void seg_add(struct jit_seg *seg, size_t *nr, uint64_t start,
+		    uint64_t end, uint32_t e)
 {
-	struct jit_seg *last = j->nr_seg ? &j->seg[j->nr_seg - 1] : NULL;
+	struct jit_seg *last = *nr ? &seg[*nr - 1] : NULL;
 
-	if (last && last->end == start && last->name == name)
+	if (last && last->end == start && last->e == e)
 		last->end = end;
 	else
-		j->seg[j->nr_seg++] = (struct jit_seg){ start, end, name };
+		seg[(*nr)++] = (struct jit_seg){ start, end, e };
 }
 
 /*
- * The entries as segments that do not overlap, each named by the entry
- * written last among those covering it: a sweep by address, the entries
- * that cover the current address in a heap by line order.  Each entry
- * starts at most one segment and its end at most one more: at most 2n.
+ * Entries [first, last) of j as segments that do not overlap, appended to
+ * seg (room for 2n + 1), each named by the entry written last among those
+ * covering it: a sweep by address, the entries that cover the current
+ * address in a heap by line order.  Each entry starts at most one segment
+ * and its end at most one more.  -1 on ENOMEM.
  */
-static int jitmap__index(struct jitmap *j)
+static int sweep(const struct jitmap *j, size_t first, size_t last,
+		 struct jit_seg *seg, size_t *nr_seg)
 {
-	uint32_t *heap;
-	size_t nh = 0, i = 0;
+	size_t n = last - first, nh = 0, i = 0;
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	uint32_t *heap = malloc((n ? n : 1) * sizeof(*heap));
+	const struct jit_entry *e = j->e;
 	uint64_t x;
 
-	if (j->nr)
-		qsort(j->e, j->nr, sizeof(*j->e), entry_cmp);
-	heap = malloc((j->nr ? j->nr : 1) * sizeof(*heap));
-	j->seg = malloc((2 * j->nr + 1) * sizeof(*j->seg));
-	if (!heap || !j->seg) {
+	if (!idx || !heap) {
+		free(idx);
 		free(heap);
 		return -1;
 	}
-	x = j->nr ? j->e[0].start : 0;
-	while (i < j->nr || nh) {
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)(first + i);
+	qsort_r(idx, n, sizeof(*idx), idx_cmp, (void *)e);
+	i = 0;
+	x = n ? e[idx[0]].start : 0;
+	while (i < n || nh) {
 		uint64_t next;
 
-		while (i < j->nr && j->e[i].start <= x)
-			heap_push(heap, &nh, j->e, (uint32_t)i++);
+		while (i < n && e[idx[i]].start <= x)
+			heap_push(heap, &nh, idx[i++]);
 		/* entries that ended are dropped when they come on top */
-		while (nh && j->e[heap[0]].end <= x)
-			heap_pop(heap, &nh, j->e);
+		while (nh && e[heap[0]].end <= x)
+			heap_pop(heap, &nh);
 		if (!nh) {
-			if (i < j->nr)
-				x = j->e[i].start;
+			if (i < n)
+				x = e[idx[i]].start;
 			continue;
 		}
-		next = j->e[heap[0]].end;
-		if (i < j->nr && j->e[i].start < next)
-			next = j->e[i].start;
-		seg_add(j, x, next, j->e[heap[0]].name);
+		next = e[heap[0]].end;
+		if (i < n && e[idx[i]].start < next)
+			next = e[idx[i]].start;
+		seg_add(seg, nr_seg, x, next, heap[0]);
 		x = next;
 	}
 	free(heap);
-	free(j->e);
-	j->e = NULL;
-	j->alloc = 0;
+	free(idx);
+	return 0;
+}
+
+/* The entry segs names addr with, or -1. */
+static int64_t seg_find(const struct jit_seg *seg, size_t nr, uint64_t addr)
+{
+	size_t lo = 0, hi = nr;
+
+	/* the last segment starting at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (seg[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= seg[lo - 1].end)
+		return -1;
+	return seg[lo - 1].e;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The entries from first on, just read: a read of their own (or, past
+ * JITMAP_READS_MAX, the last read's), its segments, and all entries'
+ * segments again.  -1 on ENOMEM.
+ */
+static int jitmap__index(struct jitmap *j, size_t first)
+{
+	struct jit_read *r;
+	struct jit_seg *seg;
+	size_t i, nr_seg = 0;
+
+	if (j->nr == first)
+		return 0;
+	if (j->nr_reads < JITMAP_READS_MAX) {
+		if (grow_array(&j->reads, &j->alloc_reads, j->nr_reads + 1,
+			       sizeof(*j->reads)))
+			return -1;
+		j->reads[j->nr_reads++] = (struct jit_read){
+			.from_ns = now_ns(), .first_e = first,
+			.first_seg = j->nr_rseg,
+		};
+	} else {
+		/* the last read's segments are the last ones: made again */
+		j->nr_rseg = j->reads[j->nr_reads - 1].first_seg;
+	}
+	r = &j->reads[j->nr_reads - 1];
+	for (i = first; i < j->nr; i++)
+		j->e[i].read = (uint32_t)(j->nr_reads - 1);
+	if (grow_array(&j->rseg, &j->alloc_rseg,
+		       j->nr_rseg + 2 * (j->nr - r->first_e) + 1,
+		       sizeof(*j->rseg)) ||
+	    sweep(j, r->first_e, j->nr, j->rseg + j->nr_rseg, &nr_seg))
+		return -1;
+	r->first_seg = j->nr_rseg;
+	r->nr_seg = nr_seg;
+	j->nr_rseg += nr_seg;
+	seg = malloc((2 * j->nr + 1) * sizeof(*seg));
+	nr_seg = 0;
+	if (!seg || sweep(j, 0, j->nr, seg, &nr_seg)) {
+		free(seg);
+		return -1;
+	}
+	free(j->seg);
+	j->seg = seg;
+	j->nr_seg = nr_seg;
 	return 0;
 }
 
@@ -406,11 +512,16 @@ out:
 	return fd;
 }
 
-/* Read j's file, or set j->why.  -1 on ENOMEM. */
-static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
-			bool has_uid)
+/*
+ * Read j's file's new lines, or set j->why if it was never read.  A file
+ * other than the one read before (replaced at the path) is not read.  -1
+ * on ENOMEM.
+ */
+static int jitmap__update(struct jitmaps *c, struct jitmap *j, uint32_t uid,
+			  bool has_uid)
 {
 	struct owner_want w = { .uid = uid, .has_uid = has_uid };
+	size_t first = j->nr;
 	char path[4096];
 	struct stat st;
 	int fd, err;
@@ -423,6 +534,8 @@ static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 	fd = safe_open_nofollow_if(-1, path, &st, owned_right, &w);
 	if (fd < 0 && errno == ENOENT)
 		fd = open_in_root(c, j->pid, &st, &w);
+	if (fd < 0 && j->known)
+		return 0;	/* gone, or out of reach: what was read stays */
 	if (fd < 0) {
 		if (errno == ENOENT)
 			snprintf(j->why_buf, sizeof(j->why_buf),
@@ -441,34 +554,55 @@ static int jitmap__open(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 		j->why = j->why_buf;
 		return 0;
 	}
+	if (j->known && (st.st_dev != j->dev || st.st_ino != j->ino)) {
+		close(fd);
+		return 0;
+	}
+	j->known = true;
+	j->dev = st.st_dev;
+	j->ino = st.st_ino;
+	j->why = NULL;
 	err = jitmap__read(j, c, fd);
 	close(fd);
-	return err ? err : jitmap__index(j);
+	return err ? err : jitmap__index(j, first);
+}
+
+/* pid's map, made (not read) if new; NULL on ENOMEM. */
+static struct jitmap *jitmaps__of(struct jitmaps *c, uint32_t pid,
+				  bool *made)
+{
+	struct jitmap key = { .pid = pid }, *j;
+	void **slot;
+
+	*made = false;
+	slot = htab_find_slot(c->by_pid, &key, INSERT);
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return *slot;
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		htab_clear_slot(c->by_pid, slot);
+		return NULL;
+	}
+	j->pid = pid;
+	j->names = c->names;
+	*slot = j;
+	*made = true;
+	return j;
 }
 
 const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
 				  uint32_t uid, bool has_uid,
 				  const char **why)
 {
-	struct jitmap key = { .pid = pid }, *j;
-	void **slot;
+	struct jitmap *j;
+	bool made;
 
 	*why = NULL;
-	j = htab_find(c->by_pid, &key);
-	if (!j) {
-		j = calloc(1, sizeof(*j));
-		if (!j)
-			return NULL;
-		j->pid = pid;
-		j->names = c->names;
-		slot = jitmap__open(c, j, uid, has_uid) ? NULL :
-		       htab_find_slot(c->by_pid, &key, INSERT);
-		if (!slot) {
-			jm_free(j);
-			return NULL;
-		}
-		*slot = j;
-	}
+	j = jitmaps__of(c, pid, &made);
+	if (!j || jitmap__update(c, j, uid, has_uid))
+		return NULL;
 	if (j->why) {
 		*why = j->why;
 		return NULL;
@@ -476,22 +610,86 @@ const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
 	return j;
 }
 
-const char *jitmap__lookup(const struct jitmap *j, uint64_t addr)
+/* Is the noted stream this boot's (its pids these)?  Decided once. */
+static bool live(struct jitmaps *c, const struct profile *p)
 {
-	size_t lo = 0, hi = j->nr_seg;
+	const struct cprof_header *h;
 
-	/* the last segment starting at or before addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (j->seg[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (c->live < 0) {
+		h = profile__header(p);
+		c->live = same_boot(h->start_realtime_ns, h->start_time_ns);
 	}
-	if (!lo || addr >= j->seg[lo - 1].end)
+	return c->live;
+}
+
+void jitmaps__note_sample(struct jitmaps *c, const struct profile *p,
+			  const struct cprof_sample *smp)
+{
+	const __u64 *ips = smp->ips + smp->nr_kernel;
+	const struct cprof_mmap *mm = NULL;
+	struct jitmap *j = NULL;
+	uint32_t uid = 0;
+	bool made, has_uid;
+	unsigned int i;
+
+	if (!c || !smp->nr_user || !live(c, p))
+		return;
+	for (i = 0; i < smp->nr_user; i++) {
+		mm = profile__find_mmap(p, smp->pid, ips[i], smp->time_ns);
+		if (!mm || strcmp(mm->path, CPROF_ANON_NAME))
+			continue;
+		if (!j && !(j = jitmaps__of(c, smp->pid, &made)))
+			return;
+		if (seg_find(j->seg, j->nr_seg, ips[i]) < 0)
+			break;
+	}
+	/* a map not there (or refused) is looked for again once a second */
+	if (i == smp->nr_user ||
+	    (j->tried && smp->time_ns < j->tried_ns +
+	     (j->why ? 100 * JITMAP_REREAD_NS : JITMAP_REREAD_NS)))
+		return;
+	j->tried = true;
+	j->tried_ns = smp->time_ns;
+	has_uid = stream__mmap_uid(mm, &uid);
+	/* out of memory: names are missed, the profile goes on */
+	jitmap__update(c, j, uid, has_uid);
+}
+
+void jitmaps__drop_pid(struct jitmaps *c, uint32_t pid)
+{
+	struct jitmap key = { .pid = pid }, *j;
+
+	if (!c || !(j = htab_find(c->by_pid, &key)))
+		return;
+	c->entries -= j->nr;
+	htab_remove_elt(c->by_pid, &key);
+}
+
+const char *jitmap__lookup(const struct jitmap *j, uint64_t addr,
+			   uint64_t time_ns, uint64_t *line)
+{
+	size_t k = 0, b;
+	int64_t e = seg_find(j->seg, j->nr_seg, addr);
+
+	if (e < 0)
 		return NULL;
-	return strtab__get(j->names, j->seg[lo - 1].name);
+	/* the reads done by time_ns */
+	while (k < j->nr_reads && j->reads[k].from_ns <= time_ns)
+		k++;
+	if (j->e[e].read >= k) {
+		e = -1;
+		/* the latest of those that covers addr */
+		for (b = k; e < 0 && b-- > 0;)
+			e = seg_find(j->rseg + j->reads[b].first_seg,
+				     j->reads[b].nr_seg, addr);
+		/* none: the first read after that covers it */
+		for (b = k; e < 0 && b < j->nr_reads; b++)
+			e = seg_find(j->rseg + j->reads[b].first_seg,
+				     j->reads[b].nr_seg, addr);
+	}
+	if (line)
+		*line = (uint64_t)e;
+	return strtab__get(j->names, j->e[e].name);
 }
 
 void jitmap__counts(const struct jitmap *j, uint64_t *used, uint64_t *skipped)

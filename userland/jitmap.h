@@ -23,8 +23,20 @@
  * JITMAP_NAME_MAX bytes; malformed lines are skipped.  A file with other
  * names (hard links) is refused too: it may be someone else's.
  *
- * Where entries overlap (code moved or replaced: the map is only ever
- * appended to), the one written last wins.
+ * The runtime appends to its map while it runs, and the map has no
+ * times: an entry applies from when it was read (the sample clock,
+ * CLOCK_MONOTONIC).  While a stream of this boot is read, a sample with an
+ * address of JIT code no entry covers has its map's new lines read (at
+ * most once per JITMAP_REREAD_NS of sample time, a map not found once per
+ * 100 times that); jitmaps__get() reads them once more at the end.  An
+ * address is named by the map as read last at or before its sample's
+ * time: among the entries covering it, the last written of those read by
+ * then.  If none was, by the first read that covers it (its last line
+ * there): the code the sample was in had its entry written before it ran,
+ * so the earliest entry known is the likeliest, and later ones over it
+ * are code that replaced it.  Past JITMAP_READS_MAX reads that found
+ * lines, new lines join the last read (they apply from its time).  An
+ * address in no entry has no name.
  */
 #ifndef CPROF_JITMAP_H
 #define CPROF_JITMAP_H
@@ -32,11 +44,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cprof_format.h"
+#include "profile.h"
+
 #define JITMAP_MAX_BYTES	(512u << 20)
 #define JITMAP_MAX_ENTRIES	(8u << 20)
 /* lines of all maps one cache reads together (one user's many pids) */
 #define JITMAP_ALL_ENTRIES	(8u << 20)
 #define JITMAP_NAME_MAX		1024
+#define JITMAP_READS_MAX	32
+#define JITMAP_REREAD_NS	10000000ull
 
 struct jitmap;
 struct jitmaps;
@@ -49,9 +66,21 @@ struct jitmaps *jitmaps__new(const char *dir);
 void jitmaps__free(struct jitmaps *c);
 
 /*
- * pid's map, read at the first call for pid; uid (has_uid) is the
- * process's user, from the stream; without one only root's file is
- * trusted.  NULL with *why (one phrase: "no perf map /tmp/perf-PID.map", "its
+ * A checked sample of the stream whose profile (the mapping records) is
+ * p: if the stream is this boot's and an address of its user frames is in
+ * an anonymous mapping ([anon]) that no entry of its process's map covers,
+ * the map's new lines are read now.  NULL-safe.
+ */
+void jitmaps__note_sample(struct jitmaps *c, const struct profile *p,
+			  const struct cprof_sample *smp);
+
+/* Forget pid's map (a process gone, in a run of weeks).  NULL-safe. */
+void jitmaps__drop_pid(struct jitmaps *c, uint32_t pid);
+
+/*
+ * pid's map, its new lines read (at the end of a profile); uid (has_uid)
+ * is the process's user, from the stream; without one only root's file
+ * is trusted.  NULL with *why (one phrase: "no perf map /tmp/perf-PID.map", "its
  * perf map is owned by another user (uid N) ...", ...) when there is none
  * to use, or with *why NULL when out of memory.
  */
@@ -65,8 +94,13 @@ const struct jitmap *jitmaps__get(struct jitmaps *c, uint32_t pid,
  */
 bool jitmap_refused(const char *why);
 
-/* The name of the function at addr, or NULL; owned by the map. */
-const char *jitmap__lookup(const struct jitmap *j, uint64_t addr);
+/*
+ * The name of the function at addr in a sample taken at time_ns (sample
+ * clock), or NULL; owned by the map.  *line (if line is not NULL) gets
+ * the index of the entry's line among those read: one name, one entry.
+ */
+const char *jitmap__lookup(const struct jitmap *j, uint64_t addr,
+			   uint64_t time_ns, uint64_t *line);
 
 /* Lines used and lines skipped as malformed. */
 void jitmap__counts(const struct jitmap *j, uint64_t *used,

@@ -34,7 +34,8 @@
 
 enum key_kind {
 	KEY_KLOC = 1,	/* kernel location: address */
-	KEY_ULOC,	/* user location: mapping, address */
+	KEY_ULOC,	/* user location: mapping, address; in JIT code, 1 +
+			 * the perf map line that named it */
 	KEY_KMAP,	/* kernel mapping: file */
 	KEY_UMAP,	/* user mapping: start, end, pgoff, file, build id,
 			 * the file's device, inode, birth time (0: unknown),
@@ -74,6 +75,7 @@ struct resolver {
 	struct ksyms *ks;		/* NULL: kernel left unsymbolized */
 	struct syms_cache *syms;
 	struct jitmaps *jit;		/* perf maps read so far */
+	bool own_jit;			/* made here: freed here */
 	htab_t tab;
 	struct map_state *maps;		/* parallel to r->mappings */
 	size_t alloc_maps, alloc_funcs, alloc_locs, alloc_lines;
@@ -438,6 +440,7 @@ static int resolver__jit(struct resolver *rs, const struct cprof_mmap *mm,
 		rs->jit = jitmaps__new(NULL);
 		if (!rs->jit)
 			return -1;
+		rs->own_jit = true;
 	}
 	st->jit = jitmaps__get(rs->jit, mm->pid, uid, has_uid, &st->why);
 	return st->jit || st->why ? 0 : -1;
@@ -526,11 +529,10 @@ remember:
 	return slot ? resolver__insert(slot, &rec_key, *id - 1) : -1;
 }
 
-/* Location id (index + 1) of JIT code named from its perf map. */
+/* Location id (index + 1) of JIT code named name from its perf map. */
 static int resolver__jit_location(struct resolver *rs, struct map_state *st,
-				  uint64_t addr, uint32_t id)
+				  const char *name, uint32_t id)
 {
-	const char *name = jitmap__lookup(st->jit, addr);
 	uint32_t func;
 
 	if (!name) {
@@ -555,6 +557,8 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 	struct map_state *st;
 	uint32_t mapping = 0, func;
 	bool file = true, lineno = true;
+	const char *jit_name = NULL;
+	uint64_t line;
 	void **slot;
 	int i, n;
 
@@ -563,6 +567,12 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 		return -1;
 	key.k[0] = mapping;
 	key.k[1] = addr;
+	/* JIT code: its name when sampled, one location each */
+	st = mapping ? &rs->maps[mapping - 1] : NULL;
+	if (st && st->jit) {
+		jit_name = jitmap__lookup(st->jit, addr, time_ns, &line);
+		key.k[2] = jit_name ? line + 1 : 0;
+	}
 	slot = resolver__find(rs, &key, id);
 	if (!slot)
 		return -1;
@@ -577,7 +587,7 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 	st = &rs->maps[mapping - 1];
 	st->nr_locs++;
 	if (st->jit)
-		return resolver__jit_location(rs, st, addr, *id);
+		return resolver__jit_location(rs, st, jit_name, *id);
 	if (!st->bin) {
 		if (rs->symbolize)
 			st->unresolved++;
@@ -1261,7 +1271,7 @@ struct resolved *resolved__new(const struct profile *p,
 {
 	struct resolver rs = {
 		.p = p, .symbolize = opts->symbolize, .stop = opts->stop,
-		.py = opts->python,
+		.py = opts->python, .jit = opts->jit,
 	};
 	const struct cprof_header *h = profile__header(p);
 	struct resolve_opts own = *opts;
@@ -1315,7 +1325,8 @@ cleanup:
 		htab_delete(rs.tab);
 	free(rs.maps);
 	syms_cache__free(rs.syms);
-	jitmaps__free(rs.jit);
+	if (rs.own_jit)
+		jitmaps__free(rs.jit);
 	free(rs.reach);
 	ksyms__free(rs.ks);
 	return rs.r;

@@ -113,6 +113,7 @@ struct resolved {
 struct ksyms_loader;
 struct cgroups;
 struct pyframes;
+struct jitmaps;
 
 struct resolve_opts {
 	bool symbolize;
@@ -134,6 +135,11 @@ struct resolve_opts {
 	 * hands it to its ingest); NULL: none was, the frames stay unnamed.
 	 */
 	struct pyframes *python;
+	/*
+	 * Perf maps of JIT code, read as the stream was (ingest__jit()), read
+	 * once more here; NULL: read here only.
+	 */
+	struct jitmaps *jit;
 	/*
 	 * Looked at as user frames are symbolized (NULL: never): once set,
 	 * resolved__new() stops and returns NULL without a message.

@@ -25,6 +25,7 @@
 #include "atomicfile.h"
 #include "debugfetch.h"
 #include "ingest.h"
+#include "jitmap.h"
 #include "pyframes.h"
 #include "profile.h"
 #include "util.h"
@@ -189,6 +190,7 @@ static bool pid_gone(uint32_t pid, void *arg)
 	htab_clear_slot(pr->w->gone, slot);
 	/* what was read of its Python code goes with its mappings */
 	pyframes__drop_pid(pr->w->o->ropts->python, pid);
+	jitmaps__drop_pid(pr->w->o->ropts->jit, pid);
 	return true;
 }
 
@@ -501,6 +503,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	if (!in)
 		return -1;
 	ingest__python(in, o->ropts->python);
+	ingest__jit(in, o->ropts->jit);
 	/* windows ask debuginfod's cache only (answer.h); this fills it */
 	debug = o->ropts->symbolize ? debugfetch_queue__start() : NULL;
 	ingest__fetch_debug(in, debug);

@@ -5,10 +5,13 @@
  * Nothing may crash, hang, or read out of bounds (built with ASan and
  * UBSan).
  *
- * An input is the map's content.  It is written as DIR/perf-1.map (a
- * directory of this process's, the file its user's), read through
- * jitmaps__get(), and looked up at every address its lines start at, one
- * before and one past, and at 64 addresses made from its first bytes.
+ * An input is the map's content.  Its first half is written as
+ * DIR/perf-1.map (a directory of this process's, the file its user's) and
+ * read through jitmaps__get(), then the rest appended and read again (a
+ * map the runtime writes while it is read: a line may be cut between the
+ * two), and looked up at every address its lines start at, one before and
+ * one past, and at 64 addresses made from its first bytes, each for a
+ * sample before the first read, between the two and after both.
  *
  * Checked, a wrong one aborting with a line "fuzz_jitmap: ...": a name
  * found is not empty and at most JITMAP_NAME_MAX bytes.
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jitmap.h"
@@ -31,9 +35,11 @@ static void bad(const char *what)
 	abort();
 }
 
-static void check(const struct jitmap *j, uint64_t addr)
+static uint64_t between;	/* a sample clock time between the reads */
+
+static void check_at(const struct jitmap *j, uint64_t addr, uint64_t t)
 {
-	const char *n = jitmap__lookup(j, addr);
+	const char *n = jitmap__lookup(j, addr, t, NULL);
 	size_t len;
 
 	if (!n)
@@ -43,6 +49,13 @@ static void check(const struct jitmap *j, uint64_t addr)
 		bad("a name that is empty or past JITMAP_NAME_MAX");
 }
 
+static void check(const struct jitmap *j, uint64_t addr)
+{
+	check_at(j, addr, 0);
+	check_at(j, addr, between);
+	check_at(j, addr, UINT64_MAX);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool made;
@@ -50,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jitmaps *c;
 	const char *why;
 	char path[64], *text, *line, *save;
+	struct timespec ts;
 	uint64_t v;
 	FILE *f;
 	size_t i;
@@ -61,11 +75,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
 	f = fopen(path, "w");
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+	if (!f || fwrite(data, 1, size / 2, f) != size / 2 || fclose(f))
 		bad("cannot write the map");
 	c = jitmaps__new(dir);
 	if (!c)
 		return 0;
+	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	between = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	f = fopen(path, "a");
+	if (!f || fwrite(data + size / 2, 1, size - size / 2, f) !=
+		  size - size / 2 || fclose(f))
+		bad("cannot append to the map");
 	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
 	if (!j) {
 		jitmaps__free(c);

@@ -8,6 +8,8 @@
  *   - the owner: another user's map refused (named as such), the process's
  *     user's taken, without the user in the stream only root's;
  *   - a symlink, a FIFO and a directory at the path refused, none read;
+ *   - a map that grows while the stream is read: each sample named by
+ *     the map as read by its time (test_growth);
  *   - through cprof-dump: a stream of this boot with anonymous executable
  *     mappings of a process that is gone, one whose map is in /tmp: its
  *     frames are named, its mapping is "[jit]" in pprof; one without a
@@ -24,8 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ingest.h"
 #include "jitmap.h"
+#include "resolve.h"
 #include "streambuild.h"
+#include "strtab.h"
 #include "test.h"
 #include "testutil.h"
 
@@ -73,27 +78,30 @@ static void test_parse(const char *dir)
 		jitmaps__free(c);
 		return;
 	}
-	n = jitmap__lookup(j, 0x1000);
+	n = jitmap__lookup(j, 0x1000, UINT64_MAX, NULL);
 	test_condf(n && !strcmp(n, "LazyCompile:*fib /app/fib.js:3"),
 		   "the first byte of an entry: '%s'", n ? n : "(none)");
-	n = jitmap__lookup(j, 0x10ff);
+	n = jitmap__lookup(j, 0x10ff, UINT64_MAX, NULL);
 	test_condf(n && !strcmp(n, "LazyCompile:*fib /app/fib.js:3"),
 		   "its last byte: '%s'", n ? n : "(none)");
-	test_cond("one past its end is in no entry", !jitmap__lookup(j, 0x1100));
-	n = jitmap__lookup(j, 0x1025);
+	test_cond("one past its end is in no entry",
+		  !jitmap__lookup(j, 0x1100, UINT64_MAX, NULL));
+	n = jitmap__lookup(j, 0x1025, UINT64_MAX, NULL);
 	test_condf(n && !strcmp(n, "replaced"),
 		   "a later entry over an earlier one wins: '%s'", n ? n : "(none)");
-	n = jitmap__lookup(j, 0x2040);
+	n = jitmap__lookup(j, 0x2040, UINT64_MAX, NULL);
 	test_condf(n && !strcmp(n, "JS:~outer file:///app/a.js:10"),
 		   "0x-prefixed numbers, CR dropped: '%s'", n ? n : "(none)");
-	n = jitmap__lookup(j, 0x4000);
+	n = jitmap__lookup(j, 0x4000, UINT64_MAX, NULL);
 	test_condf(n && strlen(n) == JITMAP_NAME_MAX && n[0] == 'L',
 		   "a long name is cut at %d bytes (%zu)", JITMAP_NAME_MAX,
 		   n ? strlen(n) : 0);
 	test_cond("a last line without its newline is left out",
-		  !jitmap__lookup(j, 0x5000));
-	test_cond("below every entry: none", !jitmap__lookup(j, 0x10));
-	test_cond("a zero-size entry is none", !jitmap__lookup(j, 0x3000));
+		  !jitmap__lookup(j, 0x5000, UINT64_MAX, NULL));
+	test_cond("below every entry: none",
+		  !jitmap__lookup(j, 0x10, UINT64_MAX, NULL));
+	test_cond("a zero-size entry is none",
+		  !jitmap__lookup(j, 0x3000, UINT64_MAX, NULL));
 	jitmap__counts(j, &used, &skipped);
 	test_condf(used == 4 && skipped == 5,
 		   "4 entries used, 5 malformed lines skipped (%" PRIu64 ", %" PRIu64 ")",
@@ -130,15 +138,15 @@ static void test_overlap(const char *dir)
 	free(text);
 	c = jitmaps__new(dir);
 	j = c ? jitmaps__get(c, 150, getuid(), true, &why) : NULL;
-	n = j ? jitmap__lookup(j, 0x100800) : NULL;
+	n = j ? jitmap__lookup(j, 0x100800, UINT64_MAX, NULL) : NULL;
 	test_condf(n && !strcmp(n, "NEW_BIG"),
 		   "a later entry over 300 earlier ones wins: '%s'", n ? n : "(none)");
-	n = j ? jitmap__lookup(j, 0x101f00) : "x";
+	n = j ? jitmap__lookup(j, 0x101f00, UINT64_MAX, NULL) : "x";
 	test_cond("one past its end: none", !n);
-	n = j ? jitmap__lookup(j, 0x200105) : NULL;
+	n = j ? jitmap__lookup(j, 0x200105, UINT64_MAX, NULL) : NULL;
 	test_condf(n && !strcmp(n, "NEW_SMALL"),
 		   "a later small entry inside an earlier big one: '%s'", n ? n : "(none)");
-	n = j ? jitmap__lookup(j, 0x200200) : NULL;
+	n = j ? jitmap__lookup(j, 0x200200, UINT64_MAX, NULL) : NULL;
 	test_condf(n && !strcmp(n, "OLD_BIG"),
 		   "past it, the earlier big one again: '%s'", n ? n : "(none)");
 	jitmaps__free(c);
@@ -165,7 +173,7 @@ static void test_owner(const char *dir)
 	c = jitmaps__new(dir);
 	j = jitmaps__get(c, 200, 4242, true, &why);
 	test_cond("the process's user's map is read",
-		  j && jitmap__lookup(j, 0x1005));
+		  j && jitmap__lookup(j, 0x1005, UINT64_MAX, NULL));
 	jitmaps__free(c);
 	{
 		char other[4096];
@@ -246,6 +254,154 @@ static void anon(struct sb *b, pid_t pid, uint64_t start, uint32_t uid)
 	m->uid = uid;
 }
 
+/* The map of test_growth's process, and what happens after each record. */
+struct growth {
+	const char *map;
+	const char *append[8];	/* after record i: lines the runtime writes */
+	uint64_t next_ns[8];	/* after record i: wait until then */
+	unsigned int rec;
+};
+
+static int growth_after(void *arg, const struct cprof_rec *rec)
+{
+	struct growth *g = arg;
+	unsigned int i = g->rec++;
+	struct timespec ts;
+	FILE *f;
+
+	(void)rec;
+	if (i >= 8)
+		return 0;
+	if (g->append[i]) {
+		f = fopen(g->map, "a");
+		if (!f)
+			return -1;
+		fputs(g->append[i], f);
+		if (fclose(f))
+			return -1;
+	}
+	/* as live: a sample is read once its time has passed */
+	if (g->next_ns[i]) {
+		ts.tv_sec = (time_t)(g->next_ns[i] / 1000000000u);
+		ts.tv_nsec = (long)(g->next_ns[i] % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			;
+	}
+	return 0;
+}
+
+/* The leaf frame's name in r's sample of comm, or "(none)". */
+static const char *leaf_of(const struct resolved *r, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_samples; i++) {
+		const struct res_sample *s = &r->samples[i];
+		const struct res_location *l;
+
+		if (!s->comm || strcmp(strtab__get(r->strings, s->comm), comm) ||
+		    !s->nr_locs)
+			continue;
+		l = &r->locations[r->loc_ids[s->loc] - 1];
+		if (!l->nr_lines)
+			return "[jit]";
+		return strtab__get(r->strings,
+				   r->functions[r->lines[l->line].function - 1].name);
+	}
+	return "(none)";
+}
+
+/*
+ * A map that grows while the stream is read, as a runtime writes it: each
+ * sample is named by the map as read by its time.  s1 makes the first
+ * read (OLD); then the runtime writes NEW over OLD's range and LATE; s2,
+ * in OLD's range, makes no read (covered): OLD; s3, in LATE, reads them:
+ * LATE; s4, after that read, in the range: NEW; s5 in no entry: [jit];
+ * s6's line is written after the stream's end: the last read names it.
+ */
+static void test_growth(void)
+{
+	const char *in = tmp_path("growth.bin");
+	struct cprof_header h = sb_header_of_boot(true);
+	struct resolve_opts o = { .symbolize = true, .kallsyms = "/dev/null",
+				  .modules = "/dev/null" };
+	static const uint64_t at[6] = { 0x1010, 0x1020, 0x3010, 0x1030,
+					0x9010, 0x7010 };
+	struct growth g = { 0 };
+	struct resolved *r = NULL;
+	struct ingest *ing = NULL;
+	struct profile *p = NULL;
+	struct ingest_ops ops = { .after = growth_after, .arg = &g };
+	char map[4096], comm[8];
+	struct sb b;
+	uint64_t t0 = h.start_time_ns + 20000000u;
+	pid_t pid = gone_pid();
+	unsigned int i;
+	int fd = -1;
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	g.map = map;
+	o.jit = jitmaps__new(NULL);
+	if (pid <= 0 || write_file(map, "1000 100 OLD\n") || !o.jit) {
+		test_cond("fixture: a map that grows", false);
+		jitmaps__free(o.jit);
+		return;
+	}
+	sb_init(&b);
+	sb_header(&b, &h);
+	anon(&b, pid, 0, getuid());
+	for (i = 0; i < 6; i++) {
+		uint64_t ip = at[i];
+
+		snprintf(comm, sizeof(comm), "s%u", i + 1);
+		sb_sample(&b, t0 + 20000000ull * i, (uint32_t)pid, 1000 + i, 0, comm,
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, &ip);
+		g.next_ns[i] = t0 + 20000000ull * i + 1000000u;
+	}
+	sb_end(&b, 200000000, CPROF_END_COMPLETE, 0);
+	g.append[1] = "1000 100 NEW\n3000 100 LATE\n";
+	g.append[7] = "7000 100 END_READ\n";
+	if (sb_write(&b, in, b.len)) {
+		test_cond("fixture: the stream", false);
+		goto out;
+	}
+	fd = open(in, O_RDONLY);
+	ing = fd >= 0 ? ingest__open(fd, in, NULL, NULL) : NULL;
+	if (ing) {
+		ingest__jit(ing, o.jit);
+		if (!ingest__run(ing, &ops))
+			p = ingest__take(ing);
+	}
+	r = p ? resolved__new(p, &o) : NULL;
+	test_cond("the stream is read and resolved", r);
+	if (!r)
+		goto out;
+	test_condf(!strcmp(leaf_of(r, "s1"), "OLD"),
+		   "the sample that made the first read: OLD (%s)", leaf_of(r, "s1"));
+	test_condf(!strcmp(leaf_of(r, "s2"), "OLD"),
+		   "a sample before the newer entry was read keeps the older name: OLD (%s)",
+		   leaf_of(r, "s2"));
+	test_condf(!strcmp(leaf_of(r, "s3"), "LATE"),
+		   "a sample no entry covered reads the new lines: LATE (%s)",
+		   leaf_of(r, "s3"));
+	test_condf(!strcmp(leaf_of(r, "s4"), "NEW"),
+		   "after that read, the newer entry: NEW (%s)", leaf_of(r, "s4"));
+	test_condf(!strcmp(leaf_of(r, "s5"), "[jit]"),
+		   "an address in no entry: [jit] (%s)", leaf_of(r, "s5"));
+	test_condf(!strcmp(leaf_of(r, "s6"), "END_READ"),
+		   "a line written after the stream ended is read at the end: END_READ (%s)",
+		   leaf_of(r, "s6"));
+out:
+	unlink(map);
+	resolved__free(r);
+	profile__free(p);
+	ingest__close(ing);
+	if (fd >= 0)
+		close(fd);
+	sb_free(&b);
+	jitmaps__free(o.jit);
+}
+
 static void test_dump(void)
 {
 	const char *in = tmp_path("jit.bin"), *out = tmp_path("jit.folded");
@@ -323,6 +479,7 @@ int main(void)
 	test_overlap(dir);
 	test_owner(dir);
 	test_not_files(dir);
+	test_growth();
 	test_dump();
 	return test_report();
 }
