@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# p_jit: JIT frames named as perf names them, on the same run of a
+# b_jit: JIT frames named as perf names them, on the same run of a
 # runtime that writes its perf map while it is profiled.  node
 # --perf-basic-prof --interpreted-frames-native-stack --no-turbo-inlining
 # runs jitcall.js (work called by jsOne, jsTwo and jsFour for 1:2:4 of its
@@ -14,7 +14,9 @@
 # points of its share in perf script's call chains, each side with at
 # least 100 such samples.
 # The map's reader is userland's, the same on every kernel: 6.1 only
-# (P_JIT_ANY=1: on any).
+# (P_JIT_ANY=1: on any).  In make bench, not make check: both sides sample
+# about a thousand stacks, so two shares of the same split differ by a
+# point or two from sampling alone, and 3 points is not met on every run..
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -90,4 +92,4 @@ awk -v a="$ca" -v b="$cb" -v c="$cc" -v x="$pa" -v y="$pb" -v z="$pc" 'BEGIN {
 	d1 = 100 * (a / t - x / u); d2 = 100 * (b / t - y / u); d3 = 100 * (c / t - z / u)
 	exit !(d1 * d1 <= 9 && d2 * d2 <= 9 && d3 * d3 <= 9)
 }' || fail "a function's share in cprof-dump is more than 3 points from perf script's"
-echo "p_jit: ok"
+echo "b_jit: ok"
