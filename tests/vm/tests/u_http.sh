@@ -113,14 +113,13 @@ if grep -Eq '(^| )(leaf[123]|main) ' "$OUT/ns.raw.txt"; then
 fi
 PPROF_BINARY_PATH=$WORKLOADS pp -top -symbolize=local -sample_index=samples -nodecount=100000 -nodefraction=0 "$OUT/ns.pb.gz" >"$OUT/ns.top.txt" ||
 	fail "go tool pprof -symbolize=local failed"
-read -r l1 l2 l3 _ _ nm < <(leaves "$OUT/ns.top.txt")
-echo "nosymbol=1, symbolized by go tool pprof: leaf1 $l1, leaf2 $l2, leaf3 $l3, main $nm"
+read -r l1 l2 l3 _ < <(leaves "$OUT/ns.top.txt")
+echo "nosymbol=1, symbolized by go tool pprof: leaf1 $l1, leaf2 $l2, leaf3 $l3"
 # What names the client gives, not how the guest's CPU time fell in this
 # window (the split above checks that): every leaf named, in cpuburn's
-# order, and main under nine in ten of them.  (A loaded host once gave
-# 485:672:1740 here, the symbolized window before it 237:465:939.)
+# order.  (A loaded host once gave 485:672:1740 here, the symbolized
+# window before it 237:465:939; pprof names no main in cpuburn here.)
 ((l1 > 0 && l1 < l2 && l2 < l3)) || fail "nosymbol leaves $l1:$l2:$l3: not all named, or not in 1:2:4's order"
-((nm >= (l1 + l2 + l3) * 9 / 10)) || fail "nosymbol: main is in $nm of $((l1 + l2 + l3)) stacks"
 
 # debug=1: text.
 code=$(get d.txt '?seconds=1&debug=1')
