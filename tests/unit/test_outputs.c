@@ -336,6 +336,25 @@ static int stderr_to(const char *path, int old)
 	return old;
 }
 
+/*
+ * windows__run() over the stream in TMP/name, its messages in TMP/errname:
+ * its status, or -1 if the stream cannot be opened.
+ */
+static int run_windows(const char *name, const char *errname,
+		       const struct windows_opts *wo)
+{
+	int fd = open(tmp_path(name), O_RDONLY | O_CLOEXEC);
+	int saved, err;
+
+	if (fd < 0)
+		return -1;
+	saved = stderr_to(tmp_path(errname), -1);
+	err = windows__run(fd, name, wo);
+	stderr_to(NULL, saved);
+	close(fd);
+	return err;
+}
+
 /* A pty whose slave is the "device": what root writes to it shows here. */
 static int open_pty(char *slave, size_t size)
 {
@@ -513,7 +532,7 @@ static void race_windows(void)
 		.out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
 	};
 	long bytes, ready, plants;
-	int i, lost = 0, err = -1, fd, saved;
+	int i, lost = 0, err;
 	uint64_t ip = 0x400100;
 	struct attacker a;
 	struct sb b;
@@ -538,13 +557,7 @@ static void race_windows(void)
 		test_cond("the user plants FIFOs at the window names", false);
 		return;
 	}
-	fd = open(tmp_path("windows.bin"), O_RDONLY | O_CLOEXEC);
-	saved = stderr_to(tmp_path("windows-err.txt"), -1);
-	if (fd >= 0)
-		err = windows__run(fd, "windows.bin", &wo);
-	stderr_to(NULL, saved);
-	if (fd >= 0)
-		close(fd);
+	err = run_windows("windows.bin", "windows-err.txt", &wo);
 	bytes = stop_attacker(&a, &plants);
 	ready = plants;
 	for (i = 0; i < WINDOWS; i++) {
@@ -592,7 +605,7 @@ static void test_keep(void)
 		.out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
 	};
 	char path[4096];
-	int i, err = -1, fd, saved, kept = 0;
+	int i, err, kept = 0;
 	uint64_t ip = 0x400100;
 	struct sb b;
 
@@ -615,13 +628,7 @@ static void test_keep(void)
 			return;
 		}
 	}
-	fd = open(tmp_path("keep.bin"), O_RDONLY | O_CLOEXEC);
-	saved = stderr_to(tmp_path("keep-err.txt"), -1);
-	if (fd >= 0)
-		err = windows__run(fd, "keep.bin", &wo);
-	stderr_to(NULL, saved);
-	if (fd >= 0)
-		close(fd);
+	err = run_windows("keep.bin", "keep-err.txt", &wo);
 	for (i = 0; i < 4; i++) {
 		window_path(path, sizeof(path), sticky_dir, i);
 		kept += folded_total(path) == 1;
