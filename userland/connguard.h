@@ -72,6 +72,7 @@ void connguard__refusal(struct connguard *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* MHD_OPTION_EXTERNAL_LOGGER: libmicrohttpd's lines, as refusals. */
-void connguard__mhd_log(void *g, const char *fmt, va_list ap);
+void connguard__mhd_log(void *g, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 #endif /* CPROF_CONNGUARD_H */
