@@ -14,7 +14,7 @@
 
 #include "cprof.h"
 #include "ctl.h"
-#include "sample.h"
+#include "record.h"
 #include "session.h"
 #include "utable.h"
 
@@ -161,7 +161,7 @@ static int cprof_ctl_apply_locked(const char *text)
 	 * stopped itself (job control), and what it drains must end here.
 	 */
 	if (!err && stop && cprof_session_stop_current(CPROF_END_STOP)) {
-		cprof_sample_stop();
+		cprof_record_stop();
 	} else if (!err && !stop && profiling) {
 		err = -EBUSY;
 	} else if (!err && !stop) {

@@ -10,6 +10,7 @@
 #include "maps.h"
 #include "procfs.h"
 #include "pycode.h"
+#include "record.h"
 #include "sample.h"
 #include "session.h"
 #include "utable.h"
@@ -72,7 +73,7 @@ static int __init cprof_init(void)
 	return 0;
 
 sample_exit:
-	cprof_sample_exit();
+	cprof_record_exit();
 pycode_exit:
 	cprof_pycode_exit();
 maps_exit:
@@ -86,7 +87,7 @@ static void __exit cprof_exit(void)
 {
 	cprof_session_unload();
 	cprof_procfs_exit();
-	cprof_sample_exit();
+	cprof_record_exit();
 	cprof_session_exit();
 	cprof_pycode_exit();
 	cprof_maps_exit();

@@ -50,7 +50,6 @@
 
 #include "cprof.h"
 #include "maps.h"
-#include "offcpu.h"
 #include "pycode.h"
 #include "pywalk.h"
 #include "ring.h"
@@ -591,8 +590,7 @@ u32 cprof_sample_ustack_max(const struct cprof_settings *set)
  * the reader's close or death, rmmod)
  *
  * Context: process, no profile running.
- * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory), or
- * cprof_offcpu_start()'s error.
+ * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory).
  */
 int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 		       u64 deadline_ns)
@@ -637,25 +635,19 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 		if (cprof_cpu_selected(cpu) && cprof_ticking())
 			smp_call_function_single(cpu, cprof_arm_local, NULL, 1);
 	cpus_read_unlock();
-	if (set->kind != CPROF_KIND_CPU) {
-		err = cprof_offcpu_start(set);
-		if (err) {
-			cprof_sample_stop();
-			cprof_sample_release();
-		}
-	}
-	return err;
+	return 0;
 }
 
 /**
- * cprof_sample_stop() - stop the ticks and the scheduler's hook
+ * cprof_sample_stop() - stop the ticks; the hook's reservations fail
  *
- * After this returns no tick or hook writes and none will until the next
- * cprof_sample_start().  The rings keep what is in them for the reader.
- * Idempotent, and harmless with no profile running.
+ * After this returns no tick writes and none will until the next
+ * cprof_sample_start(); cprof_sample_reserve() gives nothing.  The rings
+ * keep what is in them for the reader.  Idempotent, and harmless with no
+ * profile running.
  *
  * Context: process, may sleep: takes the hotplug lock and waits for a
- * running tick or hook.
+ * running tick.
  */
 void cprof_sample_stop(void)
 {
@@ -666,7 +658,6 @@ void cprof_sample_stop(void)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&cprof_cpu(cpu)->timer);
 	cpus_read_unlock();
-	cprof_offcpu_stop();
 }
 
 /**
@@ -878,13 +869,13 @@ int cprof_sample_init(u32 ring_size, u64 rings_max)
  * cprof_sample_exit() - undo cprof_sample_init(): stop the ticks, remove the
  *	hotplug callbacks, free the rings
  *
- * Context: process, may sleep; module unload, or a load failing after
- * cprof_sample_init() succeeded.  No reader is left.
+ * Context: process, may sleep; module unload (cprof_record_exit(), the
+ * scheduler's hook gone), or a load failing after cprof_sample_init()
+ * succeeded.  No reader is left.
  */
 void cprof_sample_exit(void)
 {
 	cprof_sample_stop();
-	cprof_offcpu_exit();
 	cpuhp_remove_state_nocalls(cprof_hp_state);
 	cprof_sample_release();
 }

@@ -34,6 +34,7 @@
 #include "ctl.h"
 #include "maps.h"
 #include "pycode.h"
+#include "record.h"
 #include "sample.h"
 #include "session.h"
 #include "snapshot.h"
@@ -56,7 +57,7 @@ struct cprof_reader {
 	size_t pos;
 	u64 samples;
 	unsigned int next_cpu;	/* where the next drain starts */
-	bool ticks_stopped;	/* cprof_sample_stop() was called */
+	bool ticks_stopped;	/* cprof_record_stop() was called */
 	bool done;		/* the END record is in buf */
 };
 
@@ -125,7 +126,7 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 		rd->snap = cprof_snap_new(cprof_session_settings(s));
 		err = rd->snap ? 0 : -ENOMEM;
 	} else {
-		err = cprof_sample_start(cprof_session_settings(s),
+		err = cprof_record_start(cprof_session_settings(s),
 					 cprof_session_period(s),
 					 cprof_session_deadline(s));
 	}
@@ -138,7 +139,7 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 	 * write promised, not at the reader's first read.
 	 */
 	if (cprof_session_state(s) != CPROF_SESSION_RUNNING)
-		cprof_sample_stop();
+		cprof_record_stop();
 	file->private_data = rd;
 	return 0;
 
@@ -210,7 +211,7 @@ static bool cprof_reader_should_stop(struct cprof_reader *rd)
 	if (cprof_session_state(rd->s) == CPROF_SESSION_RUNNING)
 		return false;
 	if (!rd->ticks_stopped) {
-		cprof_sample_stop();
+		cprof_record_stop();
 		rd->ticks_stopped = true;
 	}
 	return true;
@@ -324,7 +325,7 @@ int cprof_stream_release(struct inode *inode, struct file *file)
 	struct cprof_reader *rd = file->private_data;
 
 	cprof_session_stop(rd->s, CPROF_END_SIGNAL);
-	cprof_sample_stop();
+	cprof_record_stop();
 	cprof_sample_release();
 	cprof_maps_reset();
 	cprof_session_release(rd->s);

@@ -10,6 +10,7 @@
 # util.h, while its units that read the format say so).  The headers in
 # include/ are below both: they include only <linux/...> uapi headers.
 # Then a damaged copy of design.md, and of the format, must be caught.
+# No unit's includes may lead back to it (tsort).
 # Run by tests/host/run.sh.
 set -euo pipefail
 
@@ -128,6 +129,19 @@ damage "unwind's arrow to utable taken out" 's/^(unwind ──> .*), utable.*/\1
 damage "an arrow from ring to maps added" 's/^session, access, maps, ring ──> .*/session, access, maps ──> nothing\nring ──> maps/'
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 damage "boxed.c left out of the userland table" '/^\| `boxed\.c` \|/d'
+
+# cycles DIR SKIP... [< extra "unit dep" lines]: the include cycles among
+# DIR's units, as tsort(1) names them; none: empty.
+cycles() {
+	local dir=$1
+	shift
+	{ included "$dir" "$@"; cat; } | grep -v -e '^file ' -e ' -$' |
+		awk '{ print $2, $1 }' | tsort 2>&1 >/dev/null | sed "s|^|$dir: |" || true
+}
+expect_none "kmod/ has no include cycle" "$(cycles kmod cprof compat "${abi[@]}" </dev/null)"
+expect_none "userland/ has no include cycle" "$(cycles userland util </dev/null)"
+expect_found "caught: a cycle made by session including sample.h" "input contains a loop" \
+	"$(echo "session sample" | cycles kmod cprof compat "${abi[@]}")"
 
 # uapi_includes FILE...: each #include of FILE that is not a <linux/...>
 # header: the format would need the module's or userland's headers.

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A profile's recorders: the rings and ticks first, then the scheduler's
+ * hook that writes into the same rings; stopped hook and ticks together,
+ * so that after a stop nothing writes.  The units below know nothing of
+ * each other's lifetime: the hook reserves through sample.c, which never
+ * calls back.
+ */
+#include "offcpu.h"
+#include "record.h"
+#include "sample.h"
+
+/**
+ * cprof_record_start() - give the profile its rings, ticks and hook
+ * @set: the profile's settings, read until cprof_record_stop()
+ * @period_ns: the requested period
+ * @deadline_ns: the recorders stop writing then by themselves;
+ *	CPROF_NO_DEADLINE: only cprof_record_stop() ends them
+ *
+ * Context: process, may sleep; no profile running.
+ * Return: 0, or cprof_sample_start()'s or cprof_offcpu_start()'s error,
+ * nothing left running or allocated then.
+ */
+int cprof_record_start(const struct cprof_settings *set, u64 period_ns,
+		       u64 deadline_ns)
+{
+	int err;
+
+	err = cprof_sample_start(set, period_ns, deadline_ns);
+	if (err || set->kind == CPROF_KIND_CPU)
+		return err;
+	err = cprof_offcpu_start(set);
+	if (err) {
+		cprof_sample_stop();
+		cprof_sample_release();
+	}
+	return err;
+}
+
+/**
+ * cprof_record_stop() - stop the ticks and the scheduler's hook
+ *
+ * After this returns nothing writes into the rings until the next
+ * cprof_record_start(); they keep what is in them for the reader.
+ * Idempotent, and harmless with no profile running.
+ *
+ * Context: process, may sleep: waits for a running tick or hook.
+ */
+void cprof_record_stop(void)
+{
+	cprof_sample_stop();
+	cprof_offcpu_stop();
+}
+
+/**
+ * cprof_record_exit() - stop everything and free what profiles allocated
+ *
+ * Context: process, may sleep; module unload, or a load failing after
+ * cprof_sample_init() succeeded.  No reader is left.
+ */
+void cprof_record_exit(void)
+{
+	cprof_record_stop();
+	cprof_offcpu_exit();
+	cprof_sample_exit();
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A profile's recorders, started and stopped together: the ticks and the
+ * per-CPU rings (sample.c) and, for the kinds offcpu and wall, the
+ * scheduler's hook (offcpu.c), which writes into those rings.
+ */
+#ifndef CPROF_RECORD_H
+#define CPROF_RECORD_H
+
+#include <linux/types.h>
+
+#include "cprof.h"
+
+int cprof_record_start(const struct cprof_settings *set, u64 period_ns,
+		       u64 deadline_ns);
+void cprof_record_stop(void);
+void cprof_record_exit(void);
+
+#endif /* CPROF_RECORD_H */
