@@ -23,7 +23,9 @@
 #     blocked in read();
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
-#     back; then 10 kind=threads readers unloaded mid-pass;
+#     back; then 10 kind=threads readers unloaded mid-pass; then 60 s of
+#     snapshots back to back of threads that exit, with the debug build's
+#     delay before each register copy (regs_delay_us);
 #   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
 #     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
@@ -240,6 +242,31 @@ wait "$parked" 2>/dev/null || true
 echo "snapshot load/unload: 10 cycles, $snapdone streams well-formed to their END"
 ((snapdone >= 5)) || fail "only $snapdone of 10 snapshot readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- 60 s of snapshots back to back while threads exit, with the debug
+# build's delay between a thread's checks and its register copy (the
+# window an exiting thread's stack may be freed in): every copy that cannot
+# be proven is dropped, none reads a freed stack (KASAN would report it)
+if [[ -n ${CPROF_KO_DEBUG:-} ]]; then
+	insmod "$CPROF_KO_DEBUG" regs_delay_us=1000 || fail "insmod $CPROF_KO_DEBUG failed"
+	"$WORKLOADS/threads" 90 2000 >"$OUT/exits.out" &
+	churner=$!
+	wait_lines "$OUT/exits.out" 2 || fail "threads did not start its threads"
+	ctl kind=threads pid="$churner"
+	end=$((SECONDS + 60))
+	n=0
+	while ((SECONDS < end)); do
+		cat /proc/cprof/profile >"$OUT/exits.raw" || fail "snapshot $((n + 1)) of the exit storm failed"
+		n=$((n + 1))
+	done
+	kill "$churner" 2>/dev/null || true
+	wait "$churner" 2>/dev/null || true
+	"$WORKLOADS/streamtext" <"$OUT/exits.raw" >"$OUT/exits.txt" || fail "the exit storm's last snapshot is malformed"
+	dropped=$(stat_of threads_regs_dropped)
+	echo "exit storm: $n snapshots in 60 s, $dropped register copies of exiting threads dropped"
+	((dropped >= 1)) || fail "the exit storm dropped no register copy: the race did not happen"
+	rmmod cprof || fail "rmmod after the exit storm failed"
+fi
 
 # --- 50 hotplug cycles of CPU 1 during one profile
 [[ -w $cpu1 ]] || { echo "no CPU hotplug here"; exit 0; }
