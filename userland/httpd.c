@@ -63,6 +63,8 @@
 #define TLS_PRIORITIES		"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 /* seconds= when a request gives none, as Go's handler (within max_seconds) */
 #define SECONDS_DEFAULT		30
+/* the most of a command line /debug/pprof/cmdline sends */
+#define CMDLINE_MAX		(1 << 20)
 
 _Static_assert(HTTPD_SECONDS_MAX <= CPROF_SECONDS_MAX &&
 	       HTTPD_FREQ_MAX <= CPROF_FREQ_MAX,
@@ -97,6 +99,7 @@ static const char index_page[] =
 "<br>\nTypes of profiles available:\n"
 "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
 "<tr><td></td><td><a href='block'>block</a></td></tr>\n"
+"<tr><td></td><td><a href='cmdline'>cmdline</a></td></tr>\n"
 "<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
@@ -107,6 +110,9 @@ static const char index_page[] =
 "blocked on I/O, locks, pipes and sockets, preempted (contentions and "
 "delay, a state label). Taken over seconds (default "
 STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
+"<li><div class=profile-name>cmdline: </div> The command line of the "
+"server (cprof-dump), or with pid=PID that process's, its arguments "
+"separated by NUL bytes.</li>\n"
 "<li><div class=profile-name>goroutine: </div> Stack traces of all "
 "current threads of the machine (or pid=PID's), kernel and user, with "
 "their state and how long they have been off the CPU (threads/count). "
@@ -448,6 +454,54 @@ static int build_answer(const struct profile *prof, const struct query *q,
 	return -1;
 }
 
+/*
+ * /debug/pprof/cmdline, as Go's: a command line's arguments separated by
+ * NUL bytes, none after the last; cprof-dump's own, or with pid=PID that
+ * process's (/proc/PID/cmdline: what the process shows there, at most
+ * CMDLINE_MAX bytes; a kernel thread's is empty).
+ */
+static enum MHD_Result serve_cmdline(struct server *srv,
+				     struct MHD_Connection *c)
+{
+	struct query q = { .o = srv->o, .pid = -1 };
+	char path[64], msg[128], *buf;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.err[0])
+		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
+	if (q.pid > 0)
+		snprintf(path, sizeof(path), "/proc/%ld/cmdline", q.pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/cmdline");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "404 page not found: no process %ld",
+			 q.pid);
+		return respond_error(c, errno == ENOENT || errno == ESRCH ?
+				     MHD_HTTP_NOT_FOUND :
+				     MHD_HTTP_INTERNAL_SERVER_ERROR,
+				     errno == ENOENT || errno == ESRCH ? msg :
+				     "failed to read the command line");
+	}
+	buf = malloc(CMDLINE_MAX);
+	if (!buf) {
+		close(fd);
+		return MHD_NO;
+	}
+	while (len < CMDLINE_MAX &&
+	       ((n = read(fd, buf + len, CMDLINE_MAX - len)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	close(fd);
+	if (len && !buf[len - 1])
+		len--;
+	return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8", buf, len,
+		       false);
+}
+
 /* A profile of kind (ctl's kind=: profile, block, wall) for c's request. */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
@@ -699,6 +753,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return serve_profile(srv, c, who, version, head, "wall");
 	if (!strcmp(url, "/debug/pprof/goroutine"))
 		return serve_profile(srv, c, who, version, head, "threads");
+	if (!strcmp(url, "/debug/pprof/cmdline"))
+		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
 		char *body = strdup(index_page);
 
@@ -708,7 +764,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall and /debug/pprof/goroutine");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10

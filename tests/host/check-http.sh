@@ -270,6 +270,47 @@ fi
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 
+# /debug/pprof/cmdline, as Go's: the arguments, NUL-separated, none after
+# the last; the server's own, or pid=PID's; no process: 404; not a pid: 400.
+serve --http 127.0.0.1:46121 --http-token-file "$tmp/blank-token"
+tok=(-H "Authorization: Bearer $(cat "$tmp/blank-token")")
+/usr/bin/python3 -c 'import time; time.sleep(300)' 'two words' $'tab\there' &
+sleeper=$!
+base=http://127.0.0.1:46121/debug/pprof/cmdline
+code=$(status "${tok[@]}" "$base")
+want=$(printf '%s\0' "$dump" --proc-dir "$tmp/noproc" --no-unwind-tables --http 127.0.0.1:46121 \
+	--http-token-file "$tmp/blank-token" | head -c -1 | od -An -c)
+if [[ $code == 200 && $(od -An -c "$tmp/body") == "$want" ]]; then
+	ok "/debug/pprof/cmdline: the server's own arguments, NUL-separated"
+else
+	not_ok "/debug/pprof/cmdline: $code, $(od -An -c "$tmp/body" | head -c 300)"
+fi
+code=$(status "${tok[@]}" "$base?pid=$sleeper")
+want=$(printf '/usr/bin/python3\0-c\0import time; time.sleep(300)\0two words\0tab\there' | od -An -c)
+if [[ $code == 200 && $(od -An -c "$tmp/body") == "$want" ]]; then
+	ok "/debug/pprof/cmdline?pid=PID: that process's arguments"
+else
+	not_ok "/debug/pprof/cmdline?pid=PID: $code, $(od -An -c "$tmp/body" | head -c 300)"
+fi
+kill "$sleeper" 2>/dev/null || true
+wait "$sleeper" 2>/dev/null || true
+# expect_code WANT WHAT CURL_ARGS...
+expect_code() {
+	local want=$1 what=$2 code
+	shift 2
+	code=$(status "$@")
+	if [[ $code == "$want" ]]; then
+		ok "$what: $code"
+	else
+		not_ok "$what: $code, want $want: $(head -c 200 "$tmp/body")"
+	fi
+}
+expect_code 404 "/debug/pprof/cmdline?pid= of a process gone" "${tok[@]}" "$base?pid=$sleeper"
+expect_code 400 "/debug/pprof/cmdline?pid=x" "${tok[@]}" "$base?pid=x"
+expect_code 401 "/debug/pprof/cmdline without the token" "$base"
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" || true
+
 # TLS: 1.0 and 1.1 are refused (Debian's openssl offers them only at
 # security level 0), 1.2 is spoken.  A certificate of the client CA whose
 # extended key usage is a server's only gets 403; one for clients, or one
