@@ -202,17 +202,27 @@ code=$(get next2.pb.gz '?seconds=1')
 stop
 
 # Programs whose path becomes a FIFO, or a symlink to a device, when they
-# exit.
+# exit.  Each has a build ID of its own: copies sharing one are symbolized
+# from whichever of them the symbolizer read first, and a path it never
+# opens is never refused.
 mkdir -p "$tmp/fifo" "$tmp/dev"
+progs=("$tmp"/fifo/prog{1,2,3,4} "$tmp"/dev/prog{1,2})
+id=$(readelf -n "$WORKLOADS/cpuburn" | awk '/Build ID:/ { print $3 }')
+[[ -n $id ]] || fail "cpuburn has no build ID"
+python3 -c 'import sys
+b, i = open(sys.argv[1], "rb").read(), bytes.fromhex(sys.argv[2])
+assert b.count(i) == 1
+for n, p in enumerate(sys.argv[3:]):
+    open(p, "wb").write(b.replace(i, i[:-1] + bytes([i[-1] ^ (n + 1)])))' \
+	"$WORKLOADS/cpuburn" "$id" "${progs[@]}" || fail "cannot give cpuburn's copies build IDs of their own"
+chmod +x "${progs[@]}"
 curl -s "${auth[@]}" -o "$OUT/fifo.pb.gz" -w '%{http_code}' "$URL/profile?seconds=8" >"$OUT/fifo.code" &
 client=$!
 wait_profiling || fail "no profile ran"
 # a second each, all at once (a loaded guest has no time for them one
 # after the other within the profile); then their paths are replaced
-progs=("$tmp"/fifo/prog{1,2,3,4} "$tmp"/dev/prog{1,2})
 running=()
 for p in "${progs[@]}"; do
-	cp "$WORKLOADS/cpuburn" "$p"
 	"$p" 1 >/dev/null &
 	running+=($!)
 done
