@@ -256,20 +256,10 @@ code=$(get next3.pb.gz '?seconds=1')
 # symbolizer reads it too.
 printf 'static volatile unsigned long n;\n__attribute__((constructor)) static void bomb_spin(void) { for (;;) n++; }\n' >"$tmp/bomb.c"
 cc -g -fno-asynchronous-unwind-tables -fpic -shared -o "$tmp/bomb0.so" "$tmp/bomb.c"
-# Made from 1 MiB: after a full flush, deflate writes the same bytes for
-# the same input, so the middle repeats; an empty last block, and the
-# Adler-32 of N zero bytes (A = 1, B = N mod 65521).
-python3 -c '
-import sys, zlib
+# (tests/vm/lib/zbomb.py: made from 1 MiB)
+python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import zbomb
 n = 512 << 20
-chunk = bytes(1 << 20)
-c = zlib.compressobj(9)
-head = c.compress(chunk) + c.flush(zlib.Z_FULL_FLUSH)
-body = c.compress(chunk) + c.flush(zlib.Z_FULL_FLUSH)
-end = zlib.compressobj(9, zlib.DEFLATED, -15).flush()
-adler = (n % 65521) << 16 | 1
-sys.stdout.buffer.write(b"".join([b"ZLIB", n.to_bytes(8, "big"), head,
-    body * ((n >> 20) - 1), end, adler.to_bytes(4, "big")]))' >"$tmp/bomb.z"
+sys.stdout.buffer.write(b"ZLIB" + n.to_bytes(8, "big") + zbomb.zeros(n))' "$REPO/tests/vm/lib" >"$tmp/bomb.z"
 objcopy --add-section .zdebug_macro="$tmp/bomb.z" --set-section-flags .zdebug_macro=readonly,debug \
 	"$tmp/bomb0.so" "$OUT/bomb.so"
 LD_PRELOAD=$OUT/bomb.so spawn sleep 120
