@@ -11,6 +11,7 @@
  *   program listed first, a library mapped after the loop).
  * - Hundreds of MB of samples of four stacks: the RSS stays under the
  *   same bound, every sample counted.
+ * 200 MB each; CPROF_INGESTMEM_MB=1024 for a gigabyte by hand.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -25,11 +26,20 @@
 #else
 #define RSS_MAX_KB	(160u << 10)
 #endif
-#define STREAM_MB	200u
+/* MB of each stream; CPROF_INGESTMEM_MB=N makes them N MB (by hand: 1024) */
+#define STREAM_MB	stream_mb()
 #define PID		4242u
 #define APP		0x400000ull
 #define LATE		0x7f0000000000ull
 #define NR_SAMPLES	1000u
+
+static unsigned int stream_mb(void)
+{
+	const char *v = getenv("CPROF_INGESTMEM_MB");
+	long mb = v ? strtol(v, NULL, 10) : 0;
+
+	return mb > 0 && mb <= 65536 ? (unsigned int)mb : 200u;
+}
 
 static void send(int fd, struct sb *b)
 {
