@@ -63,7 +63,7 @@ included() {
 		u=${u%.[ch]}
 		[[ $f == *.c ]] && echo "file $u"
 		echo "$u -"
-		sed -n -E 's/^#include "([a-z_]+)\.h".*/\1/p' "$f" | while read -r h; do
+		sed -n -E 's/^#include "([a-z_]+\/)?([a-z_]+)\.h".*/\2/p' "$f" | while read -r h; do
 			[[ $h == "$u" || " $* " == *" $h "* ]] || echo "$u $h"
 		done
 	done
@@ -78,7 +78,9 @@ compare() {
 	# the table: every .c file of DIR, and no unit that is not there
 	comm -13 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
 		<(sed -n 's/^file //p' "$tmp/code" | sort -u) |
-		sed "s|.*|$dir/&.c is not in design.md's table of $dir/|"
+		while read -r u; do
+			echo "$(git ls-files -- "$dir/$u.c" "$dir/*/$u.c" | head -n 1) is not in design.md's table of $dir/"
+		done
 	comm -23 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
 		<(grep -v -e '^file ' -e '^table ' "$tmp/code" | cut -d' ' -f1 | sort -u) |
 		sed "s|.*|design.md's table of $dir/ lists &, which is not in $dir/|"
