@@ -14,22 +14,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "cgroups.h"
-#include "jitmap.h"
-#include "pyframes.h"
+#include "lib/atomicfile.h"
+#include "stream/cgroups.h"
+#include "symbolize/jitmap.h"
+#include "python/pyframes.h"
 #include "cprof_format.h"
-#include "debugfetch.h"
-#include "httpd.h"
-#include "ingest.h"
-#include "ksyms.h"
-#include "modprofile.h"
-#include "output.h"
-#include "profile.h"
-#include "resolve.h"
-#include "tableload.h"
-#include "util.h"
-#include "windows.h"
+#include "symbolize/debugfetch.h"
+#include "serve/httpd.h"
+#include "ingest/ingest.h"
+#include "symbolize/ksyms.h"
+#include "stream/modprofile.h"
+#include "output/output.h"
+#include "stream/profile.h"
+#include "symbolize/resolve.h"
+#include "unwind/tableload.h"
+#include "lib/util.h"
+#include "serve/windows.h"
 
 enum {
 	OPT_NO_SYMBOLIZE = 256,

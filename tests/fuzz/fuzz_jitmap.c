@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jitmap.h"
+#include "symbolize/jitmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

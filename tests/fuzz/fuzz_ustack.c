@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ustack.h"
+#include "unwind/ustack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,11 @@
 # (kmod: cprof.h, compat.h and the format's headers in include/; userland:
 # util.h, while its units that read the format say so).  The headers in
 # include/ are below both: they include only <linux/...> uapi headers.
-# Then a damaged copy of design.md, and of the format, must be caught.
-# No unit's includes may lead back to it (tsort).
+# userland's units sit in a folder per stage; its table's "**stage/**"
+# rows name the stages lowest first, and a unit includes, as
+# "stage/unit.h", only headers of its own stage or of a stage before it.
+# Then damaged copies of design.md, of userland and of the format must be
+# caught.  No unit's includes may lead back to it (tsort).
 # Run by tests/host/run.sh.
 set -euo pipefail
 
@@ -63,7 +66,7 @@ included() {
 		u=${u%.[ch]}
 		[[ $f == *.c ]] && echo "file $u"
 		echo "$u -"
-		sed -n -E 's/^#include "([a-z_]+)\.h".*/\1/p' "$f" | while read -r h; do
+		sed -n -E 's/^#include "([a-z_]+\/)?([a-z_]+)\.h".*/\2/p' "$f" | while read -r h; do
 			[[ $h == "$u" || " $* " == *" $h "* ]] || echo "$u $h"
 		done
 	done
@@ -78,7 +81,9 @@ compare() {
 	# the table: every .c file of DIR, and no unit that is not there
 	comm -13 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
 		<(sed -n 's/^file //p' "$tmp/code" | sort -u) |
-		sed "s|.*|$dir/&.c is not in design.md's table of $dir/|"
+		while read -r u; do
+			echo "$(git ls-files -- "$dir/$u.c" "$dir/*/$u.c" | head -n 1) is not in design.md's table of $dir/"
+		done
 	comm -23 <(sed -n 's/^table //p' "$tmp/doc" | sort -u) \
 		<(grep -v -e '^file ' -e '^table ' "$tmp/code" | cut -d' ' -f1 | sort -u) |
 		sed "s|.*|design.md's table of $dir/ lists &, which is not in $dir/|"
@@ -129,6 +134,69 @@ damage "unwind's arrow to utable taken out" 's/^(unwind ──> .*), utable.*/\1
 damage "an arrow from ring to maps added" 's/^session, access, maps, ring ──> .*/session, access, maps ──> nothing\nring ──> maps/'
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 damage "boxed.c left out of the userland table" '/^\| `boxed\.c` \|/d'
+
+# table_stages DESIGN: "stage NAME" for each "**NAME/**" row of DESIGN's
+# userland table, lowest first ("**userland/**" is cli.c's, the top), and
+# "row UNIT.c NAME" for each unit listed under it.
+table_stages() {
+	awk '/^## / { on = ($0 == "## Units (userland/)"); next }
+		on && /^\| \*\*[a-z_]+\/\*\* \|/ { s = $2; gsub(/[*\/]/, "", s); print "stage", s }
+		on && /^\| `[a-z_]+\.c` \|/ { u = $2; gsub(/`/, "", u); print "row", u, s }' "$1"
+}
+
+# stage_rule DESIGN [ROOT]: where userland's units break the stage rule of
+# DESIGN's table, one line each; none: empty.  ROOT: a copy of the tree to
+# read the sources from.
+stage_rule() {
+	local design=$1 root=${2:-.} f
+	{
+		table_stages "$design"
+		for f in $(git ls-files -- 'userland/*.c' 'userland/*.h'); do
+			echo "file $f"
+			sed -n -E "s|^#include \"([^\"]+)\".*|include $f \\1|p" "$root/$f"
+		done
+	} | awk '
+		function stage(path) { sub(/^userland\//, "", path); return path ~ /\// ? substr(path, 1, index(path, "/") - 1) : "userland" }
+		function base(path) { sub(/.*\//, "", path); return path }
+		$1 == "stage" { if (!($2 in rank)) rank[$2] = ++n; next }
+		$1 == "row" { row[$2] = $3; next }
+		$1 == "file" {
+			st = stage($2); u = base($2); home[u] = st
+			if (!(st in rank)) print $2 ": its folder " st "/ is no stage of design.md'"'"'s table"
+			else if (u ~ /\.c$/ && (u in row) && row[u] != st)
+				print "design.md'"'"'s table puts " u " under " row[u] "/, but it is in " st "/"
+			next
+		}
+		$1 == "include" { inc[++m] = $2 " " $3 }
+		END {
+			for (i = 1; i <= m; i++) {
+				split(inc[i], a, " "); h = base(a[2])
+				if (!(h in home)) continue
+				fs = stage(a[1])
+				if (a[2] !~ /^[a-z_]+\/[a-z_]+\.h$/) { print a[1] " includes \"" a[2] "\": write \"" home[h] "/" h "\""; continue }
+				hs = substr(a[2], 1, index(a[2], "/") - 1)
+				if ((hs in rank) && (fs in rank) && rank[hs] > rank[fs])
+					print a[1] " includes " a[2] ": " hs "/ is above " fs "/"
+			}
+		}' | sort -u
+}
+expect_none "userland/: each unit in its stage's folder, each include of its own stage or a lower one ($(table_stages docs/design.md | awk '$1 == "stage" { printf "%s%s/", sep, $2; sep = " < " }'))" \
+	"$(stage_rule docs/design.md)"
+mkdir -p "$tmp/tree"
+git ls-files -z userland | xargs -0 cp --parents -t "$tmp/tree"
+sed -i 's|^#include "stream/stream.h"|&\n#include "symbolize/resolve.h"|' "$tmp/tree/userland/stream/stream.c"
+expect_found "caught: stream/stream.c including symbolize/resolve.h, a stage above it" \
+	"userland/stream/stream.c includes symbolize/resolve.h: symbolize/ is above stream/" \
+	"$(stage_rule docs/design.md "$tmp/tree")"
+perl -0pe 's/(\| \*\*python\/\*\* \|.*?)(\| \*\*unwind\/\*\* \|.*?)(\| \*\*symbolize\/)/$2$1$3/s' docs/design.md >"$tmp/design.md"
+expect_found "caught: a design.md with python/ listed after unwind/" \
+	"userland/unwind/tableload.c includes python/pyrt.h: python/ is above unwind/" \
+	"$(stage_rule "$tmp/design.md")"
+# shellcheck disable=SC2016 # backquotes of markdown, not of the shell
+sed -E '/^\| `pyrt\.c` \|/d; /^\| `tableload\.c` \|/a | `pyrt.c` | moved |' docs/design.md >"$tmp/design.md"
+expect_found "caught: a design.md listing pyrt.c under unwind/" \
+	"design.md's table puts pyrt.c under unwind/, but it is in python/" \
+	"$(stage_rule "$tmp/design.md")"
 
 # cycles DIR SKIP... [< extra "unit dep" lines]: the include cycles among
 # DIR's units, as tsort(1) names them; none: empty.

@@ -52,10 +52,10 @@ resolve() {
 }
 
 # ranges_from_cli CLI_C: "SHORT MIN MAX" of each short option parse_long()
-# checks (defines from cli.c, the userland headers and the header they share
-# with the module, include/uapi/cprof_format.h).
+# checks (defines from cli.c, the userland headers of its stages' folders
+# and the header they share with the module, include/uapi/cprof_format.h).
 ranges_from_cli() {
-	defines "$1" "$(dirname "$1")"/*.h "$(dirname "$1")"/../include/uapi/cprof_format.h >"$tmp/cli.defs"
+	defines "$1" "$(dirname "$1")"/*/*.h "$(dirname "$1")"/../include/uapi/cprof_format.h >"$tmp/cli.defs"
 	awk 'match($0, /case \x27.\x27:/) { opt = substr($0, RSTART + 6, 1) }
 		/case OPT_[A-Z_]+:/ { opt = "" }
 		/parse_long\(/ { s = $0; sub(/.*parse_long\("[^"]*", *arg, */, "", s); split(s, a, / *, */); if (opt != "") print opt, a[1], a[2] }' "$1" |

@@ -45,8 +45,8 @@ windows.c why          # answer__build(): a literal reason or strerror()
 '
 
 # unescaped DIR: "FILE:LINE: ARGUMENT" for each %s argument of a message
-# in DIR/*.c that is neither safe by its form nor ALLOWED; then an ALLOWED
-# entry that matched nothing.
+# in DIR/*.c and its stages' DIR/*/*.c that is neither safe by its form nor
+# ALLOWED (by the file's name); then an ALLOWED entry that matched nothing.
 unescaped() {
 	ALLOWED=$ALLOWED perl -e '
 		use strict; use warnings;
@@ -114,7 +114,7 @@ unescaped() {
 		}
 		for (sort keys %allow) {
 			print "ALLOWED: $_: matches no message\n" unless $allow{$_};
-		}' "$1"/*.c
+		}' "$1"/*.c "$1"/*/*.c
 }
 
 unescaped userland >"$tmp/found"
@@ -129,7 +129,7 @@ fi
 damage() {
 	local what=$1 file=$2 expr=$3 want=$4
 	rm -rf "$tmp/damaged" && mkdir -p "$tmp/damaged"
-	cp userland/*.c "$tmp/damaged/"
+	(cd userland && cp --parents ./*.c ./*/*.c "$tmp/damaged/")
 	sed -i -E "$expr" "$tmp/damaged/$file"
 	if cmp -s "userland/$file" "$tmp/damaged/$file"; then
 		not_ok "$what: the damage did not apply"
@@ -140,9 +140,9 @@ damage() {
 		not_ok "$what passes"
 	fi
 }
-damage "a mapping's path unwrapped in a tableload warning" tableload.c \
+damage "a mapping's path unwrapped in a tableload warning" unwind/tableload.c \
 	's/esc\(it->path\), \(int\)it->pid\);/it->path, (int)it->pid);/' 'it->path'
-damage "a new warning naming a cgroup path" resolve.c \
+damage "a new warning naming a cgroup path" symbolize/resolve.c \
 	's/^(\t*)(warning\("%s", line\);)/\1\2 warning("cgroup %s", cg->path);/' 'cg->path'
 damage "an unwrapped name behind a condition" cli.c \
 	's/esc\(in_name\), \(unsigned long long\)end->samples/in_name ? in_name : "-", (unsigned long long)end->samples/' \

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ingest.h"
-#include "output.h"
-#include "pprof.h"
-#include "resolve.h"
+#include "ingest/ingest.h"
+#include "output/output.h"
+#include "output/pprof.h"
+#include "symbolize/resolve.h"
 
 /*
  * The stream at fd's current offset, outputs to @sink.  -1: rejected, after

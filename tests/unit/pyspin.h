@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cprof_format.h"
-#include "pyrt.h"
+#include "python/pyrt.h"
 
 /*
  * python (a path, or a name PATH has) running script (written here), its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * test_boxed: work in a child process with limits (userland/boxed.c): its
+ * test_boxed: work in a child process with limits (userland/lib/boxed.c): its
  * output comes back whole; a failure, a fault, memory past the limit, CPU
  * past the limit, an answer too large and a stop each end it with one
  * line and no output; the child holds none of the parent's descriptors.
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "boxed.h"
+#include "lib/boxed.h"
 #include "test.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const struct boxed_limits lim = {
 	.mem_bytes = 64 << 20, .cpu_seconds = 1, .wall_seconds = 30,

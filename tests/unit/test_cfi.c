@@ -27,7 +27,7 @@
 
 #include "test.h"
 #include "testutil.h"
-#include "../../userland/cfi.h"
+#include "unwind/cfi.h"
 
 #define LIBC_PATH	"/lib/x86_64-linux-gnu/libc.so.6"
 #define PYTHON_PATH	"/usr/bin/python3.11"

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroups.h"
+#include "stream/cgroups.h"
 #include "test.h"
 #include "testutil.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * test_debugfetch: debug files from debuginfod servers within one budget
- * (userland/debugfetch.c).  A server that accepts and never answers costs
- * the budget once, not once a file: the files after it are not asked; the
- * cache still answers when the budget is spent; a server that refuses
- * costs nothing; without DEBUGINFOD_URLS nothing is asked.  And end to
- * end: cprof-dump -i over 8 stripped binaries, against the silent server
- * with --debuginfod-seconds 2, writes its profile in seconds, saying why
- * the names are missing.
+ * (userland/symbolize/debugfetch.c).  A server that accepts and never
+ * answers costs the budget once, not once a file: the files after it are
+ * not asked; the cache still answers when the budget is spent; a server
+ * that refuses costs nothing; without DEBUGINFOD_URLS nothing is asked.
+ * And end to end: cprof-dump -i over 8 stripped binaries, against the
+ * silent server with --debuginfod-seconds 2, writes its profile in
+ * seconds, saying why the names are missing.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debugfetch.h"
+#include "symbolize/debugfetch.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define NR_BINS	8
 

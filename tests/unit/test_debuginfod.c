@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "debugfetch.h"
-#include "elfsyms.h"
-#include "mapfile.h"
+#include "symbolize/debugfetch.h"
+#include "symbolize/elfsyms.h"
+#include "lib/mapfile.h"
 #include "test.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const char fixture[] =
 	"#include <stdio.h>\n"

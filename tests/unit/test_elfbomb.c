@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "cfi.h"
-#include "elfbound.h"
-#include "pyrt.h"
+#include "unwind/cfi.h"
+#include "lib/elfbound.h"
+#include "python/pyrt.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"

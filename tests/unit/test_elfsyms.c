@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "../../userland/elfsyms.h"
-#include "../../userland/mapfile.h"
+#include "symbolize/elfsyms.h"
+#include "lib/mapfile.h"
 
 #define MAX_FRAMES	8
 

@@ -24,7 +24,7 @@
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define PID	4343
 #define EVIL	"\x1b[31mlib\ncprof-dump: injected line\x1b[0m"

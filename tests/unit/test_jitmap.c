@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest.h"
-#include "jitmap.h"
-#include "resolve.h"
+#include "ingest/ingest.h"
+#include "symbolize/jitmap.h"
+#include "symbolize/resolve.h"
 #include "streambuild.h"
-#include "strtab.h"
+#include "lib/strtab.h"
 #include "test.h"
 #include "testutil.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "../../userland/ksyms.h"
+#include "symbolize/ksyms.h"
 
 static char tmpdir[4096];
 

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mapfile.h"
+#include "lib/mapfile.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"

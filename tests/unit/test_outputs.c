@@ -26,12 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "output.h"
+#include "lib/atomicfile.h"
+#include "output/output.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"
-#include "windows.h"
+#include "serve/windows.h"
 
 #define ATTEMPTS	500
 #define NOBODY		65534

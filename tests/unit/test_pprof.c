@@ -7,11 +7,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "pprof.h"
-#include "profile.h"
-#include "resolve.h"
-#include "stream.h"
+#include "output/output.h"
+#include "output/pprof.h"
+#include "stream/profile.h"
+#include "symbolize/resolve.h"
+#include "stream/stream.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"

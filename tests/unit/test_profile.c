@@ -2,7 +2,7 @@
 /*
  * Aggregation: keys, weights, mapping generations, lost counts.
  */
-#include "profile.h"
+#include "stream/profile.h"
 #include "streambuild.h"
 #include "test.h"
 

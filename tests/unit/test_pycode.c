@@ -28,8 +28,8 @@
 
 #include <gelf.h>
 
-#include "pycode.h"
-#include "pyrt.h"
+#include "python/pycode.h"
+#include "python/pyrt.h"
 #include "test.h"
 #include "testutil.h"
 #include "pyspin.h"

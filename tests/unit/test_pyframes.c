@@ -31,7 +31,7 @@
 
 #include <gelf.h>
 
-#include "pyrt.h"
+#include "python/pyrt.h"
 #include "streambuild.h"
 #include "test.h"
 #include "testutil.h"

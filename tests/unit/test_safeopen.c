@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "busguard.h"
-#include "cfi.h"
-#include "elfsyms.h"
-#include "mapfile.h"
-#include "safeopen.h"
+#include "lib/busguard.h"
+#include "unwind/cfi.h"
+#include "symbolize/elfsyms.h"
+#include "lib/mapfile.h"
+#include "lib/safeopen.h"
 #include "test.h"
 #include "testutil.h"
 

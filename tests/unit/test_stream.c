@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "stream.h"
+#include "stream/stream.h"
 #include "streambuild.h"
 #include "test.h"
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tablecache.h"
-#include "tableload.h"
+#include "unwind/tablecache.h"
+#include "unwind/tableload.h"
 #include "test.h"
 #include "testutil.h"
 

@@ -27,7 +27,7 @@
 
 #include "fusehang.h"
 #include "streambuild.h"
-#include "tableload.h"
+#include "unwind/tableload.h"
 #include "test.h"
 #include "testutil.h"
 

@@ -27,12 +27,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "ingest.h"
+#include "ingest/ingest.h"
 #include "streambuild.h"
-#include "tableload.h"
+#include "unwind/tableload.h"
 #include "test.h"
 #include "testutil.h"
-#include "ustack.h"
+#include "unwind/ustack.h"
 
 static const volatile sig_atomic_t never;
 

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "stream.h"
+#include "output/output.h"
+#include "stream/stream.h"
 #include "streambuild.h"
 #include "test.h"
-#include "windows.h"
+#include "serve/windows.h"
 
 #define S	1000000000ull
 #define T0	5000000000ull	/* the stream's start on the sample clock */
