@@ -24,7 +24,7 @@
  * blanks).  Every line printed is checked against its layout.
  */
 static const char *const layouts[] = {
-	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
+	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns start_time_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
 	"R time pid tid cpu flags state off_ns nr_kernel nr_user comm ip...",
 	"P time tid status nr text frame...",
@@ -149,9 +149,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "streamtext: bad header\n");
 		return 1;
 	}
-	add("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64, h.version,
-	    h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids, h.online_cpus,
-	    h.mode, h.pid, h.flags, (uint64_t)h.duration_ns);
+	add("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64 " %" PRIu64,
+	    h.version, h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids,
+	    h.online_cpus, h.mode, h.pid, h.flags, (uint64_t)h.duration_ns,
+	    (uint64_t)h.start_time_ns);
 	end_line();
 	while (read_full(&rec, sizeof(rec)) == 0) {
 		if (rec.size < sizeof(rec) || rec.size % 8 ||
