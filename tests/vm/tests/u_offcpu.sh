@@ -33,7 +33,9 @@
 #     debug=1 is refused for it (400);
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
 # When the module had to record 1 switch in several (a loaded PREEMPT_RT
-# guest past budget=50), the off-CPU profile is taken once more.
+# guest past budget=50), the off-CPU profile is taken once more.  The
+# workloads run past the test's time limit, and the test says so if one
+# has exited before a profile.
 # Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
 # vm-timeout: 300
 set -euo pipefail
@@ -50,9 +52,24 @@ SECS=3
 # passes a fifth of the default (5 % of a CPU), and then the module records
 # 1 switch in several: estimates, which this test's 3 points do not allow
 kload budget=50
-OFFWAIT_NAPS=$OUT/naps.txt "$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
+# the workloads outlive the test (its limit: 300 s times CPROF_SLOW), which
+# stops them
+life=$((300 * ${CPROF_SLOW:-1}))
+OFFWAIT_NAPS=$OUT/naps.txt "$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
 bg+=($!)
+offwait=$!
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
+
+# running PID NAME WHAT: fail unless the workload PID still runs (its
+# status file says so; a zombie does not), WHAT being the step it is for
+running() {
+	local k v state=
+	while read -r k v; do
+		[[ $k == State: ]] && state=$v
+	done 2>/dev/null <"/proc/$1/status"
+	[[ -n $state && $state != Z* ]] ||
+		fail "$2 (pid $1, started for ${life} s) is gone before $3: $(tail -n 3 "$OUT/$2.out")"
+}
 
 # A slow device: a loop device over a file in memory under dm-delay, 10 ms
 # a read; diowait reads it with O_DIRECT, 1:3 between dio_short and
@@ -72,8 +89,9 @@ slowdev() {
 # (the guest's later tests run in the same boot: the device goes at exit)
 trap 'stop; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
 slowdev || fail "no slow device (loop + dm-delay)"
-DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
+DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow $life >"$OUT/diowait.out" &
 bg+=($!)
+diowait=$!
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
 # The sleeper's and diowait's own totals, "SHORT LONG" us, one line a pair.
 # own_share FILE N0 N1: the short one's share (%) of what lines N0 to N1
@@ -90,6 +108,8 @@ wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
 # offcpu_profile: the profile, and the sleeper's and diowait's lines from
 # its start to its end
 offcpu_profile() {
+	running "$offwait" offwait "the off-CPU profile"
+	running "$diowait" diowait "the off-CPU profile"
 	ev0=$(stat_of offcpu_events)
 	"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
 	dump=$!
@@ -169,7 +189,8 @@ if ((pprof_too)); then
 fi
 
 # Wall clock of offwait alone: on and off the CPU in one profile.
-pid=${bg[0]}
+pid=$offwait
+running "$pid" offwait "the wall profile"
 "$CPROF_DUMP" -d $SECS -F 499 -p "$pid" --kind wall -f folded -o "$OUT/wall.folded" \
 	2>"$OUT/wall.err" || fail "cprof-dump --kind wall failed: $(cat "$OUT/wall.err")"
 cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
