@@ -4,9 +4,11 @@
 # u_offcpu: where time goes off the CPU, and a wall-clock profile, through
 # cprof-dump --kind offcpu and --kind wall, on offwait's known waits
 # (tests/workloads/offwait.c):
-#   - off-CPU, folded (microseconds): the sleeper thread's time splits
-#     between nap_short and nap_long as the sleeper itself measured it in
-#     the profile's window, each nap's clock time less the sleeper's CPU
+#   - off-CPU (a stream read with cat, converted by cprof-dump -i to
+#     folded, microseconds): the sleeper thread's time splits between
+#     nap_short and nap_long as the sleeper itself measured the naps that
+#     lie in the profile's window (the stream's start and END, on the
+#     clock the sleeper logs), each nap's clock time less the sleeper's CPU
 #     time (within 3 points; nominally 1:3, more to the short nap when the
 #     host's load makes each nap overrun), under the
 #     kernel's nanosleep path and schedule(); the sleeper is off the CPU
@@ -34,8 +36,9 @@
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
 # When the module had to record 1 switch in several (a loaded PREEMPT_RT
 # guest past budget=50), the off-CPU profile is taken once more.  The
-# workloads run past the test's time limit, and the test says so if one
-# has exited before a profile.
+# workloads run past the test's time limit (they log to a tmpfs: a write
+# to the 9p share can block for a tenth of a second under load), and the
+# test says so if one has exited before a profile.
 # Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
 # vm-timeout: 300
 set -euo pipefail
@@ -53,9 +56,10 @@ SECS=3
 # 1 switch in several: estimates, which this test's 3 points do not allow
 kload budget=50
 # the workloads outlive the test (its limit: 300 s times CPROF_SLOW), which
-# stops them
+# stops them; their logs go to a tmpfs, copied to $OUT at the end
 life=$((300 * ${CPROF_SLOW:-1}))
-OFFWAIT_NAPS=$OUT/naps.txt "$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
+logs=$(mktemp -d)
+OFFWAIT_NAPS=$logs/naps.txt "$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
 bg+=($!)
 offwait=$!
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
@@ -87,40 +91,57 @@ slowdev() {
 	[[ -b /dev/mapper/cprofslow ]]
 }
 # (the guest's later tests run in the same boot: the device goes at exit)
-trap 'stop; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
+trap 'stop; cp "$logs"/* "$OUT/" 2>/dev/null; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
 slowdev || fail "no slow device (loop + dm-delay)"
-DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow $life >"$OUT/diowait.out" &
+DIOWAIT_LOG=$logs/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow $life >"$OUT/diowait.out" &
 bg+=($!)
 diowait=$!
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
-# The sleeper's and diowait's own totals, "SHORT LONG" us, one line a pair.
-# own_share FILE N0 N1: the short one's share (%) of what lines N0 to N1
-# of FILE add.
-own_share() {
-	local s0 l0 s1 l1
-	read -r s0 l0 < <(sed -n "${2}p" "$1")
-	read -r s1 l1 < <(sed -n "${3}p" "$1")
-	pct $((s1 - s0)) $((s1 - s0 + l1 - l0))
-}
-wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
-wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
+wait_lines "$logs/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
+wait_lines "$logs/dio.txt" 1 || fail "diowait wrote no wait times"
+# the tables a profile read with cat walks libc's frames by
+"$CPROF_DUMP" --load-unwind-tables >"$OUT/tables.out" 2>&1 ||
+	fail "cprof-dump --load-unwind-tables failed: $(tail -n 3 "$OUT/tables.out")"
 
-# offcpu_profile: the profile, and the sleeper's and diowait's lines from
-# its start to its end
+# The sleeper's and diowait's own measures, a line a pair, "T0 T1 T2 SHORT
+# LONG": when the short wait began, when it ended and the long one began,
+# when that ended (CLOCK_MONOTONIC, ns: the stream's clock), and the us
+# each kept the thread off the CPU.
+# own_share LOG FROM TO: "PCT PAIRS": the short wait's share (%) of the
+# waits that lie wholly between FROM and TO, and how many pairs do.
+own_share() {
+	awk -v from="$2" -v to="$3" '
+	$1 >= from && $2 <= to { s += $4 }
+	$2 >= from && $3 <= to { l += $5 }
+	$1 >= from && $3 <= to { n++ }
+	END { printf "%.1f %d\n", s + l ? 100 * s / (s + l) : 0, n }' "$1"
+}
+# logged_past LOG T: until LOG's last pair ends after T (every wait before
+# T logged), for at most 10 s times CPROF_SLOW
+logged_past() {
+	local i t0 t1 t2 rest
+	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+		read -r t0 t1 t2 rest < <(tail -n 1 "$1")
+		((${t2:-0} > $2)) && return 0
+		sleep 0.1
+	done
+	fail "$1: no pair logged after the profile's end ($2): $t0 $t1 $t2 $rest"
+}
+
+# offcpu_profile: the profile (its stream read with cat, the window
+# FROM..TO its header's start and its END), and the counters it moved
 offcpu_profile() {
 	running "$offwait" offwait "the off-CPU profile"
 	running "$diowait" diowait "the off-CPU profile"
-	ev0=$(stat_of offcpu_events)
-	"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
-	dump=$!
-	wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
-	n0=$(wc -l <"$OUT/naps.txt")
-	d0=$(wc -l <"$OUT/dio.txt")
-	sleep $SECS
-	n1=$(wc -l <"$OUT/naps.txt")
-	d1=$(wc -l <"$OUT/dio.txt")
-	wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
-	ev1=$(stat_of offcpu_events)
+	ev0=$(stat_of offcpu_events) lost0=$(stat_of lost) full0=$(stat_of offcpu_full)
+	ctl seconds=$SECS kind=offcpu pid=0
+	cat /proc/cprof/profile >"$logs/off.raw" || fail "reading /proc/cprof/profile failed"
+	ev1=$(stat_of offcpu_events) lost1=$(stat_of lost) full1=$(stat_of offcpu_full)
+	"$WORKLOADS/streamtext" <"$logs/off.raw" >"$logs/off.raw.txt" ||
+		fail "the off-CPU profile's stream is not well formed"
+	read -r from to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { e = $E_time } END { print s, e }' "$logs/off.raw.txt")
+	"$CPROF_DUMP" -i "$logs/off.raw" -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" ||
+		fail "cprof-dump -i (an off-CPU stream) failed: $(cat "$OUT/off.err")"
 }
 offcpu_profile
 # A loaded PREEMPT_RT guest can pass even the highest budget: the module
@@ -130,16 +151,18 @@ if grep -q 'recording switches passed the module' "$OUT/off.err"; then
 	echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profiled again"
 	offcpu_profile
 fi
-((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
-own=$(own_share "$OUT/naps.txt" "$n0" "$n1")
-echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
+logged_past "$logs/naps.txt" "$to"
+logged_past "$logs/dio.txt" "$to"
+read -r own pairs < <(own_share "$logs/naps.txt" "$from" "$to")
+((pairs > 0)) || fail "offwait's sleeper napped no pair of naps during the profile"
+echo "off-CPU: $((ev1 - ev0)) switches recorded ($((lost1 - lost0)) records lost, $((full1 - full0)) with no slot), $(wc -l <"$OUT/off.folded") stacks, window $(((to - from) / 1000)) us"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
 
 short=$(us "$OUT/off.folded" sleeper ';nap_short;')
 long=$(us "$OUT/off.folded" sleeper ';nap_long;')
 all=$(us "$OUT/off.folded" sleeper '')
 sched=$(us "$OUT/off.folded" sleeper ';nap_(short|long);.*nanosleep.*;schedule_\[k\]')
-echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in $((n1 - n0)) pairs of naps), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
+echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in the window's naps, ${pairs} pairs), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
 within "$(pct "$short" $((short + long)))" "$own" 3 ||
 	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not the ${own}% the sleeper measured, within 3 points$(grep -o ': recording switches passed.*' "$OUT/off.err")"
 within "$(pct "$all" $((SECS * 1000000)))" 100 10 ||
@@ -152,11 +175,11 @@ echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
 within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
 	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
 
-((d1 > d0)) || fail "diowait made no pair of reads during the profile"
-down=$(own_share "$OUT/dio.txt" "$d0" "$d1")
+read -r down dpairs < <(own_share "$logs/dio.txt" "$from" "$to")
+((dpairs > 0)) || fail "diowait made no pair of reads during the profile"
 ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
 dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
-echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in $((d1 - d0)) pairs) waiting on the device (O_DIRECT, the block layer's wait)"
+echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in the window's, ${dpairs} pairs) waiting on the device (O_DIRECT, the block layer's wait)"
 within "$(pct "$ds" $((ds + dl)))" "$down" 3 ||
 	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not the ${down}% diowait measured, within 3 points"
 # (each read costs CPU time too, more so on a loaded host: at least half)
