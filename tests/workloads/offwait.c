@@ -19,7 +19,11 @@
  *     hold_lock() and lets it go;
  *   - thread "worker": compute() runs 10 ms (of the clock: preempted
  *     time included), nap_work() sleeps 30 ms, in turn: its wall-clock
- *     time splits 1:3 between them.
+ *     time splits 1:3 between them, but for the overruns of each (a
+ *     compute() preempted past its 10 ms, a late wakeup); with
+ *     OFFWAIT_WORK=FILE it appends after each turn "T0 T1 T2": when
+ *     compute() began, when it returned and nap_work() did (CLOCK_MONOTONIC,
+ *     ns).
  * Every thread sets its name (comm) as above and prints "NAME TID" once it
  * runs, so a test can tell the threads apart.
  */
@@ -150,11 +154,24 @@ NOINLINE void nap_work(void)
 
 static void *worker(void *arg)
 {
+	const char *log = getenv("OFFWAIT_WORK");
+	long long t0, t1;
+	int fd = -1;
+
 	(void)arg;
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0)
+			perror("offwait: OFFWAIT_WORK");
+	}
 	named("worker");
 	while (now_sec() < end) {
+		t0 = now_ns();
 		compute();
+		t1 = now_ns();
 		nap_work();
+		if (fd >= 0)
+			dprintf(fd, "%lld %lld %lld\n", t0, t1, now_ns());
 	}
 	return NULL;
 }

@@ -26,9 +26,10 @@
 #     contentions/count and delay/nanoseconds, a state label (sleeping;
 #     -tagfocus=state=uninterruptible keeps dio_long's waits)
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
-#   - wall, of offwait alone (-p): the worker thread's time splits 1:3
-#     between compute (on the CPU, and preempted) and nap_work (25 %
-#     within 3 points);
+#   - wall, of offwait alone (pid=): the worker thread's time splits
+#     between compute (on the CPU, and preempted) and nap_work as the
+#     worker's clock does in the profile's window (within 3 points;
+#     nominally 1:3, more to compute when a preemption makes it overrun);
 #   - cprof-dump --http (a Unix socket; 6.1 only): the index lists block
 #     and wall; /debug/pprof/block?seconds=2&pid=PID is offwait's off-CPU
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
@@ -59,7 +60,8 @@ kload budget=50
 # stops them; their logs go to a tmpfs, copied to $OUT at the end
 life=$((300 * ${CPROF_SLOW:-1}))
 logs=$(mktemp -d)
-OFFWAIT_NAPS=$logs/naps.txt "$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
+OFFWAIT_NAPS=$logs/naps.txt OFFWAIT_WORK=$logs/work.txt \
+	"$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
 bg+=($!)
 offwait=$!
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
@@ -106,15 +108,22 @@ wait_lines "$logs/dio.txt" 1 || fail "diowait wrote no wait times"
 # The sleeper's and diowait's own measures, a line a pair, "T0 T1 T2 SHORT
 # LONG": when the short wait began, when it ended and the long one began,
 # when that ended (CLOCK_MONOTONIC, ns: the stream's clock), and the us
-# each kept the thread off the CPU.
-# own_share LOG FROM TO: "PCT PAIRS": the short wait's share (%) of the
-# waits that lie wholly between FROM and TO, and how many pairs do.
+# each kept the thread off the CPU.  A profile counts the waits that begin
+# in its window FROM..TO (one going on at TO to TO), none begun before.
+# own_share LOG FROM TO: "PCT PAIRS US": the short wait's share (%) of the
+# waits counted so, how many pairs lie wholly in the window, and the us
+# of all the waits counted.
 own_share() {
 	awk -v from="$2" -v to="$3" '
-	$1 >= from && $2 <= to { s += $4 }
-	$2 >= from && $3 <= to { l += $5 }
+	function part(b, e, us,   cut) {
+		if (b < from || b >= to)
+			return 0
+		cut = e > to ? (e - to) / 1000 : 0
+		return us > cut ? us - cut : 0
+	}
+	{ s += part($1, $2, $4); l += part($2, $3, $5) }
 	$1 >= from && $3 <= to { n++ }
-	END { printf "%.1f %d\n", s + l ? 100 * s / (s + l) : 0, n }' "$1"
+	END { printf "%.1f %d %.0f\n", s + l ? 100 * s / (s + l) : 0, n, s + l }' "$1"
 }
 # logged_past LOG T: until LOG's last pair ends after T (every wait before
 # T logged), for at most 10 s times CPROF_SLOW
@@ -128,20 +137,30 @@ logged_past() {
 	fail "$1: no pair logged after the profile's end ($2): $t0 $t1 $t2 $rest"
 }
 
-# offcpu_profile: the profile (its stream read with cat, the window
-# FROM..TO its header's start and its END), and the counters it moved
+# raw_profile NAME SETTING...: a profile of these settings (ctl), its
+# stream read with cat into $logs/NAME.raw and converted by cprof-dump -i
+# to $OUT/NAME.folded (its stderr: $OUT/NAME.err); sets FROM and TO, its
+# window: the header's start, and that plus END's duration
+raw_profile() {
+	local name=$1
+	shift
+	ctl "$@"
+	cat /proc/cprof/profile >"$logs/$name.raw" || fail "reading /proc/cprof/profile ($name) failed"
+	"$WORKLOADS/streamtext" <"$logs/$name.raw" >"$logs/$name.raw.txt" ||
+		fail "the $name profile's stream is not well formed"
+	read -r from to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
+		END { printf "%.0f %.0f\n", s, s + d }' "$logs/$name.raw.txt")
+	"$CPROF_DUMP" -i "$logs/$name.raw" -f folded -o "$OUT/$name.folded" 2>"$OUT/$name.err" ||
+		fail "cprof-dump -i ($name) failed: $(cat "$OUT/$name.err")"
+}
+
+# offcpu_profile: the off-CPU profile, and the counters it moved
 offcpu_profile() {
 	running "$offwait" offwait "the off-CPU profile"
 	running "$diowait" diowait "the off-CPU profile"
 	ev0=$(stat_of offcpu_events) lost0=$(stat_of lost) full0=$(stat_of offcpu_full)
-	ctl seconds=$SECS kind=offcpu pid=0
-	cat /proc/cprof/profile >"$logs/off.raw" || fail "reading /proc/cprof/profile failed"
+	raw_profile off seconds=$SECS kind=offcpu pid=0
 	ev1=$(stat_of offcpu_events) lost1=$(stat_of lost) full1=$(stat_of offcpu_full)
-	"$WORKLOADS/streamtext" <"$logs/off.raw" >"$logs/off.raw.txt" ||
-		fail "the off-CPU profile's stream is not well formed"
-	read -r from to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { e = $E_time } END { print s, e }' "$logs/off.raw.txt")
-	"$CPROF_DUMP" -i "$logs/off.raw" -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" ||
-		fail "cprof-dump -i (an off-CPU stream) failed: $(cat "$OUT/off.err")"
 }
 offcpu_profile
 # A loaded PREEMPT_RT guest can pass even the highest budget: the module
@@ -153,7 +172,7 @@ if grep -q 'recording switches passed the module' "$OUT/off.err"; then
 fi
 logged_past "$logs/naps.txt" "$to"
 logged_past "$logs/dio.txt" "$to"
-read -r own pairs < <(own_share "$logs/naps.txt" "$from" "$to")
+read -r own pairs own_us < <(own_share "$logs/naps.txt" "$from" "$to")
 ((pairs > 0)) || fail "offwait's sleeper napped no pair of naps during the profile"
 echo "off-CPU: $((ev1 - ev0)) switches recorded ($((lost1 - lost0)) records lost, $((full1 - full0)) with no slot), $(wc -l <"$OUT/off.folded") stacks, window $(((to - from) / 1000)) us"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
@@ -165,17 +184,20 @@ sched=$(us "$OUT/off.folded" sleeper ';nap_(short|long);.*nanosleep.*;schedule_\
 echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in the window's naps, ${pairs} pairs), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
 within "$(pct "$short" $((short + long)))" "$own" 3 ||
 	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not the ${own}% the sleeper measured, within 3 points$(grep -o ': recording switches passed.*' "$OUT/off.err")"
-within "$(pct "$all" $((SECS * 1000000)))" 100 10 ||
-	fail "sleeper: ${all} us off the CPU in a ${SECS} s profile"
+within "$(pct "$all" "$own_us")" 100 10 ||
+	fail "sleeper: ${all} us off the CPU, not the ${own_us} us the sleeper measured, within 10 %"
 ((sched * 10 >= (short + long) * 9)) ||
 	fail "sleeper: only ${sched} of $((short + long)) us under the kernel's nanosleep path and schedule()"
 
 rd=$(us "$OUT/off.folded" reader ';read_pipe;.*pipe_read_\[k\].*;schedule_\[k\]')
 echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
-within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
-	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
+# (a wait begun before the profile is not in it: a loaded host that
+# stalls the guest as the profile starts, once 0.57 s, takes that off)
+win=$(((to - from) / 1000))
+((rd >= win / 2 && rd <= win * 11 / 10)) ||
+	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${win} us profile"
 
-read -r down dpairs < <(own_share "$logs/dio.txt" "$from" "$to")
+read -r down dpairs _ < <(own_share "$logs/dio.txt" "$from" "$to")
 ((dpairs > 0)) || fail "diowait made no pair of reads during the profile"
 ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
 dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
@@ -212,15 +234,31 @@ if ((pprof_too)); then
 fi
 
 # Wall clock of offwait alone: on and off the CPU in one profile.
+# The worker's own times, a line a turn, "T0 T1 T2": compute() from T0 to
+# T1, nap_work() to T2.  The profile's ticks count compute's time in its
+# window, its waits the naps begun in it (to its end).
+# work_share LOG FROM TO: compute's share (%) of that time.
+work_share() {
+	awk -v from="$2" -v to="$3" '
+	function clip(b, e) {
+		b = b < from ? from : b
+		e = e > to ? to : e
+		return e > b ? e - b : 0
+	}
+	{ c += clip($1, $2) }
+	$2 >= from { n += clip($2, $3) }
+	END { printf "%.1f\n", c + n ? 100 * c / (c + n) : 0 }' "$1"
+}
 pid=$offwait
 running "$pid" offwait "the wall profile"
-"$CPROF_DUMP" -d $SECS -F 499 -p "$pid" --kind wall -f folded -o "$OUT/wall.folded" \
-	2>"$OUT/wall.err" || fail "cprof-dump --kind wall failed: $(cat "$OUT/wall.err")"
+raw_profile wall seconds=$SECS kind=wall freq=499 pid="$pid"
+logged_past "$logs/work.txt" "$to"
+wown=$(work_share "$logs/work.txt" "$from" "$to")
 cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
 nw=$(us "$OUT/wall.folded" worker ';nap_work;')
-echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute)"
-within "$(pct "$cw" $((cw + nw)))" 25 3 ||
-	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not 25% within 3 points"
+echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute; the worker's clock: ${wown}% in the window)"
+within "$(pct "$cw" $((cw + nw)))" "$wown" 3 ||
+	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not the ${wown}% of the worker's clock, within 3 points"
 
 # Served: /debug/pprof/block and /debug/pprof/wall (6.1 only, as pprof).
 ((pprof_too)) || { stop; echo "u_offcpu: ok"; exit 0; }
