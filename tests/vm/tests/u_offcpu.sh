@@ -6,15 +6,16 @@
 # (tests/workloads/offwait.c):
 #   - off-CPU (a stream read with cat, converted by cprof-dump -i to
 #     folded, microseconds): the sleeper thread's time splits between
-#     nap_short and nap_long as the sleeper itself measured the naps that
-#     lie in the profile's window (the stream's start and END, on the
-#     clock the sleeper logs), each nap's clock time less the sleeper's CPU
-#     time (within 3 points; nominally 1:3, more to the short nap when the
-#     host's load makes each nap overrun), under the
-#     kernel's nanosleep path and schedule(); the sleeper is off the CPU
-#     about the whole profile (its time within 10 % of the profile's
-#     length); the reader thread blocks in read_pipe under the kernel's
-#     pipe_read and schedule(); the lockers wait in wait_lock under a futex
+#     nap_short and nap_long as the sleeper itself measured the naps the
+#     profile counts (begun in its window, from the first switch recorded
+#     to the header's start plus END's duration, on the clock the sleeper
+#     logs), each nap's clock time less the sleeper's CPU time (within 3
+#     points; nominally 1:3, more to the short nap when the host's load
+#     makes each nap overrun), under the kernel's nanosleep path and
+#     schedule(); the sleeper's time off the CPU is what it measured of
+#     those naps (within 10 %); the reader thread blocks in read_pipe
+#     under the kernel's pipe_read and schedule(), half the window to all
+#     of it; the lockers wait in wait_lock under a futex
 #     wait; diowait's reads with O_DIRECT of a slow device (a loop device
 #     under dm-delay, 10 ms a read) split between dio_short and dio_long
 #     as diowait measured its own waits in the profile's window (within 3
@@ -139,8 +140,11 @@ logged_past() {
 
 # raw_profile NAME SETTING...: a profile of these settings (ctl), its
 # stream read with cat into $logs/NAME.raw and converted by cprof-dump -i
-# to $OUT/NAME.folded (its stderr: $OUT/NAME.err); sets FROM and TO, its
-# window: the header's start, and that plus END's duration
+# to $OUT/NAME.folded (its stderr: $OUT/NAME.err); sets its window: FROM,
+# the first switch recorded, TICKS, the first tick, and TO, the header's
+# start plus END's duration.  (The hooks take a while to be in place after
+# the header's start on a loaded guest: once 0.58 s, its waits begun
+# meanwhile not recorded; switches are recorded by the thousand a second.)
 raw_profile() {
 	local name=$1
 	shift
@@ -148,8 +152,10 @@ raw_profile() {
 	cat /proc/cprof/profile >"$logs/$name.raw" || fail "reading /proc/cprof/profile ($name) failed"
 	"$WORKLOADS/streamtext" <"$logs/$name.raw" >"$logs/$name.raw.txt" ||
 		fail "the $name profile's stream is not well formed"
-	read -r from to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
-		END { printf "%.0f %.0f\n", s, s + d }' "$logs/$name.raw.txt")
+	read -r from ticks to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
+		$1 == "O" && (!o || $O_time < o) { o = $O_time }
+		$1 == "S" && (!t || $S_time < t) { t = $S_time }
+		END { printf "%.0f %.0f %.0f\n", o ? o : s, t ? t : s, s + d }' "$logs/$name.raw.txt")
 	"$CPROF_DUMP" -i "$logs/$name.raw" -f folded -o "$OUT/$name.folded" 2>"$OUT/$name.err" ||
 		fail "cprof-dump -i ($name) failed: $(cat "$OUT/$name.err")"
 }
@@ -235,25 +241,25 @@ fi
 
 # Wall clock of offwait alone: on and off the CPU in one profile.
 # The worker's own times, a line a turn, "T0 T1 T2": compute() from T0 to
-# T1, nap_work() to T2.  The profile's ticks count compute's time in its
-# window, its waits the naps begun in it (to its end).
-# work_share LOG FROM TO: compute's share (%) of that time.
+# T1, nap_work() to T2.  The profile's ticks count compute's time from
+# the first tick to its end, its waits the naps begun in its window.
+# work_share LOG FROM TO TICKS: compute's share (%) of that time.
 work_share() {
-	awk -v from="$2" -v to="$3" '
-	function clip(b, e) {
-		b = b < from ? from : b
+	awk -v from="$2" -v to="$3" -v ticks="$4" '
+	function clip(b, e, start) {
+		b = b < start ? start : b
 		e = e > to ? to : e
 		return e > b ? e - b : 0
 	}
-	{ c += clip($1, $2) }
-	$2 >= from { n += clip($2, $3) }
+	{ c += clip($1, $2, ticks) }
+	$2 >= from { n += clip($2, $3, from) }
 	END { printf "%.1f\n", c + n ? 100 * c / (c + n) : 0 }' "$1"
 }
 pid=$offwait
 running "$pid" offwait "the wall profile"
 raw_profile wall seconds=$SECS kind=wall freq=499 pid="$pid"
 logged_past "$logs/work.txt" "$to"
-wown=$(work_share "$logs/work.txt" "$from" "$to")
+wown=$(work_share "$logs/work.txt" "$from" "$to" "$ticks")
 cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
 nw=$(us "$OUT/wall.folded" worker ';nap_work;')
 echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute; the worker's clock: ${wown}% in the window)"
