@@ -29,8 +29,10 @@
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
 #   - wall, of offwait alone (pid=): the worker thread's time splits
 #     between compute (on the CPU, and preempted) and nap_work as the
-#     worker's clock does in the profile's window (within 3 points;
-#     nominally 1:3, more to compute when a preemption makes it overrun);
+#     worker's clock does in the profile's window (within 3 points, each
+#     stall of the guest in compute() counted up to what a late tick can
+#     weigh; nominally 1:3, more to compute when a preemption makes it
+#     overrun);
 #   - cprof-dump --http (a Unix socket; 6.1 only): the index lists block
 #     and wall; /debug/pprof/block?seconds=2&pid=PID is offwait's off-CPU
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
@@ -172,10 +174,16 @@ offcpu_profile
 # A loaded PREEMPT_RT guest can pass even the highest budget: the module
 # then records 1 switch in several, whose times are estimates this test's
 # bounds do not allow (once the sleeper's 2.6 s of 3).  Once more then.
+# A loaded host can also stop the whole guest for as long as the profile
+# (once 3.04 s, every workload's log silent, no switch recorded).
 if grep -q 'recording switches passed the module' "$OUT/off.err"; then
 	echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profiled again"
 	offcpu_profile
+elif ! grep -q '^O ' "$logs/off.raw.txt"; then
+	echo "off-CPU: no switch recorded in the window (the sleeper's share, pairs and us in it: $(own_share "$logs/naps.txt" "$from" "$to")): profiled again"
+	offcpu_profile
 fi
+grep -q '^O ' "$logs/off.raw.txt" || fail "off-CPU: no switch recorded in $SECS s"
 logged_past "$logs/naps.txt" "$to"
 logged_past "$logs/dio.txt" "$to"
 read -r own pairs own_us < <(own_share "$logs/naps.txt" "$from" "$to")
@@ -242,29 +250,35 @@ fi
 # Wall clock of offwait alone: on and off the CPU in one profile.
 # The worker's own times, a line a turn, "T0 T1 T2": compute() from T0 to
 # T1, nap_work() to T2.  The profile's ticks count compute's time from
-# the first tick to its end, its waits the naps begun in its window.
-# work_share LOG FROM TO TICKS: compute's share (%) of that time.
+# the first tick to its end, its waits the naps begun in its window.  A
+# tick that comes late weighs the periods it missed, up to 63
+# (CPROF_SAMPLE_LATE_MAX): a guest stopped longer than that by its host
+# in compute() (once 267 ms) counts 10 ms and 64 periods of it at least.
+# work_share LOG FROM TO TICKS PERIOD: "LOW HIGH": compute's share (%) of
+# that time with each turn's compute() so capped, and of all of it.
 work_share() {
-	awk -v from="$2" -v to="$3" -v ticks="$4" '
+	awk -v from="$2" -v to="$3" -v ticks="$4" -v cap=$((10000000 + 64 * $5)) '
 	function clip(b, e, start) {
 		b = b < start ? start : b
 		e = e > to ? to : e
 		return e > b ? e - b : 0
 	}
-	{ c += clip($1, $2, ticks) }
+	{ t = clip($1, $2, ticks); c += t; k += t < cap ? t : cap }
 	$2 >= from { n += clip($2, $3, from) }
-	END { printf "%.1f\n", c + n ? 100 * c / (c + n) : 0 }' "$1"
+	END { printf "%.1f %.1f\n", k + n ? 100 * k / (k + n) : 0, c + n ? 100 * c / (c + n) : 0 }' "$1"
 }
 pid=$offwait
 running "$pid" offwait "the wall profile"
 raw_profile wall seconds=$SECS kind=wall freq=499 pid="$pid"
 logged_past "$logs/work.txt" "$to"
-wown=$(work_share "$logs/work.txt" "$from" "$to" "$ticks")
+period=$(rawk '$1 == "H" { print $H_period_ns }' "$logs/wall.raw.txt")
+read -r wlow whigh < <(work_share "$logs/work.txt" "$from" "$to" "$ticks" "$period")
 cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
 nw=$(us "$OUT/wall.folded" worker ';nap_work;')
-echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute; the worker's clock: ${wown}% in the window)"
-within "$(pct "$cw" $((cw + nw)))" "$wown" 3 ||
-	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not the ${wown}% of the worker's clock, within 3 points"
+wpct=$(pct "$cw" $((cw + nw)))
+echo "wall: worker compute ${cw} us, nap_work ${nw} us (${wpct}% compute; the worker's clock: ${whigh}% in the window, ${wlow}% with its stalls capped)"
+awk -v v="$wpct" -v lo="$wlow" -v hi="$whigh" 'BEGIN { exit !(v >= lo - 3 && v <= hi + 3) }' ||
+	fail "wall: worker's compute is ${wpct}% of compute and nap_work, not the ${whigh}% of the worker's clock (${wlow}% with its stalls capped), within 3 points"
 
 # Served: /debug/pprof/block and /debug/pprof/wall (6.1 only, as pprof).
 ((pprof_too)) || { stop; echo "u_offcpu: ok"; exit 0; }
