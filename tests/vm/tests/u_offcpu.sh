@@ -30,9 +30,9 @@
 #   - wall, of offwait alone (pid=): the worker thread's time splits
 #     between compute (on the CPU, and preempted) and nap_work as the
 #     worker's clock does in the profile's window (within 3 points, each
-#     stall of the guest in compute() counted up to what a late tick can
-#     weigh; nominally 1:3, more to compute when a preemption makes it
-#     overrun);
+#     compute() counted from its 10 ms to all its clock time: the ticks
+#     do not see a stall of the guest; nominally 1:3, more to compute when
+#     a preemption makes it overrun);
 #   - cprof-dump --http (a Unix socket; 6.1 only): the index lists block
 #     and wall; /debug/pprof/block?seconds=2&pid=PID is offwait's off-CPU
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
@@ -251,13 +251,14 @@ fi
 # The worker's own times, a line a turn, "T0 T1 T2": compute() from T0 to
 # T1, nap_work() to T2.  The profile's ticks count compute's time from
 # the first tick to its end, its waits the naps begun in its window.  A
-# tick that comes late weighs the periods it missed, up to 63
-# (CPROF_SAMPLE_LATE_MAX): a guest stopped longer than that by its host
-# in compute() (once 267 ms) counts 10 ms and 64 periods of it at least.
+# loaded host stops the guest now and then, in compute() too (up to
+# 496 ms seen), and the ticks hardly see it (the tick after 496 ms
+# weighed 18 missed periods at most), while the worker's clock counts it
+# all: compute() counts its 10 ms and a period either side at least.
 # work_share LOG FROM TO TICKS PERIOD: "LOW HIGH": compute's share (%) of
 # that time with each turn's compute() so capped, and of all of it.
 work_share() {
-	awk -v from="$2" -v to="$3" -v ticks="$4" -v cap=$((10000000 + 64 * $5)) '
+	awk -v from="$2" -v to="$3" -v ticks="$4" -v cap=$((10000000 + 2 * $5)) '
 	function clip(b, e, start) {
 		b = b < start ? start : b
 		e = e > to ? to : e
