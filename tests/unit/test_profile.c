@@ -414,6 +414,47 @@ static void test_offcpu(void)
 	sb_free(&b);
 }
 
+/*
+ * END written late (its reader drained the rings a quarter of a second
+ * after the deadline): a wait still going on counts to the profile's
+ * end, its start plus END's duration, not to END's time.
+ */
+static void test_offcpu_late_end(void)
+{
+	uint64_t u[1] = { 0x1000 };
+	struct cprof_header h = sb_default_header();
+	const struct prof_sample *ps;
+	uint64_t t0 = h.start_time_ns, nanos = 0;
+	struct cprof_end *e;
+	struct profile *p;
+	struct sb b;
+	size_t i;
+
+	h.kind = CPROF_KIND_OFFCPU;
+	sb_init(&b);
+	sb_header(&b, &h);
+	/* asleep 30 ms before the 100 ms profile's end, never back */
+	sb_offcpu(&b, t0 + 70000000, 7, 8, 0, "app", CPROF_OFF_SLEEPING, 1,
+		  0, NULL, 1, u);
+	sb_end(&b, 100000000, CPROF_END_COMPLETE, 0);
+	e = (struct cprof_end *)(b.buf + b.offs[b.nr_recs - 1]);
+	e->time_ns = t0 + 350000000;
+	p = feed(&b);
+	test_cond("off-CPU profile with a late END built", p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < profile__nr_samples(p); i++) {
+		ps = profile__sample(p, i);
+		if (ps->tid == 8)
+			nanos += ps->nanos;
+	}
+	test_condf(nanos == 30000000,
+		   "still off the CPU at the end: counted to start + duration, not to END's time (%llu ns)",
+		   (unsigned long long)nanos);
+	profile__free(p);
+	sb_free(&b);
+}
+
 /* A snapshot: one count a thread, its time off the CPU, running apart. */
 static void test_threads(void)
 {
@@ -550,6 +591,7 @@ int main(void)
 	test_keys();
 	test_python();
 	test_offcpu();
+	test_offcpu_late_end();
 	test_wall_late();
 	test_threads();
 	test_throttle_and_lost();

@@ -6,10 +6,11 @@
  * dio_long(), in turn; on a device that takes the same time for every read
  * (dm-delay), its time off the CPU splits about 1:3 between them.  Prints
  * "dio TID" once it runs.  With DIOWAIT_LOG set, appends to that file after
- * each pair "SHORT LONG": the microseconds spent off the CPU in each so far
- * (clock time less the thread's CPU time), as the thread measured them:
- * the device's delay is not exactly the same for every read under a
- * loaded emulator.
+ * each pair "T0 T1 T2 SHORT LONG": when dio_short began, when it returned
+ * and dio_long did (CLOCK_MONOTONIC, ns: the module's clock), and the
+ * microseconds spent off the CPU in each (clock time less the thread's CPU
+ * time), as the thread measured them: the device's delay is not exactly
+ * the same for every read under a loaded emulator.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -59,7 +60,8 @@ static double off_sec(void)
 int main(int argc, char **argv)
 {
 	const char *log = getenv("DIOWAIT_LOG");
-	double end, t0, t1, t2, in_short = 0, in_long = 0;
+	double end, t0, t1, t2;
+	long long m0, m1, m2;
 	int logfd = -1;
 
 	if (argc < 2) {
@@ -82,16 +84,17 @@ int main(int argc, char **argv)
 	printf("dio %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	while (now_sec() < end) {
+		m0 = now_ns();
 		t0 = off_sec();
 		dio_short();
 		t1 = off_sec();
+		m1 = now_ns();
 		dio_long();
 		t2 = off_sec();
-		in_short += t1 - t0;
-		in_long += t2 - t1;
+		m2 = now_ns();
 		if (logfd >= 0)
-			dprintf(logfd, "%.0f %.0f\n", in_short * 1e6,
-				in_long * 1e6);
+			dprintf(logfd, "%lld %lld %lld %.0f %.0f\n", m0, m1, m2,
+				(t1 - t0) * 1e6, (t2 - t1) * 1e6);
 	}
 	return 0;
 }

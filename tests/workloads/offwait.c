@@ -4,11 +4,14 @@
  *   - thread "sleeper": nap_short() sleeps 10 ms, nap_long() 30 ms, in
  *     turn: its time off the CPU splits 1:3 between them, but for each
  *     nap's overrun (more on a loaded machine, where it weighs more on the
- *     short nap); with OFFWAIT_NAPS=FILE it appends, after each pair, the
- *     microseconds each nap kept it off the CPU so far (clock time less
+ *     short nap); with OFFWAIT_NAPS=FILE it appends, after each pair,
+ *     "T0 T1 T2 SHORT LONG": when nap_short began, when it returned and
+ *     nap_long did (CLOCK_MONOTONIC, ns: the module's clock), and the
+ *     microseconds each of the two kept it off the CPU (clock time less
  *     its CPU time: a host that stops the guest's CPU while the sleeper
- *     runs adds to both), "SHORT LONG", so a test can compare a profile
- *     with the split of its own window;
+ *     runs adds to both), so a test can compare a profile with the naps
+ *     that lie in its window (FILE best on a fast file system: a write
+ *     that blocks delays the next pair);
  *   - thread "reader": read_pipe() blocks reading a pipe that the main
  *     thread writes a byte to every 20 ms;
  *   - threads "locker" (two): each takes one mutex in wait_lock() (a futex
@@ -16,7 +19,11 @@
  *     hold_lock() and lets it go;
  *   - thread "worker": compute() runs 10 ms (of the clock: preempted
  *     time included), nap_work() sleeps 30 ms, in turn: its wall-clock
- *     time splits 1:3 between them.
+ *     time splits 1:3 between them, but for the overruns of each (a
+ *     compute() preempted past its 10 ms, a late wakeup); with
+ *     OFFWAIT_WORK=FILE it appends after each turn "T0 T1 T2": when
+ *     compute() began, when it returned and nap_work() did (CLOCK_MONOTONIC,
+ *     ns).
  * Every thread sets its name (comm) as above and prints "NAME TID" once it
  * runs, so a test can tell the threads apart.
  */
@@ -73,7 +80,8 @@ static double off_sec(void)
 static void *sleeper(void *arg)
 {
 	const char *log = getenv("OFFWAIT_NAPS");
-	double t0, t1, t2, in_short = 0, in_long = 0;
+	double t0, t1, t2;
+	long long m0, m1, m2;
 	int fd = -1;
 
 	(void)arg;
@@ -84,15 +92,17 @@ static void *sleeper(void *arg)
 	}
 	named("sleeper");
 	while (now_sec() < end) {
+		m0 = now_ns();
 		t0 = off_sec();
 		nap_short();
 		t1 = off_sec();
+		m1 = now_ns();
 		nap_long();
 		t2 = off_sec();
-		in_short += t1 - t0;
-		in_long += t2 - t1;
+		m2 = now_ns();
 		if (fd >= 0)
-			dprintf(fd, "%.0f %.0f\n", in_short * 1e6, in_long * 1e6);
+			dprintf(fd, "%lld %lld %lld %.0f %.0f\n", m0, m1, m2,
+				(t1 - t0) * 1e6, (t2 - t1) * 1e6);
 	}
 	return NULL;
 }
@@ -144,11 +154,24 @@ NOINLINE void nap_work(void)
 
 static void *worker(void *arg)
 {
+	const char *log = getenv("OFFWAIT_WORK");
+	long long t0, t1;
+	int fd = -1;
+
 	(void)arg;
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0)
+			perror("offwait: OFFWAIT_WORK");
+	}
 	named("worker");
 	while (now_sec() < end) {
+		t0 = now_ns();
 		compute();
+		t1 = now_ns();
 		nap_work();
+		if (fd >= 0)
+			dprintf(fd, "%lld %lld %lld\n", t0, t1, now_ns());
 	}
 	return NULL;
 }

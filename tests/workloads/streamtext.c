@@ -24,9 +24,11 @@
  * blanks).  Every line printed is checked against its layout.
  */
 static const char *const layouts[] = {
-	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns",
+	"H version freq period_ns nr_cpu_ids online_cpus mode pid flags duration_ns start_time_ns",
 	"S time pid tid cpu flags nr_kernel nr_user comm ip...",
 	"R time pid tid cpu flags state off_ns nr_kernel nr_user comm ip...",
+	"O time pid tid cpu flags state every nr_kernel nr_user comm ip...",
+	"I time out_ns tid cpu",
 	"P time tid status nr text frame...",
 	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
@@ -149,9 +151,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "streamtext: bad header\n");
 		return 1;
 	}
-	add("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64, h.version,
-	    h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids, h.online_cpus,
-	    h.mode, h.pid, h.flags, (uint64_t)h.duration_ns);
+	add("H %u %u %" PRIu64 " %u %u %u %u %u %" PRIu64 " %" PRIu64,
+	    h.version, h.freq, (uint64_t)h.period_ns, h.nr_cpu_ids,
+	    h.online_cpus, h.mode, h.pid, h.flags, (uint64_t)h.duration_ns,
+	    (uint64_t)h.start_time_ns);
 	end_line();
 	while (read_full(&rec, sizeof(rec)) == 0) {
 		if (rec.size < sizeof(rec) || rec.size % 8 ||
@@ -207,6 +210,36 @@ int main(int argc, char **argv)
 			    t->comm[0] ? t->comm : "-");
 			for (i = 0; i < n; i++)
 				add(" %" PRIx64, (uint64_t)t->ips[i]);
+			end_line();
+			break;
+		}
+		case CPROF_REC_OFFCPU: {
+			struct cprof_offcpu *o = (void *)buf;
+			unsigned int n = o->nr_kernel + o->nr_user;
+
+			if (sizeof(*o) + n * 8 > rec.size)
+				return 1;
+			o->comm[CPROF_COMM_LEN - 1] = 0;
+			for (i = 0; o->comm[i]; i++)
+				if (strchr(" \t\n", o->comm[i]))
+					o->comm[i] = '_';
+			add("O %" PRIu64 " %u %u %u %u %u %u %u %u %.16s",
+			    (uint64_t)o->time_ns, o->pid, o->tid, o->cpu,
+			    rec.flags, o->state, o->every, o->nr_kernel,
+			    o->nr_user, o->comm[0] ? o->comm : "-");
+			for (i = 0; i < n; i++)
+				add(" %" PRIx64, (uint64_t)o->ips[i]);
+			end_line();
+			break;
+		}
+		case CPROF_REC_ONCPU: {
+			struct cprof_oncpu *on = (void *)buf;
+
+			if (sizeof(*on) > rec.size)
+				return 1;
+			add("I %" PRIu64 " %" PRIu64 " %u %u",
+			    (uint64_t)on->time_ns, (uint64_t)on->out_ns, on->tid,
+			    on->cpu);
 			end_line();
 			break;
 		}

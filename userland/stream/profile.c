@@ -523,7 +523,22 @@ static int profile__off_join(struct profile *p, const struct cprof_offcpu *o,
 	return 0;
 }
 
-/* At the END record: the times off not ended yet end then. */
+/*
+ * When the profile ended: its start plus END's duration (when it was asked
+ * to stop, or its deadline), not END's time, which the module writes once
+ * its reader has stopped the hooks and drained the rings (a loaded
+ * machine's: a quarter of a second later).  END's time if the sum is past
+ * it or wraps (a hostile stream's).
+ */
+static uint64_t profile__end_ns(const struct profile *p)
+{
+	uint64_t end = p->hdr.start_time_ns + p->end.duration_ns;
+
+	return end >= p->hdr.start_time_ns && end <= p->end.time_ns ?
+	       end : p->end.time_ns;
+}
+
+/* At the END record: the times off not ended yet end with the profile. */
 static int off_close(void **slot, void *arg)
 {
 	struct profile *p = arg;
@@ -531,7 +546,7 @@ static int off_close(void **slot, void *arg)
 
 	if (w->rec) {
 		p->off_open++;
-		if (profile__add_off(p, w->rec, p->end.time_ns))
+		if (profile__add_off(p, w->rec, profile__end_ns(p)))
 			p->off_error = true;
 	} else {
 		p->off_orphans++;

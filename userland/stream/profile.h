@@ -149,7 +149,7 @@ int profile__for_each_mmap(const struct profile *p,
 uint64_t profile__lost(const struct profile *p, unsigned int cpu,
 		       uint64_t *nanos);
 /*
- * Times off the CPU counted until the END record, their return not seen
+ * Times off the CPU counted until the profile's end, their return not seen
  * (still off the CPU then, or its record lost), and returns without their
  * leaving (lost).
  */

@@ -13,7 +13,7 @@
 #   rawk -v p="$pid" '$1 == "S" && $S_pid == p { n++; k += $S_nr_kernel }' FILE
 #
 # Layouts:
-#   H S M L T E  streamtext's lines, the tag first (S_time is field 2).  The
+#   H S O I ...  streamtext's lines, the tag first (S_time is field 2).  The
 #                layouts are streamtext's own table (streamtext --fields),
 #                which it checks every line it prints against: the names
 #                and their order are defined there and nowhere else.

@@ -4,15 +4,18 @@
 # u_offcpu: where time goes off the CPU, and a wall-clock profile, through
 # cprof-dump --kind offcpu and --kind wall, on offwait's known waits
 # (tests/workloads/offwait.c):
-#   - off-CPU, folded (microseconds): the sleeper thread's time splits
-#     between nap_short and nap_long as the sleeper itself measured it in
-#     the profile's window, each nap's clock time less the sleeper's CPU
-#     time (within 3 points; nominally 1:3, more to the short nap when the
-#     host's load makes each nap overrun), under the
-#     kernel's nanosleep path and schedule(); the sleeper is off the CPU
-#     about the whole profile (its time within 10 % of the profile's
-#     length); the reader thread blocks in read_pipe under the kernel's
-#     pipe_read and schedule(); the lockers wait in wait_lock under a futex
+#   - off-CPU (a stream read with cat, converted by cprof-dump -i to
+#     folded, microseconds): the sleeper thread's time splits between
+#     nap_short and nap_long as the sleeper itself measured the naps the
+#     profile counts (begun in its window, from the first switch recorded
+#     to the header's start plus END's duration, on the clock the sleeper
+#     logs), each nap's clock time less the sleeper's CPU time (within 3
+#     points; nominally 1:3, more to the short nap when the host's load
+#     makes each nap overrun), under the kernel's nanosleep path and
+#     schedule(); the sleeper's time off the CPU is what it measured of
+#     those naps (within 10 %); the reader thread blocks in read_pipe
+#     under the kernel's pipe_read and schedule(), half the window to all
+#     of it; the lockers wait in wait_lock under a futex
 #     wait; diowait's reads with O_DIRECT of a slow device (a loop device
 #     under dm-delay, 10 ms a read) split between dio_short and dio_long
 #     as diowait measured its own waits in the profile's window (within 3
@@ -24,16 +27,22 @@
 #     contentions/count and delay/nanoseconds, a state label (sleeping;
 #     -tagfocus=state=uninterruptible keeps dio_long's waits)
 #     (on 6.1 only: cprof-dump's, whatever the kernel);
-#   - wall, of offwait alone (-p): the worker thread's time splits 1:3
-#     between compute (on the CPU, and preempted) and nap_work (25 %
-#     within 3 points);
+#   - wall, of offwait alone (pid=): the worker thread's time splits
+#     between compute (on the CPU, and preempted) and nap_work as the
+#     worker's clock does in the profile's window (within 3 points, each
+#     compute() counted from its 10 ms to all its clock time: the ticks
+#     do not see a stall of the guest; nominally 1:3, more to compute when
+#     a preemption makes it overrun);
 #   - cprof-dump --http (a Unix socket; 6.1 only): the index lists block
 #     and wall; /debug/pprof/block?seconds=2&pid=PID is offwait's off-CPU
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
 #     debug=1 is refused for it (400);
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
 # When the module had to record 1 switch in several (a loaded PREEMPT_RT
-# guest past budget=50), the off-CPU profile is taken once more.
+# guest past budget=50), the off-CPU profile is taken once more.  The
+# workloads run past the test's time limit (they log to a tmpfs: a write
+# to the 9p share can block for a tenth of a second under load), and the
+# test says so if one has exited before a profile.
 # Runs on 6.1, 6.12 and 6.12-rt (not 6.1-rt: make check's time).
 # vm-timeout: 300
 set -euo pipefail
@@ -50,9 +59,26 @@ SECS=3
 # passes a fifth of the default (5 % of a CPU), and then the module records
 # 1 switch in several: estimates, which this test's 3 points do not allow
 kload budget=50
-OFFWAIT_NAPS=$OUT/naps.txt "$WORKLOADS/offwait" 40 >"$OUT/offwait.out" &
+# the workloads outlive the test (its limit: 300 s times CPROF_SLOW), which
+# stops them; their logs go to a tmpfs, copied to $OUT at the end
+life=$((300 * ${CPROF_SLOW:-1}))
+logs=$(mktemp -d)
+OFFWAIT_NAPS=$logs/naps.txt OFFWAIT_WORK=$logs/work.txt \
+	"$WORKLOADS/offwait" $life >"$OUT/offwait.out" &
 bg+=($!)
+offwait=$!
 wait_lines "$OUT/offwait.out" 5 || fail "offwait did not start its threads"
+
+# running PID NAME WHAT: fail unless the workload PID still runs (its
+# status file says so; a zombie does not), WHAT being the step it is for
+running() {
+	local k v state=
+	while read -r k v; do
+		[[ $k == State: ]] && state=$v
+	done 2>/dev/null <"/proc/$1/status"
+	[[ -n $state && $state != Z* ]] ||
+		fail "$2 (pid $1, started for ${life} s) is gone before $3: $(tail -n 3 "$OUT/$2.out")"
+}
 
 # A slow device: a loop device over a file in memory under dm-delay, 10 ms
 # a read; diowait reads it with O_DIRECT, 1:3 between dio_short and
@@ -70,73 +96,126 @@ slowdev() {
 	[[ -b /dev/mapper/cprofslow ]]
 }
 # (the guest's later tests run in the same boot: the device goes at exit)
-trap 'stop; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
+trap 'stop; cp "$logs"/* "$OUT/" 2>/dev/null; dmsetup remove --noudevsync cprofslow 2>/dev/null; losetup -D' EXIT
 slowdev || fail "no slow device (loop + dm-delay)"
-DIOWAIT_LOG=$OUT/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow 40 >"$OUT/diowait.out" &
+DIOWAIT_LOG=$logs/dio.txt "$WORKLOADS/diowait" /dev/mapper/cprofslow $life >"$OUT/diowait.out" &
 bg+=($!)
+diowait=$!
 wait_lines "$OUT/diowait.out" 1 || fail "diowait did not start"
-# The sleeper's and diowait's own totals, "SHORT LONG" us, one line a pair.
-# own_share FILE N0 N1: the short one's share (%) of what lines N0 to N1
-# of FILE add.
-own_share() {
-	local s0 l0 s1 l1
-	read -r s0 l0 < <(sed -n "${2}p" "$1")
-	read -r s1 l1 < <(sed -n "${3}p" "$1")
-	pct $((s1 - s0)) $((s1 - s0 + l1 - l0))
-}
-wait_lines "$OUT/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
-wait_lines "$OUT/dio.txt" 1 || fail "diowait wrote no wait times"
+wait_lines "$logs/naps.txt" 1 || fail "offwait's sleeper wrote no nap times"
+wait_lines "$logs/dio.txt" 1 || fail "diowait wrote no wait times"
+# the tables a profile read with cat walks libc's frames by
+"$CPROF_DUMP" --load-unwind-tables >"$OUT/tables.out" 2>&1 ||
+	fail "cprof-dump --load-unwind-tables failed: $(tail -n 3 "$OUT/tables.out")"
 
-# offcpu_profile: the profile, and the sleeper's and diowait's lines from
-# its start to its end
+# The sleeper's and diowait's own measures, a line a pair, "T0 T1 T2 SHORT
+# LONG": when the short wait began, when it ended and the long one began,
+# when that ended (CLOCK_MONOTONIC, ns: the stream's clock), and the us
+# each kept the thread off the CPU.  A profile counts the waits that begin
+# in its window FROM..TO (one going on at TO to TO), none begun before.
+# own_share LOG FROM TO: "PCT PAIRS US": the short wait's share (%) of the
+# waits counted so, how many pairs lie wholly in the window, and the us
+# of all the waits counted.
+own_share() {
+	awk -v from="$2" -v to="$3" '
+	function part(b, e, us,   cut) {
+		if (b < from || b >= to)
+			return 0
+		cut = e > to ? (e - to) / 1000 : 0
+		return us > cut ? us - cut : 0
+	}
+	{ s += part($1, $2, $4); l += part($2, $3, $5) }
+	$1 >= from && $3 <= to { n++ }
+	END { printf "%.1f %d %.0f\n", s + l ? 100 * s / (s + l) : 0, n, s + l }' "$1"
+}
+# logged_past LOG T: until LOG's last pair ends after T (every wait before
+# T logged), for at most 10 s times CPROF_SLOW
+logged_past() {
+	local i t0 t1 t2 rest
+	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+		read -r t0 t1 t2 rest < <(tail -n 1 "$1")
+		((${t2:-0} > $2)) && return 0
+		sleep 0.1
+	done
+	fail "$1: no pair logged after the profile's end ($2): $t0 $t1 $t2 $rest"
+}
+
+# raw_profile NAME SETTING...: a profile of these settings (ctl), its
+# stream read with cat into $logs/NAME.raw and converted by cprof-dump -i
+# to $OUT/NAME.folded (its stderr: $OUT/NAME.err); sets its window: FROM,
+# the first switch recorded, TICKS, the first tick, and TO, the header's
+# start plus END's duration.  (The hooks take a while to be in place after
+# the header's start on a loaded guest: once 0.58 s, its waits begun
+# meanwhile not recorded; switches are recorded by the thousand a second.)
+raw_profile() {
+	local name=$1
+	shift
+	ctl "$@"
+	cat /proc/cprof/profile >"$logs/$name.raw" || fail "reading /proc/cprof/profile ($name) failed"
+	"$WORKLOADS/streamtext" <"$logs/$name.raw" >"$logs/$name.raw.txt" ||
+		fail "the $name profile's stream is not well formed"
+	read -r from ticks to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
+		$1 == "O" && (!o || $O_time < o) { o = $O_time }
+		$1 == "S" && (!t || $S_time < t) { t = $S_time }
+		END { printf "%.0f %.0f %.0f\n", o ? o : s, t ? t : s, s + d }' "$logs/$name.raw.txt")
+	"$CPROF_DUMP" -i "$logs/$name.raw" -f folded -o "$OUT/$name.folded" 2>"$OUT/$name.err" ||
+		fail "cprof-dump -i ($name) failed: $(cat "$OUT/$name.err")"
+}
+
+# offcpu_profile: the off-CPU profile, and the counters it moved
 offcpu_profile() {
-	ev0=$(stat_of offcpu_events)
-	"$CPROF_DUMP" -d $SECS --kind offcpu -f folded -o "$OUT/off.folded" 2>"$OUT/off.err" &
-	dump=$!
-	wait_profiling || fail "cprof-dump --kind offcpu started no profile: $(cat "$OUT/off.err")"
-	n0=$(wc -l <"$OUT/naps.txt")
-	d0=$(wc -l <"$OUT/dio.txt")
-	sleep $SECS
-	n1=$(wc -l <"$OUT/naps.txt")
-	d1=$(wc -l <"$OUT/dio.txt")
-	wait "$dump" || fail "cprof-dump --kind offcpu failed: $(cat "$OUT/off.err")"
-	ev1=$(stat_of offcpu_events)
+	running "$offwait" offwait "the off-CPU profile"
+	running "$diowait" diowait "the off-CPU profile"
+	ev0=$(stat_of offcpu_events) lost0=$(stat_of lost) full0=$(stat_of offcpu_full)
+	raw_profile off seconds=$SECS kind=offcpu pid=0
+	ev1=$(stat_of offcpu_events) lost1=$(stat_of lost) full1=$(stat_of offcpu_full)
 }
 offcpu_profile
 # A loaded PREEMPT_RT guest can pass even the highest budget: the module
 # then records 1 switch in several, whose times are estimates this test's
 # bounds do not allow (once the sleeper's 2.6 s of 3).  Once more then.
+# A loaded host can also stop the whole guest for as long as the profile
+# (once 3.04 s, every workload's log silent, no switch recorded).
 if grep -q 'recording switches passed the module' "$OUT/off.err"; then
 	echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profiled again"
 	offcpu_profile
+elif ! grep -q '^O ' "$logs/off.raw.txt"; then
+	echo "off-CPU: no switch recorded in the window (the sleeper's share, pairs and us in it: $(own_share "$logs/naps.txt" "$from" "$to")): profiled again"
+	offcpu_profile
 fi
-((n1 > n0)) || fail "offwait's sleeper napped no pair of naps during the profile"
-own=$(own_share "$OUT/naps.txt" "$n0" "$n1")
-echo "off-CPU: $((ev1 - ev0)) switches recorded, $(wc -l <"$OUT/off.folded") stacks"
+grep -q '^O ' "$logs/off.raw.txt" || fail "off-CPU: no switch recorded in $SECS s"
+logged_past "$logs/naps.txt" "$to"
+logged_past "$logs/dio.txt" "$to"
+read -r own pairs own_us < <(own_share "$logs/naps.txt" "$from" "$to")
+((pairs > 0)) || fail "offwait's sleeper napped no pair of naps during the profile"
+echo "off-CPU: $((ev1 - ev0)) switches recorded ($((lost1 - lost0)) records lost, $((full1 - full0)) with no slot), $(wc -l <"$OUT/off.folded") stacks, window $(((to - from) / 1000)) us"
 sed 's/^/  cprof-dump: /' "$OUT/off.err"
 
 short=$(us "$OUT/off.folded" sleeper ';nap_short;')
 long=$(us "$OUT/off.folded" sleeper ';nap_long;')
 all=$(us "$OUT/off.folded" sleeper '')
 sched=$(us "$OUT/off.folded" sleeper ';nap_(short|long);.*nanosleep.*;schedule_\[k\]')
-echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in $((n1 - n0)) pairs of naps), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
+echo "sleeper: nap_short ${short} us, nap_long ${long} us ($(pct "$short" $((short + long)))% short; the sleeper measured ${own}% in the window's naps, ${pairs} pairs), ${all} us in all, ${sched} us under the kernel's nanosleep and schedule()"
 within "$(pct "$short" $((short + long)))" "$own" 3 ||
 	fail "sleeper: nap_short is $(pct "$short" $((short + long)))% of the naps, not the ${own}% the sleeper measured, within 3 points$(grep -o ': recording switches passed.*' "$OUT/off.err")"
-within "$(pct "$all" $((SECS * 1000000)))" 100 10 ||
-	fail "sleeper: ${all} us off the CPU in a ${SECS} s profile"
+within "$(pct "$all" "$own_us")" 100 10 ||
+	fail "sleeper: ${all} us off the CPU, not the ${own_us} us the sleeper measured, within 10 %"
 ((sched * 10 >= (short + long) * 9)) ||
 	fail "sleeper: only ${sched} of $((short + long)) us under the kernel's nanosleep path and schedule()"
 
 rd=$(us "$OUT/off.folded" reader ';read_pipe;.*pipe_read_\[k\].*;schedule_\[k\]')
 echo "reader: ${rd} us in read_pipe under pipe_read and schedule()"
-within "$(pct "$rd" $((SECS * 1000000)))" 100 10 ||
-	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${SECS} s profile"
+# (a wait begun before the profile is not in it: a loaded host that
+# stalls the guest as the profile starts, once 0.57 s, takes that off)
+win=$(((to - from) / 1000))
+((rd >= win / 2 && rd <= win * 11 / 10)) ||
+	fail "reader: ${rd} us blocked in read_pipe under pipe_read in a ${win} us profile"
 
-((d1 > d0)) || fail "diowait made no pair of reads during the profile"
-down=$(own_share "$OUT/dio.txt" "$d0" "$d1")
+read -r down dpairs _ < <(own_share "$logs/dio.txt" "$from" "$to")
+((dpairs > 0)) || fail "diowait made no pair of reads during the profile"
 ds=$(us "$OUT/off.folded" dio ';dio_short;.*blkdev.*;schedule_\[k\]')
 dl=$(us "$OUT/off.folded" dio ';dio_long;.*blkdev.*;schedule_\[k\]')
-echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in $((d1 - d0)) pairs) waiting on the device (O_DIRECT, the block layer's wait)"
+echo "dio: dio_short ${ds} us, dio_long ${dl} us ($(pct "$ds" $((ds + dl)))% short; diowait measured ${down}% in the window's, ${dpairs} pairs) waiting on the device (O_DIRECT, the block layer's wait)"
 within "$(pct "$ds" $((ds + dl)))" "$down" 3 ||
 	fail "dio: dio_short is $(pct "$ds" $((ds + dl)))% of the device waits, not the ${down}% diowait measured, within 3 points"
 # (each read costs CPU time too, more so on a loaded host: at least half)
@@ -169,14 +248,38 @@ if ((pprof_too)); then
 fi
 
 # Wall clock of offwait alone: on and off the CPU in one profile.
-pid=${bg[0]}
-"$CPROF_DUMP" -d $SECS -F 499 -p "$pid" --kind wall -f folded -o "$OUT/wall.folded" \
-	2>"$OUT/wall.err" || fail "cprof-dump --kind wall failed: $(cat "$OUT/wall.err")"
+# The worker's own times, a line a turn, "T0 T1 T2": compute() from T0 to
+# T1, nap_work() to T2.  The profile's ticks count compute's time from
+# the first tick to its end, its waits the naps begun in its window.  A
+# loaded host stops the guest now and then, in compute() too (up to
+# 496 ms seen), and the ticks hardly see it (the tick after 496 ms
+# weighed 18 missed periods at most), while the worker's clock counts it
+# all: compute() counts its 10 ms and a period either side at least.
+# work_share LOG FROM TO TICKS PERIOD: "LOW HIGH": compute's share (%) of
+# that time with each turn's compute() so capped, and of all of it.
+work_share() {
+	awk -v from="$2" -v to="$3" -v ticks="$4" -v cap=$((10000000 + 2 * $5)) '
+	function clip(b, e, start) {
+		b = b < start ? start : b
+		e = e > to ? to : e
+		return e > b ? e - b : 0
+	}
+	{ t = clip($1, $2, ticks); c += t; k += t < cap ? t : cap }
+	$2 >= from { n += clip($2, $3, from) }
+	END { printf "%.1f %.1f\n", k + n ? 100 * k / (k + n) : 0, c + n ? 100 * c / (c + n) : 0 }' "$1"
+}
+pid=$offwait
+running "$pid" offwait "the wall profile"
+raw_profile wall seconds=$SECS kind=wall freq=499 pid="$pid"
+logged_past "$logs/work.txt" "$to"
+period=$(rawk '$1 == "H" { print $H_period_ns }' "$logs/wall.raw.txt")
+read -r wlow whigh < <(work_share "$logs/work.txt" "$from" "$to" "$ticks" "$period")
 cw=$(us "$OUT/wall.folded" worker ';compute(;|$)')
 nw=$(us "$OUT/wall.folded" worker ';nap_work;')
-echo "wall: worker compute ${cw} us, nap_work ${nw} us ($(pct "$cw" $((cw + nw)))% compute)"
-within "$(pct "$cw" $((cw + nw)))" 25 3 ||
-	fail "wall: worker's compute is $(pct "$cw" $((cw + nw)))% of compute and nap_work, not 25% within 3 points"
+wpct=$(pct "$cw" $((cw + nw)))
+echo "wall: worker compute ${cw} us, nap_work ${nw} us (${wpct}% compute; the worker's clock: ${whigh}% in the window, ${wlow}% with its stalls capped)"
+awk -v v="$wpct" -v lo="$wlow" -v hi="$whigh" 'BEGIN { exit !(v >= lo - 3 && v <= hi + 3) }' ||
+	fail "wall: worker's compute is ${wpct}% of compute and nap_work, not the ${whigh}% of the worker's clock (${wlow}% with its stalls capped), within 3 points"
 
 # Served: /debug/pprof/block and /debug/pprof/wall (6.1 only, as pprof).
 ((pprof_too)) || { stop; echo "u_offcpu: ok"; exit 0; }
