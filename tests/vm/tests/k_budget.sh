@@ -36,17 +36,6 @@ DEF=$(awk -F= '$1 == "accesses" { print $2 }' /proc/cprof/ctl)
 [[ $DEF == 256 ]] || fail "the default accesses= is '$DEF', not 256"
 LOCAL=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$LOCAL"' EXIT
-# shellcheck disable=SC2016 # Python, not shell
-PYDEEP='import sys, time
-def rec(n, end):
-    if n:
-        return rec(n - 1, end)
-    print("deep started", flush=True)
-    x = 0
-    while time.monotonic() < end:
-        x += 1
-    return x
-rec(120, time.monotonic() + float(sys.argv[1]))'
 
 # share FOLDED COMM PATTERN [EXCEPT]: "N M": COMM's samples (time, in a
 # wall profile) whose stack matches PATTERN and not EXCEPT, and of them
@@ -79,7 +68,7 @@ run() {
 	work=($!)
 	"$WORKLOADS/cpuburn" 600 >/dev/null &
 	work+=($!)
-	"$PY" -S -c "$PYDEEP" 600 >"$LOCAL/py.out" &
+	"$PY" -S "$REPO/tests/vm/lib/pydeep.py" 600 >"$LOCAL/py.out" &
 	work+=($!)
 	wait_started "$LOCAL/py.out" "deep started"
 	sleep "$SECS"
