@@ -439,6 +439,11 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 		warning("%s: %llu records of tasks leaving or coming back to the CPU lost (buffers full); %llu returns without their leaving; %llu waits without their return counted until the end (some may have ended)",
 			esc(name), (unsigned long long)other,
 			(unsigned long long)orphans, (unsigned long long)open);
+	if (profile__off_dropped(prof))
+		warning("%s: %llu records of tasks leaving or coming back to the CPU not kept for their other half, past %u MiB of them waiting: their time is not counted",
+			esc(name),
+			(unsigned long long)profile__off_dropped(prof),
+			PROFILE_OFF_KEEP_MAX >> 20);
 	every = profile__off_sampled(prof, &waits, &weighted);
 	if (weighted)
 		warning("%s: recording switches passed the module's budget (ctl's budget=): it recorded 1 in up to %u; %llu of %llu waits off the CPU stand for several each, their counts and times are estimates",

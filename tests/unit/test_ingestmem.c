@@ -11,6 +11,9 @@
  *   program listed first, a library mapped after the loop).
  * - Hundreds of MB of samples of four stacks: the RSS stays under the
  *   same bound, every sample counted.
+ * - Hundreds of MB of an off-CPU profile's leavings that never come back
+ *   (a made stream's): the RSS stays under the same bound, one warning
+ *   counts those not kept, and a wait that did end is counted.
  * 200 MB each; CPROF_INGESTMEM_MB=1024 for a gigabyte by hand.
  */
 #include <sys/resource.h>
@@ -125,6 +128,46 @@ static uint64_t write_samples(int fd)
 			send(fd, &b);
 	}
 	sb_end(&b, n + 1, CPROF_END_COMPLETE, 0);
+	send(fd, &b);
+	sb_free(&b);
+	return n;
+}
+
+/* STREAM_MB of leavings of distinct tasks with 8 user frames: how many. */
+static uint64_t nr_waits(void)
+{
+	return (uint64_t)STREAM_MB * 1000000 /
+	       (sizeof(struct cprof_offcpu) + 8 * sizeof(uint64_t));
+}
+
+/*
+ * An off-CPU profile: one wait that ends (1000 us in "sleeper"), then
+ * STREAM_MB of leavings of other tasks whose return never comes, END.
+ */
+static uint64_t write_waits(int fd)
+{
+	struct cprof_header h = sb_default_header();
+	uint64_t ips[8], i, n = nr_waits(), t = 1000;
+	struct sb b;
+	int k;
+
+	h.kind = CPROF_KIND_OFFCPU;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 0, PID, APP, APP + 0x10000, 0, "/opt/fake/app", NULL, 0);
+	ips[0] = APP + 0x40;
+	sb_offcpu(&b, t, PID, PID, 0, "sleeper", CPROF_OFF_SLEEPING, 1, 0,
+		  NULL, 1, ips);
+	sb_oncpu(&b, t + 1000000, t, PID, 1);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 8; k++)
+			ips[k] = APP + 0x100 * k;
+		sb_offcpu(&b, t + 2000000 + i, PID, (uint32_t)(1000 + i), 0,
+			  "gone", CPROF_OFF_SLEEPING, 1, 0, NULL, 8, ips);
+		if (b.len > (1u << 20))
+			send(fd, &b);
+	}
+	sb_end(&b, t + 2000000 + n, CPROF_END_COMPLETE, 0);
 	send(fd, &b);
 	sb_free(&b);
 	return n;
@@ -258,9 +301,39 @@ static void test_many_samples(void)
 	free(out);
 }
 
+static void test_unmatched_waits(void)
+{
+	unsigned long long dropped = 0;
+	char *out, *err, *w;
+	long kb;
+	int rc;
+
+	rc = dump_piped(write_waits, &kb);
+	out = slurp(tmp_path("out.txt"), NULL);
+	err = slurp(tmp_path("err.txt"), NULL);
+	test_condf(rc == 0 && kb > 0 && kb <= RSS_MAX_KB,
+		   "%u MB of leavings that never come back: exit 0, peak RSS %ld KiB <= %u KiB (%d: %.*s)",
+		   STREAM_MB, kb, RSS_MAX_KB, rc,
+		   err ? (int)strcspn(err, "\n") : 0, err ? err : "");
+	w = err ? strstr(err, "stdin: ") : NULL;
+	while (w && !strstr(w, "not kept for their other half"))
+		w = strstr(w + 1, "stdin: ");
+	if (w)
+		dropped = strtoull(w + strlen("stdin: "), NULL, 10);
+	test_condf(w && dropped > 100000 &&
+		   count_of(err, "not kept for their other half") == 1,
+		   "... one warning counts the %llu not kept", dropped);
+	test_condf(out && folded_count(out, "sleeper;app+0x3f") == 1000,
+		   "... the wait that ended: 1000 us in sleeper;app+0x3f (its return address less one) (%llu)",
+		   out ? folded_count(out, "sleeper;app+0x3f") : 0);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	test_unused_mappings();
 	test_many_samples();
+	test_unmatched_waits();
 	return test_report();
 }

@@ -108,6 +108,8 @@ struct profile {
 	htab_t pid_tab;
 	htab_t off_tab;			/* struct off_wait */
 	uint64_t off_open, off_orphans;
+	size_t off_bytes;		/* kept in off_tab */
+	uint64_t off_dropped;		/* not kept: past PROFILE_OFF_KEEP_MAX */
 	uint64_t off_waits, off_weighted;
 	uint32_t off_every_max;
 	bool off_error;
@@ -504,11 +506,18 @@ static int profile__off_join(struct profile *p, const struct cprof_offcpu *o,
 	if (w && (o ? !w->rec : !!w->rec)) {
 		err = o ? profile__add_off(p, o, w->in_ns) :
 			  profile__add_off(p, w->rec, in->time_ns);
+		p->off_bytes -= sizeof(*w) + (w->rec ? w->rec->rec.size : 0);
 		htab_clear_slot(p->off_tab, slot);
 		return err;
 	}
 	if (w)		/* the same twice: a hostile stream's */
 		return 0;
+	if (p->off_bytes + sizeof(*w) + (o ? o->rec.size : 0) >
+	    PROFILE_OFF_KEEP_MAX) {
+		p->off_dropped++;	/* the slot stays empty */
+		return 0;
+	}
+	p->off_bytes += sizeof(*w) + (o ? o->rec.size : 0);
 	w = malloc(sizeof(*w));
 	if (!w || (o && !(key.rec = malloc(o->rec.size)))) {
 		free(w);	/* the slot stays empty */
@@ -552,6 +561,11 @@ static int off_close(void **slot, void *arg)
 		p->off_orphans++;
 	}
 	return 1;
+}
+
+uint64_t profile__off_dropped(const struct profile *p)
+{
+	return p->off_dropped;
 }
 
 void profile__off_unmatched(const struct profile *p, uint64_t *open,
@@ -1162,6 +1176,7 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 		p->have_end = true;
 		htab_traverse_noresize(p->off_tab, off_close, p);
 		htab_empty(p->off_tab);
+		p->off_bytes = 0;
 		err = p->off_error ? -1 : 0;
 		break;
 	}

@@ -156,6 +156,20 @@ uint64_t profile__lost(const struct profile *p, unsigned int cpu,
 void profile__off_unmatched(const struct profile *p, uint64_t *open,
 			    uint64_t *orphans);
 /*
+ * The most bytes of leavings and returns kept for their other half.  A
+ * stream has at most one a task it writes for (the module records a
+ * task's return before it can leave again): tens of thousands of tasks
+ * at most, a few hundred bytes each; a stream of leavings that never
+ * come back (made, not recorded) is not kept past this.
+ */
+#define PROFILE_OFF_KEEP_MAX	(32u << 20)
+
+/*
+ * Leavings and returns not kept for their other half, past the bytes kept
+ * (a made stream's: their time is not counted).
+ */
+uint64_t profile__off_dropped(const struct profile *p);
+/*
  * Times off the CPU counted (*waits), those whose record stands for more
  * than one switch (*weighted: the module recorded 1 in every, over its
  * budget); returns the largest every seen (1: every switch recorded).

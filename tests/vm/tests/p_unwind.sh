@@ -186,7 +186,7 @@ split_check() {
 		# sample, and make check runs on loaded machines
 		d=$(awk -v w="${want[i]}" -v m="$cm" 'BEGIN {
 			d = 400 * sqrt(w / 100 * (1 - w / 100) / m)
-			printf "%.1f", d > 3 ? d : 3 }')
+			printf "%.1f", (d > 3 ? d : 3) }')
 		within "$(pct "$cp" "$cm")" "${want[i]}" "$d" ||
 			fail "$name: $part has $(pct "$cp" "$cm")% of $leaf, want ${want[i]} +- $d"
 		i=$((i + 1))
