@@ -491,10 +491,14 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 		close(fd);
 		return MHD_NO;
 	}
-	while (len < CMDLINE_MAX &&
-	       ((n = read(fd, buf + len, CMDLINE_MAX - len)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		len += n > 0 ? (size_t)n : 0;
+	while (len < CMDLINE_MAX) {
+		n = read(fd, buf + len, CMDLINE_MAX - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
 	close(fd);
 	if (len && !buf[len - 1])
 		len--;
