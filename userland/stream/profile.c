@@ -485,6 +485,12 @@ static int profile__add_thread(struct profile *p, const struct cprof_thread *t)
 	return 0;
 }
 
+/* What keeping a leaving (o) or a return (o NULL) costs off_bytes. */
+static size_t off_cost(const struct cprof_offcpu *o)
+{
+	return sizeof(struct off_wait) + (o ? o->rec.size : 0);
+}
+
 /*
  * An OFFCPU record (o) or an ONCPU one (in): counted if the other came
  * before, else kept for it.
@@ -506,18 +512,17 @@ static int profile__off_join(struct profile *p, const struct cprof_offcpu *o,
 	if (w && (o ? !w->rec : !!w->rec)) {
 		err = o ? profile__add_off(p, o, w->in_ns) :
 			  profile__add_off(p, w->rec, in->time_ns);
-		p->off_bytes -= sizeof(*w) + (w->rec ? w->rec->rec.size : 0);
+		p->off_bytes -= off_cost(w->rec);
 		htab_clear_slot(p->off_tab, slot);
 		return err;
 	}
 	if (w)		/* the same twice: a hostile stream's */
 		return 0;
-	if (p->off_bytes + sizeof(*w) + (o ? o->rec.size : 0) >
-	    PROFILE_OFF_KEEP_MAX) {
+	if (p->off_bytes + off_cost(o) > PROFILE_OFF_KEEP_MAX) {
 		p->off_dropped++;	/* the slot stays empty */
 		return 0;
 	}
-	p->off_bytes += sizeof(*w) + (o ? o->rec.size : 0);
+	p->off_bytes += off_cost(o);
 	w = malloc(sizeof(*w));
 	if (!w || (o && !(key.rec = malloc(o->rec.size)))) {
 		free(w);	/* the slot stays empty */
