@@ -540,7 +540,6 @@ kernel_build() {
 # there (vm.env and plan); total: 120 s for the boot, and each test's time
 # limit plus 10 s.
 kernel_write_plan() {
-	local i
 	rm -rf "$res"
 	mkdir -p "$res"
 	cat >"$res/vm.env" <<-EOF
@@ -555,16 +554,12 @@ kernel_write_plan() {
 	# the kernel's symbols, for ksym, once per image
 	[[ $build/vm/$kver/kallsyms -nt ${k_image[$kver]} ]] ||
 		echo "KALLSYMS=1" >>"$res/vm.env"
-	total=120
-	: >"$res/plan"
-	for i in "${!plan_names[@]}"; do
-		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
-		total=$((total + plan_timeouts[i] + 10))
-	done
+	kernel_rest_plan
 }
 
-# kernel_rest_plan: the plan file again, with only the tests that have no
-# result yet (a boot after one that ended mid-plan).
+# kernel_rest_plan: the plan file, with the tests that have no result
+# yet: all of them at first, the rest in a boot after one that ended
+# mid-plan; total, the boot's time limit before stretching.
 kernel_rest_plan() {
 	local i
 	total=120
