@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A profile's recorders: the rings and ticks first, then the scheduler's
- * hook that writes into the same rings; stopped hook and ticks together,
- * so that after a stop nothing writes.  The units below know nothing of
+ * hook that writes into the same rings; they record once all are in place
+ * (cprof_record_open()), so that a profile's start is when each of them
+ * records.  Stopped hook and ticks together, so that after a stop nothing
+ * writes.  The units below know nothing of
  * each other's lifetime: the hook reserves through sample.c, which never
  * calls back.
  */
@@ -14,19 +16,18 @@
  * cprof_record_start() - give the profile its rings, ticks and hook
  * @set: the profile's settings, read until cprof_record_stop()
  * @period_ns: the requested period
- * @deadline_ns: the recorders stop writing then by themselves;
- *	CPROF_NO_DEADLINE: only cprof_record_stop() ends them
+ *
+ * They record nothing until cprof_record_open().
  *
  * Context: process, may sleep; no profile running.
  * Return: 0, or cprof_sample_start()'s or cprof_offcpu_start()'s error,
  * nothing left running or allocated then.
  */
-int cprof_record_start(const struct cprof_settings *set, u64 period_ns,
-		       u64 deadline_ns)
+int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 {
 	int err;
 
-	err = cprof_sample_start(set, period_ns, deadline_ns);
+	err = cprof_sample_start(set, period_ns);
 	if (err || set->kind == CPROF_KIND_CPU)
 		return err;
 	err = cprof_offcpu_start(set);
@@ -35,6 +36,19 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns,
 		cprof_sample_release();
 	}
 	return err;
+}
+
+/**
+ * cprof_record_open() - record from now on
+ * @from: the profile's start, after cprof_record_start() returned
+ * @deadline_ns: the recorders stop writing then by themselves;
+ *	CPROF_NO_DEADLINE: only cprof_record_stop() ends them
+ *
+ * Context: process.
+ */
+void cprof_record_open(u64 from, u64 deadline_ns)
+{
+	cprof_sample_open(from, deadline_ns);
 }
 
 /**

@@ -11,8 +11,8 @@
 
 #include "cprof.h"
 
-int cprof_record_start(const struct cprof_settings *set, u64 period_ns,
-		       u64 deadline_ns);
+int cprof_record_start(const struct cprof_settings *set, u64 period_ns);
+void cprof_record_open(u64 from, u64 deadline_ns);
 void cprof_record_stop(void);
 void cprof_record_exit(void);
 

@@ -85,6 +85,7 @@ static DEFINE_PER_CPU(struct cprof_cpu, cprof_cpus);
 static bool cprof_active;	/* ticks sample and re-arm */
 static const struct cprof_settings *cprof_tick_set; /* the profile's */
 static u64 cprof_base_period;	/* requested period of the running profile */
+static u64 cprof_from = CPROF_NO_DEADLINE;	/* nothing is recorded before */
 static u64 cprof_deadline;	/* ticks stop by themselves at this time */
 static u32 cprof_ring_size;	/* buffer_kb, in bytes */
 static u64 cprof_rings_max;	/* cap on all rings together, bytes */
@@ -445,8 +446,14 @@ static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
 	u64 now = ktime_get_ns(), expires, entry, end;
 
-	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
+	if (!READ_ONCE(cprof_active) || now >= READ_ONCE(cprof_deadline))
 		return HRTIMER_NORESTART;
+	/* Armed, but the profile has not started: its hook is on its way. */
+	if (now < smp_load_acquire(&cprof_from)) {
+		hrtimer_forward(timer, ns_to_ktime(now),
+				ns_to_ktime(pc->period_ns));
+		return HRTIMER_RESTART;
+	}
 	expires = ktime_to_ns(hrtimer_get_expires(timer));
 	entry = now > expires ? now - expires : 0;
 	pc->stats.ticks++;
@@ -585,22 +592,22 @@ u32 cprof_sample_ustack_max(const struct cprof_settings *set)
  * cprof_sample_start() - give the selected online CPUs a ring, arm their ticks
  * @set: the profile's settings, read by the ticks until cprof_sample_stop()
  * @period_ns: the requested period
- * @deadline_ns: the ticks end by themselves then, even if nobody reads;
- * CPROF_NO_DEADLINE (seconds=0): only cprof_sample_stop() ends them (stop=1,
- * the reader's close or death, rmmod)
+ *
+ * The ticks record nothing, and cprof_sample_reserve() gives nothing, until
+ * cprof_sample_open().
  *
  * Context: process, no profile running.
  * Return: 0, or -ENOMEM when the rings do not fit (the cap, or memory).
  */
-int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
-		       u64 deadline_ns)
+int cprof_sample_start(const struct cprof_settings *set, u64 period_ns)
 {
 	u32 n = 0, size;
 	int cpu, err = 0;
 
 	cprof_tick_set = set;
 	cprof_base_period = period_ns;
-	cprof_deadline = deadline_ns;
+	WRITE_ONCE(cprof_from, CPROF_NO_DEADLINE);
+	WRITE_ONCE(cprof_deadline, CPROF_NO_DEADLINE);
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
 
@@ -636,6 +643,22 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
 			smp_call_function_single(cpu, cprof_arm_local, NULL, 1);
 	cpus_read_unlock();
 	return 0;
+}
+
+/**
+ * cprof_sample_open() - record from now on
+ * @from: the profile's start; nothing earlier is recorded
+ * @deadline_ns: the ticks end by themselves then, even if nobody reads;
+ * CPROF_NO_DEADLINE (seconds=0): only cprof_sample_stop() ends them (stop=1,
+ * the reader's close or death, rmmod)
+ *
+ * Context: process, after cprof_sample_start().
+ */
+void cprof_sample_open(u64 from, u64 deadline_ns)
+{
+	WRITE_ONCE(cprof_deadline, deadline_ns);
+	/* Pairs with smp_load_acquire() in the tick and the reservation. */
+	smp_store_release(&cprof_from, from);
 }
 
 /**
@@ -678,7 +701,9 @@ void *cprof_sample_reserve(u32 size, u64 now)
 	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
 	void *rec = NULL;
 
-	if (!READ_ONCE(cprof_active) || now >= cprof_deadline)
+	/* before the start: pairs with cprof_sample_open()'s release */
+	if (!READ_ONCE(cprof_active) || now < smp_load_acquire(&cprof_from) ||
+	    now >= READ_ONCE(cprof_deadline))
 		return NULL;
 	/*
 	 * No ring yet (a CPU coming online) or at all (over the cap): a

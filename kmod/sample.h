@@ -8,8 +8,8 @@
 
 int cprof_sample_init(u32 ring_size, u64 rings_max);
 void cprof_sample_exit(void);
-int cprof_sample_start(const struct cprof_settings *set, u64 period_ns,
-		       u64 deadline_ns);
+int cprof_sample_start(const struct cprof_settings *set, u64 period_ns);
+void cprof_sample_open(u64 from, u64 deadline_ns);
 void cprof_sample_stop(void);
 u64 cprof_cgroup_id(struct task_struct *tsk);
 void *cprof_sample_reserve(u32 size, u64 now);

@@ -61,6 +61,14 @@ static void cprof_kick_fn(struct irq_work *work)
 
 static struct irq_work cprof_kick_work = IRQ_WORK_INIT_HARD(cprof_kick_fn);
 
+static void cprof_session_stamp(struct cprof_session *s)
+{
+	s->start_ns = ktime_get_ns();
+	s->deadline_ns = s->set.seconds ?
+		s->start_ns + (u64)s->set.seconds * NSEC_PER_SEC :
+		CPROF_NO_DEADLINE;
+}
+
 /**
  * cprof_session_begin() - start a profile with a frozen copy of settings
  * @set: the settings; the caller holds cprof_lock so they cannot change
@@ -97,10 +105,7 @@ struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
 	err = cprof_unloading ? -ENODEV : cprof_cur ? -EBUSY : 0;
 	if (!err) {
 		s->id = ++cprof_last_id;
-		s->start_ns = ktime_get_ns();
-		s->deadline_ns = set->seconds ?
-			s->start_ns + (u64)set->seconds * NSEC_PER_SEC :
-			CPROF_NO_DEADLINE;
+		cprof_session_stamp(s);
 		s->state = CPROF_SESSION_RUNNING;
 		WRITE_ONCE(cprof_kicked, false);
 		WRITE_ONCE(cprof_settled, false);
@@ -156,11 +161,29 @@ u64 cprof_session_period(const struct cprof_session *s)
 }
 
 /**
+ * cprof_session_started() - the profile's recorders are in place: start now
+ * @s: the session
+ *
+ * The start time and the deadline move to now, unless a stop came first
+ * (then they stay as cprof_session_begin() set them, before the stop).
+ *
+ * Context: process, may sleep; before the reader's first read.
+ */
+void cprof_session_started(struct cprof_session *s)
+{
+	mutex_lock(&cprof_session_lock);
+	if (s->state == CPROF_SESSION_RUNNING)
+		cprof_session_stamp(s);
+	mutex_unlock(&cprof_session_lock);
+}
+
+/**
  * cprof_session_start_ns() - when the profile began
  * @s: the session
  *
  * Context: any, between cprof_session_begin() and cprof_session_release().
- * Return: ktime_get_ns() at cprof_session_begin().
+ * Return: ktime_get_ns() at cprof_session_started(), or at
+ * cprof_session_begin() before it or if a stop came first.
  */
 u64 cprof_session_start_ns(const struct cprof_session *s)
 {

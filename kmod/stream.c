@@ -127,11 +127,18 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 		err = rd->snap ? 0 : -ENOMEM;
 	} else {
 		err = cprof_record_start(cprof_session_settings(s),
-					 cprof_session_period(s),
-					 cprof_session_deadline(s));
+					 cprof_session_period(s));
 	}
 	if (err)
 		goto release;
+	/*
+	 * Registering the scheduler's hook can take a good part of a second
+	 * on a busy machine: the profile starts when everything records.
+	 */
+	cprof_session_started(s);
+	if (!rd->snap)
+		cprof_record_open(cprof_session_start_ns(s),
+				  cprof_session_deadline(s));
 	cprof_put_header(rd);
 	/*
 	 * A "stop=1" since the session began found no ticks to stop, or

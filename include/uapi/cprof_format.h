@@ -80,6 +80,7 @@ struct cprof_header {
 	__u32	depth;			/* max frames per stack */
 	__u64	period_ns;		/* 1e9 / freq */
 	__u64	start_realtime_ns;	/* CLOCK_REALTIME at start */
+	/* the start: every recorder in place, nothing recorded before it */
 	__u64	start_time_ns;		/* same instant on the sample clock */
 	__u64	duration_ns;		/* requested duration, 0: none (seconds=0) */
 	__u32	mode;			/* enum cprof_mode */

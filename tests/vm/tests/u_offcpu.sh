@@ -7,9 +7,9 @@
 #   - off-CPU (a stream read with cat, converted by cprof-dump -i to
 #     folded, microseconds): the sleeper thread's time splits between
 #     nap_short and nap_long as the sleeper itself measured the naps the
-#     profile counts (begun in its window, from the first switch recorded
-#     to the header's start plus END's duration, on the clock the sleeper
-#     logs), each nap's clock time less the sleeper's CPU time (within 3
+#     profile counts (begun in its window, from the header's start,
+#     before which nothing is recorded, to that plus END's duration, on
+#     the clock the sleeper logs), each nap's clock time less the sleeper's CPU time (within 3
 #     points; nominally 1:3, more to the short nap when the host's load
 #     makes each nap overrun), under the kernel's nanosleep path and
 #     schedule(); the sleeper's time off the CPU is what it measured of
@@ -143,21 +143,23 @@ logged_past() {
 # raw_profile NAME SETTING...: a profile of these settings (ctl), its
 # stream read with cat into $logs/NAME.raw and converted by cprof-dump -i
 # to $OUT/NAME.folded (its stderr: $OUT/NAME.err); sets its window: FROM,
-# the first switch recorded, TICKS, the first tick, and TO, the header's
-# start plus END's duration.  (The hooks take a while to be in place after
-# the header's start on a loaded guest: once 0.58 s, its waits begun
-# meanwhile not recorded; switches are recorded by the thousand a second.)
+# the header's start (the module stamps it once its hooks are in place),
+# TICKS, the first tick, and TO, the header's start plus END's duration.
+# No switch or tick may be recorded before the start.
 raw_profile() {
-	local name=$1
+	local name=$1 first early
 	shift
 	ctl "$@"
 	cat /proc/cprof/profile >"$logs/$name.raw" || fail "reading /proc/cprof/profile ($name) failed"
 	"$WORKLOADS/streamtext" <"$logs/$name.raw" >"$logs/$name.raw.txt" ||
 		fail "the $name profile's stream is not well formed"
-	read -r from ticks to < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
+	read -r from ticks to first early < <(rawk '$1 == "H" { s = $H_start_time_ns } $1 == "E" { d = $E_duration_ns }
 		$1 == "O" && (!o || $O_time < o) { o = $O_time }
 		$1 == "S" && (!t || $S_time < t) { t = $S_time }
-		END { printf "%.0f %.0f %.0f\n", o ? o : s, t ? t : s, s + d }' "$logs/$name.raw.txt")
+		($1 == "O" && $O_time < s) || ($1 == "S" && $S_time < s) { early++ }
+		END { printf "%.0f %.0f %.0f %.1f %d\n", s, t ? t : s, s + d, o ? (o - s) / 1e6 : -1, early }' "$logs/$name.raw.txt")
+	((early == 0)) || fail "$name: $early records are timed before the header's start"
+	echo "$name: the first switch recorded $first ms after the header's start"
 	"$CPROF_DUMP" -i "$logs/$name.raw" -f folded -o "$OUT/$name.folded" 2>"$OUT/$name.err" ||
 		fail "cprof-dump -i ($name) failed: $(cat "$OUT/$name.err")"
 }
