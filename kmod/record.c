@@ -39,12 +39,12 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 }
 
 /**
- * cprof_record_open() - record from now on
+ * cprof_record_open() - let the recorders record from a time on
  * @from: the profile's start, after cprof_record_start() returned
  * @deadline_ns: the recorders stop writing then by themselves;
  *	CPROF_NO_DEADLINE: only cprof_record_stop() ends them
  *
- * Context: process.
+ * Context: any, after cprof_record_start().
  */
 void cprof_record_open(u64 from, u64 deadline_ns)
 {

@@ -85,7 +85,7 @@ static DEFINE_PER_CPU(struct cprof_cpu, cprof_cpus);
 static bool cprof_active;	/* ticks sample and re-arm */
 static const struct cprof_settings *cprof_tick_set; /* the profile's */
 static u64 cprof_base_period;	/* requested period of the running profile */
-static u64 cprof_from = CPROF_NO_DEADLINE;	/* nothing is recorded before */
+static u64 cprof_from = U64_MAX;	/* nothing is recorded before */
 static u64 cprof_deadline;	/* ticks stop by themselves at this time */
 static u32 cprof_ring_size;	/* buffer_kb, in bytes */
 static u64 cprof_rings_max;	/* cap on all rings together, bytes */
@@ -446,14 +446,20 @@ static enum hrtimer_restart cprof_tick(struct hrtimer *timer)
 	struct cprof_cpu *pc = container_of(timer, struct cprof_cpu, timer);
 	u64 now = ktime_get_ns(), expires, entry, end;
 
-	if (!READ_ONCE(cprof_active) || now >= READ_ONCE(cprof_deadline))
+	if (!READ_ONCE(cprof_active))
 		return HRTIMER_NORESTART;
-	/* Armed, but the profile has not started: its hook is on its way. */
+	/*
+	 * Armed, but the profile has not started (its hook is on its way):
+	 * a look a millisecond at most, whatever the frequency and budget.
+	 */
 	if (now < smp_load_acquire(&cprof_from)) {
 		hrtimer_forward(timer, ns_to_ktime(now),
-				ns_to_ktime(pc->period_ns));
+				ns_to_ktime(max_t(u64, pc->period_ns,
+						  NSEC_PER_MSEC)));
 		return HRTIMER_RESTART;
 	}
+	if (now >= READ_ONCE(cprof_deadline))
+		return HRTIMER_NORESTART;
 	expires = ktime_to_ns(hrtimer_get_expires(timer));
 	entry = now > expires ? now - expires : 0;
 	pc->stats.ticks++;
@@ -606,7 +612,7 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns)
 
 	cprof_tick_set = set;
 	cprof_base_period = period_ns;
-	WRITE_ONCE(cprof_from, CPROF_NO_DEADLINE);
+	WRITE_ONCE(cprof_from, U64_MAX);
 	WRITE_ONCE(cprof_deadline, CPROF_NO_DEADLINE);
 	for_each_possible_cpu(cpu) {
 		struct cprof_cpu *pc = cprof_cpu(cpu);
@@ -646,13 +652,13 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns)
 }
 
 /**
- * cprof_sample_open() - record from now on
+ * cprof_sample_open() - let the ticks and the hook record from a time on
  * @from: the profile's start; nothing earlier is recorded
  * @deadline_ns: the ticks end by themselves then, even if nobody reads;
  * CPROF_NO_DEADLINE (seconds=0): only cprof_sample_stop() ends them (stop=1,
  * the reader's close or death, rmmod)
  *
- * Context: process, after cprof_sample_start().
+ * Context: after cprof_sample_start().
  */
 void cprof_sample_open(u64 from, u64 deadline_ns)
 {
@@ -665,7 +671,8 @@ void cprof_sample_open(u64 from, u64 deadline_ns)
  * cprof_sample_stop() - stop the ticks; the hook's reservations fail
  *
  * After this returns no tick writes and none will until the next
- * cprof_sample_start(); cprof_sample_reserve() gives nothing.  The rings
+ * cprof_sample_start() and cprof_sample_open(); cprof_sample_reserve()
+ * gives nothing.  The rings
  * keep what is in them for the reader.  Idempotent, and harmless with no
  * profile running.
  *
@@ -693,8 +700,8 @@ void cprof_sample_stop(void)
  * cannot run meanwhile.
  * Return: the record, to fill in and cprof_sample_commit() before anything
  * else reserves, or to drop (the next reservation takes its room); NULL when
- * no profile runs, or this CPU has no ring in it or a full one (a loss,
- * reported as a LOST record's other).
+ * no profile runs or @now is before its start (not a loss), or this CPU has
+ * no ring in it or a full one (a loss, reported as a LOST record's other).
  */
 void *cprof_sample_reserve(u32 size, u64 now)
 {

@@ -61,13 +61,6 @@ static void cprof_kick_fn(struct irq_work *work)
 
 static struct irq_work cprof_kick_work = IRQ_WORK_INIT_HARD(cprof_kick_fn);
 
-static void cprof_session_stamp(struct cprof_session *s)
-{
-	s->start_ns = ktime_get_ns();
-	s->deadline_ns = s->set.seconds ?
-		s->start_ns + (u64)s->set.seconds * NSEC_PER_SEC :
-		CPROF_NO_DEADLINE;
-}
 
 /**
  * cprof_session_begin() - start a profile with a frozen copy of settings
@@ -105,7 +98,8 @@ struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
 	err = cprof_unloading ? -ENODEV : cprof_cur ? -EBUSY : 0;
 	if (!err) {
 		s->id = ++cprof_last_id;
-		cprof_session_stamp(s);
+		s->start_ns = ktime_get_ns();
+		s->deadline_ns = cprof_session_deadline_at(s, s->start_ns);
 		s->state = CPROF_SESSION_RUNNING;
 		WRITE_ONCE(cprof_kicked, false);
 		WRITE_ONCE(cprof_settled, false);
@@ -161,19 +155,37 @@ u64 cprof_session_period(const struct cprof_session *s)
 }
 
 /**
- * cprof_session_started() - the profile's recorders are in place: start now
+ * cprof_session_deadline_at() - the deadline of the profile, started then
  * @s: the session
+ * @start: a ktime_get_ns() time
  *
- * The start time and the deadline move to now, unless a stop came first
- * (then they stay as cprof_session_begin() set them, before the stop).
+ * Context: any, between cprof_session_begin() and cprof_session_release().
+ * Return: @start plus the seconds asked for, or CPROF_NO_DEADLINE
+ * (seconds=0).
+ */
+u64 cprof_session_deadline_at(const struct cprof_session *s, u64 start)
+{
+	return s->set.seconds ? start + (u64)s->set.seconds * NSEC_PER_SEC :
+				CPROF_NO_DEADLINE;
+}
+
+/**
+ * cprof_session_started() - the profile's recorders record from @start on
+ * @s: the session
+ * @start: when they began to, at or after cprof_session_begin()
+ *
+ * The start time moves to @start and the deadline with it, unless a stop
+ * came first (then both stay as cprof_session_begin() set them).
  *
  * Context: process, may sleep; before the reader's first read.
  */
-void cprof_session_started(struct cprof_session *s)
+void cprof_session_started(struct cprof_session *s, u64 start)
 {
 	mutex_lock(&cprof_session_lock);
-	if (s->state == CPROF_SESSION_RUNNING)
-		cprof_session_stamp(s);
+	if (s->state == CPROF_SESSION_RUNNING) {
+		s->start_ns = start;
+		s->deadline_ns = cprof_session_deadline_at(s, start);
+	}
 	mutex_unlock(&cprof_session_lock);
 }
 
@@ -182,8 +194,8 @@ void cprof_session_started(struct cprof_session *s)
  * @s: the session
  *
  * Context: any, between cprof_session_begin() and cprof_session_release().
- * Return: ktime_get_ns() at cprof_session_started(), or at
- * cprof_session_begin() before it or if a stop came first.
+ * Return: the time given to cprof_session_started(); before it, or if a
+ * stop came first, ktime_get_ns() at cprof_session_begin().
  */
 u64 cprof_session_start_ns(const struct cprof_session *s)
 {

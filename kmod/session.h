@@ -25,7 +25,8 @@ void cprof_session_release(struct cprof_session *s);
 
 const struct cprof_settings *cprof_session_settings(const struct cprof_session *s);
 u64 cprof_session_period(const struct cprof_session *s);
-void cprof_session_started(struct cprof_session *s);
+u64 cprof_session_deadline_at(const struct cprof_session *s, u64 start);
+void cprof_session_started(struct cprof_session *s, u64 start);
 u64 cprof_session_start_ns(const struct cprof_session *s);
 u64 cprof_session_deadline(const struct cprof_session *s);
 u64 cprof_session_stop_ns(const struct cprof_session *s);

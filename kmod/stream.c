@@ -20,6 +20,7 @@
  */
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -133,12 +134,21 @@ int cprof_stream_open(struct file *file, bool kernel_addrs)
 		goto release;
 	/*
 	 * Registering the scheduler's hook can take a good part of a second
-	 * on a busy machine: the profile starts when everything records.
+	 * on a busy machine: the profile starts when everything records, and
+	 * nothing may come between the stamp and the opening.  (A stop come
+	 * meanwhile keeps the session's first start; the recorders stop
+	 * below.)
 	 */
-	cprof_session_started(s);
-	if (!rd->snap)
-		cprof_record_open(cprof_session_start_ns(s),
-				  cprof_session_deadline(s));
+	if (!rd->snap &&
+	    cprof_session_state(s) == CPROF_SESSION_RUNNING) {
+		u64 start;
+
+		local_irq_disable();
+		start = ktime_get_ns();
+		cprof_record_open(start, cprof_session_deadline_at(s, start));
+		local_irq_enable();
+		cprof_session_started(s, start);
+	}
 	cprof_put_header(rd);
 	/*
 	 * A "stop=1" since the session began found no ticks to stop, or

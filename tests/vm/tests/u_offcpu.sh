@@ -9,9 +9,9 @@
 #     nap_short and nap_long as the sleeper itself measured the naps the
 #     profile counts (begun in its window, from the header's start,
 #     before which nothing is recorded, to that plus END's duration, on
-#     the clock the sleeper logs), each nap's clock time less the sleeper's CPU time (within 3
-#     points; nominally 1:3, more to the short nap when the host's load
-#     makes each nap overrun), under the kernel's nanosleep path and
+#     the clock the sleeper logs), each nap's clock time less the
+#     sleeper's CPU time (within 3 points; nominally 1:3, more to the
+#     short nap when the host's load makes each nap overrun), under the kernel's nanosleep path and
 #     schedule(); the sleeper's time off the CPU is what it measured of
 #     those naps (within 10 %); the reader thread blocks in read_pipe
 #     under the kernel's pipe_read and schedule(), half the window to all
