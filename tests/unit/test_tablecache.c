@@ -6,13 +6,18 @@
  * an entry changed on disk, a symlink or a FIFO in an entry's place, or a
  * directory others may write are never used; the most recently used come
  * first, and a loader on a fresh module loads them before any program
- * asks (tableload.c).
+ * asks (tableload.c).  A default cache on a read-only file system gives
+ * way to its fallback, said once.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,6 +90,55 @@ static void collect(void *arg, const struct stat *st, const char *path,
 		s->rows[s->n] = t->n;
 	}
 	s->n++;
+}
+
+/*
+ * In a mount namespace of its own: the default on a read-only tmpfs.  Each
+ * check a bit of the exit status when it fails; 77 when no namespace can
+ * be made; the warnings on stderr.
+ */
+static int read_only_default(const char *ro, const char *fallback,
+			     const char *writable, const char *unused)
+{
+	char tables[4200], name[512];
+	struct cfi_table t, back;
+	struct tablecache *c;
+	struct stat st;
+	int bad = 0;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", ro, "tmpfs", 0, "mode=0755"))
+		return TEST_SKIP_EXIT;
+	snprintf(tables, sizeof(tables), "%s/tables", ro);
+	if (mkdir(tables, 0700) ||
+	    mount(NULL, ro, NULL, MS_REMOUNT | MS_RDONLY, NULL))
+		return TEST_SKIP_EXIT;
+	stat("/proc/self/exe", &st);
+	make_table(&t, 100);
+	c = tablecache__open(tables, false);
+	if (c || errno != EROFS)
+		bad |= 1;
+	tablecache__close(c);
+	c = tablecache__open_default(tables, fallback);
+	tablecache__put(c, &st, "/proc/self/exe", &t);
+	if (!c || tablecache__get(c, &st, &back) ||
+	    !only_entry(fallback, name, sizeof(name)))
+		bad |= 2;
+	cfi_table_free(&back);
+	tablecache__close(c);
+	c = tablecache__open_default(tables, fallback);
+	if (!c)
+		bad |= 4;
+	tablecache__close(c);
+	if (tablecache__open_default(tables, NULL))
+		bad |= 8;
+	c = tablecache__open_default(writable, unused);
+	if (!c || !access(unused, F_OK))
+		bad |= 16;
+	tablecache__close(c);
+	cfi_table_free(&t);
+	return bad;
 }
 
 int main(void)
@@ -227,6 +281,48 @@ int main(void)
 			   (unsigned long long)b.no_cfi,
 			   (unsigned long long)a.changed,
 			   (unsigned long long)b.changed);
+	}
+	{
+		const char *ro = tmp_path("ro"), *fb = tmp_path("run/tables");
+		const char *err = tmp_path("ro.err"), *w = tmp_path("rw");
+		const char *unused = tmp_path("unused");
+		int status = -1, said;
+		char *text;
+		pid_t pid;
+
+		mkdir(ro, 0700);
+		mkdir(tmp_path("run"), 0700);
+		pid = fork();
+		if (pid == 0) {
+			if (!freopen(err, "w", stderr))
+				_exit(100);
+			status = read_only_default(ro, fb, w, unused);
+			fflush(stderr);
+			_exit(status);
+		}
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_SKIP_EXIT) {
+			printf("SKIP no mount namespace here: the read-only default is not tried\n");
+			return test_report();
+		}
+		said = run("test \"$(grep -c 'read-only file system: tables are kept in' '%s')\" = 1",
+			   err);
+		text = slurp(err, NULL);
+		test_condf(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
+			   "a cache on a read-only file system: not opened, EROFS (status %#x)",
+			   status);
+		test_condf(WIFEXITED(status) && !(WEXITSTATUS(status) & 6),
+			   "the default on a read-only file system: its fallback keeps the tables (status %#x)",
+			   status);
+		test_condf(said == 0,
+			   "... which one warning line says, once a run: %s",
+			   text ? text : "(none)");
+		test_condf(WIFEXITED(status) && !(WEXITSTATUS(status) & 8),
+			   "... and no fallback: no cache (status %#x)", status);
+		test_condf(WIFEXITED(status) && !(WEXITSTATUS(status) & 16),
+			   "a writable default: used, its fallback never made (status %#x)",
+			   status);
+		free(text);
 	}
 	return test_report();
 }

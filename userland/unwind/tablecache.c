@@ -18,7 +18,8 @@
  * and is replaced when the file is compiled again.
  *
  * The directory is this user's only (root's: /var/cache/cprof-dump/tables,
- * 0700, under a parent only root may write), checked when opened, and every
+ * or /run/cprof-dump/tables when that is read-only, 0700, under a parent
+ * only root may write), checked when opened, and every
  * name is opened relative to it without following symlinks: nobody else
  * can plant an entry.  The entries take TABLECACHE_MAX_BYTES at most: past
  * that, the least recently used go.
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +139,19 @@ const char *tablecache__default_dir(void)
 	return user_cache_path(dir, sizeof(dir), "cprof-dump/tables");
 }
 
+const char *tablecache__fallback_dir(void)
+{
+	static char dir[4096];
+	const char *run = getenv("XDG_RUNTIME_DIR");
+
+	if (geteuid() == 0)
+		return TABLECACHE_RUN_DIR;
+	if (!run || !*run)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/cprof-dump/tables", run);
+	return dir;
+}
+
 /* A directory only this user may write: owned, not group/other-writable. */
 static bool private_dir(const struct stat *st)
 {
@@ -181,6 +196,13 @@ static uint64_t scan_bytes(int dirfd)
 	return bytes;
 }
 
+static bool read_only(int fd)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
 struct tablecache *tablecache__open(const char *dir, bool loud)
 {
 	struct tablecache *c;
@@ -202,8 +224,15 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		goto bad;
+	/* there already, on a file system mounted read-only since */
+	if (read_only(fd)) {
+		close(fd);
+		errno = EROFS;
+		goto bad;
+	}
 	if (fstat(fd, &st) || !private_dir(&st) ||
-	    (!strcmp(dir, TABLECACHE_ROOT_DIR) &&
+	    ((!strcmp(dir, TABLECACHE_ROOT_DIR) ||
+	      !strcmp(dir, TABLECACHE_RUN_DIR)) &&
 	     (lstat(parent, &st) || !private_dir(&st)))) {
 		close(fd);
 		errno = EPERM;
@@ -226,6 +255,23 @@ bad:
 		warning("unwind tables: cache %s: %s (it must be a directory only this user may write): tables are compiled every time",
 			esc(dir), strerror(errno));
 	return NULL;
+}
+
+struct tablecache *tablecache__open_default(const char *dir,
+					    const char *fallback)
+{
+	static bool said;
+	struct tablecache *c = tablecache__open(dir, false);
+
+	if (c || errno != EROFS || !fallback)
+		return c;
+	c = tablecache__open(fallback, true);
+	if (c && !said) {
+		said = true;
+		warning("unwind tables: %s is on a read-only file system: tables are kept in %s, until the machine restarts",
+			esc(dir), esc(fallback));
+	}
+	return c;
 }
 
 static uint32_t entry_crc(const struct tc_head *h, const void *rest,

@@ -15,6 +15,8 @@
 
 /* Root's cache; another user's is $XDG_CACHE_HOME/cprof-dump/tables. */
 #define TABLECACHE_ROOT_DIR	"/var/cache/cprof-dump/tables"
+/* Root's when that is read-only: a tmpfs, emptied when the machine starts. */
+#define TABLECACHE_RUN_DIR	"/run/cprof-dump/tables"
 /* The most the cache's files take, all together. */
 #define TABLECACHE_MAX_BYTES	(256ULL << 20)
 
@@ -30,6 +32,21 @@ struct tablecache *tablecache__open(const char *dir, bool loud);
 
 /* The default directory for this user, or NULL (no home). */
 const char *tablecache__default_dir(void);
+
+/*
+ * Where the default goes when it is on a read-only file system: root's
+ * TABLECACHE_RUN_DIR, another user's $XDG_RUNTIME_DIR/cprof-dump/tables;
+ * NULL if there is none.
+ */
+const char *tablecache__fallback_dir(void);
+
+/*
+ * The default cache in dir or, if dir is on a read-only file system, in
+ * fallback (a NULL fallback: none), which one warning line says once a run.
+ * NULL as tablecache__open(dir, false).
+ */
+struct tablecache *tablecache__open_default(const char *dir,
+					    const char *fallback);
 
 /*
  * The table of the file st describes (device, inode, size, mtime and

@@ -1442,7 +1442,10 @@ struct tableload *tableload__start(const char *proc_dir)
 		read_loaded(l);
 	/* the default may be unusable (a read-only /var): no cache */
 	if (cache_dir)
-		l->cache = tablecache__open(cache_dir, cache_explicit);
+		l->cache = cache_explicit ?
+			   tablecache__open(cache_dir, true) :
+			   tablecache__open_default(cache_dir,
+						    tablecache__fallback_dir());
 	if (!l->keep || !l->list_path || !l->ctl_path || !l->seen || !l->loaded ||
 	    !l->evictions ||
 	    pthread_create(&l->thread, NULL, loader_main, l)) {
