@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ustep_kmod - include/cprof/unwind_step.h compiled as the module compiles
+ * it, into test_ustep beside cprof-dump's build of it (ustack.c): built
+ * with -D__KERNEL__ (the kernel's half of the header's types: the word an
+ * unsigned long) and kmod/unwind.c's choices restated over a test's memory:
+ * each word read where access_ok() would let it be (below TASK_SIZE_MAX),
+ * a pair of words in one window (both or neither), the interrupted
+ * frame's registers from a struct pt_regs by DWARF number.  The only user
+ * memory is the stack copy's bytes, as cprof-dump's reader sees them.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cprof/unwind_step.h"
+#include "ustep_kmod.h"
+
+#ifndef __KERNEL__
+#error "ustep_kmod.c is built as the module builds: -D__KERNEL__"
+#endif
+
+#define TASK_SIZE_MAX	((1UL << 47) - 4096)
+
+/* x86-64's struct pt_regs, and kmod/unwind.c's DWARF numbers in it. */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+static const unsigned char dwarf_regs[] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+struct cprof_ustep_env {
+	const struct cprof_ustack *u;	/* the user memory */
+	const struct pt_regs *regs;	/* NULL: none */
+};
+
+static bool access_ok(unsigned long addr, unsigned long size)
+{
+	return size <= TASK_SIZE_MAX && addr <= TASK_SIZE_MAX - size;
+}
+
+/* A load from user memory: false where it would fault. */
+static bool get_user(const struct cprof_ustack *u, unsigned long addr,
+		     unsigned long *val)
+{
+	unsigned long start = u->regs[7];
+
+	if (addr < start || addr - start > u->size ||
+	    u->size - (addr - start) < sizeof(*val))
+		return false;
+	memcpy(val, u->data + (addr - start), sizeof(*val));
+	return true;
+}
+
+#define CPROF_USTEP_READER
+
+static inline bool cprof_ustep_read(struct cprof_ustep_env *env,
+				    unsigned long addr, unsigned long *val)
+{
+	return access_ok(addr, sizeof(*val)) && get_user(env->u, addr, val);
+}
+
+static inline bool cprof_ustep_read2(struct cprof_ustep_env *env,
+				     unsigned long a, unsigned long *va,
+				     unsigned long b, unsigned long *vb)
+{
+	unsigned long lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (hi - lo > ~0UL - sizeof(long) ||
+	    !access_ok(lo, hi - lo + sizeof(long)))
+		return false;
+	return get_user(env->u, a, va) && get_user(env->u, b, vb);
+}
+
+static inline bool cprof_ustep_reg(struct cprof_ustep_env *env, int reg,
+				   unsigned long *val)
+{
+	if (!env->regs || (unsigned int)reg >= sizeof(dwarf_regs))
+		return false;
+	memcpy(val, (const char *)env->regs + dwarf_regs[reg], sizeof(*val));
+	return true;
+}
+
+#include "cprof/unwind_step.h"
+
+struct kstep_table {
+	struct cprof_uindex ix;
+	struct cprof_uent *ent;
+	__u32 *page;
+};
+
+void kstep_table_free(struct kstep_table *t)
+{
+	if (!t)
+		return;
+	free(t->ent);
+	free(t->page);
+	free(t);
+}
+
+/* As kmod/utable.c indexes a table it took. */
+struct kstep_table *kstep_table_new(const void *table, size_t len)
+{
+	const struct cprof_utable *h = table;
+	const struct cprof_urow *rule;
+	const __u16 *rule_of;
+	const __u32 *pc;
+	struct kstep_table *t = calloc(1, sizeof(*t));
+	__u32 i, p = 0;
+
+	if (!t || len < sizeof(*h) || !h->nr_rows)
+		goto fail;
+	rule = (const void *)((const char *)(h + 1) +
+			      (h->flags & CPROF_UTABLE_PY ?
+			       sizeof(struct cprof_upy) : 0));
+	pc = (const void *)(rule + h->nr_rules);
+	rule_of = (const void *)(pc + h->nr_rows);
+	t->ix.nr = h->nr_rows;
+	t->ix.npages = cprof_uindex_pages(pc[h->nr_rows - 1]);
+	t->ix.first = pc[0];
+	t->ix.rule = rule;
+	t->ent = malloc(h->nr_rows * sizeof(*t->ent));
+	t->page = malloc(t->ix.npages * sizeof(*t->page));
+	if (!t->ent || !t->page)
+		goto fail;
+	for (i = 0; i < h->nr_rows; i++)
+		cprof_uindex_put(t->ent, t->page, t->ix.npages, &p, i, pc[i],
+				 rule_of[i]);
+	cprof_uindex_end(t->page, t->ix.npages, &p, h->nr_rows);
+	t->ix.ent = t->ent;
+	t->ix.page = t->page;
+	return t;
+fail:
+	kstep_table_free(t);
+	return NULL;
+}
+
+bool kstep_table_row(const struct kstep_table *t, __u64 off,
+		     struct cprof_urow *row)
+{
+	return cprof_uindex_row(&t->ix, off, row);
+}
+
+static void frame_in(struct cprof_ustep_frame *f, const struct kstep_frame *k)
+{
+	f->ip = k->ip;
+	f->sp = k->sp;
+	f->fp = k->fp;
+	f->base = k->base;
+}
+
+static void frame_out(struct kstep_frame *k, const struct cprof_ustep_frame *f)
+{
+	k->ip = f->ip;
+	k->sp = f->sp;
+	k->fp = f->fp;
+	k->base = f->base;
+}
+
+int kstep_table_step(const struct kstep_table *t, __u64 off,
+		     const struct cprof_ustack *u, const __u64 *regs,
+		     struct kstep_frame *k)
+{
+	struct cprof_ustep_env env = { .u = u };
+	struct cprof_ustep_frame f;
+	struct cprof_urow row;
+	struct pt_regs pt = { 0 };
+	enum cprof_step step = CPROF_STEP_NONE;
+	unsigned int i;
+
+	if (regs) {
+		for (i = 0; i < sizeof(dwarf_regs); i++)
+			memcpy((char *)&pt + dwarf_regs[i], &regs[i],
+			       sizeof(unsigned long));
+		env.regs = &pt;
+	}
+	frame_in(&f, k);
+	if (cprof_uindex_row(&t->ix, off, &row))
+		step = cprof_ustep_row(&row, &f, &env);
+	frame_out(k, &f);
+	return step;
+}
+
+int kstep_fp_step(const struct cprof_ustack *u, struct kstep_frame *k)
+{
+	struct cprof_ustep_env env = { .u = u };
+	struct cprof_ustep_frame f;
+	enum cprof_step step;
+
+	frame_in(&f, k);
+	step = cprof_ustep_fp(&f, &env);
+	frame_out(k, &f);
+	return step;
+}
