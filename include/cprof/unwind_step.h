@@ -83,6 +83,31 @@ static inline void cprof_uindex_end(__u32 *page, __u32 npages, __u32 *p,
 }
 
 /*
+ * The index of @nr rows (@nr > 0) whose offsets @pc (increasing) and
+ * indexes in @rule @rule_of are in memory, as a table has them, into @ent
+ * (@nr of them) and @page (cprof_uindex_pages(@pc[@nr - 1]) of them).
+ */
+static inline void cprof_uindex_fill(struct cprof_uindex *ix,
+				     struct cprof_uent *ent, __u32 *page,
+				     const struct cprof_urow *rule,
+				     const __u32 *pc, const __u16 *rule_of,
+				     __u32 nr)
+{
+	__u32 i, p = 0;
+
+	ix->npages = cprof_uindex_pages(pc[nr - 1]);
+	for (i = 0; i < nr; i++)
+		cprof_uindex_put(ent, page, ix->npages, &p, i, pc[i],
+				 rule_of[i]);
+	cprof_uindex_end(page, ix->npages, &p, nr);
+	ix->ent = ent;
+	ix->page = page;
+	ix->rule = rule;
+	ix->nr = nr;
+	ix->first = pc[0];
+}
+
+/*
  * The row for file offset @off into @row.
  * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
  */

@@ -78,19 +78,14 @@ static inline bool cprof_ustep_reg(struct cprof_ustep_env *env, int reg,
 
 #include "cprof/unwind_step.h"
 
+/* An index, then its rows (struct cprof_uent) and pages (__u32). */
 struct ustack_table {
 	struct cprof_uindex ix;
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
-	struct cprof_uent *ent;
-	__u32 *page;
 };
 
 void ustack_table_free(struct ustack_table *t)
 {
-	if (!t)
-		return;
-	free(t->ent);
-	free(t->page);
 	free(t);
 }
 
@@ -101,7 +96,8 @@ struct ustack_table *ustack_table_new(const void *table, size_t len)
 	const uint16_t *rule_of;
 	const uint32_t *pc;
 	struct ustack_table *t;
-	uint32_t i, p = 0;
+	struct cprof_uent *ent;
+	uint32_t i;
 	size_t py;
 
 	if (!h || len < sizeof(*h) || h->size != sizeof(*h) || !h->nr_rows ||
@@ -126,27 +122,15 @@ struct ustack_table *ustack_table_new(const void *table, size_t len)
 			return NULL;
 	if (rule[rule_of[h->nr_rows - 1]].cfa_base != CPROF_CFA_NONE)
 		return NULL;
-	t = calloc(1, sizeof(*t));
+	t = malloc(sizeof(*t) + h->nr_rows * sizeof(*ent) +
+		   cprof_uindex_pages(pc[h->nr_rows - 1]) * sizeof(__u32));
 	if (!t)
 		return NULL;
-	t->ix.nr = h->nr_rows;
-	t->ix.npages = cprof_uindex_pages(pc[h->nr_rows - 1]);
-	t->ix.first = pc[0];
-	t->frame_pointers = h->flags & CPROF_UTABLE_FP;
-	t->ent = malloc(h->nr_rows * sizeof(*t->ent));
-	t->page = malloc(t->ix.npages * sizeof(*t->page));
-	if (!t->ent || !t->page) {
-		ustack_table_free(t);
-		return NULL;
-	}
-	for (i = 0; i < h->nr_rows; i++)
-		cprof_uindex_put(t->ent, t->page, t->ix.npages, &p, i, pc[i],
-				 rule_of[i]);
-	cprof_uindex_end(t->page, t->ix.npages, &p, h->nr_rows);
-	t->ix.ent = t->ent;
-	t->ix.page = t->page;
+	ent = (void *)(t + 1);
 	/* the table's own rules: it outlives the index (ustack.h) */
-	t->ix.rule = rule;
+	cprof_uindex_fill(&t->ix, ent, (void *)(ent + h->nr_rows), rule, pc,
+			  rule_of, h->nr_rows);
+	t->frame_pointers = h->flags & CPROF_UTABLE_FP;
 	return t;
 }
 
@@ -181,37 +165,6 @@ enum cprof_step ustack_fp_step(const struct cprof_ustack *u,
 	return step;
 }
 
-/*
- * The tables a walk met, indexed once each: a stack's frames are in a few
- * files, its callers' return addresses in the same few.
- */
-#define WALK_TABLES	4
-
-struct walk_tables {
-	struct {
-		const void *table;	/* ustack_code's: the key */
-		size_t len;
-		struct ustack_table *t;	/* NULL: not a table */
-	} slot[WALK_TABLES];
-	unsigned int next;
-};
-
-static const struct ustack_table *walk_table(struct walk_tables *w,
-					     const void *table, size_t len)
-{
-	unsigned int i;
-
-	for (i = 0; i < WALK_TABLES; i++)
-		if (w->slot[i].table == table && w->slot[i].len == len)
-			return w->slot[i].t;
-	i = w->next++ % WALK_TABLES;
-	ustack_table_free(w->slot[i].t);
-	w->slot[i].table = table;
-	w->slot[i].len = len;
-	w->slot[i].t = ustack_table_new(table, len);
-	return w->slot[i].t;
-}
-
 enum step { STEP_OK, STEP_END, STEP_BAD, STEP_NONE, STEP_SHORT,
 	     STEP_NO_TABLE };
 
@@ -233,12 +186,10 @@ static enum step step_of(enum cprof_step step, bool past_end)
 /* One step by the table; regs: the interrupted frame's, or NULL. */
 static enum step table_step(const struct cprof_ustack *u,
 			    struct cprof_ustep_frame *f, bool exact,
-			    const __u64 *regs, ustack_code_fn code, void *arg,
-			    struct walk_tables *w)
+			    const __u64 *regs, ustack_code_fn code, void *arg)
 {
 	uint64_t at = exact ? f->ip : f->ip - 1;
 	struct ustack_code c = { 0 };
-	const struct ustack_table *t;
 	enum cprof_step step;
 	bool past_end;
 
@@ -246,12 +197,9 @@ static enum step table_step(const struct cprof_ustack *u,
 		return STEP_NONE;
 	if (c.elsewhere)
 		return STEP_NO_TABLE;
-	if (!c.table)
+	if (!c.table || (!exact && c.table->frame_pointers))
 		return STEP_NONE;
-	t = walk_table(w, c.table, c.len);
-	if (!t || (!exact && t->frame_pointers))
-		return STEP_NONE;
-	step = ustack_table_step(t, at - c.start + c.pgoff, u, regs, f,
+	step = ustack_table_step(c.table, at - c.start + c.pgoff, u, regs, f,
 				 &past_end);
 	return step_of(step, past_end);
 }
@@ -266,44 +214,28 @@ enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 	};
 	const __u64 *regs = u->rec.flags & CPROF_USTACK_REGS ? u->regs :
 								 NULL;
-	struct walk_tables w = { 0 };
-	enum ustack_end end;
 	enum step step;
 	bool past_end;
-	unsigned int i;
 
 	*n = 0;
 	ips[(*n)++] = ip;
 	for (;;) {
-		step = table_step(u, &f, exact, regs, code, arg, &w);
+		step = table_step(u, &f, exact, regs, code, arg);
 		if (step == STEP_NONE)
 			step = step_of(ustack_fp_step(u, &f, &past_end),
 				       past_end);
 		exact = false;
 		regs = NULL;
-		if (step == STEP_END || (step == STEP_OK && !f.ip)) {
-			end = USTACK_COMPLETE;
-			break;
-		}
-		if (step == STEP_SHORT) {
-			end = USTACK_SHORT;
-			break;
-		}
-		if (step == STEP_NO_TABLE) {
-			end = USTACK_NO_TABLE;
-			break;
-		}
-		if (step == STEP_BAD || f.ip < USER_MIN || f.ip >= USER_MAX) {
-			end = USTACK_STOPPED;
-			break;
-		}
-		if (*n == max) {
-			end = USTACK_DEPTH;
-			break;
-		}
+		if (step == STEP_END || (step == STEP_OK && !f.ip))
+			return USTACK_COMPLETE;
+		if (step == STEP_SHORT)
+			return USTACK_SHORT;
+		if (step == STEP_NO_TABLE)
+			return USTACK_NO_TABLE;
+		if (step == STEP_BAD || f.ip < USER_MIN || f.ip >= USER_MAX)
+			return USTACK_STOPPED;
+		if (*n == max)
+			return USTACK_DEPTH;
 		ips[(*n)++] = f.ip;
 	}
-	for (i = 0; i < WALK_TABLES; i++)
-		ustack_table_free(w.slot[i].t);
-	return end;
 }

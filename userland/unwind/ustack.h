@@ -15,17 +15,18 @@
 #include "cprof_format.h"
 #include "cprof/unwind_step.h"
 
+struct ustack_table;
+
 /* The code at an address, as the walk's caller knows it. */
 struct ustack_code {
 	uint64_t start, end;	/* the mapping: [start, end) */
 	uint64_t pgoff;		/* file offset of start */
 	/*
-	 * Its file's table as the module takes it (cprof_format.h: header,
-	 * rules, pc[], rule_of[]), len bytes; NULL: none, the frame-pointer
-	 * chain is followed.  Must stay valid until ustack_walk() returns.
+	 * Its file's table, indexed (ustack_table_new()); NULL: none, the
+	 * frame-pointer chain is followed.  Must stay valid until
+	 * ustack_walk() returns.
 	 */
-	const void *table;
-	size_t len;
+	const struct ustack_table *table;
 	/* no table here, but the module has one: the walk stops */
 	bool elsewhere;
 };
@@ -58,7 +59,6 @@ enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
  * bytes) indexed as the module indexes one.  NULL if the module would not
  * take it, or for want of memory.  The table must outlive the index.
  */
-struct ustack_table;
 struct ustack_table *ustack_table_new(const void *table, size_t len);
 /* NULL-safe. */
 void ustack_table_free(struct ustack_table *t);
