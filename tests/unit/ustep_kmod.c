@@ -3,11 +3,11 @@
  * ustep_kmod - include/cprof/unwind_step.h compiled as the module compiles
  * it, into test_ustep beside cprof-dump's build of it (ustack.c): built
  * with -D__KERNEL__ (the kernel's half of the header's types: the word an
- * unsigned long) and kmod/unwind.c's choices restated over a test's memory:
+ * unsigned long) and kmod/unwind.c's reader restated over a test's memory:
  * each word read where access_ok() would let it be (below TASK_SIZE_MAX),
  * a pair of words in one window (both or neither), the interrupted
- * frame's registers from a struct pt_regs by DWARF number.  The only user
- * memory is the stack copy's bytes, as cprof-dump's reader sees them.
+ * frame's registers if known.  The only user memory is the stack copy's
+ * bytes, as cprof-dump's reader sees them.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -22,26 +22,9 @@
 
 #define TASK_SIZE_MAX	((1UL << 47) - 4096)
 
-/* x86-64's struct pt_regs, and kmod/unwind.c's DWARF numbers in it. */
-struct pt_regs {
-	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
-};
-
-static const unsigned char dwarf_regs[] = {
-	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
-	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
-	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
-	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
-	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
-	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
-	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
-	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
-};
-
 struct cprof_ustep_env {
 	const struct cprof_ustack *u;	/* the user memory */
-	const struct pt_regs *regs;	/* NULL: none */
+	const __u64 *regs;		/* DWARF's 16; NULL: none */
 };
 
 static bool access_ok(unsigned long addr, unsigned long size)
@@ -85,64 +68,60 @@ static inline bool cprof_ustep_read2(struct cprof_ustep_env *env,
 static inline bool cprof_ustep_reg(struct cprof_ustep_env *env, int reg,
 				   unsigned long *val)
 {
-	if (!env->regs || (unsigned int)reg >= sizeof(dwarf_regs))
+	if (!env->regs || (unsigned int)reg >= 16)
 		return false;
-	memcpy(val, (const char *)env->regs + dwarf_regs[reg], sizeof(*val));
+	*val = env->regs[reg];
 	return true;
 }
 
 #include "cprof/unwind_step.h"
 
+/* The index, its rows and pages in the one block after it. */
 struct kstep_table {
 	struct cprof_uindex ix;
-	struct cprof_uent *ent;
-	__u32 *page;
+	struct cprof_uent ent[];
 };
 
 void kstep_table_free(struct kstep_table *t)
 {
-	if (!t)
-		return;
-	free(t->ent);
-	free(t->page);
 	free(t);
 }
 
-/* As kmod/utable.c indexes a table it took. */
+/*
+ * Indexed by the header's calls as kmod/utable.c indexes a table it took
+ * (row by row: cprof_uindex_put(), then cprof_uindex_end()).
+ */
 struct kstep_table *kstep_table_new(const void *table, size_t len)
 {
 	const struct cprof_utable *h = table;
 	const struct cprof_urow *rule;
 	const __u16 *rule_of;
 	const __u32 *pc;
-	struct kstep_table *t = calloc(1, sizeof(*t));
-	__u32 i, p = 0;
+	struct kstep_table *t;
+	__u32 i, p = 0, npages, *page;
 
-	if (!t || len < sizeof(*h) || !h->nr_rows)
-		goto fail;
+	if (len < sizeof(*h) || !h->nr_rows)
+		return NULL;
 	rule = (const void *)((const char *)(h + 1) +
 			      (h->flags & CPROF_UTABLE_PY ?
 			       sizeof(struct cprof_upy) : 0));
 	pc = (const void *)(rule + h->nr_rules);
 	rule_of = (const void *)(pc + h->nr_rows);
-	t->ix.nr = h->nr_rows;
-	t->ix.npages = cprof_uindex_pages(pc[h->nr_rows - 1]);
-	t->ix.first = pc[0];
-	t->ix.rule = rule;
-	t->ent = malloc(h->nr_rows * sizeof(*t->ent));
-	t->page = malloc(t->ix.npages * sizeof(*t->page));
-	if (!t->ent || !t->page)
-		goto fail;
+	npages = cprof_uindex_pages(pc[h->nr_rows - 1]);
+	t = malloc(sizeof(*t) + h->nr_rows * sizeof(t->ent[0]) +
+		   npages * sizeof(*page));
+	if (!t)
+		return NULL;
+	page = (__u32 *)(t->ent + h->nr_rows);
 	for (i = 0; i < h->nr_rows; i++)
-		cprof_uindex_put(t->ent, t->page, t->ix.npages, &p, i, pc[i],
+		cprof_uindex_put(t->ent, page, npages, &p, i, pc[i],
 				 rule_of[i]);
-	cprof_uindex_end(t->page, t->ix.npages, &p, h->nr_rows);
-	t->ix.ent = t->ent;
-	t->ix.page = t->page;
+	cprof_uindex_end(page, npages, &p, h->nr_rows);
+	t->ix = (struct cprof_uindex){
+		.ent = t->ent, .page = page, .rule = rule, .nr = h->nr_rows,
+		.npages = npages, .first = pc[0],
+	};
 	return t;
-fail:
-	kstep_table_free(t);
-	return NULL;
 }
 
 bool kstep_table_row(const struct kstep_table *t, __u64 off,
@@ -174,16 +153,9 @@ int kstep_table_step(const struct kstep_table *t, __u64 off,
 	struct cprof_ustep_env env = { .u = u };
 	struct cprof_ustep_frame f;
 	struct cprof_urow row;
-	struct pt_regs pt = { 0 };
 	enum cprof_step step = CPROF_STEP_NONE;
-	unsigned int i;
 
-	if (regs) {
-		for (i = 0; i < sizeof(dwarf_regs); i++)
-			memcpy((char *)&pt + dwarf_regs[i], &regs[i],
-			       sizeof(unsigned long));
-		env.regs = &pt;
-	}
+	env.regs = regs;
 	frame_in(&f, k);
 	if (cprof_uindex_row(&t->ix, off, &row))
 		step = cprof_ustep_row(&row, &f, &env);
