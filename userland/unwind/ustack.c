@@ -214,6 +214,7 @@ enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 	};
 	const __u64 *regs = u->rec.flags & CPROF_USTACK_REGS ? u->regs :
 								 NULL;
+	enum cprof_step fp_step;
 	enum step step;
 	bool past_end;
 
@@ -221,9 +222,10 @@ enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 	ips[(*n)++] = ip;
 	for (;;) {
 		step = table_step(u, &f, exact, regs, code, arg);
-		if (step == STEP_NONE)
-			step = step_of(ustack_fp_step(u, &f, &past_end),
-				       past_end);
+		if (step == STEP_NONE) {
+			fp_step = ustack_fp_step(u, &f, &past_end);
+			step = step_of(fp_step, past_end);
+		}
 		exact = false;
 		regs = NULL;
 		if (step == STEP_END || (step == STEP_OK && !f.ip))
