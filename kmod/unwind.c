@@ -12,7 +12,8 @@
  * (utable.c: the CFA is sp or rbp plus an offset, a word the frame saved
  * where it realigned the stack, or in the interrupted frame another
  * register plus an offset; the return address is below it, the
- * caller's rbp maybe saved beside it), so code without frame
+ * caller's rbp maybe saved beside it: the step of cprof/unwind_step.h,
+ * which cprof-dump walks stack copies with too), so code without frame
  * pointers and frameless leaves unwind; where no table covers the address
  * the step follows the frame-pointer chain, as perf does.  Either way the
  * caller's stack pointer must lie above the frame's, so every walk ends,
@@ -363,15 +364,6 @@ fault:
 }
 
 /*
- * A table's rules read within this much above the interrupted stack
- * pointer only: a lying table reads the stack, not any memory.
- */
-#define CPROF_USTACK_SPAN	(16UL << 20)
-
-/* Below the interrupted stack pointer, its red zone (x86-64 ABI). */
-#define CPROF_USTACK_REDZONE	128UL
-
-/*
  * A mapping a walk looked up, with its file's table.  The view points
  * into RCU-protected data: see struct cprof_ufiles for how long it holds.
  */
@@ -429,19 +421,6 @@ struct cprof_ucpu {
 
 static DEFINE_PER_CPU(struct cprof_ucpu, cprof_ucpu);
 
-/*
- * Where a user walk is: the frame's ip, its stack pointer and rbp, and
- * the lookups of its address space.
- */
-struct cprof_uframe {
-	unsigned long ip;
-	unsigned long sp;
-	unsigned long fp;
-	unsigned long base;		/* the interrupted stack pointer */
-	struct cprof_ufiles *files;
-	struct cprof_uaccess *acc;	/* every read takes one */
-};
-
 /* DWARF's x86-64 register numbers (0 rax ... 15 r15) in struct pt_regs. */
 static const u8 cprof_dwarf_regs[] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
@@ -465,12 +444,43 @@ static bool cprof_dwarf_reg(struct pt_regs *regs, int reg, unsigned long *val)
 	return true;
 }
 
-enum cprof_step {
-	CPROF_STEP_OK,		/* @f is the caller's frame */
-	CPROF_STEP_END,		/* the outermost frame: a complete stack */
-	CPROF_STEP_BAD,		/* a bad frame: stop, flagged */
-	CPROF_STEP_NONE,	/* no table row: try frame pointers */
+/*
+ * The table step's reads (cprof/unwind_step.h): current's user memory,
+ * each read taking one of the event's accesses; the interrupted frame's
+ * registers when they are all as the code left them (not a system
+ * call's), else none.
+ */
+struct cprof_ustep_env {
+	struct cprof_uaccess *acc;
+	struct pt_regs *regs;		/* NULL: none */
 };
+
+#define CPROF_USTEP_READER
+
+static __always_inline bool cprof_ustep_read(struct cprof_ustep_env *env,
+					     unsigned long addr,
+					     unsigned long *val)
+{
+	return cprof_read_word(env->acc, addr, val);
+}
+
+/* Both in one user access window. */
+static __always_inline bool cprof_ustep_read2(struct cprof_ustep_env *env,
+					      unsigned long a,
+					      unsigned long *va,
+					      unsigned long b,
+					      unsigned long *vb)
+{
+	return cprof_read_words(env->acc, a, va, b, vb);
+}
+
+static __always_inline bool cprof_ustep_reg(struct cprof_ustep_env *env,
+					    int reg, unsigned long *val)
+{
+	return env->regs && cprof_dwarf_reg(env->regs, reg, val);
+}
+
+#include "cprof/unwind_step.h"
 
 /*
  * A tick inside a system call: C libraries' system call wrappers (read(),
@@ -484,14 +494,15 @@ enum cprof_step {
  * interrupted instruction.)  The caller has page faults disabled.
  */
 static bool cprof_syscall_caller(struct task_struct *tsk,
-				 struct cprof_uframe *f)
+				 struct cprof_uaccess *acc,
+				 struct cprof_ustep_frame *f)
 {
 	unsigned long cand, before;
 	u8 b[sizeof(before)];
 
-	if (!cprof_read_word(f->acc, f->sp, &cand) ||
+	if (!cprof_read_word(acc, f->sp, &cand) ||
 	    !cprof_maps_exec_addr(tsk, cand) ||
-	    !cprof_read_word(f->acc, cand - sizeof(before), &before))
+	    !cprof_read_word(acc, cand - sizeof(before), &before))
 		return false;
 	/* b[7] is the byte just before the return address */
 	memcpy(b, &before, sizeof(b));
@@ -502,20 +513,6 @@ static bool cprof_syscall_caller(struct task_struct *tsk,
 	f->ip = cand;
 	f->sp += sizeof(cand);
 	return true;
-}
-
-/*
- * A word a table's rule says is on the stack: read only from the span
- * CPROF_USTACK_SPAN above the interrupted stack pointer (and its red
- * zone).  Page faults disabled.
- */
-static bool cprof_read_stack(const struct cprof_uframe *f, unsigned long addr,
-			     unsigned long *val)
-{
-	if (addr + CPROF_USTACK_REDZONE - f->base >
-	    CPROF_USTACK_SPAN + CPROF_USTACK_REDZONE - sizeof(long))
-		return false;
-	return cprof_read_word(f->acc, addr, val);
 }
 
 /*
@@ -561,126 +558,16 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
 	struct cprof_urow_memo *m;
 
 	if (!keep || !fs->rows)
-		return cprof_utable_row(&u->table, off, row);
+		return cprof_uindex_row(&u->table.rows, off, row);
 	m = &fs->rows[hash_long(at, CPROF_UROWS_BITS)];
 	if (m->at != at || m->gen != fs->gen) {
-		if (!cprof_utable_row(&u->table, off, &m->row))
+		if (!cprof_uindex_row(&u->table.rows, off, &m->row))
 			m->row.cfa_base = CPROF_CFA_NONE;
 		m->at = at;
 		m->gen = fs->gen;
 	}
 	*row = m->row;
 	return row->cfa_base != CPROF_CFA_NONE;
-}
-
-/*
- * One step by @row, the unwind table's row for @f->ip: for @f->ip itself
- * in the interrupted frame, else for @f->ip - 1 (@f->ip is a return
- * address: its call is just before it, and may be a function's last
- * instruction).  @regs: the interrupted registers, if @f is their frame
- * and they are all as the code left them (not a system call's); else
- * NULL.  The caller has page faults disabled.
- */
-static enum cprof_step cprof_table_step(const struct cprof_urow *row,
-					struct cprof_uframe *f,
-					struct pt_regs *regs)
-{
-	unsigned long addr, cfa, fp = f->fp;
-
-	switch (row->cfa_base) {
-	case CPROF_CFA_SP:
-		cfa = f->sp + row->cfa_off;
-		break;
-	case CPROF_CFA_FP:
-		cfa = f->fp + row->cfa_off;
-		break;
-	case CPROF_CFA_PLT:
-		/* ld's PLT entries: 16 bytes, the push after the 11th. */
-		cfa = f->sp + 8 + ((f->ip & 15) >= 11 ? 8 : 0);
-		break;
-	case CPROF_CFA_SP_DEREF:
-	case CPROF_CFA_FP_DEREF:
-		/* The stack was realigned; the CFA was saved in the frame. */
-		addr = row->cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
-		if (!cprof_read_stack(f, addr + CPROF_CFA_LO(row->cfa_off),
-				      &cfa))
-			return CPROF_STEP_BAD;
-		cfa += CPROF_CFA_HI(row->cfa_off);
-		break;
-	case CPROF_CFA_REG:
-		/* The interrupted frame's registers only. */
-		if (!regs ||
-		    !cprof_dwarf_reg(regs, CPROF_CFA_HI(row->cfa_off), &cfa))
-			return CPROF_STEP_NONE;
-		cfa += CPROF_CFA_LO(row->cfa_off);
-		break;
-	case CPROF_CFA_END:
-		return CPROF_STEP_END;
-	default:
-		/*
-		 * A rule the table could not express (a CFA expression of
-		 * another shape, a signal frame): the frame-pointer chain
-		 * may still hold.
-		 */
-		return CPROF_STEP_NONE;
-	}
-	/* The return address is above the frame's stack pointer. */
-	if (cfa <= f->sp || cfa - f->sp < sizeof(long) ||
-	    cfa - f->base > CPROF_USTACK_SPAN)
-		return CPROF_STEP_BAD;
-	/* The caller's rbp saved beside the return address: both at once. */
-	if (row->fp_rule == CPROF_FP_AT) {
-		if (!cprof_read_words(f->acc, cfa + row->fp_off, &fp,
-				      cfa - sizeof(long), &f->ip))
-			return CPROF_STEP_BAD;
-	} else {
-		if (row->fp_rule == CPROF_FP_AT_FP &&
-		    !cprof_read_stack(f, f->fp + row->fp_off, &fp))
-			return CPROF_STEP_BAD;
-		if (!cprof_read_word(f->acc, cfa - sizeof(long), &f->ip))
-			return CPROF_STEP_BAD;
-	}
-	f->sp = cfa;
-	f->fp = fp;
-	return CPROF_STEP_OK;
-}
-
-struct cprof_user_frame {
-	unsigned long next_fp;
-	unsigned long ret;
-};
-
-/* One frame record at @fp; the caller has page faults disabled. */
-static bool cprof_read_frame(struct cprof_uaccess *acc, unsigned long fp,
-			     struct cprof_user_frame *frame)
-{
-	const struct cprof_user_frame __user *uf = (const void __user *)fp;
-
-	if (!cprof_uaccess_take(acc, 1) || !user_access_begin(uf, sizeof(*uf)))
-		return false;
-	unsafe_get_user(frame->next_fp, &uf->next_fp, fault);
-	unsafe_get_user(frame->ret, &uf->ret, fault);
-	user_access_end();
-	return true;
-fault:
-	user_access_end();
-	return false;
-}
-
-/* One step by the frame-pointer chain; page faults disabled. */
-static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
-{
-	struct cprof_user_frame frame;
-
-	if (!f->fp)
-		return CPROF_STEP_END;
-	if (f->fp < f->sp || f->fp & (sizeof(long) - 1) ||
-	    !cprof_read_frame(f->acc, f->fp, &frame))
-		return CPROF_STEP_BAD;
-	f->ip = frame.ret;
-	f->sp = f->fp + sizeof(frame);
-	f->fp = frame.next_fp;
-	return CPROF_STEP_OK;
 }
 
 /*
@@ -692,7 +579,7 @@ static enum cprof_step cprof_fp_step(struct cprof_uframe *f)
  */
 struct cprof_uwalk {
 	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
-	const struct cprof_mmstate *st;	/* f.files->st; NULL: no lookups */
+	const struct cprof_mmstate *st;	/* files->st; NULL: no lookups */
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
 	struct cprof_pyhint *py;	/* NULL: not wanted, or found */
@@ -703,7 +590,9 @@ struct cprof_uwalk {
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
 	bool done;
-	struct cprof_uframe f;
+	struct cprof_ustep_frame f;	/* where the walk is */
+	struct cprof_ufiles *files;	/* its address space's lookups */
+	struct cprof_uaccess *acc;	/* every read takes one */
 	struct cprof_ufiles own;	/* last: see cprof_uwalk_start() */
 };
 
@@ -761,7 +650,7 @@ static void cprof_uwalk_python(struct cprof_uwalk *w,
 static const struct cprof_ufile *cprof_uwalk_file(struct cprof_uwalk *w,
 						  unsigned long at, bool again)
 {
-	const struct cprof_ufile *u = cprof_ufile_of(w->f.files, at);
+	const struct cprof_ufile *u = cprof_ufile_of(w->files, at);
 
 	if (!u)
 		return NULL;
@@ -789,6 +678,7 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 	const struct cprof_ufile *u = NULL;
 	enum cprof_step step = CPROF_STEP_NONE;
 	bool first = w->first, again = false;
+	struct cprof_ustep_env env = { .acc = w->acc };
 	struct cprof_urow row;
 
 	w->first = false;
@@ -802,9 +692,10 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		if (w->st)
 			u = cprof_uwalk_file(w, at, again);
 		if (u && (first || !u->table.frame_pointers) &&
-		    cprof_ufile_row(w->f.files, u, at, !first, &row))
-			step = cprof_table_step(&row, &w->f,
-						first ? w->regs : NULL);
+		    cprof_ufile_row(w->files, u, at, !first, &row)) {
+			env.regs = first ? w->regs : NULL;
+			step = cprof_ustep_row(&row, &w->f, &env);
+		}
 		if (step == CPROF_STEP_OK)
 			*w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
@@ -813,11 +704,11 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 		if (w->copy && !u && !again)
 			cprof_uwalk_copy_here(w, first);
 		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
-		    cprof_syscall_caller(w->tsk, &w->f)) {
+		    cprof_syscall_caller(w->tsk, w->acc, &w->f)) {
 			w->wrapper_caller = w->f.ip;
 			return CPROF_STEP_OK;
 		}
-		step = cprof_fp_step(&w->f);
+		step = cprof_ustep_fp(&w->f, &env);
 		/* A wrapper with a frame: its caller again; step once more. */
 		if (step != CPROF_STEP_OK || !wrapper_caller ||
 		    w->f.ip != wrapper_caller)
@@ -838,7 +729,7 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 	enum cprof_step step;
 
 	step = w->leaf_only ? CPROF_STEP_END : cprof_uwalk_step(w);
-	if (cprof_uaccess_spent(w->f.acc)) {
+	if (cprof_uaccess_spent(w->acc)) {
 		*w->flags |= CPROF_SAMPLE_USER_TRUNC;
 		w->done = true;
 		return;
@@ -892,7 +783,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 				cprof_utable_touch(&fs->file[0].table);
 			if (fs->file[1].end && fs->file[1].has_table)
 				cprof_utable_touch(&fs->file[1].table);
-			w->f.files = fs;
+			w->files = fs;
 			return fs->st;
 		}
 		fs->rows = c->rows;
@@ -913,7 +804,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	fs->file[0].end = 0;
 	fs->file[1].start = 0;
 	fs->file[1].end = 0;
-	w->f.files = fs;
+	w->files = fs;
 	return fs->st;
 }
 
@@ -939,7 +830,7 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	w->f.sp = uregs->sp;
 	w->f.fp = uregs->bp;
 	w->f.base = uregs->sp;
-	w->f.acc = acc;
+	w->acc = acc;
 	w->tsk = tsk;
 	w->flags = flags;
 	w->first = true;

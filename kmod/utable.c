@@ -12,7 +12,8 @@
  * gives them) and answers the tick's question: which row
  * holds this offset of that file?  A binary search within the rows of the
  * offset's page (an index the module builds), no lock, no allocation
- * (cprof_utable_row(), inline in utable.h: the tick asks it each frame).
+ * (cprof_uindex_row(), inline in cprof/unwind_step.h: the tick asks it
+ * each frame; cprof-dump searches its copies' tables with it too).
  *
  * A row takes 4 bytes: the low 16 bits of its offset (the page index gives
  * the rest) and the index of its rule among the table's distinct rules,
@@ -59,7 +60,7 @@
 
 /*
  * The header, then page[]: page[p] is the last row at or below offset p <<
- * CPROF_UTAB_PAGE_SHIFT, so a lookup searches one page's rows; then
+ * CPROF_UINDEX_PAGE_SHIFT, so a lookup searches one page's rows; then
  * rule[]; then the rows, ent[].  A lookup reads the header, two entries of
  * page[], a few rows and one rule: all but the rows lie together at the
  * table's start (libc's header, page[] and rule[]: 4 KiB), the rows are
@@ -191,12 +192,12 @@ bool cprof_utable_get(const struct cprof_file_pos *pos,
 		return false;
 	v->used = &t->used;
 	cprof_utable_touch(v);
-	v->ent = t->ent;
-	v->page = t->page;
-	v->rule = t->rule;
-	v->nr = t->nr;
-	v->npages = t->npages;
-	v->first = t->first;
+	v->rows.ent = t->ent;
+	v->rows.page = t->page;
+	v->rows.rule = t->rule;
+	v->rows.nr = t->nr;
+	v->rows.npages = t->npages;
+	v->rows.first = t->first;
 	v->frame_pointers = t->frame_pointers;
 	v->py = t->python ? &t->py : NULL;
 	return true;
@@ -234,19 +235,14 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 			return -EINVAL;
 		if (!i)
 			t->first = pc;
-		t->ent[i].pc_lo = pc & (BIT(CPROF_UTAB_LO_BITS) - 1);
-		t->ent[i].rule = idx;
-		/* the pages that start below pc: row i - 1 is their last */
-		while (p < t->npages && (u64)p << CPROF_UTAB_PAGE_SHIFT < pc)
-			t->page[p++] = i ? i - 1 : 0;
+		cprof_uindex_put(t->ent, t->page, t->npages, &p, i, pc, idx);
 		if (!(i & 1023))
 			cond_resched();
 	}
-	if (pc >> CPROF_UTAB_PAGE_SHIFT != t->npages - 1 ||
+	if (cprof_uindex_pages(pc) != t->npages ||
 	    t->rule[idx].cfa_base != CPROF_CFA_NONE)
 		return -EINVAL;
-	while (p < t->npages)
-		t->page[p++] = t->nr - 1;
+	cprof_uindex_end(t->page, t->npages, &p, t->nr);
 	return 0;
 }
 
@@ -418,7 +414,7 @@ ssize_t cprof_utable_write(const char __user *buf, size_t count)
 						 sizeof(struct cprof_urow)) +
 		     hdr.nr_rows - 1))
 		return -EFAULT;
-	npages = ((u64)last >> CPROF_UTAB_PAGE_SHIFT) + 1;
+	npages = cprof_uindex_pages(last);
 	/* all 4-byte aligned after the header, itself 8-byte aligned */
 	bytes = sizeof(*t) + (size_t)npages * sizeof(u32) +
 		(size_t)hdr.nr_rules * sizeof(struct cprof_urow) +

@@ -9,30 +9,20 @@
 #include <asm/barrier.h>
 
 #include "cprof_format.h"
+#include "cprof/unwind_step.h"
 
 struct cprof_file_pos;
 struct seq_file;
 
-#define CPROF_UTAB_PAGE_SHIFT	12	/* the page index's granule */
+/* A page (of the index) lies within the offset bits a row keeps. */
+static_assert(CPROF_UINDEX_PAGE_SHIFT <= CPROF_UINDEX_LO_BITS);
 
-/* The offset bits a row keeps; a page (of the index) lies within them. */
-#define CPROF_UTAB_LO_BITS	16
-static_assert(CPROF_UTAB_PAGE_SHIFT <= CPROF_UTAB_LO_BITS);
-
-/* One row of a table: where it starts, its rule. */
-struct cprof_uent {
-	u16 pc_lo;		/* the offset's low 16 bits */
-	u16 rule;		/* in the table's rule[] */
-};
-
-/* A table as the tick's lookups see it: from cprof_utable_get(). */
+/*
+ * A table as the tick's lookups see it: from cprof_utable_get(); its rows
+ * are looked up by cprof_uindex_row().
+ */
 struct cprof_utable_view {
-	const struct cprof_uent *ent;
-	const u32 *page;
-	const struct cprof_urow *rule;
-	u32 nr;
-	u32 npages;
-	u32 first;		/* the first row's offset */
+	struct cprof_uindex rows;
 	bool frame_pointers;	/* CPROF_UTABLE_FP */
 	const struct cprof_upy *py;	/* CPROF_UTABLE_PY's, else NULL */
 	unsigned long *used;	/* the eviction's clock */
@@ -88,48 +78,6 @@ static inline void cprof_utable_touch(const struct cprof_utable_view *v)
 
 	if (READ_ONCE(*v->used) != now)
 		WRITE_ONCE(*v->used, now);
-}
-
-/**
- * cprof_utable_row() - the row for offset @off of a table's file
- * @v: from cprof_utable_get()
- * @off: a byte offset in the file
- * @row: filled in when found
- *
- * Inline: the tick looks up a row for each frame it steps by a table.
- *
- * Context: where @v holds (cprof_utable_get()).
- * Return: false when no row covers @off with a rule (CPROF_CFA_NONE).
- */
-static inline bool cprof_utable_row(const struct cprof_utable_view *v, u64 off,
-				    struct cprof_urow *row)
-{
-	u64 p = off >> CPROF_UTAB_PAGE_SHIFT, at, seg;
-	u32 lo, hi, mid;
-
-	/* before the first row, or past the last one (NONE) */
-	if (p >= v->npages || off < v->first)
-		return false;
-	/*
-	 * The last row with pc <= off is in [page[p], page[p + 1]]; those
-	 * after page[p] lie in (p's start, p + 1's start]: in p's 64 KiB,
-	 * but for one at the start of the next 64 KiB.
-	 */
-	lo = v->page[p];
-	hi = p + 1 < v->npages ? v->page[p + 1] + 1 : v->nr;
-	seg = off & ~(u64)(BIT(CPROF_UTAB_LO_BITS) - 1);
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		at = seg | v->ent[mid].pc_lo;
-		if (at <= p << CPROF_UTAB_PAGE_SHIFT)
-			at += BIT(CPROF_UTAB_LO_BITS);
-		if (at <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*row = v->rule[v->ent[lo].rule];
-	return row->cfa_base != CPROF_CFA_NONE;
 }
 
 #endif /* CPROF_UTABLE_H */

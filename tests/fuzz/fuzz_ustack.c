@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u->rec.flags = len ? data[4] & CPROF_USTACK_REGS : 0;
 	u->size = copy;		/* as stream.c checks it: the data there */
 	code = (struct ustack_code){
-		.start = 0x400000, .end = 0x500000, .table = table, .len = len,
+		.start = 0x400000, .end = 0x500000,
+		.table = ustack_table_new(table, len),
 	};
 	ip = 0x400000 + (u->regs[0] & 0xfffff);
 	end = ustack_walk(u, ip, u->frame == 0, code_at, NULL, ips, MAX, &n);
@@ -85,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bad("unknown end");
 	if (end == USTACK_DEPTH && n != MAX)
 		bad("depth without max frames");
+	ustack_table_free((struct ustack_table *)code.table);
 	free(u);
 	free(table);
 	return 0;

@@ -6,9 +6,11 @@
 # table, and its "Who calls whom" graph names, for each unit, exactly the
 # other units whose headers the unit's .c and .h include.  Left out of the
 # comparison: a unit's own header, and the headers every unit may use
-# (kmod: cprof.h, compat.h and the format's headers in include/; userland:
-# util.h, while its units that read the format say so).  The headers in
-# include/ are below both: they include only <linux/...> uapi headers.
+# (kmod: cprof.h, compat.h and the headers in include/; userland: util.h,
+# while its units that read the format or the unwind step say so).  The
+# headers in include/ are below both: the format (include/uapi/) includes
+# only <linux/...> uapi headers, the step (include/cprof/) those, the
+# format and <stdbool.h> and <stdint.h>.
 # userland's units sit in a folder per stage; its table's "**stage/**"
 # rows name the stages lowest first, and a unit includes, as
 # "stage/unit.h", only headers of its own stage or of a stage before it.
@@ -96,7 +98,7 @@ compare() {
 		sed "s|^\([^ ]*\) \(.*\)|$dir/\1 includes \2.h; design.md has no \1 ──> \2|"
 }
 
-# The format's headers (include/), by name: every kmod unit may use them.
+# The headers in include/, by name: every kmod unit may use them.
 mapfile -t abi < <(git ls-files -- 'include/*.h' | sed 's|.*/||; s|\.h$||')
 
 check() {
@@ -216,13 +218,26 @@ expect_found "caught: a cycle made by session including sample.h" "input contain
 uapi_includes() {
 	grep -Hn '^[[:space:]]*#[[:space:]]*include' "$@" | grep -v '#[[:space:]]*include <linux/[a-z0-9_/]*\.h>' || true
 }
-mapfile -t uapi < <(git ls-files -- 'include/*.h')
+mapfile -t uapi < <(git ls-files -- 'include/uapi/*.h')
 if [[ ${#uapi[@]} -eq 0 ]]; then
-	not_ok "no header in include/: the format is include/uapi/cprof_format.h"
+	not_ok "no header in include/uapi/: the format is include/uapi/cprof_format.h"
 else
-	expect_none "include/'s ${#uapi[@]} header(s) include only the kernel's uapi headers" "$(uapi_includes "${uapi[@]}")"
+	expect_none "include/uapi/'s ${#uapi[@]} header(s) include only the kernel's uapi headers" "$(uapi_includes "${uapi[@]}")"
 fi
 sed 's|^#include <linux/types.h>|&\n#include "cprof.h"|' include/uapi/cprof_format.h >"$tmp/cprof_format.h"
 expect_found "caught: the format including a module header" '#include "cprof.h"' "$(uapi_includes "$tmp/cprof_format.h")"
+
+# shared_includes FILE...: each #include of FILE (include/cprof/: code both
+# sides compile) that is none of the kernel's uapi headers, the C library's
+# <stdbool.h> and <stdint.h> (userland's half of its types) or the format.
+shared_includes() {
+	uapi_includes "$@" | grep -v -e '#[[:space:]]*include <std\(bool\|int\)\.h>' \
+		-e '#[[:space:]]*include "cprof_format\.h"' || true
+}
+mapfile -t shared < <(git ls-files -- 'include/*.h' ':!include/uapi/*')
+expect_none "include/cprof/'s ${#shared[@]} header(s) include only uapi headers, <stdbool.h>, <stdint.h> and the format" \
+	"$(shared_includes "${shared[@]}")"
+sed 's|^#include "cprof_format.h"|&\n#include "unwind/ustack.h"|' include/cprof/unwind_step.h >"$tmp/unwind_step.h"
+expect_found "caught: the unwind step including a userland header" '#include "unwind/ustack.h"' "$(shared_includes "$tmp/unwind_step.h")"
 
 report

@@ -78,8 +78,10 @@ static void one_rule_py(struct cprof_urow rule, bool py)
 	len += sizeof(pc);
 	memcpy(tbuf + len, rule_of, sizeof(rule_of));
 	len += sizeof(rule_of);
+	ustack_table_free((struct ustack_table *)test_code.table);
 	test_code = (struct ustack_code){
-		.start = 0x400000, .end = 0x401000, .table = tbuf, .len = len,
+		.start = 0x400000, .end = 0x401000,
+		.table = ustack_table_new(tbuf, len),
 	};
 }
 

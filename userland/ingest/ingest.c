@@ -182,10 +182,9 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
 	c->pgoff = m->pgoff;
 	if (!strcmp(m->path, "[vdso]"))
 		c->table = tablekeep__get(w->keep, CPROF_UTABLE_VDSO_DEV,
-					  CPROF_UTABLE_VDSO_INO, &c->len,
-					  &c->elsewhere);
+					  CPROF_UTABLE_VDSO_INO, &c->elsewhere);
 	else if (stream__mmap_file_id(m, &id))
-		c->table = tablekeep__get(w->keep, id.dev, id.ino, &c->len,
+		c->table = tablekeep__get(w->keep, id.dev, id.ino,
 					  &c->elsewhere);
 	if (c->elsewhere)
 		w->elsewhere = m;

@@ -16,6 +16,7 @@ struct kept {
 	uint64_t used;			/* k->clock at the last put or get */
 	size_t len;
 	char *buf;			/* NULL: the module has it, not kept */
+	struct ustack_table *index;	/* buf's; NULL: not a table */
 	bool asked;			/* tablekeep__ask() said yes */
 };
 
@@ -44,6 +45,7 @@ static void kept_free(void *p)
 {
 	struct kept *e = p;
 
+	ustack_table_free(e->index);
 	free(e->buf);
 	free(e);
 }
@@ -94,6 +96,8 @@ static void make_room(struct tablekeep *k, size_t len)
 		htab_traverse_noresize(k->tables, oldest_one, &oldest);
 		k->bytes -= oldest->len;
 		/* the module still has it: leave the mark */
+		ustack_table_free(oldest->index);
+		oldest->index = NULL;
 		free(oldest->buf);
 		oldest->buf = NULL;
 		oldest->len = 0;
@@ -104,12 +108,16 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 		    char *buf, size_t len)
 {
 	struct kept key = { .dev = dev, .ino = ino }, *e;
+	struct ustack_table *index = NULL;
 	void **slot;
 
 	if (!k) {
 		free(buf);
 		return;
 	}
+	/* indexed here, in the loader's thread, not by each walk */
+	if (len <= k->cap)
+		index = ustack_table_new(buf, len);
 	pthread_mutex_lock(&k->lock);
 	e = htab_find(k->tables, &key);
 	if (e) {
@@ -127,10 +135,12 @@ void tablekeep__put(struct tablekeep *k, uint32_t dev, uint64_t ino,
 	slot = e ? htab_find_slot(k->tables, &key, INSERT) : NULL;
 	if (!slot) {
 		free(e);
+		ustack_table_free(index);
 		free(buf);
 	} else {
 		*e = (struct kept){ .dev = dev, .ino = ino, .len = len,
-				    .buf = buf, .used = ++k->clock };
+				    .buf = buf, .index = buf ? index : NULL,
+				    .used = ++k->clock };
 		*slot = e;
 		k->bytes += len;
 	}
@@ -194,8 +204,8 @@ void tablekeep__release(struct tablekeep *k)
 		pthread_mutex_unlock(&k->lock);
 }
 
-const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
-			   size_t *len, bool *elsewhere)
+const struct ustack_table *tablekeep__get(struct tablekeep *k, uint32_t dev,
+					  uint64_t ino, bool *elsewhere)
 {
 	struct kept key = { .dev = dev, .ino = ino }, *e;
 
@@ -204,6 +214,5 @@ const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
 	if (!e || !e->buf)
 		return NULL;
 	e->used = ++k->clock;
-	*len = e->len;
-	return e->buf;
+	return e->index;
 }

@@ -2,9 +2,10 @@
 /*
  * tablekeep - the unwind tables written to the module in this run, kept
  * in memory by file (device and inode, as a mapping record's file
- * identity gives them), for walking the stack copies of samples taken
- * before their tables arrived (ustack.h).  The least recently used go past
- * a cap.  Thread-safe: the loader's thread puts, the stream's reader gets.
+ * identity gives them) and indexed once each, for walking the stack
+ * copies of samples taken before their tables arrived (ustack.h).  The
+ * least recently used go past a cap.  Thread-safe: the loader's thread
+ * puts, the stream's reader gets.
  */
 #ifndef CPROF_TABLEKEEP_H
 #define CPROF_TABLEKEEP_H
@@ -13,9 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "unwind/ustack.h"
+
 struct tablekeep;
 
-/* What is kept at most, bytes. */
+/* What is kept at most, bytes of tables (their indexes besides). */
 #define TABLEKEEP_MAX	(32u << 20)
 
 /* NULL for want of memory. */
@@ -52,10 +55,11 @@ bool tablekeep__ask(struct tablekeep *k, uint32_t dev, uint64_t ino);
 void tablekeep__hold(struct tablekeep *k);
 void tablekeep__release(struct tablekeep *k);
 /*
- * The table of (dev, ino), *len bytes; NULL if none (or NULL k), with
- * *elsewhere set if the module has one all the same (tablekeep__mark()).
+ * The table of (dev, ino), indexed; NULL if none (or NULL k, or a table
+ * the module would not take), with *elsewhere set if the module has one
+ * all the same (tablekeep__mark()).
  */
-const void *tablekeep__get(struct tablekeep *k, uint32_t dev, uint64_t ino,
-			   size_t *len, bool *elsewhere);
+const struct ustack_table *tablekeep__get(struct tablekeep *k, uint32_t dev,
+					  uint64_t ino, bool *elsewhere);
 
 #endif /* CPROF_TABLEKEEP_H */

@@ -3,15 +3,16 @@
  * ustack - walk a copy of a user stack with the module's rules.  See
  * ustack.h.
  *
- * Each step is kmod/unwind.c's: the frame's row in its file's table (the
- * CFA from sp or rbp plus an offset, a word saved where the stack was
- * realigned, or in the interrupted frame another register), the return
- * address below the CFA, the caller's rbp maybe saved beside it; where no
- * table covers the code, the frame-pointer chain.  Every word is read from
- * the copy, never beyond it: a walk that needs a word the copy does not
- * hold stops there.  The caller's stack pointer must lie above the
- * frame's, so every walk ends.
+ * Each step is the module's own, compiled from the same header
+ * (cprof/unwind_step.h): the frame's row in its file's table, indexed as
+ * the module indexes it, the CFA its rule gives, the return address below
+ * the CFA, the caller's rbp maybe saved beside it; where no table covers
+ * the code, the frame-pointer chain.  Every word is read from the copy,
+ * never beyond it: a walk that needs a word the copy does not hold stops
+ * there.  The caller's stack pointer must lie above the frame's, so every
+ * walk ends.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "unwind/ustack.h"
@@ -23,10 +24,6 @@
 /* DWARF's x86-64 register numbers used here. */
 #define DWARF_RBP	6
 #define DWARF_RSP	7
-
-struct frame {
-	uint64_t ip, sp, fp;
-};
 
 /* The word at addr, if the copy holds it. */
 static bool read_word(const struct cprof_ustack *u, uint64_t addr,
@@ -41,152 +38,194 @@ static bool read_word(const struct cprof_ustack *u, uint64_t addr,
 	return true;
 }
 
-/* The rule for file offset off, as cprof_utable_row() finds it. */
-static bool table_row(const struct ustack_code *c, uint64_t off,
-		      struct cprof_urow *row)
+/*
+ * The step's reads (cprof/unwind_step.h), from the copy: a word it does not
+ * hold ends the step as a bad frame, past_end set if the word lies past
+ * the copy's end (a longer copy might have held it).
+ */
+struct cprof_ustep_env {
+	const struct cprof_ustack *u;
+	const __u64 *regs;	/* the interrupted frame's; NULL: none */
+	bool past_end;
+};
+
+#define CPROF_USTEP_READER
+
+static inline bool cprof_ustep_read(struct cprof_ustep_env *env,
+				    uint64_t addr, uint64_t *val)
 {
-	const struct cprof_utable *h = c->table;
+	if (read_word(env->u, addr, val))
+		return true;
+	env->past_end = addr >= env->u->regs[DWARF_RSP];
+	return false;
+}
+
+static inline bool cprof_ustep_read2(struct cprof_ustep_env *env,
+				     uint64_t a, uint64_t *va,
+				     uint64_t b, uint64_t *vb)
+{
+	return cprof_ustep_read(env, a, va) && cprof_ustep_read(env, b, vb);
+}
+
+static inline bool cprof_ustep_reg(struct cprof_ustep_env *env, int reg,
+				   uint64_t *val)
+{
+	if (!env->regs)
+		return false;
+	*val = env->regs[reg];
+	return true;
+}
+
+#include "cprof/unwind_step.h"
+
+/* An index, then its rows (struct cprof_uent) and pages (__u32). */
+struct ustack_table {
+	struct cprof_uindex ix;
+	bool frame_pointers;	/* CPROF_UTABLE_FP */
+};
+
+void ustack_table_free(struct ustack_table *t)
+{
+	free(t);
+}
+
+struct ustack_table *ustack_table_new(const void *table, size_t len)
+{
+	const struct cprof_utable *h = table;
 	const struct cprof_urow *rule;
-	const uint32_t *pc;
 	const uint16_t *rule_of;
-	uint32_t lo, hi, mid;
+	const uint32_t *pc;
+	struct ustack_table *t;
+	struct cprof_uent *ent;
+	uint32_t i;
 	size_t py;
 
-	if (!h || c->len < sizeof(*h) || h->size != sizeof(*h) ||
-	    !h->nr_rows)
-		return false;
+	if (!h || len < sizeof(*h) || h->size != sizeof(*h) || !h->nr_rows ||
+	    h->nr_rows > CPROF_UTABLE_ROWS_MAX || !h->nr_rules ||
+	    h->nr_rules > CPROF_UTABLE_RULES_MAX)
+		return NULL;
 	/* a CPython interpreter's layout comes before the rules */
 	py = h->flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0;
-	if (c->len != sizeof(*h) + py + (size_t)h->nr_rules * sizeof(*rule) +
-		      (size_t)h->nr_rows * (sizeof(*pc) + sizeof(*rule_of)))
-		return false;
+	if (len != sizeof(*h) + py + (size_t)h->nr_rules * sizeof(*rule) +
+		   (size_t)h->nr_rows * (sizeof(*pc) + sizeof(*rule_of)))
+		return NULL;
 	rule = (const void *)((const char *)(h + 1) + py);
 	pc = (const void *)(rule + h->nr_rules);
 	rule_of = (const void *)(pc + h->nr_rows);
-	if (off < pc[0] || off > UINT32_MAX)
-		return false;
-	lo = 0;
-	hi = h->nr_rows;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (pc[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (rule_of[lo] >= h->nr_rules)
-		return false;
-	*row = rule[rule_of[lo]];
-	return row->cfa_base != CPROF_CFA_NONE;
+	/* as the module takes a table: see kmod/utable.c */
+	for (i = 0; i < h->nr_rules; i++)
+		if (rule[i].cfa_base > CPROF_CFA_MAX ||
+		    rule[i].fp_rule > CPROF_FP_MAX)
+			return NULL;
+	for (i = 0; i < h->nr_rows; i++)
+		if ((i && pc[i] <= pc[i - 1]) || rule_of[i] >= h->nr_rules)
+			return NULL;
+	if (rule[rule_of[h->nr_rows - 1]].cfa_base != CPROF_CFA_NONE)
+		return NULL;
+	t = malloc(sizeof(*t) + h->nr_rows * sizeof(*ent) +
+		   cprof_uindex_pages(pc[h->nr_rows - 1]) * sizeof(__u32));
+	if (!t)
+		return NULL;
+	ent = (void *)(t + 1);
+	/* the table's own rules: it outlives the index (ustack.h) */
+	cprof_uindex_fill(&t->ix, ent, (void *)(ent + h->nr_rows), rule, pc,
+			  rule_of, h->nr_rows);
+	t->frame_pointers = h->flags & CPROF_UTABLE_FP;
+	return t;
+}
+
+bool ustack_table_row(const struct ustack_table *t, uint64_t off,
+		      struct cprof_urow *row)
+{
+	return cprof_uindex_row(&t->ix, off, row);
+}
+
+enum cprof_step ustack_table_step(const struct ustack_table *t, uint64_t off,
+				  const struct cprof_ustack *u,
+				  const __u64 *regs,
+				  struct cprof_ustep_frame *f, bool *past_end)
+{
+	struct cprof_ustep_env env = { .u = u, .regs = regs };
+	struct cprof_urow row;
+	enum cprof_step step = CPROF_STEP_NONE;
+
+	if (cprof_uindex_row(&t->ix, off, &row))
+		step = cprof_ustep_row(&row, f, &env);
+	*past_end = env.past_end;
+	return step;
+}
+
+enum cprof_step ustack_fp_step(const struct cprof_ustack *u,
+			       struct cprof_ustep_frame *f, bool *past_end)
+{
+	struct cprof_ustep_env env = { .u = u };
+	enum cprof_step step = cprof_ustep_fp(f, &env);
+
+	*past_end = env.past_end;
+	return step;
 }
 
 enum step { STEP_OK, STEP_END, STEP_BAD, STEP_NONE, STEP_SHORT,
 	     STEP_NO_TABLE };
 
-/* A word the copy may not hold: past its end, or below its start. */
-static enum step unread(const struct cprof_ustack *u, uint64_t addr)
+/* A shared step's end as the walk counts it. */
+static enum step step_of(enum cprof_step step, bool past_end)
 {
-	return addr >= u->regs[DWARF_RSP] ? STEP_SHORT : STEP_BAD;
+	switch (step) {
+	case CPROF_STEP_OK:
+		return STEP_OK;
+	case CPROF_STEP_END:
+		return STEP_END;
+	case CPROF_STEP_NONE:
+		return STEP_NONE;
+	default:
+		return past_end ? STEP_SHORT : STEP_BAD;
+	}
 }
 
 /* One step by the table; regs: the interrupted frame's, or NULL. */
-static enum step table_step(const struct cprof_ustack *u, struct frame *f,
-			    bool exact, const __u64 *regs,
-			    ustack_code_fn code, void *arg)
+static enum step table_step(const struct cprof_ustack *u,
+			    struct cprof_ustep_frame *f, bool exact,
+			    const __u64 *regs, ustack_code_fn code, void *arg)
 {
-	uint64_t at = exact ? f->ip : f->ip - 1, cfa, addr, fp = f->fp;
+	uint64_t at = exact ? f->ip : f->ip - 1;
 	struct ustack_code c = { 0 };
-	struct cprof_urow row;
-	const struct cprof_utable *h;
+	enum cprof_step step;
+	bool past_end;
 
 	if (!code(arg, at, &c) || at < c.start || at >= c.end)
 		return STEP_NONE;
 	if (c.elsewhere)
 		return STEP_NO_TABLE;
-	if (!c.table)
+	if (!c.table || (!exact && c.table->frame_pointers))
 		return STEP_NONE;
-	h = c.table;
-	if (!exact && c.len >= sizeof(*h) && h->flags & CPROF_UTABLE_FP)
-		return STEP_NONE;
-	if (!table_row(&c, at - c.start + c.pgoff, &row))
-		return STEP_NONE;
-	switch (row.cfa_base) {
-	case CPROF_CFA_SP:
-		cfa = f->sp + (int64_t)row.cfa_off;
-		break;
-	case CPROF_CFA_FP:
-		cfa = f->fp + (int64_t)row.cfa_off;
-		break;
-	case CPROF_CFA_PLT:
-		cfa = f->sp + 8 + ((f->ip & 15) >= 11 ? 8 : 0);
-		break;
-	case CPROF_CFA_SP_DEREF:
-	case CPROF_CFA_FP_DEREF:
-		addr = row.cfa_base == CPROF_CFA_SP_DEREF ? f->sp : f->fp;
-		addr += CPROF_CFA_LO(row.cfa_off);
-		if (!read_word(u, addr, &cfa))
-			return unread(u, addr);
-		cfa += CPROF_CFA_HI(row.cfa_off);
-		break;
-	case CPROF_CFA_REG:
-		if (!regs || (unsigned int)CPROF_CFA_HI(row.cfa_off) >= 16)
-			return STEP_NONE;
-		cfa = regs[CPROF_CFA_HI(row.cfa_off)] +
-		      CPROF_CFA_LO(row.cfa_off);
-		break;
-	case CPROF_CFA_END:
-		return STEP_END;
-	default:
-		return STEP_NONE;
-	}
-	if (cfa <= f->sp || cfa - f->sp < sizeof(uint64_t))
-		return STEP_BAD;
-	if (row.fp_rule == CPROF_FP_AT &&
-	    !read_word(u, cfa + row.fp_off, &fp))
-		return unread(u, cfa + row.fp_off);
-	if (row.fp_rule == CPROF_FP_AT_FP &&
-	    !read_word(u, f->fp + row.fp_off, &fp))
-		return unread(u, f->fp + row.fp_off);
-	if (!read_word(u, cfa - sizeof(uint64_t), &f->ip))
-		return unread(u, cfa - sizeof(uint64_t));
-	f->sp = cfa;
-	f->fp = fp;
-	return STEP_OK;
-}
-
-static enum step fp_step(const struct cprof_ustack *u, struct frame *f)
-{
-	uint64_t next, ret;
-
-	if (!f->fp)
-		return STEP_END;
-	if (f->fp < f->sp || f->fp & 7)
-		return STEP_BAD;
-	if (!read_word(u, f->fp, &next) || !read_word(u, f->fp + 8, &ret))
-		return unread(u, f->fp);
-	f->ip = ret;
-	f->sp = f->fp + 16;
-	f->fp = next;
-	return STEP_OK;
+	step = ustack_table_step(c.table, at - c.start + c.pgoff, u, regs, f,
+				 &past_end);
+	return step_of(step, past_end);
 }
 
 enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 			    bool exact, ustack_code_fn code, void *arg,
 			    uint64_t *ips, int max, int *n)
 {
-	struct frame f = {
+	struct cprof_ustep_frame f = {
 		.ip = ip, .sp = u->regs[DWARF_RSP], .fp = u->regs[DWARF_RBP],
+		.base = u->regs[DWARF_RSP],
 	};
 	const __u64 *regs = u->rec.flags & CPROF_USTACK_REGS ? u->regs :
 								 NULL;
+	enum cprof_step fp_step;
 	enum step step;
+	bool past_end;
 
 	*n = 0;
 	ips[(*n)++] = ip;
 	for (;;) {
 		step = table_step(u, &f, exact, regs, code, arg);
-		if (step == STEP_NONE)
-			step = fp_step(u, &f);
+		if (step == STEP_NONE) {
+			fp_step = ustack_fp_step(u, &f, &past_end);
+			step = step_of(fp_step, past_end);
+		}
 		exact = false;
 		regs = NULL;
 		if (step == STEP_END || (step == STEP_OK && !f.ip))

@@ -2,8 +2,8 @@
 /*
  * ustack - walk a copy of a user stack (CPROF_REC_USTACK) with the unwind
  * tables userland compiled since the sample was taken: the module's own
- * step (kmod/unwind.c), over the copied bytes instead of the process's
- * memory.
+ * step (cprof/unwind_step.h, which kmod/unwind.c compiles too), over the
+ * copied bytes instead of the process's memory.
  */
 #ifndef CPROF_USTACK_H
 #define CPROF_USTACK_H
@@ -13,18 +13,20 @@
 #include <stdint.h>
 
 #include "cprof_format.h"
+#include "cprof/unwind_step.h"
+
+struct ustack_table;
 
 /* The code at an address, as the walk's caller knows it. */
 struct ustack_code {
 	uint64_t start, end;	/* the mapping: [start, end) */
 	uint64_t pgoff;		/* file offset of start */
 	/*
-	 * Its file's table as the module takes it (cprof_format.h: header,
-	 * rules, pc[], rule_of[]), len bytes; NULL: none, the frame-pointer
-	 * chain is followed.  Must stay valid until ustack_walk() returns.
+	 * Its file's table, indexed (ustack_table_new()); NULL: none, the
+	 * frame-pointer chain is followed.  Must stay valid until
+	 * ustack_walk() returns.
 	 */
-	const void *table;
-	size_t len;
+	const struct ustack_table *table;
 	/* no table here, but the module has one: the walk stops */
 	bool elsewhere;
 };
@@ -51,5 +53,32 @@ enum ustack_end {
 enum ustack_end ustack_walk(const struct cprof_ustack *u, uint64_t ip,
 			    bool exact, ustack_code_fn code, void *arg,
 			    uint64_t *ips, int max, int *n);
+
+/*
+ * One table (cprof_format.h's layout: header, rules, pc[], rule_of[], len
+ * bytes) indexed as the module indexes one.  NULL if the module would not
+ * take it, or for want of memory.  The table must outlive the index.
+ */
+struct ustack_table *ustack_table_new(const void *table, size_t len);
+/* NULL-safe. */
+void ustack_table_free(struct ustack_table *t);
+
+/* The row for file offset off; false: none, or CPROF_CFA_NONE. */
+bool ustack_table_row(const struct ustack_table *t, uint64_t off,
+		      struct cprof_urow *row);
+
+/*
+ * The walk's steps over the copy u, one each: by t's row for file offset
+ * off (the frame's ip if f is the interrupted frame, whose registers regs
+ * are when all are known, else NULL; else ip - 1), CPROF_STEP_NONE if no
+ * row; or by the frame-pointer chain.  f->base is the copy's stack
+ * pointer.  *past_end: a CPROF_STEP_BAD needed a word past the copy's end.
+ */
+enum cprof_step ustack_table_step(const struct ustack_table *t, uint64_t off,
+				  const struct cprof_ustack *u,
+				  const __u64 *regs,
+				  struct cprof_ustep_frame *f, bool *past_end);
+enum cprof_step ustack_fp_step(const struct cprof_ustack *u,
+			       struct cprof_ustep_frame *f, bool *past_end);
 
 #endif /* CPROF_USTACK_H */
