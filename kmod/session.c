@@ -61,7 +61,6 @@ static void cprof_kick_fn(struct irq_work *work)
 
 static struct irq_work cprof_kick_work = IRQ_WORK_INIT_HARD(cprof_kick_fn);
 
-
 /**
  * cprof_session_begin() - start a profile with a frozen copy of settings
  * @set: the settings; the caller holds cprof_lock so they cannot change
