@@ -38,8 +38,8 @@
 #     profile (contentions/count, delay/nanoseconds, nap_long in it), and
 #     debug=1 is refused for it (400);
 #   - /proc/cprof/stats counted the recorded switches (offcpu_events).
-# When the module had to record 1 switch in several (a loaded PREEMPT_RT
-# guest past budget=50), the off-CPU profile is taken once more.  The
+# When the module had to record 1 switch in several (a loaded guest past
+# budget=50), the off-CPU profile is taken again: three at most.  The
 # workloads run past the test's time limit (they log to a tmpfs: a write
 # to the 9p share can block for a tenth of a second under load), and the
 # test says so if one has exited before a profile.
@@ -172,19 +172,23 @@ offcpu_profile() {
 	raw_profile off seconds=$SECS kind=offcpu pid=0
 	ev1=$(stat_of offcpu_events) lost1=$(stat_of lost) full1=$(stat_of offcpu_full)
 }
-offcpu_profile
-# A loaded PREEMPT_RT guest can pass even the highest budget: the module
-# then records 1 switch in several, whose times are estimates this test's
-# bounds do not allow (once the sleeper's 2.6 s of 3).  Once more then.
+# A loaded guest can pass even the highest budget: the module then
+# records 1 switch in several, whose times are estimates this test's
+# bounds do not allow (once the sleeper's 2.6 s of 3; twice the device
+# waits' split 5 points off, a few doubled 30 ms waits in 25 pairs).
 # A loaded host can also stop the whole guest for as long as the profile
-# (once 3.04 s, every workload's log silent, no switch recorded).
-if grep -q 'recording switches passed the module' "$OUT/off.err"; then
-	echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profiled again"
+# (once 3.04 s, every workload's log silent, no switch recorded).  Up to
+# three profiles then.
+for try in 1 2 3; do
 	offcpu_profile
-elif ! grep -q '^O ' "$logs/off.raw.txt"; then
-	echo "off-CPU: no switch recorded in the window (the sleeper's share, pairs and us in it: $(own_share "$logs/naps.txt" "$from" "$to")): profiled again"
-	offcpu_profile
-fi
+	if grep -q 'recording switches passed the module' "$OUT/off.err"; then
+		echo "off-CPU: the module recorded 1 switch in several ($(grep -o 'it recorded 1 in up to [0-9]*' "$OUT/off.err")): profile $try of 3"
+	elif ! grep -q '^O ' "$logs/off.raw.txt"; then
+		echo "off-CPU: no switch recorded in the window (the sleeper's share, pairs and us in it: $(own_share "$logs/naps.txt" "$from" "$to")): profile $try of 3"
+	else
+		break
+	fi
+done
 grep -q '^O ' "$logs/off.raw.txt" || fail "off-CPU: no switch recorded in $SECS s"
 logged_past "$logs/naps.txt" "$to"
 logged_past "$logs/dio.txt" "$to"
