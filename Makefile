@@ -5,8 +5,8 @@
 #                        (k_ktap loads it; never installed)
 #   make demo            profile a sample workload (here, or in a QEMU VM)
 #   make check           install what is missing, run every test (make lint first)
-#   make test [T=NAME]   the quick loop: lint, host unit tests and checks, the
-#                        module's k_ tests on one kernel; or one test by name
+#   make test [T=NAME]   the quick loop: lint, host unit tests, the module's
+#                        k_ tests on one kernel; or one test by name
 #   make lint            checkpatch --strict, sparse on 6.1 and 6.12, shellcheck,
 #                        userland's extra warnings: in about a minute
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
