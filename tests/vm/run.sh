@@ -399,8 +399,8 @@ build_module() {
 	rm -f "$build/$kver/cprof.ko" "$build/$kver/cprof-debug.ko" "$build/$kver/cprof_ktap.ko"
 	sync_sources "$src"
 	sync_sources "$dsrc"
-	if ! make -C "$src" module KDIR="${k_kdir[$kver]}" CPROF_KTAP=m >"$build/$kver/build.log" 2>&1 ||
-		! make -C "$dsrc" module KDIR="${k_kdir[$kver]}" CPROF_DEBUG=y >>"$build/$kver/build.log" 2>&1; then
+	if ! make -j"$(nproc)" -C "$src" module KDIR="${k_kdir[$kver]}" CPROF_KTAP=m >"$build/$kver/build.log" 2>&1 ||
+		! make -j"$(nproc)" -C "$dsrc" module KDIR="${k_kdir[$kver]}" CPROF_DEBUG=y >>"$build/$kver/build.log" 2>&1; then
 		sed 's/^/    /' "$build/$kver/build.log" | tail -n 40
 		return 1
 	fi
