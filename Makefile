@@ -1,10 +1,12 @@
 # cprof top-level Makefile.
 #   make                 build kmod/cprof.ko (for KDIR) and userland/cprof-dump
 #   make KDIR=/usr/src/linux-headers-X   build the module for another kernel
+#   make module CPROF_KTAP=m   also kmod/cprof_ktap.ko, the in-kernel tests
+#                        (k_ktap loads it; never installed)
 #   make demo            profile a sample workload (here, or in a QEMU VM)
 #   make check           install what is missing, run every test (make lint first)
-#   make test [T=NAME]   the quick loop: lint, host unit tests and checks, the
-#                        module's k_ tests on one kernel; or one test by name
+#   make test [T=NAME]   the quick loop: lint, host unit tests, the module's
+#                        k_ tests on one kernel; or one test by name
 #   make lint            checkpatch --strict, sparse on 6.1 and 6.12, shellcheck,
 #                        userland's extra warnings: in about a minute
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)

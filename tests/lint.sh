@@ -8,8 +8,9 @@
 #     linux-source-6.1, unpacked once into build/lint/);
 #   - kernel-doc: every function a kmod header declares has a kernel-doc
 #     comment, and scripts/kernel-doc -v finds nothing wrong in any;
-#   - sparse (make C=2) on kmod/ for each kernel's headers installed, 6.1
-#     and 6.12 at least: any line sparse prints is a failure;
+#   - sparse (make C=2) on kmod/, the in-kernel tests (kmod/tests/)
+#     included, for each kernel's headers installed, 6.1 and 6.12 at
+#     least: any line sparse prints is a failure;
 #   - shellcheck on every shell script git tracks;
 #   - the subjects of the commits since the kernel's commit shape was
 #     adopted: "unit: summary", at most 72 characters;
@@ -168,9 +169,9 @@ for kdir in /usr/src/linux-headers-6.1.[0-9]*-amd64 /usr/src/linux-headers-6.12.
 	# a scratch copy: the module's objects in kmod/ are left alone
 	rm -rf "$out/sparse-$k" && mkdir -p "$out/sparse-$k" &&
 		cp -r Kbuild VERSION kmod include "$out/sparse-$k/" &&
-		rm -f "$out/sparse-$k"/kmod/*.o "$out/sparse-$k"/kmod/.*.cmd || rc=$?
+		find "$out/sparse-$k/kmod" \( -name '*.o' -o -name '.*.cmd' \) -delete || rc=$?
 	if [[ $rc -eq 0 ]]; then
-		make -s -C "$kdir" M="$out/sparse-$k" C=2 modules >"$log" 2>&1 || rc=$?
+		make -s -C "$kdir" M="$out/sparse-$k" C=2 CPROF_KTAP=m modules >"$log" 2>&1 || rc=$?
 		# kbuild's own lines are not sparse's findings
 		if [[ $rc -eq 0 ]] && grep -v -e '^make\[' -e '^  [A-Z]' \
 			-e '^Skipping BTF generation' "$log" | grep -q .; then

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/test.sh [NAME] (make test, make test T=NAME): the contributor's
-# loop, a few minutes where make check takes most of an hour.
+# loop, minutes where make check takes most of an hour.
 #   - no NAME: the style checks (tests/lint.sh, stopping there if they
-#     fail), the host unit tests plain and sanitized (make -C userland
-#     test), the host checks (tests/host/run.sh) and the module's tests,
-#     k_*, on one kernel (TEST_KERNEL, default 6.1);
+#     fail), then at once the host unit tests plain and sanitized (make -C
+#     userland test) and the module's tests, k_* (k_ktap's in-kernel
+#     suites first), on one kernel (TEST_KERNEL, default 6.1), whose VM
+#     boots while the unit tests build; the host checks
+#     (tests/host/run.sh) are make check's;
 #   - NAME: that test alone, wherever it lives: a unit test
 #     (tests/unit/NAME.c, both builds), a host check (tests/host/NAME.sh)
 #     or VM tests (a name or glob of tests/vm/tests, on TEST_KERNEL).
@@ -50,9 +52,19 @@ if [[ -z $name ]]; then
 		totals
 		exit 1
 	}
+	# cprof-dump first: run.sh would build it too, in the same folder
+	make -s -C userland -j"$(nproc)" cprof-dump
+	tests/vm/run.sh --kernel "$kernel" 'k_*' >"$logs/vm.log" 2>&1 &
+	vm_pid=$!
+	# (a background job ignores ^C: it goes with this script)
+	trap 'kill "$vm_pid" 2>/dev/null || true' EXIT
 	unit || true
-	run "tests/host/run.sh" "$logs/host.log" tests/host/run.sh || true
-	vm 'k_*' || true
+	echo "test: the k_ tests on $kernel, under way since the unit tests began:"
+	rc=0
+	wait "$vm_pid" || rc=$?
+	trap - EXIT
+	cat "$logs/vm.log"
+	tally "tests/vm/run.sh" "$rc" "$logs/vm.log"
 elif [[ -f tests/unit/$name.c ]]; then
 	unit "$name" || true
 elif [[ $name == check-* && -f tests/host/$name.sh ]]; then

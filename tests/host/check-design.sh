@@ -59,11 +59,12 @@ documented() {
 }
 
 # included DIR SKIP...: "unit dep" for every local header a unit of DIR
-# includes, "unit -" for each unit, "file unit" for each .c file.
+# includes, "unit -" for each unit, "file unit" for each .c file.  DIR/tests
+# (kmod's in-kernel tests) is no part of it.
 included() {
 	local dir=$1 f u h
 	shift
-	for f in $(git ls-files -- "$dir/*.c" "$dir/*.h"); do
+	for f in $(git ls-files -- "$dir/*.c" "$dir/*.h" ":(exclude)$dir/tests"); do
 		u=$(basename "$f")
 		u=${u%.[ch]}
 		[[ $f == *.c ]] && echo "file $u"

@@ -5,7 +5,8 @@
 # it agrees: dkms.conf's PACKAGE_VERSION, debian/changelog's latest entry,
 # cprof-dump --version.  dkms.conf builds what Kbuild builds (module name
 # and place), and make install-dkms installs every file of the module's
-# source tree (and only those).  Then a damaged copy must be caught.  Run by
+# source tree but its tests, kmod/tests/ (and only those).  Then a damaged
+# copy must be caught.  Run by
 # tests/host/run.sh (CPROF_DUMP: the cprof-dump to ask).
 set -euo pipefail
 
@@ -74,13 +75,14 @@ fi
 expect_none "dkms.conf builds kmod/cprof.ko as Kbuild does" "$(problems_dkms dkms.conf)"
 
 # make install-dkms: the module's sources as git has them, and the files
-# DKMS needs beside them.
+# DKMS needs beside them; not the in-kernel tests (kmod/tests/), which are
+# never shipped.
 make -s install-dkms DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1 ||
 	not_ok "make install-dkms failed: $(tail -n 5 "$tmp/install.log")"
 (cd "$tmp/root/usr/src/cprof-$version" 2>/dev/null && find . -type f | sed 's|^\./||' | sort) >"$tmp/installed"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-	git ls-files -- dkms.conf VERSION Kbuild kmod include | sort >"$tmp/wanted"
-	expect_none "make install-dkms installs dkms.conf, VERSION, Kbuild, kmod/ and include/, nothing else" \
+	git ls-files -- dkms.conf VERSION Kbuild kmod include ':(exclude)kmod/tests' | sort >"$tmp/wanted"
+	expect_none "make install-dkms installs dkms.conf, VERSION, Kbuild, kmod/ but its tests and include/, nothing else" \
 		"$(diff "$tmp/wanted" "$tmp/installed" | sed -n 's/^< /missing: /p; s/^> /extra: /p')"
 else
 	echo "note: not a git checkout: the installed source tree is not compared with git's"

@@ -51,7 +51,9 @@
 #
 # For each kernel, one after the other: build the module against that
 # kernel's headers into build/KVER/cprof.ko (in a copy of the sources under
-# build/KVER/src, so builds for different kernels never clash), and with
+# build/KVER/src, so builds for different kernels never clash), with it
+# the in-kernel tests into build/KVER/cprof_ktap.ko (CPROF_KTAP=m: k_ktap
+# loads it), and with
 # CPROF_DEBUG=y (its debug-only knobs) into build/KVER/cprof-debug.ko (from
 # build/KVER/src-debug), build or
 # reuse the initramfs (build/vm/KVER/), then boot ONE VM that runs all the
@@ -390,20 +392,21 @@ sync_sources() {
 	mv "$dest/.manifest.new" "$dest/.manifest"
 }
 
-# build_module KVER: build/KVER/cprof.ko and cprof-debug.ko, log in
-# build/KVER/build.log.
+# build_module KVER: build/KVER/cprof.ko, cprof-debug.ko and cprof_ktap.ko
+# (the in-kernel tests, k_ktap), log in build/KVER/build.log.
 build_module() {
 	local kver=$1 src=$build/$1/src dsrc=$build/$1/src-debug
-	rm -f "$build/$kver/cprof.ko" "$build/$kver/cprof-debug.ko"
+	rm -f "$build/$kver/cprof.ko" "$build/$kver/cprof-debug.ko" "$build/$kver/cprof_ktap.ko"
 	sync_sources "$src"
 	sync_sources "$dsrc"
-	if ! make -C "$src" module KDIR="${k_kdir[$kver]}" >"$build/$kver/build.log" 2>&1 ||
-		! make -C "$dsrc" module KDIR="${k_kdir[$kver]}" CPROF_DEBUG=y >>"$build/$kver/build.log" 2>&1; then
+	if ! make -j"$(nproc)" -C "$src" module KDIR="${k_kdir[$kver]}" CPROF_KTAP=m >"$build/$kver/build.log" 2>&1 ||
+		! make -j"$(nproc)" -C "$dsrc" module KDIR="${k_kdir[$kver]}" CPROF_DEBUG=y >>"$build/$kver/build.log" 2>&1; then
 		sed 's/^/    /' "$build/$kver/build.log" | tail -n 40
 		return 1
 	fi
 	cp "$src/kmod/cprof.ko" "$build/$kver/cprof.ko"
 	cp "$dsrc/kmod/cprof.ko" "$build/$kver/cprof-debug.ko"
+	cp "$src/kmod/cprof_ktap.ko" "$build/$kver/cprof_ktap.ko"
 }
 
 # initramfs KVER: path of the (cached) initramfs for KVER.
