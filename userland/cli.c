@@ -673,15 +673,14 @@ int main(int argc, char **argv)
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();
-	if (env.http.addr) {
-		env.http.proc_dir = env.proc_dir;
-		env.http.unwind_tables = env.unwind_tables;
-		return httpd__run(&env.http);
-	}
 	popts = (struct pipeline_opts){
 		.proc_dir = env.proc_dir,
 		.unwind_tables = env.unwind_tables,
 	};
+	if (env.http.addr) {
+		env.http.pipe = popts;
+		return httpd__run(&env.http);
+	}
 	popts.symbolize = env.symbolize;
 	popts.kallsyms = env.kallsyms;
 	popts.modules = env.modules;
