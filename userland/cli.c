@@ -15,16 +15,14 @@
 #include <unistd.h>
 
 #include "lib/atomicfile.h"
-#include "stream/cgroups.h"
-#include "symbolize/jitmap.h"
 #include "python/pyframes.h"
 #include "cprof_format.h"
 #include "symbolize/debugfetch.h"
 #include "serve/httpd.h"
 #include "ingest/ingest.h"
-#include "symbolize/ksyms.h"
 #include "stream/modprofile.h"
 #include "output/output.h"
+#include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
 #include "unwind/tableload.h"
@@ -358,14 +356,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
  */
 static volatile sig_atomic_t interrupted;
 static bool soft_interrupt;
-static struct modprofile mp = { .fd = -1, .ctl_fd = -1 };
+static struct pipeline *volatile pl;	/* NULL-ed before it is freed */
 static char tmp_path[4096];
 
 static void sig_handler(int sig)
 {
 	if (sig != SIGHUP && soft_interrupt && !interrupted) {
+		struct pipeline *p = pl;
+
 		interrupted = 1;
-		modprofile__stop(&mp);
+		if (p)
+			pipeline__stop(p);
 		return;
 	}
 	if (tmp_path[0])
@@ -388,35 +389,28 @@ static void setup_signals(const struct atomicfile *out)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Configure the module and open its profile; the fd, or -1. */
+/*
+ * Give the module the unwind tables of what runs now, then configure it
+ * and open its profile.  0, or -1 after one line saying why.
+ */
 static int start_profile(void)
 {
 	struct modprofile_settings set = {
-		.proc_dir = env.proc_dir,
 		.seconds = env.duration,
 		.freq = env.freq,
 		.pid = env.pid,
 		.kind = env.kind,
 	};
-	sigset_t block, old;
 	char msg[1024];
-	int err, ret;
+	int err;
 
-	/*
-	 * A stop request before the profile exists would be lost (or refused
-	 * by ctl): the signals wait until it does, then stop it.
-	 */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	ret = modprofile__start(&mp, &set, &err, msg, sizeof(msg));
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret)
+	/* before the profile: the work is not in it */
+	pipeline__load_tables(pl, env.pid, &interrupted);
+	if (env.unwind_tables && interrupted)
+		return fail("interrupted before the profile started");
+	if (pipeline__start(pl, &set, &interrupted, &err, msg, sizeof(msg)))
 		return fail("%s", msg);
-	if (interrupted)
-		modprofile__stop(&mp);
-	return mp.fd;
+	return 0;
 }
 
 /*
@@ -505,28 +499,25 @@ static int show_progress(void *arg, const struct cprof_rec *rec)
 	return 0;
 }
 
-/* Read the whole stream into a profile.  NULL after printing why. */
-static struct profile *read_stream(int fd, const char *name,
-				   struct tableload *unw, struct cgroups *cg,
-				   struct pyframes *py, struct jitmaps *jit)
+/*
+ * Read the whole stream on fd (< 0: the profile started) into a profile.
+ * NULL after printing why.
+ */
+static struct profile *read_stream(int fd, const char *name)
 {
 	struct progress pr = { .start = monotonic_seconds() };
 	struct ingest_ops ops = { .after = show_progress, .arg = &pr };
 	bool show = env.duration && isatty(STDERR_FILENO);
-	struct ingest *in = ingest__open(fd, name, unw, cg);
+	struct ingest *in = pipeline__open(pl, fd, name);
 	struct profile *p = NULL;
 
 	if (!in)
 		return NULL;
-	ingest__python(in, py);
-	ingest__jit(in, jit);
 	pr.p = ingest__profile(in);
-	if (!ingest__run(in, show ? &ops : NULL))
-		p = ingest__take(in);
-	ingest_copies__warn(ingest__copies(in));
+	pipeline__read(pl, show ? &ops : NULL, &p);
 	if (show)
 		progress(pr.start, &pr.last, 0, true);
-	ingest__close(in);
+	pipeline__close(pl);
 	return p;
 }
 
@@ -603,40 +594,28 @@ static int check_options(void)
 	return 0;
 }
 
-/* Give the module the unwind tables of what runs now; NULL if not. */
-static struct tableload *load_tables_first(bool *stopped)
+/* The pipeline, out of the signal handler's reach: to free. */
+static struct pipeline *unset_pipeline(void)
 {
-	struct tableload *unw = NULL;
+	struct pipeline *p = pl;
 
-	*stopped = false;
-	if (!env.unwind_tables)
-		return NULL;
-	/* before the profile: the work is not in it */
-	tableload__prime(&unw, env.proc_dir, env.pid > 0 ? env.pid : 0,
-			 &interrupted, -1);
-	if (interrupted) {
-		fail("interrupted before the profile started");
-		*stopped = true;
-	}
-	return unw;
+	pl = NULL;
+	return p;
 }
 
 /* --every: continuous windows.  The exit status. */
-static int run_windows(struct resolve_opts *ropts)
+static int run_windows(void)
 {
 	struct windows_opts wo = {
 		.dir = env.output ? env.output : ".",
 		.every = env.every,
 		.keep = env.keep,
 		.out = env.out,
-		.ropts = ropts,
+		.pl = pl,
 		.tmp_path = tmp_path,
 		.tmp_path_size = sizeof(tmp_path),
 	};
 	struct stat st;
-	bool stopped;
-	int err = 1;
-
 
 	/* a run of weeks does not find out at its first window */
 	if (stat(wo.dir, &st)) {
@@ -655,14 +634,9 @@ static int run_windows(struct resolve_opts *ropts)
 	if (atomicfile__check_dir(wo.dir))
 		return 1;
 	setup_signals(NULL);
-	wo.unw = load_tables_first(&stopped);
-	if (stopped || start_profile() < 0)
-		goto out;
-	err = windows__run(mp.fd, mp.path, &wo) ? 1 : 0;
-out:
-	tableload__stop(wo.unw, NULL);
-	modprofile__close(&mp);
-	return err;
+	if (start_profile())
+		return 1;
+	return windows__run(-1, NULL, &wo) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -672,14 +646,13 @@ int main(int argc, char **argv)
 		.parser = parse_arg,
 		.doc = argp_program_doc,
 	};
-	struct resolve_opts ropts = { 0 };
+	struct pipeline_opts popts;
+	struct resolve_opts ropts;
 	const struct cprof_end *end;
 	struct atomicfile *out = NULL;
 	struct profile *prof = NULL;
 	struct resolved *res = NULL;
-	struct tableload *unw = NULL;
 	const char *in_name = NULL;
-	bool stopped;
 	int fd = -1, err = 1;
 
 	/* an unknown option is a usage error too: exit 2, not EX_USAGE */
@@ -700,30 +673,30 @@ int main(int argc, char **argv)
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();
+	popts = (struct pipeline_opts){
+		.proc_dir = env.proc_dir,
+		.unwind_tables = env.unwind_tables,
+	};
 	if (env.http.addr) {
-		env.http.proc_dir = env.proc_dir;
-		env.http.unwind_tables = env.unwind_tables;
+		env.http.pipe = popts;
 		return httpd__run(&env.http);
 	}
-	ropts.symbolize = env.symbolize;
-	ropts.kallsyms = env.kallsyms;
-	ropts.modules = env.modules;
-	ropts.cgroups = cgroups__new(NULL);
-	ropts.python = pyframes__new();
-	ropts.jit = jitmaps__new(NULL);
-	if (!ropts.cgroups || !ropts.python || !ropts.jit) {
+	popts.symbolize = env.symbolize;
+	popts.kallsyms = env.kallsyms;
+	popts.modules = env.modules;
+	popts.jit = true;
+	/* windows ask debuginfod's cache only (answer.h): a queue fills it */
+	popts.debug_queue = env.every && env.symbolize;
+	popts.warn_walks = !env.every;
+	pl = pipeline__new(&popts);
+	if (!pl || pipeline__begin(pl)) {
 		fail("out of memory");
-		cgroups__free(ropts.cgroups);
-		pyframes__free(ropts.python);
-		jitmaps__free(ropts.jit);
+		pipeline__free(unset_pipeline());
 		return 1;
 	}
 	if (env.every) {
-		err = run_windows(&ropts);
-		cgroups__free(ropts.cgroups);
-		pyframes__free(ropts.python);
-		jitmaps__free(ropts.jit);
-		return err;
+		err = run_windows();
+		goto cleanup;
 	}
 
 	out = atomicfile__open(env.output);
@@ -731,31 +704,25 @@ int main(int argc, char **argv)
 		goto cleanup;
 	setup_signals(out);
 	if (env.duration) {
-		unw = load_tables_first(&stopped);
-		if (stopped)
+		if (start_profile())
 			goto cleanup;
-		fd = start_profile();
-		in_name = mp.path;
 	} else {
 		fd = open_input(&in_name);
+		if (fd < 0)
+			goto cleanup;
 	}
-	if (fd < 0)
-		goto cleanup;
 	/*
 	 * Kernel symbols load while the stream is read, but not during a
 	 * profile run here (-d): that would be in the profile.
 	 */
-	if (env.symbolize && !env.duration && resolve_opts__start_ksyms(&ropts)) {
+	if (env.symbolize && !env.duration && pipeline__load_ksyms(pl)) {
 		fail("failed to load kernel symbols: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	prof = read_stream(fd, in_name, unw, ropts.cgroups, ropts.python,
-			   ropts.jit);
+	prof = read_stream(fd, in_name);
 	if (!prof)
 		goto cleanup;
-	tableload__report_stops(unw, false);
-	tableload__stop(unw, NULL);
-	unw = NULL;
+	in_name = pipeline__name(pl);
 	end = profile__end(prof);
 	if (end->samples != profile__nr_records(prof))
 		warning("%s: the END record counts %llu samples, the stream has %llu",
@@ -763,8 +730,8 @@ int main(int argc, char **argv)
 			(unsigned long long)profile__nr_records(prof));
 	warn_off_cpu(prof, in_name);
 
+	pipeline__resolve_opts(pl, &ropts);
 	res = resolved__new(prof, &ropts);
-	ropts.ksyms_loader = NULL;
 	if (!res)
 		goto cleanup;
 	err = output__write(res, &env.out, atomicfile__stream(out),
@@ -775,16 +742,11 @@ int main(int argc, char **argv)
 	}
 	err = err ? 1 : 0;
 cleanup:
-	tableload__stop(unw, NULL);
-	ksyms__load_cancel(ropts.ksyms_loader);
 	atomicfile__abort(out);
 	resolved__free(res);
 	profile__free(prof);
-	cgroups__free(ropts.cgroups);
-	pyframes__free(ropts.python);
-	jitmaps__free(ropts.jit);
-	if (fd > STDIN_FILENO && fd != mp.fd)
+	pipeline__free(unset_pipeline());
+	if (fd > STDIN_FILENO)
 		close(fd);
-	modprofile__close(&mp);
 	return err;
 }

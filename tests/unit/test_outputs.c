@@ -32,6 +32,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "serve/windows.h"
+#include "windowsrun.h"
 
 #define ATTEMPTS	500
 #define NOBODY		65534
@@ -349,7 +350,7 @@ static int run_windows(const char *name, const char *errname,
 	if (fd < 0)
 		return -1;
 	saved = stderr_to(tmp_path(errname), -1);
-	err = windows__run(fd, name, wo);
+	err = windows_run(fd, name, wo);
 	stderr_to(NULL, saved);
 	close(fd);
 	return err;
@@ -526,10 +527,9 @@ static void race_windows(void)
 {
 	static char names[WINDOWS][4096];
 	struct cprof_header h = sb_default_header();
-	struct resolve_opts ropts = { .symbolize = false };
 	struct windows_opts wo = {
 		.dir = sticky_dir, .every = 1,
-		.out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
+		.out = { .format = FORMAT_FOLDED },
 	};
 	long bytes, ready, plants;
 	int i, lost = 0, err;
@@ -599,10 +599,9 @@ static int write_as_nobody(const char *path, const char *text)
 static void test_keep(void)
 {
 	struct cprof_header h = sb_default_header();
-	struct resolve_opts ropts = { .symbolize = false };
 	struct windows_opts wo = {
 		.dir = sticky_dir, .every = 1, .keep = 2,
-		.out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
+		.out = { .format = FORMAT_FOLDED },
 	};
 	char path[4096];
 	int i, err, kept = 0;

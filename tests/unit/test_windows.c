@@ -16,6 +16,7 @@
 #include "streambuild.h"
 #include "test.h"
 #include "serve/windows.h"
+#include "windowsrun.h"
 
 #define S	1000000000ull
 #define T0	5000000000ull	/* the stream's start on the sample clock */
@@ -54,11 +55,9 @@ static long folded_total(const char *path)
 
 static int run(const struct sb *b, const char *out, long keep)
 {
-	struct resolve_opts ropts = { .symbolize = false };
 	struct windows_opts wo = {
 		.dir = out, .every = 1, .keep = keep,
 		.out = { .format = FORMAT_FOLDED },
-		.ropts = &ropts,
 	};
 	char path[4096];
 	int fd, err;
@@ -69,7 +68,7 @@ static int run(const struct sb *b, const char *out, long keep)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	err = windows__run(fd, path, &wo);
+	err = windows_run(fd, path, &wo);
 	close(fd);
 	return err;
 }
@@ -205,9 +204,8 @@ static void test_quiet(void)
 {
 	struct cprof_header h = sb_default_header();
 	uint64_t ip = 0x400100, start;
-	struct resolve_opts ropts = { .symbolize = false };
 	struct windows_opts wo = {
-		.every = 1, .out = { .format = FORMAT_FOLDED }, .ropts = &ropts,
+		.every = 1, .out = { .format = FORMAT_FOLDED },
 	};
 	char out[256], path[512];
 	struct timespec ts;
@@ -254,7 +252,7 @@ static void test_quiet(void)
 	}
 	close(fds[1]);
 	test_cond("a stream that goes quiet for 3.5 s",
-		  windows__run(fds[0], "pipe", &wo) == 0);
+		  windows_run(fds[0], "pipe", &wo) == 0);
 	close(fds[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);

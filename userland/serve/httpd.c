@@ -32,20 +32,16 @@
 #include <microhttpd.h>
 
 #include "serve/answer.h"
-#include "stream/cgroups.h"
 #include "serve/connguard.h"
-#include "python/pyframes.h"
 #include "cprof_format.h"
-#include "symbolize/debugfetch.h"
 #include "serve/httpauth.h"
 #include "serve/httpd.h"
-#include "ingest/ingest.h"
 #include "serve/listen.h"
 #include "stream/modprofile.h"
 #include "output/output.h"
+#include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
-#include "unwind/tableload.h"
 #include "lib/util.h"
 
 /* How long a request waits for new programs' unwind tables. */
@@ -73,12 +69,12 @@ _Static_assert(HTTPD_SECONDS_MAX <= CPROF_SECONDS_MAX &&
 struct server {
 	const struct httpd_opts *o;
 	struct httpauth *auth;
-	struct tableload *unw;		/* NULL: none (yet) */
-	struct debugfetch_queue *debug;	/* NULL: no debuginfod servers */
+	/* the table loader and debuginfod queue for the server's life */
+	struct pipeline *pl;
 	pthread_mutex_t lock;		/* busy, cur, stopping */
 	struct connguard *guard;	/* connections not authenticated */
 	bool busy;			/* a profile is being served */
-	struct modprofile *cur;		/* its files, for a stop on SIGTERM */
+	struct pipeline *cur;		/* its profile runs: a stop on SIGTERM */
 	volatile bool stopping;
 };
 
@@ -265,8 +261,8 @@ struct watch {
 	bool unix_sock;			/* a hang-up is POLLHUP */
 	bool probe;			/* TCP: may send "100 Continue" */
 	int wake[2];			/* written when the work ends */
-	pthread_mutex_t lock;		/* mp */
-	const struct modprofile *mp;	/* the profile running, or NULL */
+	pthread_mutex_t lock;		/* pl */
+	const struct pipeline *pl;	/* its profile runs, or NULL */
 	const char *phase;		/* what the request does now */
 	const char *gone_in;		/* ... when the client went away */
 	volatile sig_atomic_t stop;
@@ -302,8 +298,8 @@ static void *watch_main(void *arg)
 			pthread_mutex_lock(&w->lock);
 			w->gone_in = w->phase;
 			w->stop = 1;
-			if (w->mp)
-				modprofile__stop(w->mp);
+			if (w->pl)
+				pipeline__stop(w->pl);
 			pthread_mutex_unlock(&w->lock);
 			break;
 		}
@@ -321,7 +317,7 @@ static void watch_start(struct watch *w, struct MHD_Connection *c,
 	w->wake[0] = w->wake[1] = -1;
 	w->phase = w->gone_in = "loading unwind tables";
 	w->stop = 0;
-	w->mp = NULL;
+	w->pl = NULL;
 	w->running = false;
 	pthread_mutex_init(&w->lock, NULL);
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -336,13 +332,13 @@ static void watch_start(struct watch *w, struct MHD_Connection *c,
 	w->running = !pthread_create(&w->thread, NULL, watch_main, w);
 }
 
-static void watch_set_profile(struct watch *w, const struct modprofile *mp)
+static void watch_set_profile(struct watch *w, const struct pipeline *pl)
 {
 	pthread_mutex_lock(&w->lock);
-	w->mp = mp;
-	w->phase = mp ? "profiling" : "symbolizing";
-	if (mp && w->stop)
-		modprofile__stop(mp);
+	w->pl = pl;
+	w->phase = pl ? "profiling" : "symbolizing";
+	if (pl && w->stop)
+		pipeline__stop(pl);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -362,39 +358,26 @@ static void watch_end(struct watch *w)
 }
 
 /*
- * Give the module the tables of what runs now (the server's loader keeps
- * what it did before), for at most TABLES_WAIT_S: what is not loaded by
- * then goes on loading while the profile runs.
+ * Run the profile of q through the server's pipeline, begun: the tables of
+ * what runs now first (the loader keeps what it did before), for at most
+ * TABLES_WAIT_S: what is not loaded by then goes on loading while the
+ * profile runs.  *prof gets what was read.  0 ok, else a status.
  */
-static void load_tables(struct server *srv, const struct query *q,
-			struct watch *w)
-{
-	if (!srv->o->unwind_tables)
-		return;
-	tableload__sweep(srv->unw, TABLELOAD_SWEEP_S);
-	tableload__prime(&srv->unw, srv->o->proc_dir, q->pid > 0 ? q->pid : 0,
-			 &w->stop, TABLES_WAIT_S);
-}
-
-/* Run the profile of q; *prof gets what was read.  0 ok, else a status. */
 static unsigned int run_profile(struct server *srv, const struct query *q,
 				struct watch *w, struct profile **prof,
-				struct cgroups *cg, struct pyframes *py,
 				char *msg, size_t size)
 {
 	struct modprofile_settings set = {
-		.proc_dir = srv->o->proc_dir, .seconds = q->seconds,
-		.freq = q->freq, .pid = q->pid, .kind = q->kind,
+		.seconds = q->seconds, .freq = q->freq, .pid = q->pid,
+		.kind = q->kind,
 	};
-	struct modprofile mp = { .fd = -1, .ctl_fd = -1 };
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-	struct ingest *in;
 	int err;
 
-	load_tables(srv, q, w);
+	pipeline__load_tables(srv->pl, q->pid, &w->stop);
 	if (w->stop)
 		return 0;
-	if (modprofile__start(&mp, &set, &err, msg, size)) {
+	if (pipeline__start(srv->pl, &set, NULL, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
 			 err == EACCES || err == EPERM ? MHD_HTTP_FORBIDDEN :
 			 err == ENOENT ? MHD_HTTP_SERVICE_UNAVAILABLE :
@@ -402,32 +385,23 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 		goto out;
 	}
 	pthread_mutex_lock(&srv->lock);
-	srv->cur = &mp;
+	srv->cur = srv->pl;
 	if (srv->stopping)
-		modprofile__stop(&mp);
+		pipeline__stop(srv->pl);
 	pthread_mutex_unlock(&srv->lock);
-	watch_set_profile(w, &mp);
+	watch_set_profile(w, srv->pl);
 
 	snprintf(msg, size, "failed to read the profile");
-	in = ingest__open(mp.fd, mp.path, srv->unw, cg);
-	if (in) {
-		ingest__fetch_debug(in, srv->debug);
-		ingest__python(in, py);
-		/* the answer is due: as long as the tables before the profile */
-		ingest__table_wait(in, TABLES_WAIT_S);
-	}
-	if (in && !ingest__run(in, NULL)) {
-		*prof = ingest__take(in);
+	if (pipeline__open(srv->pl, -1, NULL) &&
+	    !pipeline__read(srv->pl, NULL, prof))
 		status = 0;
-	}
-	ingest__close(in);
 
 	watch_set_profile(w, NULL);
 	pthread_mutex_lock(&srv->lock);
 	srv->cur = NULL;
 	pthread_mutex_unlock(&srv->lock);
 out:
-	modprofile__close(&mp);
+	pipeline__close(srv->pl);
 	return status;
 }
 
@@ -436,18 +410,21 @@ out:
  * unsymbolized if symbolizing fails.  0; or -1 with why in msg (stopped:
  * the client went away).
  */
-static int build_answer(const struct profile *prof, const struct query *q,
-			struct resolve_opts *ropts, struct watch *w,
+static int build_answer(struct server *srv, const struct profile *prof,
+			const struct query *q, struct watch *w,
 			char **body, size_t *len, char *msg, size_t size)
 {
 	struct output_opts oo = {
 		.format = q->debug == 2 ? FORMAT_THREADS :
 			  q->debug ? FORMAT_TEXT : FORMAT_PPROF,
 	};
+	struct resolve_opts ropts;
 	char why[160];
 
-	ropts->symbolize = !q->nosymbol;
-	if (!answer__build(prof, ropts, &oo, &w->stop, "a profile", body, len,
+	pipeline__resolve_opts(srv->pl, &ropts);
+	ropts.symbolize = !q->nosymbol;
+	ropts.stop = &w->stop;
+	if (!answer__build(prof, &ropts, &oo, &w->stop, "a profile", body, len,
 			   why, sizeof(why)))
 		return 0;
 	snprintf(msg, size, "failed to build the profile: %s", why);
@@ -518,7 +495,6 @@ static enum MHD_Result serve_profile(struct server *srv,
 		.seconds = srv->o->max_seconds < SECONDS_DEFAULT ?
 			   srv->o->max_seconds : SECONDS_DEFAULT,
 	};
-	struct resolve_opts ropts = { 0 };
 	struct profile *prof = NULL;
 	struct watch w;
 	char msg[512], *body = NULL;
@@ -562,18 +538,14 @@ static enum MHD_Result serve_profile(struct server *srv,
 	 * per request: the paths of the cgroups that ran meanwhile only, the
 	 * Python code that ran meanwhile only
 	 */
-	ropts.cgroups = cgroups__new(NULL);
-	ropts.python = pyframes__new();
-	ropts.stop = &w.stop;
-	if (!ropts.cgroups || !ropts.python) {
+	if (pipeline__begin(srv->pl)) {
 		ret = respond_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "out of memory");
 		goto out;
 	}
-	status = run_profile(srv, &q, &w, &prof, ropts.cgroups, ropts.python,
-			     msg, sizeof(msg));
+	status = run_profile(srv, &q, &w, &prof, msg, sizeof(msg));
 	if (!w.stop && !status &&
-	    build_answer(prof, &q, &ropts, &w, &body, &len, msg,
+	    build_answer(srv, prof, &q, &w, &body, &len, msg,
 			 sizeof(msg)) && !w.stop)
 		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 	if (w.stop) {
@@ -598,8 +570,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 out:
 	watch_end(&w);
 	profile__free(prof);
-	cgroups__free(ropts.cgroups);
-	pyframes__free(ropts.python);
+	pipeline__end(srv->pl);
 	pthread_mutex_lock(&srv->lock);
 	srv->busy = false;
 	pthread_mutex_unlock(&srv->lock);
@@ -846,6 +817,7 @@ static gid_t group_id(const char *name)
 int httpd__run(const struct httpd_opts *o)
 {
 	struct server srv = { .o = o };
+	struct pipeline_opts po = o->pipe;
 	struct listen_addr la;
 	struct MHD_Daemon *d;
 	sigset_t set;
@@ -882,15 +854,13 @@ int httpd__run(const struct httpd_opts *o)
 	 * The tables of what runs now load while no one asks yet; the loader
 	 * is there before the first request can come, so it is the only one.
 	 */
-	if (o->unwind_tables) {
-		srv.unw = tableload__start(o->proc_dir);
-		tableload__scan(srv.unw, 0);
-	}
-	srv.debug = debugfetch_queue__start();
-	d = start_daemon(&srv, fd);
+	po.serve = true;
+	po.table_wait = TABLES_WAIT_S;
+	po.debug_queue = true;
+	srv.pl = pipeline__new(&po);
+	d = srv.pl ? start_daemon(&srv, fd) : NULL;
 	if (!d) {
-		debugfetch_queue__stop(srv.debug);
-		tableload__stop(srv.unw, NULL);
+		pipeline__free(srv.pl);
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
 		connguard__free(srv.guard);
@@ -926,14 +896,13 @@ int httpd__run(const struct httpd_opts *o)
 	pthread_mutex_lock(&srv.lock);
 	srv.stopping = true;
 	if (srv.cur)
-		modprofile__stop(srv.cur);
+		pipeline__stop(srv.cur);
 	pthread_mutex_unlock(&srv.lock);
 	fd = MHD_quiesce_daemon(d);
 	listen__close(&la, fd);
 	drain(&srv, d);
 	MHD_stop_daemon(d);
-	debugfetch_queue__stop(srv.debug);
-	tableload__stop(srv.unw, NULL);
+	pipeline__free(srv.pl);
 	httpauth__free(srv.auth);
 	connguard__free(srv.guard);
 	pthread_mutex_destroy(&srv.lock);

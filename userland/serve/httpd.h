@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 
+#include "run/pipeline.h"
 #include "serve/httpauth.h"
 
 /*
@@ -43,8 +44,8 @@ struct httpd_opts {
 	const char *group;	/* a Unix socket's group (0660), or NULL */
 	struct httpauth_opts auth;
 	long max_seconds, max_freq;
-	const char *proc_dir;
-	bool unwind_tables;	/* give the module the programs' tables */
+	/* proc_dir and unwind_tables; the server sets the rest */
+	struct pipeline_opts pipe;
 };
 
 /*

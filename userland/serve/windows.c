@@ -23,11 +23,10 @@
 
 #include "serve/answer.h"
 #include "lib/atomicfile.h"
-#include "symbolize/debugfetch.h"
 #include "ingest/ingest.h"
-#include "symbolize/jitmap.h"
-#include "python/pyframes.h"
+#include "run/pipeline.h"
 #include "stream/profile.h"
+#include "symbolize/resolve.h"
 #include "lib/util.h"
 #include "serve/windows.h"
 
@@ -189,8 +188,7 @@ static bool pid_gone(uint32_t pid, void *arg)
 		return false;
 	htab_clear_slot(pr->w->gone, slot);
 	/* what was read of its Python code goes with its mappings */
-	pyframes__drop_pid(pr->w->o->ropts->python, pid);
-	jitmaps__drop_pid(pr->w->o->ropts->jit, pid);
+	pipeline__forget_pid(pr->w->o->pl, pid);
 	return true;
 }
 
@@ -220,6 +218,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
 	struct atomicfile *out = NULL;
+	struct resolve_opts ro;
 	char name[64], path[4096], why[160];
 	char *body = NULL;
 	size_t len = 0;
@@ -247,8 +246,9 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 	 * room, all the more once --keep rotated.
 	 */
 	err = 0;
-	bad = answer__build(win.p, w->o->ropts, &w->o->out, NULL, path, &body,
-			    &len, why, sizeof(why)) != 0;
+	pipeline__resolve_opts(w->o->pl, &ro);
+	bad = answer__build(win.p, &ro, &w->o->out, NULL, path, &body, &len,
+			    why, sizeof(why)) != 0;
 	if (bad)
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
@@ -288,7 +288,7 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 out:
 	prune(w);
 	/* the tables of programs deleted meanwhile */
-	tableload__sweep(w->o->unw, TABLELOAD_SWEEP_S);
+	pipeline__sweep(w->o->pl);
 	atomicfile__abort(out);
 	if (w->o->tmp_path)
 		w->o->tmp_path[0] = '\0';
@@ -493,20 +493,14 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	struct ingest_ops ops = {
 		.record = windows__record, .idle = windows__idle, .arg = &w,
 	};
-	struct debugfetch_queue *debug;
 	struct ingest *in;
 	bool timing = false;
 	timer_t timer;
 	int err = -1;
 
-	in = ingest__open(fd, name, o->unw, o->ropts->cgroups);
+	in = pipeline__open(o->pl, fd, name);
 	if (!in)
-		return -1;
-	ingest__python(in, o->ropts->python);
-	ingest__jit(in, o->ropts->jit);
-	/* windows ask debuginfod's cache only (answer.h); this fills it */
-	debug = o->ropts->symbolize ? debugfetch_queue__start() : NULL;
-	ingest__fetch_debug(in, debug);
+		goto out;
 	w.hdr = *ingest__header(in);
 	w.maps = ingest__profile(in);
 	w.in = in;
@@ -520,7 +514,7 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 			strerror(errno));
 	else
 		timing = true;
-	err = ingest__run(in, &ops);
+	err = pipeline__read(o->pl, &ops, NULL);
 	if (!err)
 		err = w.lost_end;
 	if (timing)
@@ -530,7 +524,6 @@ out:
 		profile__free(w.open[--w.nr_open].p);
 	if (w.gone)
 		htab_delete(w.gone);
-	ingest__close(in);
-	debugfetch_queue__stop(debug);
+	pipeline__close(o->pl);
 	return err;
 }

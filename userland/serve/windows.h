@@ -24,8 +24,7 @@
 #define CPROF_WINDOWS_H
 
 #include "output/output.h"
-#include "symbolize/resolve.h"
-#include "unwind/tableload.h"
+#include "run/pipeline.h"
 
 #define WINDOWS_HOLD_NS		1000000000ull
 
@@ -34,8 +33,11 @@ struct windows_opts {
 	long every;			/* seconds */
 	long keep;			/* files to keep, 0: all */
 	struct output_opts out;
-	const struct resolve_opts *ropts;
-	struct tableload *unw;		/* NULL-safe */
+	/*
+	 * What the stream goes through (begun: pipeline__begin()), and what
+	 * names each window (pipeline__resolve_opts()).
+	 */
+	struct pipeline *pl;
 	/*
 	 * While a window's file is written, its temporary file's path is
 	 * here (else ""), for a signal handler to remove; NULL: not kept.
@@ -45,14 +47,15 @@ struct windows_opts {
 };
 
 /*
- * Read the stream on fd (name: for messages) to its end, writing each
+ * Read the stream on fd (name: for messages; fd < 0: the profile
+ * o->pl started) to its end through o->pl, writing each
  * window as it completes, symbolized in a child process (boxed.h).  A
  * window that cannot be symbolized within boxed_symbolize is written
  * with addresses only; one that cannot be written even so, or whose file
  * cannot be written (ENOSPC, EIO), is lost, one warning line, and the run
  * goes on (--keep still rotates).  0 ok; 1 if windows were lost (a line
  * says how many, at the end); -1 after printing why (out of memory, a bad
- * stream).
+ * stream).  The stream is closed (pipeline__close()) at the end.
  */
 int windows__run(int fd, const char *name, const struct windows_opts *o);
 

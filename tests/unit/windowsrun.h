@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * windowsrun.h - windows__run() over a stream through a pipeline made as
+ * cprof-dump --every --no-symbolize makes it (the unwind tables aside: a
+ * test has no module).
+ */
+#ifndef CPROF_TEST_WINDOWSRUN_H
+#define CPROF_TEST_WINDOWSRUN_H
+
+#include "run/pipeline.h"
+#include "serve/windows.h"
+
+/* windows__run()'s status, or -1 if no pipeline could be made. */
+static inline int windows_run(int fd, const char *name,
+			      const struct windows_opts *wo)
+{
+	struct pipeline_opts po = { .jit = true };
+	struct windows_opts o = *wo;
+	int err = -1;
+
+	o.pl = pipeline__new(&po);
+	if (o.pl && !pipeline__begin(o.pl))
+		err = windows__run(fd, name, &o);
+	pipeline__free(o.pl);
+	return err;
+}
+
+#endif /* CPROF_TEST_WINDOWSRUN_H */
