@@ -141,7 +141,7 @@ static int ut_rule_at(u32 dev, u64 ino, u64 off)
 
 	rcu_read_lock();
 	if (cprof_utable_get(&pos, &v))
-		ret = cprof_utable_row(&v, off, &row) ? row.cfa_base : -1;
+		ret = cprof_uindex_row(&v.rows, off, &row) ? row.cfa_base : -1;
 	rcu_read_unlock();
 	return ret;
 }
