@@ -8,13 +8,13 @@
 #     had not read yet), no warning, oops or taint (the harness checks);
 #   - CPU 1 goes offline and online during a profile: both CPUs' samples
 #     keep coming, CPU 1's stop while it is offline and resume after;
-#   - CPU 1 goes offline during an off-CPU profile with small buffers and
-#     switches pinned there (pingpong: CPU 1's buffer fills to half again
-#     and again, each time kicking the reader), and rmmod, CPU 1 still
-#     offline, returns within 10 s (its own wait for the reader is 5 s):
-#     no kick is left pending on the offline CPU (on PREEMPT_RT a soft
-#     irq_work could be, its CPU's irq_work thread parked before the CPU
-#     leaves cpu_online_mask).
+#   - three times: CPU 1 goes offline during an off-CPU profile while its
+#     ring is over half full and its reader holds off (so that every switch
+#     CPU 1 records, its parking threads' included, kicks the reader, at
+#     most every 2 ms), and rmmod, CPU 1 still offline, returns within 10 s
+#     (its own wait for the reader is 5 s): no kick is left pending on the
+#     offline CPU (on PREEMPT_RT a soft irq_work is, its CPU's irq_work
+#     thread parked before the CPU leaves cpu_online_mask).
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -59,27 +59,69 @@ echo "cpu1: $before samples, a ${gap} ms gap, $after samples; cpu0: $c0 samples,
 ((gap >= 1500)) || fail "cpu1 kept sampling while offline (longest gap ${gap} ms)"
 ((c0 >= 500 && gap0 * 2 < gap)) || fail "cpu0 stopped sampling during cpu1's hotplug (longest gap ${gap0} ms)"
 
-kload buffer_kb=64
-ctl kind=offcpu seconds=120
-taskset -c 1 "$WORKLOADS/pingpong" 60 >/dev/null &
-pinger=$!
-reader_start "$OUT/off.raw"
-sleep 2
-echo 0 >"$cpu1"
-t0=${EPOCHREALTIME/./}
-rmmod cprof &
-unloader=$!
-# (until it is gone or a zombie, for 10 s at most)
-while [[ $(ps -o stat= -p "$unloader") == [!Z]* ]] &&
-	((${EPOCHREALTIME/./} - t0 < 10000000)); do
-	sleep 0.1
+# cpu1_events: the switches CPU 1 recorded (mapfile: quick enough to poll)
+cpu1_events() {
+	local -a lines
+	mapfile -t lines </proc/cprof/stats
+	if [[ ${lines[ev_line]:-} != "cpu1.offcpu_events "* ]]; then
+		for ((ev_line = 0; ev_line < ${#lines[@]}; ev_line++)); do
+			[[ ${lines[ev_line]} == "cpu1.offcpu_events "* ]] && break
+		done
+	fi
+	echo "${lines[ev_line]#* }"
+}
+ev_line=0
+exec {nap_fd}<> <(:)
+nap() { read -rt "$1" -u "$nap_fd" || true; }
+hold=/tmp/k_lifecycle.hold ack=/tmp/k_lifecycle.ack
+# offwait's threads on CPU 1: a few hundred switches a second
+"$WORKLOADS/offwait" 600 >/dev/null &
+waiter=$!
+for ((round = 1; round <= 3; round++)); do
+	taskset -a -p -c 1 "$waiter" >/dev/null
+	kload buffer_kb=64
+	# one frame a stack: 104 to 112 bytes a switch (its OFFCPU and ONCPU
+	# records), so CPU 1's 64 KiB is half full after 293 to 315 switches
+	ctl kind=offcpu seconds=120 depth=1 budget=50
+	rm -f "$hold" "$ack"
+	"$WORKLOADS/holdread" /proc/cprof/profile "$hold" "$ack" >/dev/null &
+	READER=$!
+	wait_profiling || fail "round $round: the off-CPU profile did not start"
+	sleep 1
+	touch "$hold"
+	for ((i = 0; i < 500 * ${CPROF_SLOW:-1}; i++)); do
+		[[ -e $ack ]] && break
+		nap 0.01
+	done
+	[[ -e $ack ]] || fail "round $round: the reader did not stop reading"
+	# the rings just drained: CPU 1's over half full, far from full, by the
+	# time it goes down (its teardown records 50 to 100 more)
+	e0=$(cpu1_events)
+	for ((i = 0; i < 1000 * ${CPROF_SLOW:-1}; i++)); do
+		held=$(($(cpu1_events) - e0))
+		((held >= 330)) && break
+		nap 0.01
+	done
+	((held >= 330)) || fail "round $round: CPU 1 recorded only $held switches in $((i / 100)) s"
+	kill -STOP "$waiter"
+	echo 0 >"$cpu1"
+	rm -f "$hold"
+	t0=${EPOCHREALTIME/./}
+	rmmod cprof &
+	unloader=$!
+	# (until it is gone or a zombie, for 10 s at most)
+	while [[ $(ps -o stat= -p "$unloader") == [!Z]* ]] &&
+		((${EPOCHREALTIME/./} - t0 < 10000000)); do
+		nap 0.1
+	done
+	took=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	# CPU 1 back: a kick left pending there runs, and a stuck rmmod returns
+	echo 1 >"$cpu1"
+	kill -CONT "$waiter"
+	wait "$unloader" || fail "round $round: rmmod after CPU 1 went offline failed"
+	wait "$READER" || true
+	echo "round $round: CPU 1 offline $held switches after the last read: rmmod took ${took} ms"
+	((took < 10000)) || fail "round $round: rmmod with cpu1 offline took ${took} ms"
 done
-took=$(((${EPOCHREALTIME/./} - t0) / 1000))
-# CPU 1 back: a kick left pending there runs, and a stuck rmmod returns
-echo 1 >"$cpu1"
-wait "$unloader" || fail "rmmod after CPU 1 went offline failed"
-wait "$READER" || true
-kill "$pinger"
-echo "rmmod with cpu1 offline after an off-CPU profile: ${took} ms"
-((took < 10000)) || fail "rmmod with cpu1 offline took ${took} ms"
+kill "$waiter"
 echo "k_lifecycle: ok"
