@@ -179,6 +179,8 @@ void pipeline__close(struct pipeline *pl)
 		ingest_copies__warn(ingest__copies(pl->in));
 	ingest__close(pl->in);
 	pl->in = NULL;
+	/* the module's one profile is free again before the loader's wait */
+	modprofile__close(&pl->mp);
 	if (pl->read_whole && pl->o.warn_walks)
 		tableload__report_stops(pl->unw, false);
 	pl->read_whole = false;
@@ -188,7 +190,6 @@ void pipeline__close(struct pipeline *pl)
 		tableload__stop(pl->unw, NULL);
 		pl->unw = NULL;
 	}
-	modprofile__close(&pl->mp);
 }
 
 void pipeline__resolve_opts(struct pipeline *pl, struct resolve_opts *ro)
