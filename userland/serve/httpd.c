@@ -864,7 +864,8 @@ int httpd__run(const struct httpd_opts *o)
 		listen__close(&la, fd);
 		httpauth__free(srv.auth);
 		connguard__free(srv.guard);
-		fail("failed to start the HTTP server on %s", la.shown);
+		fail("failed to start the HTTP server on %s%s", la.shown,
+		     srv.pl ? "" : ": out of memory");
 		return 1;
 	}
 	if (o->auth.insecure)
