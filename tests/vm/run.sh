@@ -85,7 +85,8 @@
 #     panics the guest (panic_on_warn): that test and every later one fail,
 #     but for one kind of panic only an emulator explains: an "Oops: int3"
 #     under TCG whose dumped code holds no int3 where the CPU took it (a
-#     stale translation of code the kernel patched; tcg_stale_int3): that
+#     stale translation of code the kernel patched; tcg_stale_int3), or a
+#     hang with a CPU looping on such an int3 (int3_stale_loop): that
 #     test and the rest of the plan run in a new boot, each test once
 #     again at most, three boots at most, and the output says so.
 #     A kernel that panics before the guest's init reports anything (no
@@ -701,6 +702,42 @@ ksym() {
 	echo "0x$1"
 }
 
+# int3_stale_loop CPU: whether CPU, found in the kernel's int3 handler,
+# took an int3 where memory holds none (stale_loop says where): 0 yes,
+# 1 no, 2 the CPU was elsewhere when its registers were read.  kprobes'
+# handler answers an int3 at a probe just removed by backing the CPU up to
+# run the byte memory holds again: a CPU that runs a stale translation
+# holding the int3 (tcg_stale_int3) takes it again at once, for ever, and
+# with interrupts off it holds up the next text patch's sync IPI: a hang,
+# not an oops (seen in p_offcpu under TCG: CPU 0 in exc_int3, CPU 1
+# patching in smp_call_function_many_cond).  The handler's frame (struct
+# pt_regs: ip at 0x80, cs 0x88, ss 0xa0) is found through the CPU's
+# registers; it must be a kernel frame whose ip is in kernel text, and
+# neither the byte at ip - 1 (as trapped) nor at ip (backed up) an int3.
+int3_stale_loop() {
+	local cpu=$1 regs ptrs p out ip cs ss bytes w
+	regs=$(mon_cmd "info registers -a" | awk -v c="$cpu" '
+		/^CPU#[0-9]+/ { in_cpu = (substr($1, 5) + 0 == c) }
+		in_cpu' | tr ' ' '\n')
+	[[ $(ksym "$(sed -n 's/^RIP=//p' <<<"$regs")") =~ ^(asm_)?(exc_int3|do_int3|poke_int3_handler|kprobe_int3_handler|irqentry_nmi_(enter|exit))\+ ]] || return 2
+	ptrs=$(sed -n 's/^R[A-Z0-9]*=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs" | sort -u)
+	for p in $ptrs; do
+		out=$(mon_cmd "$(printf 'cpu %d\nx /5gx 0x%x' "$cpu" $((0x$p + 0x80)))" |
+			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr ' ' '\n' | sed -n 's/^0x//p')
+		mapfile -t w <<<"$out"
+		ip=${w[0]:-} cs=${w[1]:-} ss=${w[4]:-}
+		[[ $cs == 0000000000000010 && $ss == 0000000000000018 ]] || continue
+		[[ $(ksym "$ip") == [a-z_]*+0x* ]] || continue
+		bytes=$(mon_cmd "$(printf 'cpu %d\nx /2bx 0x%x' "$cpu" $((0x$ip - 1)))" |
+			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr -d '\n')
+		echo "int3 frame of CPU $cpu at 0x$p: ip $(ksym "$ip"), bytes at ip - 1: $bytes" >>"$res/hang.txt"
+		[[ $bytes =~ ^0x[0-9a-f]{2}\ 0x[0-9a-f]{2}$ && $bytes != *0xcc* ]] || return 1
+		stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes}"
+		return 0
+	done
+	return 1
+}
+
 # vm_diagnose: the guest stopped answering (hung: seconds without a status
 # line, while guest.sh writes ALIVE every 10 s at real-time priority).
 # Where its CPUs are goes to the fate line and results' hang.txt: QEMU's
@@ -709,7 +746,7 @@ ksym() {
 # with a backtrace of the CPU that takes it on the console.  A monitor
 # that does not answer means QEMU is stuck, not the guest's kernel.
 vm_diagnose() {
-	local regs cpus='' cpu rip hlt i
+	local regs cpus='' cpu rip hlt i rc
 	regs=$(mon_cmd "info registers -a")
 	printf '%s\n' "$regs" >"$res/hang.txt"
 	while read -r cpu rip hlt; do
@@ -729,6 +766,17 @@ vm_diagnose() {
 		return 0
 	fi
 	fate+=" ($cpus; QEMU's registers in $res/hang.txt)"
+	# A CPU that loops through the int3 handler is seen there in one of a
+	# few reads of its registers, or at the int3 itself.
+	if [[ $accel == *tcg* ]]; then
+		for ((i = 0; i < 6; i++)); do
+			for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
+				rc=0
+				int3_stale_loop "$cpu" || rc=$?
+				((rc == 2)) || break 2
+			done
+		done
+	fi
 	mon_cmd nmi >/dev/null
 	# the panic's backtrace, then the VM's exit (panic=-1, -no-reboot)
 	for ((i = 0; i < 60; i++)); do
@@ -852,6 +900,7 @@ kernel_report() {
 run_kernel() {
 	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total
 	local attempt=1 t0 slow=1 qemu_pid rc seen=0 timed_out='' stalled='' hung='' why=''
+	local stale_loop=''
 	local boot_note='' done_seen='' fate='' left='' running
 	local -A result=() retried=()
 
@@ -889,17 +938,22 @@ run_kernel() {
 		# once for each test, three boots at most.
 		running=$(kernel_running)
 		if [[ -z $done_seen && -n $running && -z ${retried[$running]:-} ]] &&
-			((attempt < 3)) && tcg_stale_int3; then
-			echo "   during $running: $(grep -m 1 -o 'Oops: int3.*' "$res/console.log" | tr -d '\r')" \
-				"at $(grep -A 4 -m 1 'Oops: int3' "$res/console.log" | grep -m 1 -o 'RIP: [^ ]*' | tr -d '\r')," \
-				"where memory holds no int3: TCG ran a stale translation of code the kernel patched;" \
+			((attempt < 3)) && { [[ -n $stale_loop ]] || tcg_stale_int3; }; then
+			if [[ -n $stale_loop ]]; then
+				echo "   during $running: the guest hung: $stale_loop:"
+			else
+				echo "   during $running: $(grep -m 1 -o 'Oops: int3.*' "$res/console.log" | tr -d '\r')" \
+					"at $(grep -A 4 -m 1 'Oops: int3' "$res/console.log" | grep -m 1 -o 'RIP: [^ ]*' | tr -d '\r')," \
+					"where memory holds no int3:"
+			fi
+			echo "   TCG ran a stale translation of code the kernel patched;" \
 				"$running and the tests after it in a new boot (console-boot$attempt.log)"
 			retried[$running]=1
 			mv "$res/console.log" "$res/console-boot$attempt.log"
 			attempt=$((attempt + 1))
 			seen=0
 			slow=1
-			timed_out='' stalled='' hung='' fate='' boot_note=''
+			timed_out='' stalled='' hung='' fate='' boot_note='' stale_loop=''
 			kernel_rest_plan
 			continue
 		fi
