@@ -250,10 +250,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 				 now);
 	if (!o)
 		return;
-	/*
-	 * Without a slot the reservation is dropped (the next one reuses
-	 * it), and the record counted lost.
-	 */
+	/* no slot: the reservation is left for the next one to reuse */
 	slot = cprof_off_claim(prev->pid);
 	if (!slot) {
 		oc->full++;

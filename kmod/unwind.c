@@ -464,15 +464,12 @@ static __always_inline bool cprof_ustep_reg(struct cprof_ustep_env *env,
 #include "cprof/unwind_step.h"
 
 /*
- * A tick inside a system call: C libraries' system call wrappers (read(),
- * write(), ...) are leaf functions without a frame, so without a table the
- * frame-pointer chain starts at their caller's caller and the call site
- * would be lost.  In a system call, the word at the user stack pointer is
- * the wrapper's return address if the wrapper pushed nothing: take it only
- * if it lies in an executable mapping of the process (as far as maps.c
- * knows them) and the instruction before it is a call.  (The user ip itself
- * is then a return address; after a fault or interrupt it is the
- * interrupted instruction.)  The caller has page faults disabled.
+ * A tick inside a system call, whose C library wrapper (read(), ...) is a
+ * frameless leaf with no table: the word at the user stack pointer is its
+ * return address if it pushed nothing.  Taken only if it lies in an
+ * executable mapping maps.c knows and the instruction before it is a call
+ * (docs/design.md, "Reading user memory").  The caller has page faults
+ * disabled.
  */
 static bool cprof_syscall_caller(struct task_struct *tsk,
 				 struct cprof_uaccess *acc,
