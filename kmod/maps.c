@@ -3,38 +3,16 @@
  * Executable mappings of the sampled processes, so that user frames can be
  * symbolized after the process has gone.
  *
- * The sampling path cannot take the mmap lock, so the work is split:
- *  - In the tick, cprof_maps_note() checks the sampled user addresses against
- *    the ranges already emitted for this address space (an RCU hash table
- *    keyed by mm, tgid, exec count and the process's start time: an exec,
- *    a recycled mm or pid is a new key), but for the leading frames the
- *    user walk found in them itself
- *    when it looked up their files' unwind tables.  If one is not
- *    covered, it queues a request on its CPU's queue: a pid reference and
- *    the key.  No allocation, no lock.
- *  - The reader, in process context, serves the requests in
- *    cprof_maps_sync(): it takes the mmap lock of the task (if it still
- *    exists and still has that address space), lists its executable
- *    mappings, reads build IDs from the files' cached pages, emits a
- *    CPROF_REC_MMAP for each range not emitted before, and publishes the
- *    new range list.  It never blocks on the process: the mmap lock is only
- *    tried, and files are never read from disk.
- *
- * Why the reader and not a task_work on the sampled task: the profiled task
- * does no extra work and the module never leaves a callback queued on a task
- * that may sleep for ever (task_work_cancel() is not exported, so such a
- * callback would make unloading unsafe).  The cost is a window of one reader
- * wake-up (milliseconds; the tick wakes the reader when it queues a request)
- * in which a process that exits takes its mappings with it.
- *
- * Any user's processes decide how many mappings there are, so what is kept
- * is bounded: a listing copies at most CPROF_MAPS_RANGES of them (the one
- * asked about, those emitted before, then new ones; the rest are counted
- * and left for a later request, if sampled), into a buffer allocated at
- * load, not under the target's lock; a state is sized to the ranges it
- * keeps; all states together stay within maps_mb (a module parameter),
- * the least recently sampled evicted to make room; and the reader sweeps
- * out the states of processes that exited or exec'd, once a second.
+ * The tick cannot take the mmap lock, so the work is split.  In the tick,
+ * cprof_maps_note() checks the sampled user addresses against the ranges
+ * already emitted for the address space (an RCU hash keyed by mm, tgid,
+ * exec count and start time) and queues a request on its CPU's queue for
+ * one not covered: no allocation, no lock.  The reader serves the requests
+ * in cprof_maps_sync(): it tries the task's mmap lock, lists its executable
+ * mappings, reads build IDs from the page cache only and emits a
+ * CPROF_REC_MMAP for each range not emitted before.  What any user's
+ * processes make it keep is bounded (CPROF_MAPS_RANGES, maps_mb).  Why the
+ * reader and not a task_work: docs/design.md, "Mappings".
  */
 #include <linux/cred.h>
 #include <linux/elf.h>

@@ -2,47 +2,15 @@
 /*
  * Off-CPU events (profile kinds offcpu and wall): where tasks leave the CPU
  * and for how long.  A probe on the scheduler's sched_switch tracepoint,
- * registered only while such a profile runs, sees every switch of its CPU
- * with interrupts disabled and the runqueue locked, in the context of the
- * task leaving (current):
- *
- *  - the task leaving (prev), if the profile's filters take it and this
- *    switch is one its CPU records: its kernel stack (from the scheduler
- *    out) and its user stack (from the registers it saved entering the
- *    kernel, walked as a tick walks them: tables, frame pointers, page
- *    faults disabled) go into a CPROF_REC_OFFCPU, and its tid and the time
- *    into a slot of a small table;
- *  - the task arriving (next), if a slot holds its tid: a CPROF_REC_ONCPU
- *    with the time, and the slot is freed.
- *
- * A task switched in on one CPU has finished switching out on another (the
- * scheduler does not run a task still on a CPU: on_cpu, released at the end
- * of the switch and acquired before the next), so the slot written at its
- * switch out is seen at its switch in.  A task runs before it exits, so
- * its switch in frees its slot; one that never runs again in the profile
- * keeps its slot until the next profile clears the table.  When the
- * CPROF_OFF_PROBES slots a tid may go to are taken, the switch is not
- * recorded (offcpu_full, and a LOST record's other).  Every online CPU has
- * a ring in such a profile, ctl's cpus= or not: a task comes back where
- * the scheduler puts it; cpus= selects where leaving is recorded.
- *
- * Nothing here sleeps, allocates or takes a lock: the records go into the
- * CPU's ring (cprof_sample_reserve()), whose reader is woken by irq_work,
- * never from inside the scheduler.
- *
- * Cost: a switch the CPU does not record costs a countdown and a look at
- * the count of slots the arriving task's hash holds (the table only if
- * it holds some).  Recording one
- * costs a tick's walks, with the runqueue locked: on PREEMPT_RT a remote
- * wake-up may spin that long.  So they are shorter: at most ctl's
- * offcpu_depth frames each (and depth), the user walk's reads at most ctl's
- * accesses (struct cprof_uaccess), each read fault-free.  Each CPU
- * records one switch in every (at random, so that a periodic workload is
- * not aliased), every starting at 1, doubling when
- * the time spent recording passes a fifth of the profile's budget (% of a
- * CPU) over a window of at least CPROF_OFF_WINDOW_NS, halving when under a
- * twentieth; each record carries the every its countdown was drawn with:
- * its weight.
+ * registered only while such a profile runs, runs with interrupts disabled
+ * and the runqueue locked, in the context of the task leaving.  It writes
+ * the leaving task's stacks as a CPROF_REC_OFFCPU and notes its tid and the
+ * time in a slot of a small table; the arriving task, if a slot holds its
+ * tid, gets a CPROF_REC_ONCPU and frees the slot.  Each CPU records one
+ * switch in "every" (drawn at random, adapted to ctl's budget; each record
+ * carries it as its weight), with shorter walks than a tick's.  Nothing
+ * here sleeps, allocates or takes a lock: the records go into the CPU's
+ * ring (cprof_sample_reserve()).  Why: docs/design.md, "Off the CPU".
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
@@ -282,10 +250,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 				 now);
 	if (!o)
 		return;
-	/*
-	 * Without a slot the reservation is dropped (the next one reuses
-	 * it), and the record counted lost.
-	 */
+	/* no slot: the reservation is left for the next one to reuse */
 	slot = cprof_off_claim(prev->pid);
 	if (!slot) {
 		oc->full++;

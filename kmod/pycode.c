@@ -3,24 +3,15 @@
  * Python code objects into the stream, so that Python frames can be named
  * after their process is gone.
  *
- * A Python frame of a sample names its code object by address (pywalk.c);
- * the names and the line table are the process's, and go with it.  The
- * first time a CPU meets a code object in a stream (its address, first line
- * and process), the tick copies the leading bytes of the code's qualified
- * name, file name and line table (struct cprof_pycode) into a record after
- * the sample: at most CPROF_PYCODE_PER_TICK codes a tick, the others on
- * later ticks that meet them again.  A per-CPU table of the codes named in
- * this stream (direct-mapped: one that an other code took the place of is
- * named again when met) keeps the stream from repeating them.
- *
- * The reads are the tick's: of the interrupted task's memory, with page
- * faults disabled, at most CPROF_PYSTR_MAX bytes of each name and
- * CPROF_PYLINES_MAX of the line table; memory that is not resident gives a
- * shorter copy or none.  The tick makes a record only if its accesses
- * left (struct cprof_uaccess) cover the most one takes, and counts a
- * record it leaves out (budget_skipped).  The module does not interpret
- * the objects beyond the sizes of a str and of a bytes object: userland
- * decodes them with the interpreter's layout.
+ * The first time a CPU meets a code object in a stream (its address, first
+ * line and process), the tick copies the leading bytes of the code's
+ * qualified name, file name and line table (struct cprof_pycode) into a
+ * record after the sample, at most CPROF_PYCODE_PER_TICK codes a tick; a
+ * per-CPU direct-mapped table of the codes named keeps the stream from
+ * repeating them.  The reads are the tick's (fault-free, bounded, within
+ * its accesses); the module does not decode the objects beyond the sizes
+ * of a str and a bytes object.  Why: docs/design.md, "Python frames: the
+ * tick's walk".
  */
 #include <linux/hash.h>
 #include <linux/mm.h>

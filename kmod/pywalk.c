@@ -3,32 +3,16 @@
  * Python frames from the tick.
  *
  * A CPython interpreter (3.11 and later) keeps each thread's Python calls
- * as a chain of interpreter frames in the process's memory: a frame names
- * its code object, the instruction it is at and its caller's frame.  When
- * the user walk meets the code of a file whose unwind table userland
- * loaded with that interpreter's layout (struct cprof_upy, utable.c), the
- * tick reads the interrupted thread's chain and records, per frame, the
- * code object's address, the instruction's index and the code's first
- * line (the code's identity, should its address be reused later), after
- * the sample's frames (struct cprof_pytrail).  Nothing is named here:
- * userland reads the code objects' names and line tables from the live
- * process, and puts the frames where the C stack runs the interpreter's
- * loop.
- *
- * The thread's state: the interpreter's holder of the GIL (the thread that
- * runs Python code now, most often the interrupted one), checked by its
- * thread id (the tid in the process's pid namespace, as gettid() gave it
- * to the interpreter); else the interpreters' lists of thread states, at
- * most CPROF_PY_INTERPS interpreters and CPROF_PY_THREADS states in all.
- *
- * Every read is of the interrupted task's user memory, with page faults
- * disabled and at addresses access_ok() accepts, as the user walk reads:
- * memory that is not resident, a pointer that lies or a chain that changes
- * under the walk ends it (the record says why), never faults.  Each frame
- * takes two user access windows (the frame's fields, the code's), the walk
- * at most the sample's depth of frames; each window is one of the tick's
- * accesses (struct cprof_uaccess), and a walk that runs out of them ends
- * as one at the depth.
+ * as a chain of interpreter frames in the process's memory.  When the user
+ * walk meets the code of a file whose unwind table carries that
+ * interpreter's layout (struct cprof_upy, utable.c), the tick finds the
+ * interrupted thread's state (the GIL's holder, else the interpreters'
+ * thread lists) and appends its chain to the sample (struct cprof_pytrail):
+ * per frame the code object's address, the instruction's index and the
+ * code's first line.  Nothing is named here (pycode.c, userland).  The
+ * reads are the user walk's: fault-free, within access_ok() and the tick's
+ * accesses; a chain that lies or changes ends the walk, the record says
+ * why.  Why: docs/design.md, "Python frames: the tick's walk".
  */
 #include <linux/pid.h>
 #include <linux/sched.h>

@@ -3,36 +3,15 @@
  * The sampler: one pinned hard-IRQ hrtimer per selected online CPU, armed
  * only while a profile runs.  Each tick writes one CPROF_REC_SAMPLE into its
  * CPU's ring, straight from the unwinders, with no lock shared between CPUs,
- * no allocation and no sleeping.
- *
- * Rings exist only while a profile runs, one per selected online CPU (a CPU
- * that comes online during the profile gets its own then), within a cap on
- * their total size: when buffer_kb times the CPUs would pass it, every ring
- * is made smaller.
- *
- * Self-throttle: each CPU keeps a moving average of what a tick costs it.
- * When that average would use more than the budget (ctl "budget", % of a
- * CPU, at most CPROF_BUDGET_MAX) at the current period, the CPU lengthens
- * its own period and says so in the stream (CPROF_REC_THROTTLE), so no
- * frequency can lock a machine up and the reader can weigh each sample by
- * the period it stands for.  The handler times itself; what it cannot time
- * is estimated: the interrupt entry and the hrtimer core before it by the
- * least delay from the timer's expiry to the handler over the last
- * CPROF_FLOOR_TICKS ticks (the rest of a delay is other work: interrupts
- * disabled elsewhere, a vCPU not running), the exit and re-arm after it as
- * costing that much again.
- *
- * Hard bound: the budget bounds the average; one tick's user memory reads
- * are bounded by ctl's accesses (struct cprof_uaccess), taken by the
- * walks in order (C frames, Python frames), then by the stack copy and the
- * code records, each made only if what it may take is left: a walk cut
- * there is flagged truncated as at the depth, a copy or record left out is
- * counted (budget_skipped), never made shorter.
- *
- * The scheduler's hook (offcpu.c) writes into the same rings, on its own
- * CPU with interrupts disabled, through cprof_sample_reserve() and
- * cprof_sample_commit(): a ring still has one producer at a time.  A
- * profile of kind offcpu has rings and no ticks.
+ * no allocation and no sleeping.  The rings live only while a profile runs
+ * (a CPU that comes online meanwhile gets its own), within a cap on their
+ * total size.  Each CPU throttles itself to ctl's budget, lengthening its
+ * period (CPROF_REC_THROTTLE), and each tick's user reads are bounded by
+ * ctl's accesses (struct cprof_uaccess).  The scheduler's hook (offcpu.c)
+ * writes into the same rings through cprof_sample_reserve() and
+ * cprof_sample_commit(), on its own CPU with interrupts disabled: a ring
+ * still has one producer at a time.  Why: docs/design.md, "The tick",
+ * "Buffers and the stream", "Self-throttle", "A hard bound per event".
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>

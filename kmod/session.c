@@ -4,17 +4,11 @@
  * /proc/cprof/profile (cprof_session_begin()) to its release.  It owns the
  * settings frozen at the start, the period, the start time and deadline,
  * the state (running, stopping, ended) with the reason the profile ended,
- * and the kick that wakes the reader.  The reader (stream.c) drives it;
- * ctl ("stop=1") and unloading ask it to stop; the ticks only kick it.
- *
- * The kick is a hard irq_work, run from the interrupt even on PREEMPT_RT,
- * whose wake-up is a simple waitqueue's (a raw lock): a soft one runs on
- * the CPU's irq_work thread, which CPU teardown parks with the work left
- * pending, and irq_work_sync() at unload would wait for ever.
- *
- * A stop request acts on the session that exists when it is made, under
- * cprof_session_lock, so it can never reach a later profile.  Lock order:
- * ctl's cprof_lock, then cprof_session_lock.
+ * and the kick that wakes the reader: a hard irq_work (docs/design.md, "Off
+ * the CPU", says why not a soft one).  The reader (stream.c) drives it; ctl
+ * ("stop=1") and unloading ask it to stop, under cprof_session_lock, so a
+ * stop reaches only the session that exists; the ticks only kick it.
+ * Lock order: ctl's cprof_lock, then cprof_session_lock.
  */
 #include <linux/cpumask.h>
 #include <linux/err.h>

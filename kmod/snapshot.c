@@ -3,49 +3,15 @@
  * Thread snapshots (profile kind threads): one pass over the threads of
  * the machine (or of ctl's pid=), in the order of their tids, each written
  * as a CPROF_REC_THREAD with its state, how long it has been off the CPU
- * and both its stacks, the way a tick would have walked them.
+ * and both its stacks, walked as a tick would walk them.
  *
- * The pass runs in batches, each filling the reader's buffer: the reader
- * queues a work item and waits for it.  A worker, because a user stack is
- * read with its process's address space in use (kthread_use_mm(), for
- * kernel threads only): the tick's walk (unwind tables, frame pointers,
- * page faults disabled) over another process's memory, without its mmap
- * lock and without faulting anything in.  Before the first thread of a
- * process is walked its mappings are listed (maps.c, the mmap lock only
- * tried), as a tick's request would have them listed, so that the walk
- * has the tables and userland the mapping records.
- *
- * A thread off the CPU: its kernel stack from where it switched out (the
- * walk /proc/PID/stack makes; see cprof_unwind_kernel_task() for how its
- * stack stays mapped: CPU hotplug held off, an RCU read side), its user
- * stack from the registers it saved entering the kernel, copied without
- * faulting and kept only if the thread was not exiting after the copy
- * (cprof_copy_user_regs(): its stack may be freed or reused at once then;
- * a copy dropped so is counted, the thread left out as exiting).  Its voluntary
- * and involuntary switch counts are read before and its CPU after: if it
- * ran in between, the walk is made again, up to CPROF_SNAP_TRIES times,
- * then kept flagged CPROF_THREAD_MOVED.  A thread on a CPU: an
- * interrupt (smp_call_function_single()) walks it there, as a tick would,
- * from the registers its entry saved (found by the unwinder: this
- * interrupt's handler keeps no irq regs), its stack copy capped as a
- * tick's; if it has left by then, it is walked off the CPU.  Never on a
- * CPU outside cpus= or isolated from the kernel's housekeeping (isolcpus=,
- * nohz_full=, an isolated cpuset): a thread running there is recorded
- * running, without stacks, flagged with why.  Nothing here waits for
- * a thread or takes a lock it may hold: it is stopped only by that
- * interrupt, for the time of a tick.
- *
- * How long a thread has been off the CPU: the scheduler's clock now less
- * the last time it accounted the thread's run (se.exec_start, set when it
- * switches out and at each tick while it runs), the same clock on these
- * kernels (no IRQ or steal time accounting).
- *
- * Threads created during the pass are seen if their tid is above where the
- * pass is; threads exiting are left out (PF_EXITING); the worker itself is
- * in it, running, its stack from where it called this module.  There is
- * no grace period or lock held across threads, so the pass's time is what
- * its threads' walks take, and the reader can stop it
- * between batches (a signal, stop=1, rmmod).
+ * The pass runs in batches that fill the reader's buffer, each in a worker
+ * that takes the walked process's address space (kthread_use_mm()); the
+ * reader can stop it between batches (a fatal signal, stop=1, rmmod).  A
+ * thread off the CPU is walked from where it switched out (cprof_snap_off()),
+ * one on a CPU by an interrupt there (cprof_snap_running()).  Nothing here
+ * waits for a thread or takes a lock it may hold.  Why each step is made
+ * so: docs/design.md, "A snapshot of every thread".
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>

@@ -5,18 +5,13 @@
  * the configured seconds, or with seconds=0 when something else ends it.
  * One reader at a time.
  *
- * The reader drains the per-CPU rings into a private bounce buffer, serves
- * the mapping requests of the ticks (maps.c) into the same buffer, and hands
- * the buffer out in whatever pieces read() asks for.  It sleeps between
- * drains; a tick wakes it early (the session's kick) when its ring is half
- * full or it queued a mapping request.
- *
- * Ending: the deadline (none with seconds=0), a fatal signal to the reader,
- * "stop=1" in ctl, or rmmod.  The ticks are then stopped, the reader drains
- * what was collected and closes the stream with CPROF_REC_END, so what was
- * collected is never lost and the stream stays well-formed.  Other signals
- * do not end the profile: read() lets them be handled (job control, ptrace,
- * the freezer) and is restarted or returns EINTR, and the profile goes on.
+ * The reader drains the per-CPU rings and serves the ticks' mapping
+ * requests (maps.c) into a private bounce buffer, handed out in whatever
+ * pieces read() asks for; it sleeps between drains unless a tick kicks it.
+ * At the end (the deadline, a fatal signal, stop=1, rmmod) it stops the
+ * ticks, drains what they collected and closes the stream with
+ * CPROF_REC_END.  Other signals do not end the profile: docs/design.md,
+ * "One profile: the session", "Buffers and the stream".
  */
 #include <linux/err.h>
 #include <linux/fs.h>

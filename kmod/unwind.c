@@ -3,34 +3,15 @@
  * Stack walks from an interrupt.
  *
  * Kernel: the kernel's own unwinder (ORC on Debian kernels, frame pointers
- * elsewhere) started from the interrupted registers.
- *
- * User: from the interrupted user registers, or from the registers the task
- * saved on kernel entry when the tick hit a system call or fault, so a
- * sample shows the user frames that led into the kernel.  Each step takes
- * the frame's rule from the unwind table userland loaded for its file
- * (utable.c: the CFA is sp or rbp plus an offset, a word the frame saved
- * where it realigned the stack, or in the interrupted frame another
- * register plus an offset; the return address is below it, the
- * caller's rbp maybe saved beside it: the step of cprof/unwind_step.h,
- * which cprof-dump walks stack copies with too), so code without frame
- * pointers and frameless leaves unwind; where no table covers the address
- * the step follows the frame-pointer chain, as perf does.  Either way the
- * caller's stack pointer must lie above the frame's, so every walk ends,
- * and it stops at the depth.
- *
- * The walk reads user memory with page faults disabled, so it never sleeps
- * or faults pages in, and only at addresses access_ok() accepts; a table or
- * a stack that lies gives a wrong or short stack, never a fault.  Each frame
- * record is two loads in one user access window, as perf's own walker reads
- * them, and each other word one load: copy_from_user_nofault() costs a call,
- * its checks and a string copy each time.  Each such read takes one of the
- * event's user accesses (struct cprof_uaccess): a walk refused one stops
- * there, truncated as at the depth.  The page tables loaded in a hard
- * interrupt are current's own (context switches change them with interrupts
- * off), which copy_from_user_nofault() has to check for NMIs; the one window
- * where they are not (exec replacing the mm) reads the old address space's
- * memory, harmlessly.
+ * elsewhere) from the interrupted registers.  User: from the interrupted
+ * user registers, or those the task saved entering the kernel, each step
+ * by the unwind table userland loaded for the frame's file (utable.c, the
+ * step of cprof/unwind_step.h), else by the frame-pointer chain; the
+ * caller's stack pointer must lie above the frame's, so every walk ends.
+ * User memory is read with page faults disabled and only where
+ * access_ok() allows, each read taking one of the event's user accesses
+ * (struct cprof_uaccess): a table or a stack that lies gives a wrong or
+ * short stack, never a fault.  Why: docs/design.md, "The user walk".
  */
 #include <linux/bits.h>
 #include <linux/cpu.h>
@@ -483,15 +464,12 @@ static __always_inline bool cprof_ustep_reg(struct cprof_ustep_env *env,
 #include "cprof/unwind_step.h"
 
 /*
- * A tick inside a system call: C libraries' system call wrappers (read(),
- * write(), ...) are leaf functions without a frame, so without a table the
- * frame-pointer chain starts at their caller's caller and the call site
- * would be lost.  In a system call, the word at the user stack pointer is
- * the wrapper's return address if the wrapper pushed nothing: take it only
- * if it lies in an executable mapping of the process (as far as maps.c
- * knows them) and the instruction before it is a call.  (The user ip itself
- * is then a return address; after a fault or interrupt it is the
- * interrupted instruction.)  The caller has page faults disabled.
+ * A tick inside a system call, whose C library wrapper (read(), ...) is a
+ * frameless leaf with no table: the word at the user stack pointer is its
+ * return address if it pushed nothing.  Taken only if it lies in an
+ * executable mapping maps.c knows and the instruction before it is a call
+ * (docs/design.md, "Reading user memory").  The caller has page faults
+ * disabled.
  */
 static bool cprof_syscall_caller(struct task_struct *tsk,
 				 struct cprof_uaccess *acc,

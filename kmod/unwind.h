@@ -40,14 +40,11 @@ struct cprof_pyhint {
 
 /*
  * The user memory one event (a tick, a recorded switch) may still read.
- * Every user access of its walks is taken from it, and its stack copy and
- * code records are made only if what they may take is left: the event's
- * time with interrupts disabled has a bound whatever the user's memory
- * holds.  An access is one user access window (a word, a frame record, a
- * Python frame's fields, a code object's) or CPROF_UACCESS_BYTES bytes of
- * a copy.  NULL: no bound but the depth (a sleeping thread's snapshot
- * walk, in process context; a running thread's, in the interrupt that
- * stops it, has the tick's bound).
+ * An access is one user access window of a walk (a word, a frame record,
+ * a Python frame's fields, a code object's) or CPROF_UACCESS_BYTES bytes
+ * of a copy, which is made whole or not at all.  NULL: no bound but the
+ * depth (a sleeping thread's snapshot walk).  Why a count and not a time:
+ * docs/design.md, "A hard bound per event".
  */
 struct cprof_uaccess {
 	u32 left;

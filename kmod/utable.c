@@ -2,44 +2,17 @@
 /*
  * Unwind tables for user code without frame pointers.
  *
- * The module does not interpret DWARF: userland (cprof-dump) compiles each
- * file's call frame information into rows, one per address range, each
- * saying how to find the frame's CFA from sp or rbp and where the caller's
- * rbp is saved (cprof_format.h), and writes them to /proc/cprof/unwind.
- * This unit checks a table whole before it is installed (every pc strictly
- * increasing, every rule known, the last row ending the table), keeps the
- * tables in an RCU hash keyed by the file (device and inode, as stat()
- * gives them) and answers the tick's question: which row
- * holds this offset of that file?  A binary search within the rows of the
- * offset's page (an index the module builds), no lock, no allocation
- * (cprof_uindex_row(), inline in cprof/unwind_step.h: the tick asks it
- * each frame; cprof-dump searches its copies' tables with it too).
- *
- * A row takes 4 bytes: the low 16 bits of its offset (the page index gives
- * the rest) and the index of its rule among the table's distinct rules,
- * which userland lists once each (a few hundred for a million rows).  With
- * the page index and the rules, Debian's large libraries take about 4.1
- * bytes a row.
- * A table also names the file's size and mtime: a file rewritten in place,
- * or another file that got a freed inode number, does not match it.
- * The table of a CPython interpreter's file also holds where the
- * interpreter keeps its threads' frames (struct cprof_upy), checked for
- * the fields the Python walk follows (pywalk.c), and handed to the walk
- * with the table.
- *
- * The memory for tables is bounded by the ctl setting unwind_mb, their
- * number by CPROF_UTABLE_MAX (which keeps the hash chains short: the tick
- * walks one per frame).  A table that does not fit makes room by evicting
- * the least recently used tables: each notes the jiffy a walk last used
- * it (or it was loaded), so a table of a file no tick walks any more, or
- * of a file rewritten in place (its size or mtime no longer match), goes
- * first.  Only a table larger than unwind_mb by itself is refused
- * (-ENOSPC, nothing changes).  Evictions are counted (unwind_evicted in
- * /proc/cprof/stats); userland notices them when it compares the list
- * with what it wrote, and loads a table again when its file is mapped
- * again.  Tables outlive profiles (a binary's table stays good while the
- * file does) and go with the module, by eviction, or when userland writes
- * a table of no rows for the file.
+ * The module does not interpret DWARF: cprof-dump compiles each file's
+ * call frame information into rows (cprof_format.h) and writes them to
+ * /proc/cprof/unwind.  This unit checks a table whole before installing it,
+ * keeps the tables in an RCU hash keyed by the file (device and inode,
+ * checked against its size and mtime), indexes each table's rows by page
+ * and answers the tick's question without a lock or an allocation: which
+ * row holds this offset of that file (cprof_uindex_row(), in
+ * cprof/unwind_step.h).  The table of a CPython interpreter's file also
+ * carries the interpreter's layout (struct cprof_upy) for pywalk.c.  Their
+ * memory is bounded by unwind_mb, the least recently used evicted first.
+ * Why: docs/design.md, "Why compiled tables, not a stack copy".
  */
 #include <linux/atomic.h>
 #include <linux/hashtable.h>

@@ -1,23 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * cprof stream format: what /proc/cprof/profile emits and cprof-dump reads.
- * This header is included by the module and by userland; it holds types and
- * constants only.
+ * cprof stream format: what /proc/cprof/profile emits and cprof-dump reads,
+ * and the unwind tables cprof-dump writes to /proc/cprof/unwind.  Included
+ * by the module and by userland: types and constants only, fixed width,
+ * naturally aligned, little-endian (the module is x86-64 only).
  *
- * All fields are fixed width, naturally aligned and little-endian (the module
- * is x86-64 only and writes them in its native order).  A stream
- * is one struct cprof_header followed by records.  Every record starts with
- * struct cprof_rec, whose size covers the whole record (header, payload and
- * padding) and is a multiple of 8, so a reader can skip record types it does
- * not know and detect truncation.  The last record of a complete stream is
- * CPROF_REC_END; a stream without it is truncated.
- *
- * Compatibility: new fields are only ever appended to a record (readers use
- * the record size, never sizeof, to find the next record) and new record
- * types may appear; anything else bumps CPROF_VERSION.  An unwind table's
- * layout is versioned by its magic (CPROF_UTABLE_MAGIC), which the module
- * checks.  Both sides build this file: tests/host/check-abi.sh checks
- * that they lay it out alike.
+ * A stream is one struct cprof_header followed by records, each starting
+ * with struct cprof_rec, whose size covers the whole record and is a
+ * multiple of 8; CPROF_REC_END ends a complete stream.  Fields are only
+ * ever appended to a record and new record types may appear; anything else
+ * bumps CPROF_VERSION (an unwind table: CPROF_UTABLE_MAGIC).  Why, and how
+ * both sides are checked to agree: docs/design.md, "The format".
  */
 #ifndef CPROF_FORMAT_H
 #define CPROF_FORMAT_H
