@@ -103,13 +103,22 @@ stats_from_procfs() {
 			print s, (!pre ? "total" : in_print ? "both" : "cpu") }' "$1" | sort
 }
 
+# entries_of MAN: man_entries of MAN, formatted once per content (groff
+# takes a second or more a page, and the checks of the checks ask again).
+entries_of() {
+	local f
+	f=$tmp/entries.$(md5sum <"$1" | cut -c1-32)
+	[[ -s $f ]] || man_entries "$1" >"$f"
+	cat "$f"
+}
+
 # ------------------------------------------------------------ the checks
 # Each prints one line per problem, nothing when all is well.
 
 # problems_man1 MAN1 HELP CLI_C
 problems_man1() {
 	local man=$1 short long body min max
-	man_entries "$man" | section_tags OPTIONS | grep '^-' >"$tmp/man1.tags" || true
+	entries_of "$man" | section_tags OPTIONS | grep '^-' >"$tmp/man1.tags" || true
 	while read -r short long; do
 		if [[ $short == - ]]; then
 			grep -Eq -- "^--$long(=| |$)" "$tmp/man1.tags" || echo "cprof-dump.1: no entry for --$long"
@@ -123,7 +132,7 @@ problems_man1() {
 	done < <(sed -n 's/.*--\([a-z][a-z-]*\).*/\1/p' "$tmp/man1.tags")
 	while read -r short min max; do
 		long=$(opts_from_help "$2" | awk -v s="$short" '$1 == s { print $2 }')
-		body=$(man_entries "$man" | entry_body OPTIONS "-$short, --$long")
+		body=$(entries_of "$man" | entry_body OPTIONS "-$short, --$long")
 		[[ $body == *"$min to $max"* ]] || echo "cprof-dump.1: -$short: no '$min to $max' in '$body'"
 	done < <(ranges_from_cli "$3")
 }
@@ -145,7 +154,7 @@ problems_md() {
 problems_man4() {
 	local man=$1 ctl=$2 main=$3 procfs=$4 key min max def body where tag mode
 	shift 4
-	man_entries "$man" >"$tmp/man4.entries"
+	entries_of "$man" >"$tmp/man4.entries"
 	# ctl
 	section_tags /proc/cprof/ctl <"$tmp/man4.entries" | sed 's/=.*//' | sort >"$tmp/man4.ctl"
 	ctl_from_c "$ctl" "$@" >"$tmp/ctl.keys"
