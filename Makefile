@@ -9,6 +9,7 @@
 #                        k_ tests on one kernel; or one test by name
 #   make lint            checkpatch --strict, sparse on 6.1 and 6.12, shellcheck,
 #                        userland's extra warnings: in about a minute
+#   make check-long      the long VM tests make check leaves out (anchors' side-by-sides)
 #   make check-debug     the module's VM tests on a KASAN+lockdep kernel (built once)
 #   make bench           benchmarks against perf (docs/BENCHMARKS.md)
 #   make fuzz            fuzz the stream decoder, the CFI compiler and the stack-copy walk for FUZZ_SECONDS (default 600)
@@ -51,7 +52,7 @@ BENCH_ICOUNT ?=
 BENCH_CPUS ?=
 
 .PHONY: all module userland clean install install-userland install-module install-dkms deb \
-	check check-debug demo bench workloads fuzz lint test
+	check check-long check-debug demo bench workloads fuzz lint test
 
 all: module userland
 
@@ -77,6 +78,10 @@ test:
 
 lint:
 	tests/lint.sh
+
+check-long:
+	tests/deps.sh
+	tests/vm/run.sh --long
 
 check-debug:
 	tests/debug/check.sh

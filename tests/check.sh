@@ -8,7 +8,7 @@
 # (tests/fuzz/run.sh), meanwhile the Debian packages (tests/deb/check.sh:
 # built, checked and installed, so that the VM test i_dkms finds DKMS's
 # module), then the VM tests on every kernel
-# (tests/vm/run.sh), and end with one line "N passed, N failed" counting
+# (tests/vm/run.sh: all but the long ones, make check-long's), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
 # Environment: CPROF_VM_KERNELS (default "6.1 6.12 6.1-rt 6.12-rt"), passed on to run.sh;

@@ -41,7 +41,11 @@
 #   TEST              a name in tests/vm/tests (k_ctl, k_ctl.sh), a glob
 #                     ('k_*') or a path to a script anywhere in the repo.
 #                     Default: every test in tests/vm/tests/ORDER but the
-#                     benchmarks b_* and the debug kernel's stress tests d_*.
+#                     benchmarks b_*, the debug kernel's stress tests d_*
+#                     and the long tests (a "# vm-long: WHY" line).
+#   --long            the long tests only (make check-long): anchors'
+#                     side-by-sides and races that earn their minutes
+#                     less often than make check runs.
 #
 # The tests run in the order tests/vm/tests/ORDER lists them, however they
 # are named (a script outside tests/vm/tests, named by its path, runs
@@ -129,6 +133,7 @@ host_timeout=${CPROF_VM_TIMEOUT:-}
 deadline=${CPROF_DEADLINE:-0}
 summary=
 list_only=
+long_only=
 print_logs=
 verbose=
 
@@ -170,6 +175,7 @@ while [[ $# -gt 0 ]]; do
 		;;
 	--summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
 	--list) list_only=1; shift ;;
+	--long) long_only=1; shift ;;
 	--print-logs) print_logs=1; shift ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage ;;
@@ -238,9 +244,15 @@ add_test() {
 	plan_timeouts+=("${t:-$test_timeout}")
 }
 
-# resolve_tests: the plan, in ORDER's order: the tests named (all but b_
-# and d_ when none is), after the scripts named by a path outside
-# tests/vm/tests.
+# is_long NAME: whether tests/vm/tests/NAME.sh is a long test (a
+# "# vm-long: WHY" line): make check-long's, not make check's.
+is_long() {
+	grep -q '^# vm-long: ' "$REPO/tests/vm/tests/$1.sh"
+}
+
+# resolve_tests: the plan, in ORDER's order: the tests named (when none
+# is, all but b_, d_ and the long ones; with --long, the long ones), after
+# the scripts named by a path outside tests/vm/tests.
 resolve_tests() {
 	local arg path matched f name
 	local -A named=()
@@ -248,10 +260,16 @@ resolve_tests() {
 	if [[ ${#tests[@]} -eq 0 ]]; then
 		for name in "${order[@]}"; do
 			[[ $name != [bd]_* ]] || continue
+			if [[ -n $long_only ]]; then
+				is_long "$name" || continue
+			else
+				! is_long "$name" || continue
+			fi
 			add_test "tests/vm/tests/$name.sh"
 		done
 		return 0
 	fi
+	[[ -z $long_only ]] || die "--long takes no test names"
 	for arg in "${tests[@]}"; do
 		if [[ $arg == */* ]]; then
 			path=$(realpath -e "$arg" 2>/dev/null) || die "no such test script: $arg"

@@ -30,6 +30,7 @@
 #     profile are printed, not asserted;
 #   - readzero's kernel-mode samples (leaf in the kernel): the share with
 #     user frames too is at least 90% and at most 5 points under perf's.
+# vm-long: a side-by-side with an anchor (make check-long)
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

@@ -38,6 +38,7 @@
 # without a user frame (exec before the program runs, exit after its
 # memory is gone) have no user stack to complete, in either profiler.
 # Runs on 6.1 and 6.12 (not their -rt flavours: make check's time).
+# vm-long: a side-by-side with an anchor (make check-long)
 # vm-timeout: 900
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

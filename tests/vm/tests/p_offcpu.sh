@@ -19,6 +19,7 @@
 # Each tool's own figures are printed, the other's beside them.
 # Runs on 6.1 only in make check (bcc compiles its program with clang in
 # the guest): P_OFFCPU_ANY=1 runs it on any kernel.
+# vm-long: a side-by-side with an anchor (make check-long)
 # vm-timeout: 400
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# k_mapsbudget: a hostile unprivileged user (nobody) against the module's
+#   budget for mapping lists (maps_mb), during a seconds=0 profile with
+#   unwind tables loaded: its children, each with 65 000 executable
+#   mappings, spin 400 ms in a fresh anonymous page and exit, one after
+#   another, HOSTILE_CHILDREN of them (default 24: about 35 s; 2 on the
+#   debug kernel), with maps_mb=1.  The module's maps_bytes stays within
+#   maps_limit (stats, polled) and MemAvailable drops by less than that
+#   budget + 64 MiB (each child's list of 65 000 would be 3.5 MiB); the
+#   children's samples in their pages are covered by their mapping records
+#   (>= 90%); qsortsplit (no frame pointers: its stacks need its state and
+#   tables) profiled alongside keeps >= 99% of its stacks reaching main.
+#   Then, in a profile of 10 s, 40 more of its processes spin, each with
+#   1 100 mappings: their lists (a listing's 64 KiB of records' worth,
+#   32 KiB each) overflow maps_mb, the least recently sampled are evicted
+#   (maps_evicted grows), and maps_bytes stays within maps_limit.
+#   On 6.1 and 6.12-rt only.
+# vm-long: minutes under TCG; k_manymaps covers the lists' cap in make check
+# vm-timeout: 300
+set -euo pipefail
+# shellcheck source=../lib/kprof.sh
+. "$REPO/tests/vm/lib/kprof.sh"
+
+case $(uname -r) in
+6.12.*-rt-*) ;;
+6.1.*-rt-* | 6.12.*) skip "runs on 6.1 and 6.12-rt" ;;
+esac
+[[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
+kload maps_mb=1
+limit=$((1 << 20))
+# the debug kernel (KASAN) maps a child's 65 000 pages tens of times
+# slower (4 children did not end in 250 s on a loaded host): two there,
+# for its checks of the sweep and eviction
+kids_want=24
+[[ $(uname -r) != *-cprof-debug ]] || kids_want=2
+kids_want=${HOSTILE_CHILDREN:-$kids_want}
+"$WORKLOADS/qsortsplit" 600 >/dev/null &
+qs=$!
+"$CPROF_DUMP" --load-unwind-tables -p "$qs" 2>"$OUT/load.err" ||
+	fail "cprof-dump --load-unwind-tables failed: $(cat "$OUT/load.err")"
+ctl freq=499 seconds=0
+mem_avail() {
+	local k v _
+	while read -r k v _; do
+		[[ $k == MemAvailable: ]] && { echo $((v * 1024)); return 0; }
+	done </proc/meminfo
+}
+sync
+echo 3 >/proc/sys/vm/drop_caches
+reader_start "$OUT/h.raw"
+base=$(mem_avail)
+evicted0=$(stat_of maps_evicted)
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$WORKLOADS/manymaps" 65000 180 400 "$kids_want" >"$OUT/hostile.out" 2>&1 &
+host=$!
+t0=$SECONDS
+low=$base
+high=0
+poll() { # the lowest MemAvailable and the highest maps_bytes
+	local m b
+	m=$(mem_avail)
+	b=$(stat_of maps_bytes)
+	((m < low)) && low=$m
+	((${b:-0} > high)) && high=${b:-0}
+	sleep 0.5
+}
+while kill -0 "$host" 2>/dev/null; do
+	poll
+done
+wait "$host" || fail "the hostile manymaps failed: $(tail -n 3 "$OUT/hostile.out")"
+secs=$((SECONDS - t0))
+reader_stop
+# Then a profile of more address spaces than maps_mb holds (not during the
+# children: a working set over the budget is listed again and again, and
+# the reader serves those listings before the children's requests).
+reader_start "$OUT/e.raw"
+lru=()
+for ((i = 0; i < 40; i++)); do
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
+	lru+=($!)
+done
+for ((i = 0; i < 20; i++)); do
+	poll
+done
+kill "${lru[@]}"
+wait "${lru[@]}" 2>/dev/null || true
+evicted=$(($(stat_of maps_evicted) - ${evicted0:-0}))
+reader_stop
+kill "$qs"
+wait "$qs" || true
+"$WORKLOADS/streamtext" <"$OUT/h.raw" >"$OUT/h.raw.txt" || fail "$OUT/h.raw is not a well-formed stream"
+kids=$(grep -c '^child ' "$OUT/hostile.out" || true)
+drop=$((base - low))
+echo "hostile: $kids children of 65 000 mappings in ${secs}s; maps_bytes at most $high (maps_limit $limit);" \
+	"MemAvailable at most $((drop >> 20)) MiB below its start ($((base >> 20)) MiB);" \
+	"maps_evicted +$evicted, maps_exited $(stat_of maps_exited), maps_capped $(stat_of maps_capped)"
+# Each child's samples in its own page ("child PID at ADDR"), and whether
+# a mapping record of its pid covers that page.
+read -r ns nc < <(rawk '
+	function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	FILENAME ~ /hostile.out$/ { if ($1 == "child") P[$2] = hex($4); next }
+	$1 == "M" && ($M_pid in P) { if (hex($M_start) <= P[$M_pid] && hex($M_end) > P[$M_pid]) cov[$M_pid] = 1; next }
+	$1 == "S" && ($S_pid in P) && $S_nr_user > 0 {
+		x = hex($(S_ip + $S_nr_kernel))
+		if (x >= P[$S_pid] && x < P[$S_pid] + 4096) n[$S_pid]++
+	}
+	END { for (p in n) { s += n[p]; if (p in cov) c += n[p] }; print s + 0, c + 0 }' "$OUT/hostile.out" "$OUT/h.raw.txt")
+echo "the children's samples in their pages: $ns, $nc of them in a mapping record"
+"$CPROF_DUMP" -i "$OUT/h.raw" -f folded -o "$OUT/h.folded" 2>"$OUT/hdump.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/hdump.err")"
+read -r qn qm < <(rawk '{ split($folded_stack, fr, ";") } fr[1] == "qsortsplit" { n += $NF; if ($folded_stack ~ /(^|;)main;/) m += $NF }
+	END { print n + 0, m + 0 }' "$OUT/h.folded")
+echo "qsortsplit alongside: $qm of $qn stacks reach main"
+((kids == kids_want)) || fail "only $kids hostile children of $kids_want"
+((drop < limit + (64 << 20))) || fail "MemAvailable dropped $((drop >> 20)) MiB, over the budget $((limit >> 20)) MiB + 64 MiB"
+[[ $(stat_of maps_limit) == "$limit" ]] || fail "maps_limit is '$(stat_of maps_limit)', not $limit"
+((high <= limit)) || fail "maps_bytes reached $high, over maps_limit $limit"
+((evicted > 0)) || fail "no address space's list was evicted"
+((ns >= 100)) || fail "only $ns samples of the children in their pages"
+((nc * 100 >= ns * 90)) || fail "only $nc of $ns samples of the children in their pages are in a mapping record"
+((qn >= 500)) || fail "only $qn samples of qsortsplit"
+((qm * 100 >= qn * 99)) || fail "only $qm of $qn qsortsplit stacks reach main"
+echo "k_mapsbudget: ok"
