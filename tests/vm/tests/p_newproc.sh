@@ -30,11 +30,15 @@
 # printed for the three; cold and warm must each reach >= 99 % over all
 # the programs' samples, and each program no less than perf dwarf's share
 # on the same command less one point (the same noise, on perf's side too)
-# and >= 90 %: a program's own share moves with when the reader lists its
-# mappings, its first ticks' stack copies standing in for them until then
-# (bzip2's deep frames once ended 27 copies before the walk did: 92.8 %
-# warm on 6.12, perf dwarf 6.0 %; perl, 388 samples, once 97.2 %).  The stack copies the module wrote in the cold runs
-# are printed (stats' ustack_copies).  Samples
+# and >= 97 % of its samples whose stacks cprof had: all but those whose
+# copy ended before the walk did (cprof-dump counts them: the stack past a
+# page not in memory at the tick, or past ustack=, was not there to copy).
+# Those are held to perf dwarf's misses on the same command (its copies of
+# the stack end the same way), as a share of the samples, plus one point.  (bzip2 once had 27 such copies warm, 92.8 %
+# of its samples, perf dwarf 6.0 %; a short program's few samples at its
+# start and exit move it by a point or two: perl, 388 samples, once
+# 97.2 %.)  The stack copies the module wrote in the cold runs are
+# printed (stats' ustack_copies).  Samples
 # without a user frame (exec before the program runs, exit after its
 # memory is gone) have no user stack to complete, in either profiler.
 # Runs on 6.1 and 6.12 (not their -rt flavours: make check's time).
@@ -165,15 +169,23 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; 
 failed=""
 declare -A all_t=([cold]=0 [warm]=0 [again]=0) all_m=([cold]=0 [warm]=0 [again]=0)
 copies=0
+# short_copies RUN NAME: the samples whose stack copy ended before the walk did
+short_copies() {
+	sed -n 's/.* (\([0-9]*\) copies that ended before the walk did.*/\1/p' "$W/$2.$1.err" | tail -n 1 | grep . || echo 0
+}
 # judge RUN NAME TOTAL REACHED PERF_TOTAL PERF_REACHED
 judge() {
+	local short
+	short=$(short_copies "$1" "$2")
 	all_t[$1]=$((all_t[$1] + $3))
 	all_m[$1]=$((all_m[$1] + $4))
-	# the share against perf's, in tenths of a point
+	# shares against perf's, in tenths of a point
 	if (($4 * 1000 / $3 < $6 * 1000 / ($5 ? $5 : 1) - 10)); then
 		failed+=" $2-$1(below perf dwarf)"
-	elif (($4 * 100 < $3 * 90)); then
-		failed+=" $2-$1"
+	elif ((short * 1000 / $3 > ($5 - $6) * 1000 / ($5 ? $5 : 1) + 10)); then
+		failed+=" $2-$1($short copies short, more than perf dwarf's misses)"
+	elif (($4 * 100 < ($3 - short) * 97)); then
+		failed+=" $2-$1(below 97% of the $(($3 - short)) stacks it had)"
 	else
 		return 0
 	fi
@@ -198,7 +210,7 @@ for name in "${NAMES[@]}"; do
 	read -r ct cm < <(share "$W/$name.cold.folded" "$comm")
 	read -r wt wm < <(share "$W/$name.warm.folded" "$comm")
 	read -r pt pm < <(perf_run "$name")
-	echo "$name: reach an entry: cprof cold $(pct "$cm" "$ct")% of $ct, warm $(pct "$wm" "$wt")% of $wt; perf dwarf $(pct "$pm" "$pt")% of $pt"
+	echo "$name: reach an entry: cprof cold $(pct "$cm" "$ct")% of $ct ($(short_copies cold "$name") copies short), warm $(pct "$wm" "$wt")% of $wt ($(short_copies warm "$name") copies short); perf dwarf $(pct "$pm" "$pt")% of $pt"
 	((wt >= 100 && ct >= 100)) ||
 		fail "$name: only $ct cold and $wt warm samples with user frames"
 	judge cold "$name" "$ct" "$cm" "$pt" "$pm"
@@ -232,7 +244,7 @@ for run in cold warm again; do
 done
 echo "stack copies written in the cold runs: $copies"
 ((copies > 0)) || fail "no stack copy in the cold runs: what completed their first samples?"
-[[ -z $failed ]] || fail "below 90%, or perf dwarf's share, from the first sample:$failed"
+[[ -z $failed ]] || fail "not complete from the first sample:$failed"
 for run in cold warm again; do
 	((all_m[$run] * 100 >= all_t[$run] * 99 || !all_t[$run])) ||
 		fail "$run: below 99% over all programs from the first sample"
