@@ -8,6 +8,8 @@
  *   - the owner: another user's map refused (named as such), the process's
  *     user's taken, without the user in the stream only root's;
  *   - a symlink, a FIFO and a directory at the path refused, none read;
+ *   - a map rewritten in place, replaced, emptied: read again from its
+ *     start, its lines naming later samples only (test_rewrite);
  *   - a map that grows while the stream is read: each sample named by
  *     the map as read by its time (test_growth);
  *   - through cprof-dump: a stream of this boot with anonymous executable
@@ -239,6 +241,151 @@ static void test_not_files(const char *dir)
 	j = jitmaps__get(c, 303, 0, true, &why);
 	test_condf(!j && why && strstr(why, "no perf map"),
 		   "no map: %s", why ? why : "(read)");
+	jitmaps__free(c);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A sample time after the reads so far and before the next one. */
+static uint64_t between_reads(void)
+{
+	uint64_t t = mono_ns();
+	struct timespec ms = { 0, 1000000 };
+
+	nanosleep(&ms, NULL);
+	return t;
+}
+
+static const char *name_at(const struct jitmap *j, uint64_t addr, uint64_t t)
+{
+	const char *n = j ? jitmap__lookup(j, addr, t, NULL) : NULL;
+
+	return n ? n : "(none)";
+}
+
+/*
+ * A map rewritten while it is read (jcmd Compiler.perfmap rewrites it in
+ * place; a file replaced at the path): read again from its start, its
+ * lines in place of the earlier ones from then on, the earlier ones still
+ * naming the samples taken before; never read from the middle of a line.
+ */
+static void test_rewrite(const char *dir)
+{
+	const char *first = "1000 100 OLD\n", *appended = "2000 100 APPENDED\n";
+	char path[4096], tail[64], *text = NULL;
+	const struct jitmap *j = NULL;
+	uint64_t t1, t2, t3, t4;
+	struct jitmaps *c = jitmaps__new(dir);
+	const char *why, *n;
+	size_t off = strlen(first) + strlen(appended);
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/perf-400.map", dir);
+	if (c && !write_file(path, first))
+		j = jitmaps__get(c, 400, getuid(), true, &why);
+	t1 = between_reads();
+	f = fopen(path, "a");
+	if (!j || !f || fputs(appended, f) < 0 || fclose(f) ||
+	    !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: a map read, then appended to", false);
+		jitmaps__free(c);
+		return;
+	}
+	t2 = between_reads();
+	test_condf(!strcmp(name_at(j, 0x2010, UINT64_MAX), "APPENDED"),
+		   "an appended line is read: APPENDED (%s)",
+		   name_at(j, 0x2010, UINT64_MAX));
+	/*
+	 * Rewritten in place, longer: from the offset read so far its first
+	 * line reads as an entry of its own, "10 20 BOGUS_TAIL"
+	 */
+	snprintf(tail, sizeof(tail), " 10 20 BOGUS_TAIL\n");
+	if (asprintf(&text, "1000 800 WHOLE%-*s%s3000 100 REWRITTEN\n",
+		     (int)(off - strlen("1000 800 WHOLE") - 1), "_LINE", tail) < 0 ||
+	    write_file(path, text) || !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: the map rewritten in place", false);
+		free(text);
+		jitmaps__free(c);
+		return;
+	}
+	free(text);
+	t3 = between_reads();
+	test_condf(!strcmp(name_at(j, 0x10, UINT64_MAX), "(none)"),
+		   "a map rewritten in place is not read from the middle of a line (%s)",
+		   name_at(j, 0x10, UINT64_MAX));
+	n = name_at(j, 0x1010, UINT64_MAX);
+	test_condf(!strncmp(n, "WHOLE_LINE", 10),
+		   "it is read from its start, its lines naming later samples: WHOLE_LINE... (%s)",
+		   n);
+	test_condf(!strcmp(name_at(j, 0x3010, UINT64_MAX), "REWRITTEN"),
+		   "its other lines too: REWRITTEN (%s)", name_at(j, 0x3010, UINT64_MAX));
+	test_condf(!strcmp(name_at(j, 0x2010, UINT64_MAX), "(none)"),
+		   "a line it no longer has names no later sample (%s)",
+		   name_at(j, 0x2010, UINT64_MAX));
+	test_condf(!strcmp(name_at(j, 0x1010, t1), "OLD") &&
+		   !strcmp(name_at(j, 0x2010, t2), "APPENDED"),
+		   "samples taken before the rewrite keep their names: OLD, APPENDED (%s, %s)",
+		   name_at(j, 0x1010, t1), name_at(j, 0x2010, t2));
+	/* replaced by another, shorter file */
+	if (unlink(path) || write_file(path, "4000 100 REPLACED\n") ||
+	    !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: the map replaced", false);
+		jitmaps__free(c);
+		return;
+	}
+	t4 = between_reads();
+	test_condf(!strcmp(name_at(j, 0x4010, UINT64_MAX), "REPLACED") &&
+		   !strcmp(name_at(j, 0x1010, UINT64_MAX), "(none)"),
+		   "a map replaced at its path is read, in place of the earlier one: REPLACED, (none) (%s, %s)",
+		   name_at(j, 0x4010, UINT64_MAX), name_at(j, 0x1010, UINT64_MAX));
+	n = name_at(j, 0x1010, t3);
+	test_condf(!strncmp(n, "WHOLE_LINE", 10) &&
+		   !strcmp(name_at(j, 0x1010, t1), "OLD"),
+		   "earlier samples keep the names of their time: WHOLE_LINE..., OLD (%s, %s)",
+		   n, name_at(j, 0x1010, t1));
+	/* emptied, then written again */
+	if (truncate(path, 0) || !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: the map emptied", false);
+		jitmaps__free(c);
+		return;
+	}
+	between_reads();
+	f = fopen(path, "a");
+	if (!f || fputs("5000 100 AFTER_EMPTY\n", f) < 0 || fclose(f) ||
+	    !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: the emptied map written again", false);
+		jitmaps__free(c);
+		return;
+	}
+	test_condf(!strcmp(name_at(j, 0x4010, UINT64_MAX), "(none)") &&
+		   !strcmp(name_at(j, 0x4010, t4), "REPLACED") &&
+		   !strcmp(name_at(j, 0x5010, UINT64_MAX), "AFTER_EMPTY"),
+		   "emptied, its lines name no later sample, then its new lines do: (none), REPLACED, AFTER_EMPTY (%s, %s, %s)",
+		   name_at(j, 0x4010, UINT64_MAX), name_at(j, 0x4010, t4),
+		   name_at(j, 0x5010, UINT64_MAX));
+	/* past JITMAP_READS_MAX reads, a rewrite is not read */
+	for (i = 0; i < JITMAP_READS_MAX; i++) {
+		f = fopen(path, "a");
+		if (!f || fprintf(f, "%x 10 more%d\n", 0x10000 + 16 * i, i) < 0 ||
+		    fclose(f) || !jitmaps__get(c, 400, getuid(), true, &why))
+			break;
+	}
+	if (i < JITMAP_READS_MAX || write_file(path, "5000 100 TOO_LATE\n") ||
+	    !jitmaps__get(c, 400, getuid(), true, &why)) {
+		test_cond("fixture: many reads, then a rewrite", false);
+		jitmaps__free(c);
+		return;
+	}
+	test_condf(!strcmp(name_at(j, 0x5010, UINT64_MAX), "AFTER_EMPTY"),
+		   "past %d reads a rewrite is not read, what was read stays: AFTER_EMPTY (%s)",
+		   JITMAP_READS_MAX, name_at(j, 0x5010, UINT64_MAX));
 	jitmaps__free(c);
 }
 
@@ -479,6 +626,7 @@ int main(void)
 	test_overlap(dir);
 	test_owner(dir);
 	test_not_files(dir);
+	test_rewrite(dir);
 	test_growth();
 	test_dump();
 	return test_report();
