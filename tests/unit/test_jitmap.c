@@ -10,6 +10,8 @@
  *   - a symlink, a FIFO and a directory at the path refused, none read;
  *   - a map rewritten in place, replaced, emptied: read again from its
  *     start, its lines naming later samples only (test_rewrite);
+ *   - 40 reads of overlapping lines: each lookup as a search of the lines
+ *     one by one says (test_many_reads);
  *   - a map that grows while the stream is read: each sample named by
  *     the map as read by its time (test_growth);
  *   - through cprof-dump: a stream of this boot with anonymous executable
@@ -389,6 +391,82 @@ static void test_rewrite(const char *dir)
 	jitmaps__free(c);
 }
 
+/*
+ * Many reads of overlapping lines (more than JITMAP_READS_MAX): each
+ * lookup, at each read's time and after all, is what the lines say when
+ * searched one by one: the last written covering the address of those
+ * read by the sample's time, else the last covering it in the first read
+ * after that does (past the limit, lines join the last read).
+ */
+#define RND_READS	40
+#define RND_LINES	(RND_READS * 24)
+
+static void test_many_reads(const char *dir)
+{
+	static uint64_t start[RND_LINES], end[RND_LINES];
+	static unsigned int read_of[RND_LINES];
+	uint64_t t[RND_READS + 1], x = 0x9e3779b97f4a7c15ull;
+	struct jitmaps *c = jitmaps__new(dir);
+	const struct jitmap *j = NULL;
+	unsigned int nr = 0, r, bad = 0, checked = 0, k, i;
+	char path[4096];
+	const char *why;
+
+	snprintf(path, sizeof(path), "%s/perf-500.map", dir);
+	if (!c || write_file(path, "")) {
+		test_cond("fixture: an empty map", false);
+		jitmaps__free(c);
+		return;
+	}
+	for (r = 0; r < RND_READS; r++) {
+		unsigned int n = 1 + (unsigned int)(x >> 59) % 24;
+		FILE *f = fopen(path, "a");
+
+		for (i = 0; f && i < n; i++, nr++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			start[nr] = 0x1000 + (x >> 40) % 0x2000;
+			end[nr] = start[nr] + 1 + (x >> 20) % 0x200;
+			read_of[nr] = r < JITMAP_READS_MAX ? r : JITMAP_READS_MAX - 1;
+			fprintf(f, "%" PRIx64 " %" PRIx64 " L%u\n", start[nr],
+				end[nr] - start[nr], nr);
+		}
+		if (!f || fclose(f) ||
+		    !(j = jitmaps__get(c, 500, getuid(), true, &why))) {
+			test_cond("fixture: lines appended and read", false);
+			jitmaps__free(c);
+			return;
+		}
+		t[r] = between_reads();
+	}
+	t[RND_READS] = UINT64_MAX;
+	for (k = 0; k <= RND_READS; k++) {
+		/* reads done by t[k]: k + 1 (merged past the limit) */
+		unsigned int done = k + 1 < JITMAP_READS_MAX ? k + 1 :
+				    JITMAP_READS_MAX;
+
+		for (uint64_t a = 0xff0; a < 0x3300; a += 5) {
+			const char *n = jitmap__lookup(j, a, t[k], NULL);
+			int want = -1;
+			char name[16];
+
+			for (i = 0; i < nr; i++)
+				if (a >= start[i] && a < end[i] && read_of[i] < done)
+					want = (int)i;
+			for (r = done; want < 0 && r < JITMAP_READS_MAX; r++)
+				for (i = 0; i < nr; i++)
+					if (read_of[i] == r && a >= start[i] && a < end[i])
+						want = (int)i;
+			snprintf(name, sizeof(name), "L%d", want);
+			checked++;
+			if (want < 0 ? n != NULL : !n || strcmp(n, name))
+				bad++;
+		}
+	}
+	test_condf(!bad, "%u lines in %d reads: %u lookups of %u as the lines say",
+		   nr, RND_READS, checked - bad, checked);
+	jitmaps__free(c);
+}
+
 /* An [anon] mapping of pid, as the module lists it, with the process's uid. */
 static void anon(struct sb *b, pid_t pid, uint64_t start, uint32_t uid)
 {
@@ -655,6 +733,7 @@ int main(void)
 	test_owner(dir);
 	test_not_files(dir);
 	test_rewrite(dir);
+	test_many_reads(dir);
 	test_growth();
 	test_dump();
 	return test_report();

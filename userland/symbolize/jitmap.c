@@ -407,55 +407,110 @@ static uint64_t now_ns(void)
 }
 
 /*
+ * The segments of a (na) with those of b (nb) over them, b's winning
+ * where both cover an address (b's entries were written later), into out
+ * (room for na + 2 nb + 1): each of b's segments cuts at most one of a's
+ * in two.  Linear: a read costs its own lines' sort, not all of them.
+ */
+static void overlay(const struct jit_seg *a, size_t na,
+		    const struct jit_seg *b, size_t nb, struct jit_seg *out,
+		    size_t *no)
+{
+	size_t i, k = 0, done = SIZE_MAX;	/* b's segment put out already */
+
+	*no = 0;
+	for (i = 0; i < na; i++) {
+		uint64_t x = a[i].start, end = a[i].end;
+
+		for (; k < nb && b[k].start < end; k++) {
+			if (b[k].start > x)
+				seg_add(out, no, x, b[k].start, a[i].e);
+			if (k != done)
+				seg_add(out, no, b[k].start, b[k].end, b[k].e);
+			if (b[k].end > x)
+				x = b[k].end;
+			if (b[k].end > end) {
+				done = k;	/* on into a's next ones */
+				break;
+			}
+		}
+		if (x < end)
+			seg_add(out, no, x, end, a[i].e);
+	}
+	for (; k < nb; k++)
+		if (k != done)
+			seg_add(out, no, b[k].start, b[k].end, b[k].e);
+}
+
+/* Segments over *seg (*nr): overlay()'s, or b's alone if fresh.  -1 on ENOMEM. */
+static int seg_update(struct jit_seg **seg, size_t *nr, const struct jit_seg *b,
+		      size_t nb, bool fresh)
+{
+	size_t na = fresh ? 0 : *nr;
+	struct jit_seg *out = malloc((na + 2 * nb + 1) * sizeof(*out));
+
+	if (!out)
+		return -1;
+	overlay(*seg, na, b, nb, out, nr);
+	free(*seg);
+	*seg = out;
+	return 0;
+}
+
+/*
  * The entries from first on, just read: a read of their own (or, past
- * JITMAP_READS_MAX, the last read's), its segments, and the epoch's
- * entries' segments again.  A read of a rewritten map (fresh) starts an
- * epoch, lines or none (read before that limit only).  -1 on ENOMEM.
+ * JITMAP_READS_MAX, the last read's), swept into segments alone and laid
+ * over the read's and the epoch's.  A read of a rewritten map (fresh)
+ * starts an epoch, lines or none (read before that limit only).  -1 on
+ * ENOMEM.
  */
 static int jitmap__index(struct jitmap *j, size_t first, bool fresh)
 {
+	size_t i, n = j->nr - first, nb = 0, nr_seg;
+	struct jit_seg *b, *rs = NULL;
 	struct jit_read *r;
-	struct jit_seg *seg;
-	size_t i, nr_seg = 0, from;
+	int err = -1;
 
-	if (j->nr == first && !fresh)
+	if (!n && !fresh)
 		return 0;
+	b = malloc((2 * n + 1) * sizeof(*b));
+	if (!b || sweep(j, first, j->nr, b, &nb))
+		goto out;
 	if (j->nr_reads < JITMAP_READS_MAX) {
 		if (grow_array(&j->reads, &j->alloc_reads, j->nr_reads + 1,
 			       sizeof(*j->reads)))
-			return -1;
+			goto out;
 		if (fresh)
 			j->epoch = (uint32_t)j->nr_reads;
 		j->reads[j->nr_reads++] = (struct jit_read){
 			.from_ns = now_ns(), .first_e = first,
 			.first_seg = j->nr_rseg, .epoch = j->epoch,
 		};
-	} else {
-		/* the last read's segments are the last ones: made again */
-		j->nr_rseg = j->reads[j->nr_reads - 1].first_seg;
 	}
+	/* the read's segments: the last ones in rseg, made again */
 	r = &j->reads[j->nr_reads - 1];
+	nr_seg = r->nr_seg;
+	if (nr_seg) {
+		rs = malloc(nr_seg * sizeof(*rs));
+		if (!rs)
+			goto out;
+		memcpy(rs, j->rseg + r->first_seg, nr_seg * sizeof(*rs));
+	}
+	if (seg_update(&rs, &nr_seg, b, nb, false) ||
+	    grow_array(&j->rseg, &j->alloc_rseg, r->first_seg + nr_seg,
+		       sizeof(*j->rseg)) ||
+	    seg_update(&j->seg, &j->nr_seg, b, nb, fresh))
+		goto out;
+	memcpy(j->rseg + r->first_seg, rs, nr_seg * sizeof(*rs));
+	r->nr_seg = nr_seg;
+	j->nr_rseg = r->first_seg + nr_seg;
 	for (i = first; i < j->nr; i++)
 		j->e[i].read = (uint32_t)(j->nr_reads - 1);
-	if (grow_array(&j->rseg, &j->alloc_rseg,
-		       j->nr_rseg + 2 * (j->nr - r->first_e) + 1,
-		       sizeof(*j->rseg)) ||
-	    sweep(j, r->first_e, j->nr, j->rseg + j->nr_rseg, &nr_seg))
-		return -1;
-	r->first_seg = j->nr_rseg;
-	r->nr_seg = nr_seg;
-	j->nr_rseg += nr_seg;
-	from = j->reads[j->epoch].first_e;
-	seg = malloc((2 * (j->nr - from) + 1) * sizeof(*seg));
-	nr_seg = 0;
-	if (!seg || sweep(j, from, j->nr, seg, &nr_seg)) {
-		free(seg);
-		return -1;
-	}
-	free(j->seg);
-	j->seg = seg;
-	j->nr_seg = nr_seg;
-	return 0;
+	err = 0;
+out:
+	free(rs);
+	free(b);
+	return err;
 }
 
 struct owner_want {
