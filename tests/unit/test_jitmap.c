@@ -388,6 +388,19 @@ static void test_rewrite(const char *dir)
 	test_condf(!strcmp(name_at(j, 0x5010, UINT64_MAX), "AFTER_EMPTY"),
 		   "past %d reads a rewrite is not read, what was read stays: AFTER_EMPTY (%s)",
 		   JITMAP_READS_MAX, name_at(j, 0x5010, UINT64_MAX));
+	/* a map with no line yet, rewritten shorter: a read of nothing */
+	snprintf(path, sizeof(path), "%s/perf-401.map", dir);
+	if (write_file(path, "17") || !jitmaps__get(c, 401, getuid(), true, &why) ||
+	    write_file(path, "7") ||
+	    !(j = jitmaps__get(c, 401, getuid(), true, &why))) {
+		test_cond("fixture: a map of no line rewritten", false);
+		jitmaps__free(c);
+		return;
+	}
+	test_condf(!strcmp(name_at(j, 0x17, UINT64_MAX), "(none)") &&
+		   !strcmp(name_at(j, 0x17, 0), "(none)"),
+		   "a map of no line, rewritten: no name (%s, %s)",
+		   name_at(j, 0x17, UINT64_MAX), name_at(j, 0x17, 0));
 	jitmaps__free(c);
 }
 

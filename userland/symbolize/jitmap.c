@@ -501,7 +501,8 @@ static int jitmap__index(struct jitmap *j, size_t first, bool fresh)
 		       sizeof(*j->rseg)) ||
 	    seg_update(&j->seg, &j->nr_seg, b, nb, fresh))
 		goto out;
-	memcpy(j->rseg + r->first_seg, rs, nr_seg * sizeof(*rs));
+	if (nr_seg)
+		memcpy(j->rseg + r->first_seg, rs, nr_seg * sizeof(*rs));
 	r->nr_seg = nr_seg;
 	j->nr_rseg = r->first_seg + nr_seg;
 	for (i = first; i < j->nr; i++)
@@ -790,9 +791,11 @@ void jitmaps__drop_pid(struct jitmaps *c, uint32_t pid)
 	htab_remove_elt(c->by_pid, &key);
 }
 
-/* The entry read b of j names addr with, or -1. */
+/* The entry read b of j names addr with, or -1 (a read may have none). */
 static int64_t read_find(const struct jitmap *j, size_t b, uint64_t addr)
 {
+	if (!j->reads[b].nr_seg)
+		return -1;
 	return seg_find(j->rseg + j->reads[b].first_seg, j->reads[b].nr_seg,
 			addr);
 }
