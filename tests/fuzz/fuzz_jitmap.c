@@ -9,9 +9,11 @@
  * DIR/perf-1.map (a directory of this process's, the file its user's) and
  * read through jitmaps__get(), then the rest appended and read again (a
  * map the runtime writes while it is read: a line may be cut between the
- * two), and looked up at every address its lines start at, one before and
- * one past, and at 64 addresses made from its first bytes, each for a
- * sample before the first read, between the two and after both.
+ * two), then the file rewritten with its second half alone (shorter or
+ * not: read again from its start) and read a third time; looked up at
+ * every address its lines start at, one before and one past, and at 64
+ * addresses made from its first bytes, each for a sample before the first
+ * read, between the first two, between the last two and after all.
  *
  * Checked, a wrong one aborting with a line "fuzz_jitmap: ...": a name
  * found is not empty and at most JITMAP_NAME_MAX bytes.
@@ -35,7 +37,7 @@ static void bad(const char *what)
 	abort();
 }
 
-static uint64_t between;	/* a sample clock time between the reads */
+static uint64_t between, between2;	/* sample clock times between reads */
 
 static void check_at(const struct jitmap *j, uint64_t addr, uint64_t t)
 {
@@ -53,6 +55,7 @@ static void check(const struct jitmap *j, uint64_t addr)
 {
 	check_at(j, addr, 0);
 	check_at(j, addr, between);
+	check_at(j, addr, between2);
 	check_at(j, addr, UINT64_MAX);
 }
 
@@ -87,6 +90,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f || fwrite(data + size / 2, 1, size - size / 2, f) !=
 		  size - size / 2 || fclose(f))
 		bad("cannot append to the map");
+	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	between2 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	f = fopen(path, "w");
+	if (!f || fwrite(data + size / 2, 1, size - size / 2, f) !=
+		  size - size / 2 || fclose(f))
+		bad("cannot rewrite the map");
 	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
 	if (!j) {
 		jitmaps__free(c);

@@ -35,12 +35,20 @@ struct jit_seg {
 	uint32_t e;
 };
 
-/* One read that found lines: they apply from its time on. */
+/*
+ * One read that found lines, or that found the map rewritten: they apply
+ * from its time on.  A rewrite starts an epoch: the reads of one epoch
+ * read one content of the file, each adding to the last.
+ */
 struct jit_read {
 	uint64_t from_ns;	/* sample clock, once read */
 	size_t first_e;		/* its first entry */
 	size_t first_seg, nr_seg;	/* its own segments, in rseg */
+	uint32_t epoch;		/* the first read of its epoch */
 };
+
+/* The bytes compared to see a map rewritten (see jitmap__rewritten()). */
+#define JITMAP_TAIL	64
 
 struct jitmap {
 	uint32_t pid;
@@ -49,14 +57,19 @@ struct jitmap {
 	bool known;		/* read once: the file is dev, ino */
 	dev_t dev;
 	ino_t ino;
-	uint64_t offset;	/* bytes read so far */
+	uint64_t offset;	/* bytes of the file read so far */
+	uint64_t bytes;		/* of all its contents: JITMAP_MAX_BYTES */
+	char tail[JITMAP_TAIL];	/* the last bytes before offset */
+	size_t tail_len;
+	uint32_t epoch;		/* the current epoch's first read */
+	bool frozen;		/* rewritten past JITMAP_READS_MAX: not read */
 	bool tried;		/* a sample asked for a read at tried_ns */
 	uint64_t tried_ns;
 	char line[JITMAP_LINE_MAX + 1];	/* a line not ended yet */
 	size_t len;
 	struct jit_entry *e;	/* in line order: the index is the line's */
 	size_t nr, alloc;
-	/* all entries as segments, each named by its last line */
+	/* the current epoch's entries as segments, each named by its last line */
 	struct jit_seg *seg;
 	size_t nr_seg;
 	struct jit_read *reads;
@@ -211,6 +224,22 @@ static int idx_cmp(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+/* The n bytes at buf, just read up to j->offset, as the tail. */
+static void tail_add(struct jitmap *j, const char *buf, size_t n)
+{
+	size_t keep;
+
+	if (n >= JITMAP_TAIL) {
+		memcpy(j->tail, buf + n - JITMAP_TAIL, JITMAP_TAIL);
+		j->tail_len = JITMAP_TAIL;
+		return;
+	}
+	keep = j->tail_len + n > JITMAP_TAIL ? JITMAP_TAIL - n : j->tail_len;
+	memmove(j->tail, j->tail + j->tail_len - keep, keep);
+	memcpy(j->tail + keep, buf, n);
+	j->tail_len = keep + n;
+}
+
 /*
  * The lines of fd from j->offset on, bounded (see jitmap.h): a line longer
  * than JITMAP_LINE_MAX keeps its first bytes, and a last line without its
@@ -228,7 +257,7 @@ static int jitmap__read(struct jitmap *j, struct jitmaps *c, int fd)
 
 	if (!buf)
 		return -1;
-	while (!err && j->offset < JITMAP_MAX_BYTES &&
+	while (!err && j->bytes < JITMAP_MAX_BYTES &&
 	       j->nr < JITMAP_MAX_ENTRIES &&
 	       c->entries + j->nr - before < JITMAP_ALL_ENTRIES) {
 		n = pread(fd, buf, CHUNK, (off_t)j->offset);
@@ -240,6 +269,7 @@ static int jitmap__read(struct jitmap *j, struct jitmaps *c, int fd)
 			    c->entries + j->nr - before < JITMAP_ALL_ENTRIES;
 		     i++) {
 			j->offset++;
+			j->bytes++;
 			if (buf[i] != '\n') {
 				/* a NUL would cut the name short: dropped */
 				if (j->len < JITMAP_LINE_MAX && buf[i] != '\0')
@@ -251,6 +281,7 @@ static int jitmap__read(struct jitmap *j, struct jitmaps *c, int fd)
 				err = jitmap__line(j, names, j->line);
 			j->len = 0;
 		}
+		tail_add(j, buf, (size_t)i);
 	}
 	free(buf);
 	c->entries += j->nr - before;
@@ -376,51 +407,111 @@ static uint64_t now_ns(void)
 }
 
 /*
- * The entries from first on, just read: a read of their own (or, past
- * JITMAP_READS_MAX, the last read's), its segments, and all entries'
- * segments again.  -1 on ENOMEM.
+ * The segments of a (na) with those of b (nb) over them, b's winning
+ * where both cover an address (b's entries were written later), into out
+ * (room for na + 2 nb + 1): each of b's segments cuts at most one of a's
+ * in two.  Linear: a read costs its own lines' sort, not all of them.
  */
-static int jitmap__index(struct jitmap *j, size_t first)
+static void overlay(const struct jit_seg *a, size_t na,
+		    const struct jit_seg *b, size_t nb, struct jit_seg *out,
+		    size_t *no)
 {
-	struct jit_read *r;
-	struct jit_seg *seg;
-	size_t i, nr_seg = 0;
+	size_t i, k = 0, done = SIZE_MAX;	/* b's segment put out already */
 
-	if (j->nr == first)
+	*no = 0;
+	for (i = 0; i < na; i++) {
+		uint64_t x = a[i].start, end = a[i].end;
+
+		for (; k < nb && b[k].start < end; k++) {
+			if (b[k].start > x)
+				seg_add(out, no, x, b[k].start, a[i].e);
+			if (k != done)
+				seg_add(out, no, b[k].start, b[k].end, b[k].e);
+			if (b[k].end > x)
+				x = b[k].end;
+			if (b[k].end > end) {
+				done = k;	/* on into a's next ones */
+				break;
+			}
+		}
+		if (x < end)
+			seg_add(out, no, x, end, a[i].e);
+	}
+	for (; k < nb; k++)
+		if (k != done)
+			seg_add(out, no, b[k].start, b[k].end, b[k].e);
+}
+
+/* Segments over *seg (*nr): overlay()'s, or b's alone if fresh.  -1 on ENOMEM. */
+static int seg_update(struct jit_seg **seg, size_t *nr, const struct jit_seg *b,
+		      size_t nb, bool fresh)
+{
+	size_t na = fresh ? 0 : *nr;
+	struct jit_seg *out = malloc((na + 2 * nb + 1) * sizeof(*out));
+
+	if (!out)
+		return -1;
+	overlay(*seg, na, b, nb, out, nr);
+	free(*seg);
+	*seg = out;
+	return 0;
+}
+
+/*
+ * The entries from first on, just read: a read of their own (or, past
+ * JITMAP_READS_MAX, the last read's), swept into segments alone and laid
+ * over the read's and the epoch's.  A read of a rewritten map (fresh)
+ * starts an epoch, lines or none (read before that limit only).  -1 on
+ * ENOMEM.
+ */
+static int jitmap__index(struct jitmap *j, size_t first, bool fresh)
+{
+	size_t i, n = j->nr - first, nb = 0, nr_seg;
+	struct jit_seg *b, *rs = NULL;
+	struct jit_read *r;
+	int err = -1;
+
+	if (!n && !fresh)
 		return 0;
+	b = malloc((2 * n + 1) * sizeof(*b));
+	if (!b || sweep(j, first, j->nr, b, &nb))
+		goto out;
 	if (j->nr_reads < JITMAP_READS_MAX) {
 		if (grow_array(&j->reads, &j->alloc_reads, j->nr_reads + 1,
 			       sizeof(*j->reads)))
-			return -1;
+			goto out;
+		if (fresh)
+			j->epoch = (uint32_t)j->nr_reads;
 		j->reads[j->nr_reads++] = (struct jit_read){
 			.from_ns = now_ns(), .first_e = first,
-			.first_seg = j->nr_rseg,
+			.first_seg = j->nr_rseg, .epoch = j->epoch,
 		};
-	} else {
-		/* the last read's segments are the last ones: made again */
-		j->nr_rseg = j->reads[j->nr_reads - 1].first_seg;
 	}
+	/* the read's segments: the last ones in rseg, made again */
 	r = &j->reads[j->nr_reads - 1];
+	nr_seg = r->nr_seg;
+	if (nr_seg) {
+		rs = malloc(nr_seg * sizeof(*rs));
+		if (!rs)
+			goto out;
+		memcpy(rs, j->rseg + r->first_seg, nr_seg * sizeof(*rs));
+	}
+	if (seg_update(&rs, &nr_seg, b, nb, false) ||
+	    grow_array(&j->rseg, &j->alloc_rseg, r->first_seg + nr_seg,
+		       sizeof(*j->rseg)) ||
+	    seg_update(&j->seg, &j->nr_seg, b, nb, fresh))
+		goto out;
+	if (nr_seg)
+		memcpy(j->rseg + r->first_seg, rs, nr_seg * sizeof(*rs));
+	r->nr_seg = nr_seg;
+	j->nr_rseg = r->first_seg + nr_seg;
 	for (i = first; i < j->nr; i++)
 		j->e[i].read = (uint32_t)(j->nr_reads - 1);
-	if (grow_array(&j->rseg, &j->alloc_rseg,
-		       j->nr_rseg + 2 * (j->nr - r->first_e) + 1,
-		       sizeof(*j->rseg)) ||
-	    sweep(j, r->first_e, j->nr, j->rseg + j->nr_rseg, &nr_seg))
-		return -1;
-	r->first_seg = j->nr_rseg;
-	r->nr_seg = nr_seg;
-	j->nr_rseg += nr_seg;
-	seg = malloc((2 * j->nr + 1) * sizeof(*seg));
-	nr_seg = 0;
-	if (!seg || sweep(j, 0, j->nr, seg, &nr_seg)) {
-		free(seg);
-		return -1;
-	}
-	free(j->seg);
-	j->seg = seg;
-	j->nr_seg = nr_seg;
-	return 0;
+	err = 0;
+out:
+	free(rs);
+	free(b);
+	return err;
 }
 
 struct owner_want {
@@ -513,9 +604,33 @@ out:
 }
 
 /*
- * Read j's file's new lines, or set j->why if it was never read.  A file
- * other than the one read before (replaced at the path) is not read.  -1
- * on ENOMEM.
+ * Is fd (st) not the content j read so far: another file at the path, one
+ * shorter than what was read, or one whose last JITMAP_TAIL bytes before
+ * where the last read stopped changed?
+ */
+static bool jitmap__rewritten(const struct jitmap *j, int fd,
+			      const struct stat *st)
+{
+	char buf[JITMAP_TAIL];
+	ssize_t n;
+
+	if (st->st_dev != j->dev || st->st_ino != j->ino ||
+	    (uint64_t)st->st_size < j->offset)
+		return true;
+	if (!j->tail_len)
+		return false;
+	do
+		n = pread(fd, buf, j->tail_len,
+			  (off_t)(j->offset - j->tail_len));
+	while (n < 0 && errno == EINTR);
+	return n != (ssize_t)j->tail_len || memcmp(buf, j->tail, j->tail_len);
+}
+
+/*
+ * Read j's file's new lines, or set j->why if it was never read.  A map
+ * rewritten (jitmap__rewritten()) is read from its start, as an epoch of
+ * its own, until JITMAP_READS_MAX reads; past that what was read stays.
+ * -1 on ENOMEM.
  */
 static int jitmap__update(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 			  bool has_uid)
@@ -524,8 +639,11 @@ static int jitmap__update(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 	size_t first = j->nr;
 	char path[4096];
 	struct stat st;
+	bool fresh;
 	int fd, err;
 
+	if (j->frozen)
+		return 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map",
 			     c->dir, j->pid) >= sizeof(path)) {
 		j->why = "perf map path too long";
@@ -554,9 +672,17 @@ static int jitmap__update(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 		j->why = j->why_buf;
 		return 0;
 	}
-	if (j->known && (st.st_dev != j->dev || st.st_ino != j->ino)) {
-		close(fd);
-		return 0;
+	fresh = j->known && j->bytes < JITMAP_MAX_BYTES &&
+		jitmap__rewritten(j, fd, &st);
+	if (fresh) {
+		if (j->nr_reads >= JITMAP_READS_MAX) {
+			j->frozen = true;
+			close(fd);
+			return 0;
+		}
+		j->offset = 0;
+		j->len = 0;
+		j->tail_len = 0;
 	}
 	j->known = true;
 	j->dev = st.st_dev;
@@ -564,7 +690,7 @@ static int jitmap__update(struct jitmaps *c, struct jitmap *j, uint32_t uid,
 	j->why = NULL;
 	err = jitmap__read(j, c, fd);
 	close(fd);
-	return err ? err : jitmap__index(j, first);
+	return err ? err : jitmap__index(j, first, fresh);
 }
 
 /* pid's map, made (not read) if new; NULL on ENOMEM. */
@@ -665,28 +791,42 @@ void jitmaps__drop_pid(struct jitmaps *c, uint32_t pid)
 	htab_remove_elt(c->by_pid, &key);
 }
 
+/* The entry read b of j names addr with, or -1 (a read may have none). */
+static int64_t read_find(const struct jitmap *j, size_t b, uint64_t addr)
+{
+	if (!j->reads[b].nr_seg)
+		return -1;
+	return seg_find(j->rseg + j->reads[b].first_seg, j->reads[b].nr_seg,
+			addr);
+}
+
 const char *jitmap__lookup(const struct jitmap *j, uint64_t addr,
 			   uint64_t time_ns, uint64_t *line)
 {
-	size_t k = 0, b;
-	int64_t e = seg_find(j->seg, j->nr_seg, addr);
+	size_t k = 0, b, ep;
+	int64_t e = -1;
 
-	if (e < 0)
+	if (!j->nr_reads)
 		return NULL;
-	/* the reads done by time_ns */
+	/* the reads done by time_ns, and the epoch of the last (or first) */
 	while (k < j->nr_reads && j->reads[k].from_ns <= time_ns)
 		k++;
-	if (j->e[e].read >= k) {
-		e = -1;
-		/* the latest of those that covers addr */
-		for (b = k; e < 0 && b-- > 0;)
-			e = seg_find(j->rseg + j->reads[b].first_seg,
-				     j->reads[b].nr_seg, addr);
-		/* none: the first read after that covers it */
-		for (b = k; e < 0 && b < j->nr_reads; b++)
-			e = seg_find(j->rseg + j->reads[b].first_seg,
-				     j->reads[b].nr_seg, addr);
+	ep = j->reads[k ? k - 1 : 0].epoch;
+	if (ep == j->epoch) {
+		e = seg_find(j->seg, j->nr_seg, addr);
+		if (e < 0)
+			return NULL;	/* in no entry of the map as it is */
+		if (j->e[e].read >= k)
+			e = -1;
 	}
+	/* the latest of those by then that covers addr, in its epoch */
+	for (b = k; e < 0 && b-- > ep;)
+		e = read_find(j, b, addr);
+	/* none: the first read after that covers it, in the same epoch */
+	for (b = k; e < 0 && b < j->nr_reads && j->reads[b].epoch == ep; b++)
+		e = read_find(j, b, addr);
+	if (e < 0)
+		return NULL;
 	if (line)
 		*line = (uint64_t)e;
 	return strtab__get(j->names, j->e[e].name);

@@ -18,25 +18,32 @@
  * (planted in the shared /tmp before the pid was the process's) is
  * refused.  A file of the process's own user may still say anything: its
  * names are shown as names, nothing more.  Reading is bounded: at most
- * JITMAP_MAX_BYTES of the file, JITMAP_MAX_ENTRIES lines (and
- * JITMAP_ALL_ENTRIES for all the maps of one profile), a name cut at
- * JITMAP_NAME_MAX bytes; malformed lines are skipped.  A file with other
- * names (hard links) is refused too: it may be someone else's.
+ * JITMAP_MAX_BYTES of a map (all its contents, if rewritten),
+ * JITMAP_MAX_ENTRIES lines (and JITMAP_ALL_ENTRIES for all the maps of
+ * one profile), a name cut at JITMAP_NAME_MAX bytes; malformed lines are
+ * skipped.  A file with other names (hard links) is refused too: it may
+ * be someone else's.
  *
  * The runtime appends to its map while it runs, and the map has no
  * times: an entry applies from when it was read (the sample clock,
  * CLOCK_MONOTONIC).  While a stream of this boot is read, a sample with an
- * address of JIT code no entry covers has its map's new lines read (at
- * most once per JITMAP_REREAD_NS of sample time, a map not found once per
- * 100 times that); jitmaps__get() reads them once more at the end.  An
- * address is named by the map as read last at or before its sample's
- * time: among the entries covering it, the last written of those read by
- * then.  If none was, by the first read that covers it (its last line
- * there): the code the sample was in had its entry written before it ran,
- * so the earliest entry known is the likeliest, and later ones over it
- * are code that replaced it.  Past JITMAP_READS_MAX reads that found
- * lines, new lines join the last read (they apply from its time).  An
- * address in no entry has no name.
+ * address of JIT code no entry covers has its map's new lines read (from
+ * where the last read stopped, at most once per JITMAP_REREAD_NS of
+ * sample time, a map not found once per 100 times that); jitmaps__get()
+ * reads them once more at the end.  An address is named by the map as
+ * read last at or before its sample's time: among the entries covering
+ * it, the last written of those read by then.  If none was, by the first
+ * read that covers it (its last line there): the code the sample was in
+ * had its entry written before it ran, so the earliest entry known is the
+ * likeliest, and later ones over it are code that replaced it.  Past
+ * JITMAP_READS_MAX reads that found lines, new lines join the last read
+ * (they apply from its time).  An address in no entry has no name.
+ *
+ * A map rewritten (another file at the path, a file shorter than what was
+ * read, or its last 64 bytes before where the last read stopped changed)
+ * is read again from its start: its lines replace those read before for
+ * the samples after that read; the samples before keep their names.  Past
+ * JITMAP_READS_MAX reads a rewritten map is no longer read.
  */
 #ifndef CPROF_JITMAP_H
 #define CPROF_JITMAP_H

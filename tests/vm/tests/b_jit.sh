@@ -18,6 +18,7 @@
 # about a thousand stacks, so two shares of the same split differ by a
 # point or two from sampling alone, and 3 points is not met on every run..
 # vm-timeout: 300
+# vm-long: side-by-side with perf
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
