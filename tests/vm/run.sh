@@ -245,7 +245,8 @@ add_test() {
 }
 
 # is_long NAME: whether tests/vm/tests/NAME.sh is a long test (a
-# "# vm-long: WHY" line): make check-long's, not make check's.
+# "# vm-long: WHY" line): make check-long's, not make check's (a b_ test
+# so marked is make bench's too).
 is_long() {
 	grep -q '^# vm-long: ' "$REPO/tests/vm/tests/$1.sh"
 }
@@ -259,10 +260,10 @@ resolve_tests() {
 	local -a outside=()
 	if [[ ${#tests[@]} -eq 0 ]]; then
 		for name in "${order[@]}"; do
-			[[ $name != [bd]_* ]] || continue
 			if [[ -n $long_only ]]; then
 				is_long "$name" || continue
 			else
+				[[ $name != [bd]_* ]] || continue
 				! is_long "$name" || continue
 			fi
 			add_test "tests/vm/tests/$name.sh"
