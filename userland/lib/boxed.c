@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -87,7 +88,10 @@ static void child_signals(pid_t parent, const sigset_t *mask)
 	pthread_sigmask(SIG_SETMASK, mask, NULL);
 }
 
-/* In the child: the pipe as fd 3, *keep_fd above it, limits, fn, out. */
+/*
+ * In the child: the pipe as fd 3, *keep_fd above it, limits (0: none),
+ * fn, out.
+ */
 static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 		  unsigned int cpu, int (*fn)(void *arg, FILE *out), void *arg)
 {
@@ -107,7 +111,8 @@ static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 		_exit(1);
 	/* no client's connection, no listening socket held open here */
 	close_from(4, INT32_MAX, keep);
-	if (setrlimit(RLIMIT_AS, &as) || setrlimit(RLIMIT_CPU, &cpul))
+	if ((as_bytes && setrlimit(RLIMIT_AS, &as)) ||
+	    (cpu && setrlimit(RLIMIT_CPU, &cpul)))
 		_exit(1);
 	out = fdopen(3, "w");
 	if (!out)
@@ -118,6 +123,32 @@ static void child(int wfd, int *keep_fd, uint64_t as_bytes,
 	}
 	/* _exit: no atexit handlers of the parent's run here */
 	_exit(fclose(out) ? 1 : 0);
+}
+
+/*
+ * Fork the child that runs fn writing to wfd: its pid, or -1 with why in
+ * msg.
+ */
+static pid_t spawn(int wfd, int *keep_fd, const struct boxed_limits *lim,
+		   int (*fn)(void *arg, FILE *out), void *arg, char *msg,
+		   size_t size)
+{
+	uint64_t as_bytes = lim->mem_bytes ? vm_size() + lim->mem_bytes : 0;
+	pid_t pid, self = getpid();
+	sigset_t all, mask;
+
+	/* no handler of ours may run in the child before it resets them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
+	pid = fork();
+	if (pid == 0) {
+		child_signals(self, &mask);
+		child(wfd, keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (pid < 0)
+		snprintf(msg, size, "no child process: %s", strerror(errno));
+	return pid;
 }
 
 /* Why a child died of sig (strsignal() is not thread-safe). */
@@ -137,6 +168,31 @@ static const char *signal_why(int sig)
 	default:
 		return "it died of a signal";
 	}
+}
+
+/* Wait for pid's end: waitpid()'s return, its status in *status. */
+static pid_t reap(pid_t pid, int *status)
+{
+	pid_t ret;
+
+	while ((ret = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return ret;
+}
+
+/*
+ * Why the child failed, waitpid() having returned ret and status; NULL if
+ * it did not.
+ */
+static const char *ended_why(pid_t ret, int status)
+{
+	if (ret < 0)
+		return "its exit status was lost";
+	if (WIFSIGNALED(status))
+		return signal_why(WTERMSIG(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return "it failed (see the line before), or ran out of memory";
+	return NULL;
 }
 
 /* Append what fd has now to *buf.  1 at end of file, 0 more to come, -1. */
@@ -172,12 +228,10 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		  char *msg, size_t size)
 {
 	double until = monotonic_seconds() + lim->wall_seconds;
-	uint64_t as_bytes = vm_size() + lim->mem_bytes;
 	size_t cap = 0;
 	int pfd[2], status = 0, ret = 0;
 	const char *why = NULL;
-	pid_t pid, self = getpid();
-	sigset_t all, mask;
+	pid_t pid;
 
 	*buf = NULL;
 	*len = 0;
@@ -185,17 +239,8 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		snprintf(msg, size, "no pipe: %s", strerror(errno));
 		return -1;
 	}
-	/* no handler of ours may run in the child before it resets them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &mask);
-	pid = fork();
-	if (pid == 0) {
-		child_signals(self, &mask);
-		child(pfd[1], keep_fd, as_bytes, lim->cpu_seconds, fn, arg);
-	}
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	pid = spawn(pfd[1], keep_fd, lim, fn, arg, msg, size);
 	if (pid < 0) {
-		snprintf(msg, size, "no child process: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
@@ -221,14 +266,9 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 	close(pfd[0]);
 	if (why)
 		kill(pid, SIGKILL);
-	while ((ret = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (!why && ret < 0)
-		why = "its exit status was lost";
-	else if (!why && WIFSIGNALED(status))
-		why = signal_why(WTERMSIG(status));
-	else if (!why && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		why = "it failed (see the line before), or ran out of memory";
+	ret = reap(pid, &status);
+	if (!why)
+		why = ended_why(ret, status);
 	if (why) {
 		snprintf(msg, size, "%s", why);
 		free(*buf);
@@ -242,4 +282,57 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		return -1;
 	}
 	return 0;
+}
+
+int boxed__start(struct boxed_child *c, int (*fn)(void *arg, FILE *out),
+		 void *arg, int out_fd, const struct boxed_limits *lim,
+		 char *msg, size_t size)
+{
+	c->until = monotonic_seconds() + lim->wall_seconds;
+	c->pid = spawn(out_fd, NULL, lim, fn, arg, msg, size);
+	return c->pid < 0 ? -1 : 0;
+}
+
+int boxed__wait(struct boxed_child *c, bool block, char *msg, size_t size)
+{
+	const char *why = NULL;
+	int status = 0;
+	pid_t ret;
+
+	for (;;) {
+		ret = waitpid(c->pid, &status, WNOHANG);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret)
+			break;
+		if (monotonic_seconds() > c->until) {
+			why = "it ran out of time";
+			kill(c->pid, SIGKILL);
+			reap(c->pid, &status);
+			break;
+		}
+		if (!block)
+			return 1;
+		/* a child's end wakes no one here: look again soon */
+		usleep(10000);
+	}
+	c->pid = -1;
+	if (!why)
+		why = ended_why(ret, status);
+	if (why) {
+		snprintf(msg, size, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+void boxed__stop(struct boxed_child *c)
+{
+	int status;
+
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	reap(c->pid, &status);
+	c->pid = -1;
 }

@@ -27,9 +27,11 @@
 #define CPROF_BOXED_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct boxed_limits {
 	uint64_t mem_bytes;	/* address space beyond the parent's now */
@@ -67,5 +69,31 @@ int boxed__run_fd(int (*fn)(void *arg, FILE *out), void *arg, int *keep_fd,
 		  const struct boxed_limits *lim,
 		  const volatile sig_atomic_t *stop, char **buf, size_t *len,
 		  char *msg, size_t size);
+
+/* A child boxed__start() started. */
+struct boxed_child {
+	pid_t pid;		/* -1: none */
+	double until;		/* monotonic_seconds() when it is killed */
+};
+
+/*
+ * Start fn(arg, out) in a child as boxed__run() does, without waiting for
+ * it: out writes into the caller's out_fd (a file: no one reads it
+ * meanwhile).  lim's mem_bytes or cpu_seconds 0: no such limit; out_max
+ * is the caller's to check.  0, or -1 with why in msg.
+ */
+int boxed__start(struct boxed_child *c, int (*fn)(void *arg, FILE *out),
+		 void *arg, int out_fd, const struct boxed_limits *lim,
+		 char *msg, size_t size);
+
+/*
+ * Has c ended?  0: it did, fn succeeded; -1: it failed, died, or ran past
+ * wall_seconds (then killed), why in msg; 1: it runs on (block false;
+ * block true waits for its end).
+ */
+int boxed__wait(struct boxed_child *c, bool block, char *msg, size_t size);
+
+/* Kill c, and wait for it: its answer is no longer wanted. */
+void boxed__stop(struct boxed_child *c);
 
 #endif /* CPROF_BOXED_H */

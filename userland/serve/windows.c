@@ -17,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "serve/answer.h"
 #include "lib/atomicfile.h"
+#include "lib/boxed.h"
 #include "ingest/ingest.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
@@ -31,10 +33,23 @@
 #include "serve/windows.h"
 
 #define WINDOWS_OPEN_MAX	64
+/* windows waiting behind the one handed on: more, and it goes unsymbolized */
+#define WINDOWS_BEHIND_MAX	8
 
 struct window {
 	uint64_t k;			/* window number */
 	struct profile *p;
+};
+
+/* The window being converted and written, one at a time. */
+struct writing {
+	bool busy;			/* its child runs */
+	struct boxed_child c;
+	int fd;				/* what the child writes: the file */
+	uint64_t k;			/* window number */
+	uint64_t samples;
+	uint64_t from_ns, to_ns;	/* its bounds, from the start */
+	char path[4096];
 };
 
 struct windows {
@@ -52,6 +67,9 @@ struct windows {
 	uint64_t dropped;		/* pids whose mappings were dropped */
 	uint64_t last_t;		/* the latest sample, from the start */
 	int lost_end;			/* windows__finish(): 1 if any was lost */
+	struct writing wr;
+	uint64_t waited;		/* the reader waited for wr: full queue */
+	uint64_t plain;			/* windows not symbolized: behind */
 };
 
 static const char *extension(enum output_format f)
@@ -186,6 +204,10 @@ static bool pid_gone(uint32_t pid, void *arg)
 	}
 	if (pr->now - g->since < 2 * pr->w->every_ns + WINDOWS_HOLD_NS)
 		return false;
+	/* a window still waiting to be written may hold its samples */
+	if (pr->w->nr_open &&
+	    profile__header(pr->w->open[0].p)->start_time_ns <= g->since)
+		return false;
 	htab_clear_slot(pr->w->gone, slot);
 	/* what was read of its Python code goes with its mappings */
 	pipeline__forget_pid(pr->w->o->pl, pid);
@@ -209,23 +231,156 @@ static void prune(struct windows *w)
 }
 
 /*
- * Write the oldest open window; end: the END record if it is the last.
- * It is symbolized in a child process (answer.h): libdw reads users'
- * files there, for a run of weeks.
+ * What converts a window, in a child (boxed.h): the window symbolized and
+ * written out in memory (answer.h: a grandchild bounded by
+ * boxed_symbolize, then one without symbols if that fails), the bytes to
+ * out, a memory file the reader copies into the window's file.  Its wall
+ * time: both conversions at their limit, and a minute.
  */
-static int windows__write(struct windows *w, const struct cprof_end *end)
+static const struct boxed_limits convert_limits = {
+	.wall_seconds = 2 * 300 + 60,
+};
+
+struct convert {
+	const struct profile *p;
+	struct resolve_opts ro;
+	const struct output_opts *oo;
+	const char *path;
+	uint64_t k;
+};
+
+static int convert(void *arg, FILE *out)
+{
+	const struct convert *c = arg;
+	char *body = NULL, why[160];
+	size_t len = 0;
+	int err;
+
+	if (answer__build(c->p, &c->ro, c->oo, NULL, c->path, &body, &len,
+			  why, sizeof(why))) {
+		warning("window %llu: failed to write it out: %s",
+			(unsigned long long)c->k, why);
+		return -1;
+	}
+	err = len && fwrite(body, 1, len, out) != len ? -1 : 0;
+	free(body);
+	return err;
+}
+
+/* The window being written could not be: counted and said. */
+static void windows__lost(struct windows *w)
+{
+	struct writing *wr = &w->wr;
+
+	w->lost++;
+	w->lost_samples += wr->samples;
+	warning("window %llu lost: %s was not written (%llu samples)",
+		(unsigned long long)wr->k, esc(wr->path),
+		(unsigned long long)wr->samples);
+	rotate(w->o);
+}
+
+/*
+ * The window's file from what its child wrote into wr->fd (a full disk,
+ * EIO, the directory gone: atomicfile.c says why; the window is lost, not
+ * the run: the next one may have room, all the more once --keep rotated).
+ * 0, or -1 if it was lost.
+ */
+static int windows__save(struct windows *w)
+{
+	struct writing *wr = &w->wr;
+	struct atomicfile *out;
+	struct stat st;
+	void *body = NULL;
+	bool bad;
+
+	if (fstat(wr->fd, &st)) {
+		warning("window %llu: failed to write it out: %s",
+			(unsigned long long)wr->k, strerror(errno));
+		return -1;
+	}
+	if (st.st_size) {
+		body = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, wr->fd, 0);
+		if (body == MAP_FAILED) {
+			warning("window %llu: failed to write it out: %s",
+				(unsigned long long)wr->k, strerror(errno));
+			return -1;
+		}
+	}
+	out = atomicfile__open_new(wr->path);
+	if (out && w->o->tmp_path && atomicfile__tmp_path(out))
+		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
+			 atomicfile__tmp_path(out));
+	if (out && st.st_size &&
+	    fwrite(body, 1, st.st_size, atomicfile__stream(out)) !=
+	    (size_t)st.st_size)
+		warning("failed to write %s: %s", esc(atomicfile__name(out)),
+			strerror(errno));
+	bad = !out || ferror(atomicfile__stream(out));
+	if (!bad)
+		bad = atomicfile__commit(out) != 0;
+	else
+		atomicfile__abort(out);
+	if (w->o->tmp_path)
+		w->o->tmp_path[0] = '\0';
+	if (body)
+		munmap(body, st.st_size);
+	return bad ? -1 : 0;
+}
+
+/*
+ * Has the window being written been converted?  Then its file is written
+ * (or it is lost: counted, said) and 0; 1 while its child runs (block
+ * false; block true waits for it).
+ */
+static int windows__reap(struct windows *w, bool block)
+{
+	struct writing *wr = &w->wr;
+	char why[160];
+	int ret;
+
+	if (!wr->busy)
+		return 0;
+	ret = boxed__wait(&wr->c, block, why, sizeof(why));
+	if (ret == 1)
+		return 1;
+	wr->busy = false;
+	if (ret)
+		warning("window %llu: failed to write it out: %s",
+			(unsigned long long)wr->k, why);
+	if (ret || windows__save(w)) {
+		windows__lost(w);
+	} else {
+		w->written++;
+		w->samples += wr->samples;
+		fprintf(stderr, PROG_NAME ": wrote %s: window %llu, +%.3f s to +%.3f s, %llu samples\n",
+			esc(wr->path), (unsigned long long)wr->k,
+			wr->from_ns / 1e9, wr->to_ns / 1e9,
+			(unsigned long long)wr->samples);
+		rotate(w->o);
+	}
+	close(wr->fd);
+	wr->fd = -1;
+	return 0;
+}
+
+/*
+ * Hand the oldest open window to a child that converts it (none may be
+ * converting); end: the END record if it is the last.  The reader reads
+ * on meanwhile: windows__reap() writes the file once the child is done.
+ * The child is a copy of this process as it is now: libdw reads users'
+ * files there (answer.h), for a run of weeks.  0, or -1 (out of memory).
+ */
+static int windows__hand(struct windows *w, const struct cprof_end *end)
 {
 	struct window win = w->open[0];
 	const struct cprof_header *h = profile__header(win.p);
-	struct atomicfile *out = NULL;
-	struct resolve_opts ro;
-	char name[64], path[4096], why[160];
-	char *body = NULL;
-	size_t len = 0;
+	struct writing *wr = &w->wr;
+	struct convert job;
+	char name[64], why[160];
 	struct tm tm;
 	time_t sec;
 	int err = -1;
-	bool bad;
 
 	memmove(w->open, w->open + 1, --w->nr_open * sizeof(w->open[0]));
 	if (end && profile__add(win.p, &end->rec))
@@ -237,62 +392,43 @@ static int windows__write(struct windows *w, const struct cprof_end *end)
 		     (unsigned long long)h->start_realtime_ns);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s%s", w->o->dir, name,
-		 extension(w->o->out.format));
-	/*
-	 * A window that cannot be written out even unsymbolized, or whose
-	 * file cannot be written (a full disk, EIO, the directory gone;
-	 * atomicfile.c said why), is lost, not the run: the next one may have
-	 * room, all the more once --keep rotated.
-	 */
 	err = 0;
-	pipeline__resolve_opts(w->o->pl, &ro);
-	bad = answer__build(win.p, &ro, &w->o->out, NULL, path, &body, &len,
-			    why, sizeof(why)) != 0;
-	if (bad)
+	snprintf(wr->path, sizeof(wr->path), "%s/%s%s", w->o->dir, name,
+		 extension(w->o->out.format));
+	wr->k = win.k;
+	wr->samples = profile__nr_records(win.p);
+	wr->from_ns = h->start_time_ns - w->hdr.start_time_ns;
+	wr->to_ns = wr->from_ns + (end ? end->duration_ns : h->duration_ns);
+	job = (struct convert){
+		.p = win.p, .oo = &w->o->out, .path = wr->path, .k = win.k,
+	};
+	pipeline__resolve_opts(w->o->pl, &job.ro);
+	/* too far behind: without symbols, a fraction of the cost, to catch up */
+	if (job.ro.symbolize && w->nr_open > WINDOWS_BEHIND_MAX) {
+		job.ro.symbolize = false;
+		if (!w->plain++)
+			warning("window %llu is written with addresses only, as are later ones while more than %d wait: symbolizing them is slower than they come",
+				(unsigned long long)win.k, WINDOWS_BEHIND_MAX);
+	}
+	wr->fd = memfd_create("cprof-window", MFD_CLOEXEC);
+	if (wr->fd < 0)
+		snprintf(why, sizeof(why), "no memory file: %s",
+			 strerror(errno));
+	else if (!boxed__start(&wr->c, convert, &job, wr->fd,
+			       &convert_limits, why, sizeof(why)))
+		wr->busy = true;
+	if (!wr->busy) {
 		warning("window %llu: failed to write it out: %s",
 			(unsigned long long)win.k, why);
-	else
-		out = atomicfile__open_new(path);
-	if (out && w->o->tmp_path && atomicfile__tmp_path(out))
-		snprintf(w->o->tmp_path, w->o->tmp_path_size, "%s",
-			 atomicfile__tmp_path(out));
-	if (!bad && out && len &&
-	    fwrite(body, 1, len, atomicfile__stream(out)) != len)
-		warning("failed to write %s: %s", esc(atomicfile__name(out)),
-			strerror(errno));
-	if (!bad)
-		bad = !out || ferror(atomicfile__stream(out));
-	if (!bad) {
-		bad = atomicfile__commit(out) != 0;
-		out = NULL;
+		windows__lost(w);
+		if (wr->fd >= 0)
+			close(wr->fd);
+		wr->fd = -1;
 	}
-	if (bad) {
-		w->lost++;
-		w->lost_samples += profile__nr_records(win.p);
-		warning("window %llu lost: %s was not written (%llu samples)",
-			(unsigned long long)win.k, esc(path),
-			(unsigned long long)profile__nr_records(win.p));
-		rotate(w->o);
-		goto out;
-	}
-	w->written++;
-	w->samples += profile__nr_records(win.p);
-	fprintf(stderr, PROG_NAME ": wrote %s: window %llu, +%.3f s to +%.3f s, %llu samples\n",
-		esc(path), (unsigned long long)win.k,
-		(h->start_time_ns - w->hdr.start_time_ns) / 1e9,
-		(h->start_time_ns - w->hdr.start_time_ns +
-		 (end ? end->duration_ns : h->duration_ns)) / 1e9,
-		(unsigned long long)profile__nr_records(win.p));
-	rotate(w->o);
 out:
 	prune(w);
 	/* the tables of programs deleted meanwhile */
 	pipeline__sweep(w->o->pl);
-	atomicfile__abort(out);
-	if (w->o->tmp_path)
-		w->o->tmp_path[0] = '\0';
-	free(body);
 	profile__free(win.p);
 	return err;
 }
@@ -304,8 +440,15 @@ static struct profile *windows__get(struct windows *w, uint64_t k)
 		struct cprof_header h = w->hdr;
 		struct window *win;
 
-		if (w->nr_open == WINDOWS_OPEN_MAX && windows__write(w, NULL))
-			return NULL;
+		if (w->nr_open == WINDOWS_OPEN_MAX) {
+			/* bounded: the oldest waits no longer, the reader does */
+			if (windows__reap(w, false) == 1) {
+				w->waited++;
+				windows__reap(w, true);
+			}
+			if (windows__hand(w, NULL))
+				return NULL;
+		}
 		h.start_time_ns += w->next_k * w->every_ns;
 		h.start_realtime_ns += w->next_k * w->every_ns;
 		h.duration_ns = w->every_ns;
@@ -326,23 +469,29 @@ static struct profile *windows__get(struct windows *w, uint64_t k)
 	return w->open[k - w->open[0].k].p;
 }
 
-/* Write the windows that ended WINDOWS_HOLD_NS or more before now. */
+/*
+ * Hand the oldest window that ended WINDOWS_HOLD_NS or more before now to
+ * be written, once the one before is: windows wait here, in the order
+ * they end, while a slower conversion runs.
+ */
 static int windows__flush(struct windows *w)
 {
 	struct timespec ts;
 	uint64_t now;
 
+	if (windows__reap(w, false) == 1)
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	/* keep one open: late samples go there */
-	while (w->nr_open > 1) {
+	while (w->nr_open > 1 && !w->wr.busy) {
 		const struct cprof_header *h = profile__header(w->open[0].p);
 
 		if (h->start_time_ns + h->duration_ns + WINDOWS_HOLD_NS > now ||
 		    ingest__holds_before(w->in, h->start_time_ns +
 						h->duration_ns))
 			break;
-		if (windows__write(w, NULL))
+		if (windows__hand(w, NULL))
 			return -1;
 	}
 	return 0;
@@ -369,7 +518,7 @@ static int windows__idle(void *arg)
 		return 0;
 	if (!windows__get(w, k))
 		return -1;
-	return w->nr_open > 1 ? windows__flush(w) : 0;
+	return w->nr_open > 1 || w->wr.busy ? windows__flush(w) : 0;
 }
 
 static void on_tick(int sig)
@@ -420,8 +569,9 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 		struct cprof_end e = *end;
 		uint64_t other;
 
+		windows__reap(w, true);
 		if (w->nr_open > 1) {
-			if (windows__write(w, NULL))
+			if (windows__hand(w, NULL))
 				return -1;
 			continue;
 		}
@@ -430,9 +580,10 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 				stop - h->start_time_ns : 0;
 		e.samples = profile__nr_records(w->open[0].p);
 		e.lost = profile__lost_total(w->open[0].p, &other);
-		if (windows__write(w, &e))
+		if (windows__hand(w, &e))
 			return -1;
 	}
+	windows__reap(w, true);
 	fprintf(stderr, PROG_NAME ": %llu windows of %ld s, %llu samples (the module's END record counts %llu)%s\n",
 		(unsigned long long)w->written, w->o->every,
 		(unsigned long long)(w->samples + w->lost_samples),
@@ -441,6 +592,12 @@ static int windows__finish(struct windows *w, const struct cprof_end *end)
 	if (w->late)
 		warning("%llu samples arrived after their window was written: they are in the oldest window still open",
 			(unsigned long long)w->late);
+	if (w->plain)
+		warning("%llu windows were written with addresses only: symbolizing them was slower than they came",
+			(unsigned long long)w->plain);
+	if (w->waited)
+		warning("the reader waited %llu times for a window to be written: %d windows were waiting (writing them is slower than they come)",
+			(unsigned long long)w->waited, WINDOWS_OPEN_MAX);
 	if (w->lost) {
 		fail("%llu windows (%llu samples) could not be written",
 		     (unsigned long long)w->lost,
@@ -484,12 +641,14 @@ static int windows__record(void *arg, struct profile *maps,
 				return -1;
 		}
 	}
-	return w->nr_open > 1 ? windows__flush(w) : 0;
+	return w->nr_open > 1 || w->wr.busy ? windows__flush(w) : 0;
 }
 
 int windows__run(int fd, const char *name, const struct windows_opts *o)
 {
-	struct windows w = { .o = o, .every_ns = o->every * 1000000000ull };
+	struct windows w = {
+		.o = o, .every_ns = o->every * 1000000000ull, .wr.fd = -1,
+	};
 	struct ingest_ops ops = {
 		.record = windows__record, .idle = windows__idle, .arg = &w,
 	};
@@ -520,6 +679,10 @@ int windows__run(int fd, const char *name, const struct windows_opts *o)
 	if (timing)
 		timer_delete(timer);
 out:
+	if (w.wr.busy) {
+		boxed__stop(&w.wr.c);
+		close(w.wr.fd);
+	}
 	while (w.nr_open)
 		profile__free(w.open[--w.nr_open].p);
 	if (w.gone)

@@ -13,8 +13,11 @@
  * WINDOWS_HOLD_NS past its end (a timer interrupts the read once a second,
  * so this holds when no record arrives) and ingest.c holds no sample of
  * it whose stack copy waits for tables (10 s at most), or when the stream
- * ends.  A sample that comes later still (a reader stalled for
- * longer) goes into the oldest window not yet written, and is counted.
+ * ends: handed to a child that converts it while the stream is read on,
+ * one at a time, the others due waiting in order (one with too many
+ * behind it goes unsymbolized; past the open windows' cap the reader
+ * waits, counted).  A sample that comes later still
+ * goes into the oldest window not yet handed on, and is counted.
  * The mapping records of a process that exited are dropped once no window
  * still open can hold its samples, and THROTTLE records once a later one
  * rules the oldest window open, so a run of weeks keeps those of the
@@ -49,7 +52,8 @@ struct windows_opts {
 /*
  * Read the stream on fd (name: for messages; fd < 0: the profile
  * o->pl started) to its end through o->pl, writing each
- * window as it completes, symbolized in a child process (boxed.h).  A
+ * window as it completes, symbolized in a child process (boxed.h) while
+ * the stream is read on.  A
  * window that cannot be symbolized within boxed_symbolize is written
  * with addresses only; one that cannot be written even so, or whose file
  * cannot be written (ENOSPC, EIO), is lost, one warning line, and the run

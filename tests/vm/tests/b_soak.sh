@@ -10,7 +10,8 @@
 # at most 32 files open), every window
 # of the last 120 s present (named by consecutive seconds) and bounded
 # (each under 1 MiB), the module's unwind tables no more than at minute 3
-# (the deleted programs' removed by the sweep), the run's summary line.  A benchmark (make bench):
+# (the deleted programs' removed by the sweep), at most 1 % of the samples
+# outside their window, the run's summary line.  A benchmark (make bench):
 # docs/BENCHMARKS.md keeps its figures.
 # vm-timeout: 2400
 set -euo pipefail
@@ -68,6 +69,12 @@ lost=$(grep -c 'lost' "$OUT/soak.err" || true)
 echo "windows written: $windows in $minutes min; lines saying lost: $lost"
 ((windows >= minutes * 60 - 5)) || fail "only $windows windows in $minutes minutes"
 ((lost == 0)) || fail "windows were lost: $(grep lost "$OUT/soak.err" | head -n 3)"
+# samples outside their window: the reader reads on while windows are written
+late=$(sed -n 's/.*warning: \([0-9]*\) samples arrived after their window was written.*/\1/p' "$OUT/soak.err")
+all=$(sed -n 's/^cprof-dump: [0-9]* windows of 1 s, \([0-9]*\) samples.*/\1/p' "$OUT/soak.err")
+echo "samples after their window was written: ${late:-0} of ${all:-?}"
+[[ -n $all ]] || fail "no summary line counts the samples"
+((${late:-0} * 100 <= all)) || fail "${late} of $all samples arrived after their window was written (over 1 %)"
 # the files kept: consecutive seconds, each bounded
 mapfile -t files < <(find "$dir" -name 'cprof-*.pb.gz' -printf '%f\n' | sort)
 prev=

@@ -7,6 +7,10 @@
 #     time_nanos, to the nanosecond), so there is no gap or overlap, and
 #     their samples add up to what the module's END record counts for the
 #     profile;
+#   - windows of 1 s converted more slowly than they come (kernel symbols
+#     that take 1.5 s to read: --kallsyms a FIFO), -F 999: the reader reads
+#     on meanwhile, so no sample arrives after its window was written, and
+#     the windows hold what the END record counts;
 #   - cpuburn runs in its own cgroup (/sys/fs/cgroup/work): its samples carry
 #     the pprof label cgroup=/work, and `-f folded --cgroup` roots its stacks
 #     at cgroup:/work;
@@ -60,6 +64,26 @@ if [[ -z $end ]] || ((total != end)); then
 	fail "the windows hold $total samples, the module counted $end"
 fi
 ((total > 0)) || fail "no samples"
+late() { sed -n 's/.*warning: \([0-9]*\) samples arrived after their window was written.*/\1/p' "$1"; }
+[[ -z $(late "$OUT/win.err") ]] || fail "$(late "$OUT/win.err") samples arrived after their window was written"
+
+# Windows of 1 s, each converted in 1.5 s: /proc/kallsyms through a FIFO
+# whose writer waits that long for each reader.  The reader reads on while
+# they are written.
+mkdir "$OUT/fast"
+fifo=$(mktemp -d)/kallsyms	# $OUT takes no FIFO
+mkfifo "$fifo"
+while :; do { sleep 1.5; cat /proc/kallsyms; } >"$fifo"; sleep 0.2; done &
+slowsyms=$!
+"$CPROF_DUMP" --every 1 -d 4 -F 999 --kallsyms "$fifo" -o "$OUT/fast" 2>"$OUT/fast.err" ||
+	fail "cprof-dump --every 1 failed: $(tail -n 3 "$OUT/fast.err")"
+kill "$slowsyms"
+sed 's/^/  /' "$OUT/fast.err"
+n=$(sed -n 's/^cprof-dump: [0-9]* windows of 1 s, \([0-9]*\) samples.*/\1/p' "$OUT/fast.err")
+end=$(sed -n "s/.*the module's END record counts \([0-9]*\).*/\1/p" "$OUT/fast.err")
+echo "windows of 1 s: $(grep -c '^cprof-dump: wrote' "$OUT/fast.err") written, $n samples (END: $end), late: $(late "$OUT/fast.err")"
+[[ -z $(late "$OUT/fast.err") ]] || fail "$(late "$OUT/fast.err") of $n samples arrived after their window was written"
+[[ -n $end && $n == "$end" ]] || fail "the windows of 1 s hold $n samples, the module counted $end"
 
 # The cgroup label.
 pp -tags "${files[5]}" >"$OUT/tags.txt" || fail "go tool pprof -tags failed"
