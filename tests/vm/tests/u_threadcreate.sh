@@ -52,13 +52,7 @@ round() {
 	ctl stop=1
 }
 
-sock=$(mktemp -d)/pprof.sock	# not on the 9p share: no sockets there
-"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
-server=$!
-for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-	[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && break
-	sleep 0.1
-done
+http_start || true
 grep -q "href='threadcreate?debug=1'" "$OUT/index.html" ||
 	fail "the index page lists no threadcreate: $(cat "$OUT/index.html" "$OUT/http.err")"
 curl -s --unix-socket "$sock" -o "$OUT/tc.pb.gz" -w '%{http_code}' \
