@@ -88,6 +88,10 @@ struct cprof_cpu_stats {
 	u64 offcpu_ns_max;	/* the longest, runqueue locked */
 	u64 offcpu_accesses_max; /* the most user accesses one made */
 	u64 offcpu_budget_truncated; /* of them, walks cut for accesses */
+	u64 threadcreate_events;	/* task creations recorded */
+	u64 threadcreate_skipped;	/* creations not recorded: over budget */
+	u64 threadcreate_ns_total;	/* time the hook took recording them */
+	u64 threadcreate_ns_max;	/* the longest */
 	u64 accesses_max;	/* the most user accesses one tick made */
 	u64 budget_truncated;	/* ticks whose walks ran out of accesses */
 	u64 budget_skipped;	/* stack copies, code records: none left */

@@ -35,6 +35,7 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_OFFCPU]	= "offcpu",
 	[CPROF_KIND_WALL]	= "wall",
 	[CPROF_KIND_THREADS]	= "threads",
+	[CPROF_KIND_THREADCREATE] = "threadcreate",
 };
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)

@@ -172,7 +172,7 @@ static void cprof_off_in(struct task_struct *next)
 	out_ns = READ_ONCE(slot->out_ns);
 	cprof_off_free(slot, tid);
 	now = ktime_get_ns();
-	r = cprof_sample_reserve(sizeof(*r), now);
+	r = cprof_sample_reserve(sizeof(*r), now, false);
 	if (!r)
 		return;
 	r->time_ns = now;
@@ -247,14 +247,14 @@ static void cprof_off_out(const struct cprof_settings *set,
 	bool kick;
 
 	o = cprof_sample_reserve(sizeof(*o) + (2 * depth + 1) * sizeof(u64),
-				 now);
+				 now, false);
 	if (!o)
 		return;
 	/* no slot: the reservation is left for the next one to reuse */
 	slot = cprof_off_claim(prev->pid);
 	if (!slot) {
 		oc->full++;
-		cprof_sample_lose(now);
+		cprof_sample_lose(now, false);
 		return;
 	}
 	WRITE_ONCE(slot->out_ns, now);

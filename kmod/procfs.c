@@ -12,6 +12,7 @@
 #include "cprof.h"
 #include "ctl.h"
 #include "maps.h"
+#include "newtask.h"
 #include "offcpu.h"
 #include "procfs.h"
 #include "sample.h"
@@ -100,6 +101,11 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->offcpu_accesses_max = max(sum->offcpu_accesses_max,
 				       c->offcpu_accesses_max);
 	sum->offcpu_budget_truncated += c->offcpu_budget_truncated;
+	sum->threadcreate_events += c->threadcreate_events;
+	sum->threadcreate_skipped += c->threadcreate_skipped;
+	sum->threadcreate_ns_total += c->threadcreate_ns_total;
+	sum->threadcreate_ns_max = max(sum->threadcreate_ns_max,
+				       c->threadcreate_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
 	sum->budget_truncated += c->budget_truncated;
 	sum->budget_skipped += c->budget_skipped;
@@ -135,6 +141,14 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 		   c->offcpu_accesses_max);
 	seq_printf(m, "%soffcpu_budget_truncated %llu\n", prefix,
 		   c->offcpu_budget_truncated);
+	seq_printf(m, "%sthreadcreate_events %llu\n", prefix,
+		   c->threadcreate_events);
+	seq_printf(m, "%sthreadcreate_skipped %llu\n", prefix,
+		   c->threadcreate_skipped);
+	seq_printf(m, "%sthreadcreate_ns_total %llu\n", prefix,
+		   c->threadcreate_ns_total);
+	seq_printf(m, "%sthreadcreate_ns_max %llu\n", prefix,
+		   c->threadcreate_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
 	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
 		   c->budget_truncated);
@@ -150,6 +164,48 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%sticks %llu\n", prefix, c->ticks);
 }
 
+/* One CPU's counters, from each unit that keeps some; its period. */
+static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
+{
+	u64 period = cprof_sample_stats(cpu, c);
+
+	cprof_offcpu_stats(cpu, c);
+	cprof_newtask_stats(cpu, c);
+	return period;
+}
+
+/*
+ * The totals, and below each CPU's lines: each in a frame of its own, so
+ * that no frame holds more than two sets of counters (a KASAN build's
+ * redzones make them large).
+ */
+static noinline_for_stack void cprof_stats_show_total(struct seq_file *m)
+{
+	struct cprof_cpu_stats sum = {}, c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		cprof_stats_get(cpu, &c);
+		cprof_stats_add(&sum, &c);
+	}
+	cprof_stats_print(m, "", &sum);
+}
+
+static noinline_for_stack void cprof_stats_show_cpus(struct seq_file *m)
+{
+	struct cprof_cpu_stats c;
+	char prefix[24];
+	u64 period;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		period = cprof_stats_get(cpu, &c);
+		snprintf(prefix, sizeof(prefix), "cpu%d.", cpu);
+		cprof_stats_print(m, prefix, &c);
+		seq_printf(m, "%speriod_ns %llu\n", prefix, period);
+	}
+}
+
 /*
  * Totals first, then cpuN.key lines; counters are since module load.  Each
  * counter is a u64 written by its own CPU: a torn read cannot happen on the
@@ -157,19 +213,9 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
  */
 static int cprof_stats_seq_show(struct seq_file *m, void *v)
 {
-	struct cprof_cpu_stats sum = {};
-	char prefix[24];
-	int cpu;
-
-	struct cprof_cpu_stats c;
 	struct cprof_maps_usage mu;
-	u64 period, tables, bytes, evicted, dropped, unwalked;
+	u64 tables, bytes, evicted, dropped, unwalked;
 
-	for_each_possible_cpu(cpu) {
-		cprof_sample_stats(cpu, &c);
-		cprof_offcpu_stats(cpu, &c);
-		cprof_stats_add(&sum, &c);
-	}
 	seq_printf(m, "profiling %d\n", cprof_session_active());
 	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
 	cprof_utable_usage(&tables, &bytes, &evicted);
@@ -186,14 +232,8 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, "maps_evicted %llu\n", mu.evicted);
 	seq_printf(m, "maps_exited %llu\n", mu.exited);
 	seq_printf(m, "maps_capped %llu\n", mu.capped);
-	cprof_stats_print(m, "", &sum);
-	for_each_possible_cpu(cpu) {
-		period = cprof_sample_stats(cpu, &c);
-		cprof_offcpu_stats(cpu, &c);
-		snprintf(prefix, sizeof(prefix), "cpu%d.", cpu);
-		cprof_stats_print(m, prefix, &c);
-		seq_printf(m, "%speriod_ns %llu\n", prefix, period);
-	}
+	cprof_stats_show_total(m);
+	cprof_stats_show_cpus(m);
 	return 0;
 }
 

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A profile's recorders: the rings and ticks first, then the scheduler's
- * hook that writes into the same rings; they record once all are in place
+ * hook (kinds offcpu and wall) or the task creation's (threadcreate) that
+ * writes into the same rings; they record once all are in place
  * (cprof_record_open()), so that a profile's start is when each of them
- * records.  Stopped hook and ticks together, so that after a stop nothing
+ * records.  Stopped hooks and ticks together, so that after a stop nothing
  * writes.  The units below know nothing of
- * each other's lifetime: the hook reserves through sample.c, which never
+ * each other's lifetime: a hook reserves through sample.c, which never
  * calls back.
  */
+#include "newtask.h"
 #include "offcpu.h"
 #include "record.h"
 #include "sample.h"
@@ -20,8 +22,8 @@
  * They record nothing until cprof_record_open().
  *
  * Context: process, may sleep; no profile running.
- * Return: 0, or cprof_sample_start()'s or cprof_offcpu_start()'s error,
- * nothing left running or allocated then.
+ * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s or
+ * cprof_newtask_start()'s error, nothing left running or allocated then.
  */
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 {
@@ -30,7 +32,10 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 	err = cprof_sample_start(set, period_ns);
 	if (err || set->kind == CPROF_KIND_CPU)
 		return err;
-	err = cprof_offcpu_start(set);
+	if (set->kind == CPROF_KIND_THREADCREATE)
+		err = cprof_newtask_start(set);
+	else
+		err = cprof_offcpu_start(set);
 	if (err) {
 		cprof_sample_stop();
 		cprof_sample_release();
@@ -52,7 +57,7 @@ void cprof_record_open(u64 from, u64 deadline_ns)
 }
 
 /**
- * cprof_record_stop() - stop the ticks and the scheduler's hook
+ * cprof_record_stop() - stop the ticks and the hooks
  *
  * After this returns nothing writes into the rings until the next
  * cprof_record_start(); they keep what is in them for the reader.
@@ -64,6 +69,7 @@ void cprof_record_stop(void)
 {
 	cprof_sample_stop();
 	cprof_offcpu_stop();
+	cprof_newtask_stop();
 }
 
 /**

@@ -2,7 +2,8 @@
 /*
  * A profile's recorders, started and stopped together: the ticks and the
  * per-CPU rings (sample.c) and, for the kinds offcpu and wall, the
- * scheduler's hook (offcpu.c), which writes into those rings.
+ * scheduler's hook (offcpu.c), for the kind threadcreate the task
+ * creation's (newtask.c), which write into those rings.
  */
 #ifndef CPROF_RECORD_H
 #define CPROF_RECORD_H

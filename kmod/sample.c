@@ -8,10 +8,12 @@
  * total size.  Each CPU throttles itself to ctl's budget, lengthening its
  * period (CPROF_REC_THROTTLE), and each tick's user reads are bounded by
  * ctl's accesses (struct cprof_uaccess).  The scheduler's hook (offcpu.c)
- * writes into the same rings through cprof_sample_reserve() and
- * cprof_sample_commit(), on its own CPU with interrupts disabled: a ring
- * still has one producer at a time.  Why: docs/design.md, "The tick",
- * "Buffers and the stream", "Self-throttle", "A hard bound per event".
+ * and the task creation hook (newtask.c) write into the same rings through
+ * cprof_sample_reserve() and cprof_sample_commit(), on their own CPU with
+ * interrupts disabled: a ring still has one producer at a time (kinds
+ * offcpu and threadcreate have rings and no ticks).  Why: docs/design.md,
+ * "The tick", "Buffers and the stream", "Self-throttle", "A hard bound per
+ * event".
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
@@ -504,7 +506,8 @@ static int cprof_cpu_ring(int cpu)
 
 static bool cprof_ticking(void)
 {
-	return cprof_tick_set->kind != CPROF_KIND_OFFCPU;
+	return cprof_tick_set->kind != CPROF_KIND_OFFCPU &&
+	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE;
 }
 
 static int cprof_cpu_online(unsigned int cpu)
@@ -669,20 +672,31 @@ void cprof_sample_stop(void)
 	cpus_read_unlock();
 }
 
+/* A record of a hook lost: a sample (@sample) or another record. */
+static void cprof_lose_hook(struct cprof_cpu *pc, u64 now, bool sample)
+{
+	if (sample)
+		cprof_lose(pc, now);
+	else
+		cprof_lose_other(pc, now);
+}
+
 /**
- * cprof_sample_reserve() - room in this CPU's ring for a record of the
- *	scheduler's hook
+ * cprof_sample_reserve() - room in this CPU's ring for a record of a hook
+ *	(the scheduler's, the task creation's)
  * @size: the record's largest size, a multiple of 8
  * @now: the time, kept with a loss
+ * @sample: the record is a CPROF_REC_SAMPLE: a loss is a lost sample
  *
- * Context: the hook (offcpu.c): interrupts disabled, so this CPU's tick
- * cannot run meanwhile.
+ * Context: a hook (offcpu.c, newtask.c): interrupts disabled, so this
+ * CPU's tick cannot run meanwhile.
  * Return: the record, to fill in and cprof_sample_commit() before anything
  * else reserves, or to drop (the next reservation takes its room); NULL when
  * no profile runs or @now is before its start (not a loss), or this CPU has
- * no ring in it or a full one (a loss, reported as a LOST record's other).
+ * no ring in it or a full one (a loss, reported as a LOST record's samples
+ * or other).
  */
-void *cprof_sample_reserve(u32 size, u64 now)
+void *cprof_sample_reserve(u32 size, u64 now, bool sample)
 {
 	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
 	void *rec = NULL;
@@ -697,30 +711,33 @@ void *cprof_sample_reserve(u32 size, u64 now)
 	 * smp_store_release() in cprof_cpu_ring().
 	 */
 	if (!smp_load_acquire(&pc->ready)) {
-		cprof_lose_other(pc, now);
+		cprof_lose_hook(pc, now, sample);
 		return NULL;
 	}
 	if (cprof_flush_owed(pc, smp_processor_id(), now))
 		rec = cprof_ring_reserve(&pc->ring, size);
 	if (!rec)
-		cprof_lose_other(pc, now);
+		cprof_lose_hook(pc, now, sample);
 	return rec;
 }
 
 /**
- * cprof_sample_lose() - count a record of the scheduler's hook lost
+ * cprof_sample_lose() - count a record of a hook lost
  * @now: the time
+ * @sample: it was a CPROF_REC_SAMPLE, as cprof_sample_reserve()'s
+ *
+ * For a record whose reservation succeeded, then was dropped.
  *
  * Context: as cprof_sample_reserve().
  */
-void cprof_sample_lose(u64 now)
+void cprof_sample_lose(u64 now, bool sample)
 {
-	cprof_lose_other(this_cpu_ptr(&cprof_cpus), now);
+	cprof_lose_hook(this_cpu_ptr(&cprof_cpus), now, sample);
 }
 
 /**
  * cprof_sample_commit() - commit the record cprof_sample_reserve() gave
- * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU)
+ * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU, CPROF_REC_SAMPLE)
  * @flags: its flags
  * @size: its size, a multiple of 8, at most the reserved one
  * @now: the time

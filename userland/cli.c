@@ -149,7 +149,7 @@ static const struct argp_option opts[] = {
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long) or wall (both); threads: a snapshot of every thread now (no -d needed)", 0 },
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both) or threadcreate (the stacks that create threads and processes, each creation counted); threads: a snapshot of every thread now (no -d needed)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "no-python-frames", OPT_NO_PYTHON, NULL, 0,
@@ -246,8 +246,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_KIND:
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
-		    strcmp(arg, "wall") && strcmp(arg, "threads")) {
-			fail("bad --kind '%s': cpu, offcpu, wall or threads", esc(arg));
+		    strcmp(arg, "wall") && strcmp(arg, "threads") &&
+		    strcmp(arg, "threadcreate")) {
+			fail("bad --kind '%s': cpu, offcpu, wall, threads or threadcreate",
+			     esc(arg));
 			return EINVAL;
 		}
 		env.kind = arg;
@@ -413,6 +415,21 @@ static int start_profile(void)
 	return 0;
 }
 
+/* Task creations: those not recorded, so that the counts are short. */
+static void warn_threadcreate(const struct profile *prof, const char *name)
+{
+	const struct cprof_end *end = profile__end(prof);
+	uint64_t other, lost = profile__lost_total(prof, &other);
+
+	if (profile__header(prof)->kind != CPROF_KIND_THREADCREATE)
+		return;
+	if (end && end->lost > lost)
+		lost = end->lost;
+	if (lost)
+		warning("%s: %llu task creations not recorded (buffers full, or over the budget): counted as [lost samples], without their stacks",
+			esc(name), (unsigned long long)lost);
+}
+
 /*
  * Off the CPU: records lost (a full buffer), so that some waits count
  * until the end of the profile, or some returns have no leaving; switches
@@ -425,7 +442,8 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 	uint32_t every;
 
 	if (profile__header(prof)->kind == CPROF_KIND_CPU ||
-	    profile__header(prof)->kind == CPROF_KIND_THREADS)
+	    profile__header(prof)->kind == CPROF_KIND_THREADS ||
+	    profile__header(prof)->kind == CPROF_KIND_THREADCREATE)
 		return;
 	profile__lost_total(prof, &other);
 	profile__off_unmatched(prof, &open, &orphans);
@@ -574,7 +592,7 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall and /debug/pprof/goroutine)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine and /debug/pprof/threadcreate)");
 		return 2;
 	}
 	if (env.keep && !env.every) {
@@ -729,6 +747,7 @@ int main(int argc, char **argv)
 			esc(in_name), (unsigned long long)end->samples,
 			(unsigned long long)profile__nr_records(prof));
 	warn_off_cpu(prof, in_name);
+	warn_threadcreate(prof, in_name);
 
 	pipeline__resolve_opts(pl, &ropts);
 	res = resolved__new(prof, &ropts);

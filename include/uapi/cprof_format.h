@@ -50,13 +50,17 @@ enum cprof_mode {
  * What a profile records (header.kind, ctl "kind="): the ticks (cpu),
  * the times tasks leave the CPU and come back (offcpu: CPROF_REC_OFFCPU
  * and CPROF_REC_ONCPU, no ticks), or both (wall); or one pass over every
- * thread (threads: a CPROF_REC_THREAD each, no ticks, no duration).
+ * thread (threads: a CPROF_REC_THREAD each, no ticks, no duration); or
+ * the creation of every task (threadcreate: a CPROF_REC_SAMPLE each, no
+ * ticks; see struct cprof_sample).
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
 	CPROF_KIND_OFFCPU	= 1,
 	CPROF_KIND_WALL		= 2,
 	CPROF_KIND_THREADS	= 3,
+	CPROF_KIND_THREADCREATE	= 4,
+	CPROF_KIND_MAX		= 4,
 };
 
 /* header.flags */
@@ -152,6 +156,13 @@ struct cprof_rec {
  * Version 3: where the record's size leaves room after that (the cgroup
  * id, or the frames without it), a struct cprof_pytrail follows: the
  * thread's Python frames.
+ *
+ * In a profile of kind threadcreate a sample is no tick but one task
+ * created (a thread, a process, a kernel thread), of the creating thread:
+ * its stacks at the creation, in its context (the kernel stack from the
+ * task_newtask tracepoint in copy_process() out, the user stack from the
+ * system call), nothing after the cgroup id.  Every creation in the
+ * profile's time is a sample or counted lost (LOST's samples).
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */

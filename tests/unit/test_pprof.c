@@ -315,6 +315,33 @@ static void test_write_error(const struct resolved *r)
 }
 
 /*
+ * The stream in b (freed here) written to in, decoded and resolved, and
+ * its pprof written to out and read back into *p (NULL if that failed).
+ * Return: the resolved profile, NULL if it failed (a failed check).
+ */
+static struct resolved *to_pprof(struct sb *b, const char *in,
+				 const char *out, const char *what,
+				 Perftools__Profiles__Profile **p)
+{
+	struct resolved *r;
+	FILE *f;
+
+	*p = NULL;
+	test_condf(sb_write(b, in, b->len) == 0, "write the %s", what);
+	sb_free(b);
+	r = load(in, false);
+	test_condf(r != NULL, "decode and resolve the %s", what);
+	if (!r)
+		return NULL;
+	f = fopen(out, "w");
+	test_cond("write its pprof", f && pprof__write(r, f, out) == 0);
+	if (f)
+		fclose(f);
+	*p = pprof_read(out);
+	return r;
+}
+
+/*
  * A thread snapshot: Go's goroutine profile's types, every thread listed
  * (a comm with a newline cannot make a line of its own), grouped by stack.
  */
@@ -338,17 +365,9 @@ static void test_threads(void)
 		  2500000, 3, kips, 2, uips);
 	sb_thread(&b, 11, 42, 43, "x", CPROF_OFF_RUNNING, 0, 0, NULL, 2, uips);
 	sb_end(&b, 300000000, CPROF_END_COMPLETE, 0);
-	test_cond("write the snapshot", sb_write(&b, in, b.len) == 0);
-	sb_free(&b);
-	r = load(in, false);
-	test_cond("decode and resolve the snapshot", r != NULL);
+	r = to_pprof(&b, in, out, "snapshot", &p);
 	if (!r)
 		return;
-	f = fopen(out, "w");
-	test_cond("write its pprof", f && pprof__write(r, f, out) == 0);
-	if (f)
-		fclose(f);
-	p = pprof_read(out);
 	if (p) {
 		const char *const *str = (const char *const *)p->string_table;
 
@@ -390,6 +409,65 @@ static void test_threads(void)
 	resolved__free(r);
 }
 
+/*
+ * Tasks created: Go's threadcreate profile's one type, a count each, and
+ * the creations not recorded as lost samples, so that the total is the
+ * kernel's.
+ */
+static void test_threadcreate(void)
+{
+	const char *in = tmp_path("tc.bin"), *out = tmp_path("tc.pb.gz");
+	struct cprof_header h = sb_default_header();
+	Perftools__Profiles__Profile *p = NULL;
+	struct output_opts oo = { .format = FORMAT_TEXT };
+	int64_t total = 0;
+	char *text = NULL;
+	struct resolved *r;
+	size_t len = 0, i;
+	struct sb b;
+	FILE *f;
+
+	h.kind = CPROF_KIND_THREADCREATE;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x", bid, 20);
+	sb_sample(&b, 10, 42, 43, 1, "x", 0, 3, kips, 2, uips);
+	sb_sample(&b, 11, 42, 43, 1, "x", 0, 3, kips, 2, uips);
+	sb_sample(&b, 12, 42, 44, 0, "x", 0, 3, kips, 1, uips);
+	sb_lost(&b, 13, 0, 2, 0);
+	sb_end(&b, 300000000, CPROF_END_COMPLETE, 2);
+	r = to_pprof(&b, in, out, "threadcreate stream", &p);
+	if (!r)
+		return;
+	if (p) {
+		const char *const *str = (const char *const *)p->string_table;
+
+		for (i = 0; i < p->n_sample; i++)
+			total += p->sample[i]->n_value == 1 ?
+				 p->sample[i]->value[0] : -1000;
+		test_condf(p->n_sample_type == 1 &&
+			   !strcmp(str[p->sample_type[0]->type], "threadcreate") &&
+			   !strcmp(str[p->sample_type[0]->unit], "count") &&
+			   !strcmp(str[p->period_type->type], "threadcreate") &&
+			   !strcmp(str[p->period_type->unit], "count") &&
+			   p->period == 1 && total == 5,
+			   "threadcreate/count alone, one value a sample, 3 created and 2 lost: %lld",
+			   (long long)total);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	} else {
+		test_cond("gunzip + unpack the threadcreate pprof", 0);
+	}
+	f = open_memstream(&text, &len);
+	test_cond("write its text", f && output__write(r, &oo, f, "memory") == 0);
+	if (f)
+		fclose(f);
+	test_condf(text && !strncmp(text, "threadcreate profile: total 5\n", 30) &&
+		   strstr(text, "\n2 @ ") && strstr(text, "\n1 @ "),
+		   "Go's threadcreate debug=1 form:\n%s", text ? text : "");
+	free(text);
+	resolved__free(r);
+}
+
 int main(void)
 {
 	const char *in = tmp_path("s.bin"), *out = tmp_path("out.pb.gz");
@@ -420,5 +498,6 @@ int main(void)
 		test_write_error(r);
 	resolved__free(r);
 	test_threads();
+	test_threadcreate();
 	return test_report();
 }

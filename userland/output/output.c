@@ -76,6 +76,13 @@ static int folded_cmp(const void *a, const void *b)
 		      ((const struct folded_line *)b)->text);
 }
 
+/* A profile whose values are counts alone: a snapshot, the tasks created. */
+static bool counts_only(const struct resolved *r)
+{
+	return r->kind == CPROF_KIND_THREADS ||
+	       r->kind == CPROF_KIND_THREADCREATE;
+}
+
 /* The folded stack of s in *text (malloc'd).  0 ok, -1 ENOMEM. */
 static int fold_sample(const struct resolved *r, const struct res_sample *s,
 		       bool cgroup, char **text)
@@ -144,8 +151,7 @@ int output__folded(const struct resolved *r, FILE *out, const char *name,
 		}
 		/* time off the CPU (and on, in a wall profile) in us */
 		lines[n++].count = r->kind == CPROF_KIND_CPU ||
-				   r->kind == CPROF_KIND_THREADS ?
-				   r->samples[i].count :
+				   counts_only(r) ? r->samples[i].count :
 				   r->samples[i].nanos / 1000;
 	}
 	qsort(lines, n, sizeof(*lines), folded_cmp);
@@ -196,16 +202,16 @@ static const char *time_label(char *buf, size_t size, uint64_t ns)
 	return buf;
 }
 
-/* A top table's value: threads count, the others time. */
+/* A top table's value: threads and tasks created count, the others time. */
 static uint64_t top_value(const struct resolved *r, const struct res_sample *s)
 {
-	return r->kind == CPROF_KIND_THREADS ? s->count : s->nanos;
+	return counts_only(r) ? s->count : s->nanos;
 }
 
 static const char *value_label(const struct resolved *r, char *buf,
 			       size_t size, uint64_t v)
 {
-	if (r->kind != CPROF_KIND_THREADS)
+	if (!counts_only(r))
 		return time_label(buf, size, v);
 	snprintf(buf, size, "%llu", (unsigned long long)v);
 	return buf;
@@ -326,7 +332,8 @@ static void top_header(const struct resolved *r, FILE *out)
 	fprintf(out, "Type: %s\n", r->kind == CPROF_KIND_OFFCPU ? "delay" :
 				    r->kind == CPROF_KIND_WALL ? "wall" :
 				    r->kind == CPROF_KIND_THREADS ? "threads" :
-				    "cpu");
+				    r->kind == CPROF_KIND_THREADCREATE ?
+				    "threadcreate" : "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -339,6 +346,10 @@ static void top_header(const struct resolved *r, FILE *out)
 		fprintf(out, "Threads: %llu, looked at in %s\n",
 			(unsigned long long)r->total_count,
 			time_label(a, sizeof(a), r->duration_nanos));
+	else if (r->kind == CPROF_KIND_THREADCREATE)
+		fprintf(out, "Duration: %s, Total tasks created = %llu\n",
+			time_label(a, sizeof(a), r->duration_nanos),
+			(unsigned long long)r->total_count);
 	else if (r->duration_nanos)
 		fprintf(out, "Duration: %s, Total samples = %s (%s)\n",
 			time_label(a, sizeof(a), r->duration_nanos),
@@ -375,8 +386,8 @@ static int top_build(struct top *t, const struct resolved *r, bool cgroup,
 int output__top(const struct resolved *r, FILE *out, const char *name,
 		int nodes, bool cgroup)
 {
-	uint64_t sum = 0, total = r->kind == CPROF_KIND_THREADS ?
-				  r->total_count : r->total_nanos;
+	uint64_t sum = 0, total = counts_only(r) ? r->total_count :
+						   r->total_nanos;
 	char a[64], b[64], c[64], d[64], e[64];
 	struct top t = { 0 };
 	int64_t *order = NULL;
@@ -516,9 +527,10 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		st[id].nanos += s->nanos;
 	}
 	qsort(st, r->nr_samples + 1, sizeof(*st), text_cmp);
-	if (r->kind == CPROF_KIND_THREADS)
-		fprintf(out, "threads profile: total %llu\n",
-			(unsigned long long)r->total_count);
+	if (counts_only(r))
+		fprintf(out, "%s profile: total %llu\n",
+			r->kind == CPROF_KIND_THREADS ? "threads" :
+			"threadcreate", (unsigned long long)r->total_count);
 	else if (r->kind == CPROF_KIND_CPU)
 		fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
 			(unsigned long long)r->total_count,
@@ -538,8 +550,11 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < nr; i++) {
 		fprintf(out, "\n%llu ", (unsigned long long)st[i].count);
-		/* a snapshot: Go's goroutine profile's form, no time */
-		if (r->kind != CPROF_KIND_THREADS)
+		/*
+		 * a snapshot, the tasks created: Go's goroutine and
+		 * threadcreate profiles' form, no time
+		 */
+		if (!counts_only(r))
 			fprintf(out, "%llu ", (unsigned long long)st[i].nanos);
 		fputs(strtab__get(names, st[i].text), out);
 	}

@@ -97,7 +97,7 @@ struct pb {
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
 	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, S_THREADS, S_OFF,
-	NR_EXTRA
+	S_THREADCREATE, NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
@@ -106,7 +106,7 @@ static const char *const extra_strings[NR_EXTRA] = {
 	[S_COMM] = "comm", [S_ID] = "id", [S_CGROUP] = "cgroup",
 	[S_STATE] = "state", [S_CONTENTIONS] = "contentions",
 	[S_DELAY] = "delay", [S_WALL] = "wall", [S_THREADS] = "threads",
-	[S_OFF] = "offcpu",
+	[S_OFF] = "offcpu", [S_THREADCREATE] = "threadcreate",
 };
 
 #define NR_LABELS	6	/* most labels a sample has */
@@ -150,6 +150,8 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	Perftools__Profiles__Profile *p = &pb->prof;
 	size_t nstr = strtab__nr(r->strings), i, j, nl = 0;
 	int64_t x = nstr;	/* index of the first extra string */
+	/* tasks created: a count, no time */
+	size_t nvalues = r->kind == CPROF_KIND_THREADCREATE ? 1 : 2;
 
 	pb->samples = calloc(r->nr_samples, sizeof(*pb->samples));
 	pb->sample_ptrs = calloc(r->nr_samples, sizeof(*pb->sample_ptrs));
@@ -189,27 +191,31 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	 * Go's CPU profile's types; its block profile's off the CPU (and a
 	 * period of one event); fgprof's wall-clock ones for both; a thread
 	 * snapshot's as Go's goroutine profile's (one each, shown first),
-	 * and how long they have been off the CPU.
+	 * and how long they have been off the CPU; the tasks created as Go's
+	 * threadcreate profile's, a count alone.
 	 */
 	for (i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&pb->types[i]);
 	pb->types[0].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_CONTENTIONS :
 				 r->kind == CPROF_KIND_THREADS ? S_THREADS :
-				 S_SAMPLES);
+				 r->kind == CPROF_KIND_THREADCREATE ?
+				 S_THREADCREATE : S_SAMPLES);
 	pb->types[0].unit = x + S_COUNT;
 	pb->types[1].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_DELAY :
 				 r->kind == CPROF_KIND_WALL ? S_WALL :
 				 r->kind == CPROF_KIND_THREADS ? S_OFF : S_CPU);
 	pb->types[1].unit = x + S_NANOSECONDS;
 	pb->types[2] = pb->types[r->kind == CPROF_KIND_OFFCPU ||
-				 r->kind == CPROF_KIND_THREADS ? 0 : 1];
+				 r->kind == CPROF_KIND_THREADS ||
+				 r->kind == CPROF_KIND_THREADCREATE ? 0 : 1];
 	pb->type_ptrs[0] = &pb->types[0];
 	pb->type_ptrs[1] = &pb->types[1];
 	p->sample_type = pb->type_ptrs;
-	p->n_sample_type = 2;
+	p->n_sample_type = nvalues;
 	p->period_type = &pb->types[2];
 	p->period = r->kind == CPROF_KIND_OFFCPU ||
-		    r->kind == CPROF_KIND_THREADS ? 1 : r->period_ns;
+		    r->kind == CPROF_KIND_THREADS ||
+		    r->kind == CPROF_KIND_THREADCREATE ? 1 : r->period_ns;
 	if (r->kind == CPROF_KIND_THREADS)
 		p->default_sample_type = x + S_THREADS;
 	p->time_nanos = r->time_nanos;
@@ -286,7 +292,7 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 		ps->value = &pb->values[2 * i];
 		ps->value[0] = s->count;
 		ps->value[1] = s->nanos;
-		ps->n_value = 2;
+		ps->n_value = nvalues;
 		ps->label = &pb->label_ptrs[nl];
 		j = 0;
 		if (s->pid >= 0)

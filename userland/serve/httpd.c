@@ -98,6 +98,7 @@ static const char index_page[] =
 "<tr><td></td><td><a href='cmdline'>cmdline</a></td></tr>\n"
 "<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
+"<tr><td></td><td><a href='threadcreate?debug=1'>threadcreate</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
 "<p>\nProfile Descriptions:\n<ul>\n"
@@ -122,6 +123,10 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "build IDs only); freq=HZ sets the samples per second per CPU and pid=PID "
 "profiles one process. After you get the profile file, use the go tool "
 "pprof command to investigate the profile.</li>\n"
+"<li><div class=profile-name>threadcreate: </div> Stack traces that "
+"created new threads and processes on the whole machine (or pid=PID's "
+"threads), kernel and user, each creation counted (threadcreate/count). "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>wall: </div> Where the time of the threads "
 "goes, on the CPU and off it, in one unit (wall/nanoseconds): with "
 "pid=PID, a process's wall-clock profile. Taken over seconds, as "
@@ -483,7 +488,10 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 		       false);
 }
 
-/* A profile of kind (ctl's kind=: profile, block, wall) for c's request. */
+/*
+ * A profile of kind (ctl's kind=: profile, block, wall, goroutine,
+ * threadcreate) for c's request.
+ */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
 				     const char *who, const char *version,
@@ -508,9 +516,9 @@ static enum MHD_Result serve_profile(struct server *srv,
 		snprintf(q.err, sizeof(q.err),
 			 "debug=2 is served for goroutine only");
 	else if (!q.err[0] && q.debug && strcmp(kind, "cpu") &&
-		 strcmp(kind, "threads"))
+		 strcmp(kind, "threads") && strcmp(kind, "threadcreate"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile and goroutine only: block and wall are pprof");
+			 "debug=1 is served for profile, goroutine and threadcreate only: block and wall are pprof");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -728,6 +736,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return serve_profile(srv, c, who, version, head, "wall");
 	if (!strcmp(url, "/debug/pprof/goroutine"))
 		return serve_profile(srv, c, who, version, head, "threads");
+	if (!strcmp(url, "/debug/pprof/threadcreate"))
+		return serve_profile(srv, c, who, version, head,
+				     "threadcreate");
 	if (!strcmp(url, "/debug/pprof/cmdline"))
 		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
@@ -739,7 +750,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine and /debug/pprof/cmdline");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10

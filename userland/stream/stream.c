@@ -220,10 +220,10 @@ const struct cprof_header *stream__read_header(struct stream *s)
 	/* the fields appended since, where the header has them */
 	memcpy(&s->hdr, s->buf + s->pos,
 	       s->hdr.size < sizeof(s->hdr) ? s->hdr.size : sizeof(s->hdr));
-	if (s->hdr.kind > CPROF_KIND_THREADS) {
+	if (s->hdr.kind > CPROF_KIND_MAX) {
 		fail("%s: bad kind %u at byte %zu (must be 0..%u)", esc(s->name),
 		     s->hdr.kind, offsetof(struct cprof_header, kind),
-		     CPROF_KIND_THREADS);
+		     CPROF_KIND_MAX);
 		return NULL;
 	}
 	stream__consume(s, s->hdr.size);

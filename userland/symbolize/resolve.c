@@ -1024,6 +1024,9 @@ static int resolver__lost(struct resolver *rs)
 		if (resolver__push_loc(rs, loc) || resolver__push_sample(rs, &s))
 			return -1;
 	}
+	if (h->kind == CPROF_KIND_THREADCREATE)
+		return resolver__comment(rs, "%llu task creations not recorded (per-CPU buffers full, or over the budget): counted as [lost samples]",
+					 (unsigned long long)rs->r->lost);
 	return resolver__comment(rs, "%llu samples lost (per-CPU buffers full)",
 				 (unsigned long long)rs->r->lost);
 }
@@ -1241,6 +1244,9 @@ static int resolver__header(struct resolver *rs)
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
 	if (h->kind == CPROF_KIND_THREADS ?
 	    resolver__comment(rs, "cprof: Linux %s, a snapshot of every thread, %u CPUs",
+			      release, h->online_cpus) :
+	    h->kind == CPROF_KIND_THREADCREATE ?
+	    resolver__comment(rs, "cprof: Linux %s, every task created (thread or process), by the creating thread's stacks, %u CPUs",
 			      release, h->online_cpus) :
 	    resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
 			      h->freq, h->online_cpus))

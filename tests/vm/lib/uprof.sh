@@ -28,6 +28,23 @@ record_layout pp_sample 1 count ns loc...
 record_layout pp_loc 1 id address mapping function source start
 record_layout pp_map 1 id range file build_id flags
 
+# http_start: cprof-dump --http on a Unix socket, $sock (not on the 9p
+# share: no sockets there), its pid in $server, its messages in
+# $OUT/http.err; waits until it serves the index page, into
+# $OUT/index.html (false if it did not: the caller says what it missed).
+http_start() {
+	local i
+	sock=$(mktemp -d)/pprof.sock
+	"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
+	# shellcheck disable=SC2034 # the caller's
+	server=$!
+	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+		[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 bg=()
 spawn() { "$@" >/dev/null & bg+=($!); }
 stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }

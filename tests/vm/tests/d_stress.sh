@@ -21,6 +21,10 @@
 #     and lock-waiting threads while CPU 1 goes offline and back; then 10
 #     profiles unloaded mid-stream, kind=offcpu and kind=wall in turn, a reader
 #     blocked in read();
+#   - tasks created: cprof-dump -d --kind threadcreate (the task_newtask
+#     probe) through the fork/exec storm while CPU 1 goes offline and
+#     back; then 6 kind=threadcreate profiles unloaded mid-stream, the
+#     storm still forking;
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
 #     back; then 10 kind=threads readers unloaded mid-pass; then 60 s of
@@ -54,6 +58,43 @@ storm() {
 			done
 			echo "$n" >"$OUT/storm.$i"
 		) &
+	done
+}
+
+# plug FILE: take CPU 1 offline and back until $OUT/stop exists, then
+# write the number of cycles to FILE; run in the background.
+plug() {
+	local n=0
+	while [[ ! -e $OUT/stop ]]; do
+		if [[ -w $cpu1 ]]; then
+			echo 0 >"$cpu1" && sleep 0.1 && echo 1 >"$cpu1" || exit 1
+			n=$((n + 1))
+		fi
+		sleep 0.2
+	done
+	echo "$n" >"$1"
+}
+
+# kind_cycles N KIND...: N times, load cprof, start a profile of the next
+# KIND in turn with a reader blocked in read(), and rmmod a moment later;
+# sets COMPLETE to the number of streams that ended with reason unload.
+kind_cycles() {
+	local n=$1 i reader
+	local -a kinds=("${@:2}")
+	COMPLETE=0
+	for ((i = 0; i < n; i++)); do
+		kload
+		ctl "kind=${kinds[i % ${#kinds[@]}]}" seconds=30
+		cat /proc/cprof/profile >"$OUT/kcycle.raw" 2>/dev/null &
+		reader=$!
+		sleep 0.$((RANDOM % 7 + 2))
+		rmmod cprof || fail "${kinds[i % ${#kinds[@]}]} cycle $((i + 1)): rmmod failed"
+		wait "$reader" || true
+		if [[ -s $OUT/kcycle.raw ]] &&
+			"$WORKLOADS/streamtext" <"$OUT/kcycle.raw" >"$OUT/kcycle.txt" 2>/dev/null &&
+			rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/kcycle.txt"; then
+			COMPLETE=$((COMPLETE + 1))
+		fi
 	done
 }
 
@@ -149,17 +190,7 @@ cpu1=/sys/devices/system/cpu/cpu1/online
 waiter=$!
 kload budget=50
 storm 2
-(
-	n=0
-	while [[ ! -e $OUT/stop ]]; do
-		if [[ -w $cpu1 ]]; then
-			echo 0 >"$cpu1" && sleep 0.1 && echo 1 >"$cpu1" || exit 1
-			n=$((n + 1))
-		fi
-		sleep 0.2
-	done
-	echo "$n" >"$OUT/offplugs"
-) &
+plug "$OUT/offplugs" &
 plugger=$!
 e0=$(stat_of offcpu_events)
 "$CPROF_DUMP" -d 15 -F 2000 --kind wall -f folded -o "$OUT/wall.folded" 2>"$OUT/wall.err" ||
@@ -177,24 +208,40 @@ echo "wall through the storm: $(wc -l <"$OUT/wall.folded") stacks, $events switc
 grep -q '^sleeper;.*nap_long;.*schedule_\[k\]' "$OUT/wall.folded" ||
 	fail "offwait's sleeper not in the wall profile"
 rmmod cprof || fail "rmmod after the off-CPU storm failed"
-offdone=0
-for ((i = 1; i <= 10; i++)); do
-	kload
-	# odd cycles: off-CPU only; even: wall (ticks and switches together)
-	if ((i % 2)); then ctl kind=offcpu seconds=30; else ctl kind=wall seconds=30; fi
-	cat /proc/cprof/profile >"$OUT/offcycle.raw" 2>/dev/null &
-	reader=$!
-	sleep 0.$((RANDOM % 7 + 2))
-	rmmod cprof || fail "off-CPU cycle $i: rmmod failed"
-	wait "$reader" || true
-	if [[ -s $OUT/offcycle.raw ]] &&
-		"$WORKLOADS/streamtext" <"$OUT/offcycle.raw" >"$OUT/offcycle.txt" 2>/dev/null &&
-		rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/offcycle.txt"; then
-		offdone=$((offdone + 1))
-	fi
-done
+# off-CPU only, then wall (ticks and switches together), in turn
+kind_cycles 10 offcpu wall
+offdone=$COMPLETE
 echo "off-CPU and wall load/unload: 10 cycles, $offdone streams ended with reason unload"
 ((offdone >= 5)) || fail "only $offdone of 10 off-CPU and wall readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- tasks created: the probe through the storm and CPU 1's hotplug
+kload budget=50
+storm 2
+plug "$OUT/tcplugs" &
+plugger=$!
+c0=$(stat_of threadcreate_events)
+"$CPROF_DUMP" -d 10 --kind threadcreate -f folded -o "$OUT/tc.folded" 2>"$OUT/tc.err" ||
+	fail "cprof-dump -d --kind threadcreate through the storm failed: $(cat "$OUT/tc.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the threadcreate profile failed"
+wait
+created=$(($(stat_of threadcreate_events) - c0))
+cat "$OUT/tc.err"
+echo "threadcreate through the storm: $created creations recorded" \
+	"($(stat_of threadcreate_skipped) over budget), $(awk '{ c += $NF } END { print c + 0 }' "$OUT/tc.folded")" \
+	"counted in the profile, $(cat "$OUT/tcplugs") hotplug cycles of cpu1; $(stats_line)"
+((created > 0)) || fail "no task creation recorded through the storm"
+grep -q ';_Fork;.*copy_process_\[k\]' "$OUT/tc.folded" ||
+	fail "the storm's forks are not in the threadcreate profile"
+rmmod cprof || fail "rmmod after the threadcreate storm failed"
+storm 1
+kind_cycles 6 threadcreate
+tcdone=$COMPLETE
+touch "$OUT/stop"
+wait
+echo "threadcreate load/unload: 6 cycles, $tcdone streams ended with reason unload"
+((tcdone >= 3)) || fail "only $tcdone of 6 threadcreate readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- thread snapshots: threads starting and exiting, CPU 1 going offline

@@ -289,13 +289,7 @@ awk -v v="$wpct" -v lo="$wlow" -v hi="$whigh" 'BEGIN { exit !(v >= lo - 3 && v <
 
 # Served: /debug/pprof/block and /debug/pprof/wall (6.1 only, as pprof).
 ((pprof_too)) || { stop; echo "u_offcpu: ok"; exit 0; }
-sock=$(mktemp -d)/pprof.sock	# not on the 9p share: no sockets there
-"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
-server=$!
-for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-	[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && break
-	sleep 0.1
-done
+http_start || true
 if ! grep -q "href='block'" "$OUT/index.html" || ! grep -q "href='wall'" "$OUT/index.html"; then
 	fail "the index page lists no block or wall: $(cat "$OUT/index.html" "$OUT/http.err")"
 fi

@@ -151,13 +151,7 @@ grep -q " park_sleep$" "$OUT/threads.top" || fail "pprof -top: no park_sleep"
 
 # Served (6.1 only: cprof-dump's work): /debug/pprof/goroutine
 if [[ $KVER == 6.1.* ]]; then
-	sock=$(mktemp -d)/pprof.sock	# not on the 9p share: no sockets there
-	"$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
-	server=$!
-	for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
-		[[ -S $sock ]] && curl -sf --unix-socket "$sock" http://localhost/debug/pprof/ >"$OUT/index.html" && break
-		sleep 0.1
-	done
+	http_start || true
 	grep -q "href='goroutine?debug=1'" "$OUT/index.html" ||
 		fail "the index page lists no goroutine: $(cat "$OUT/index.html" "$OUT/http.err")"
 	get() { curl -s --unix-socket "$sock" -o "$OUT/$1" -w '%{http_code}' "http://localhost/debug/pprof/$2"; }

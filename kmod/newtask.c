@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Task creations (profile kind threadcreate): a probe on the task_newtask
+ * tracepoint, registered only while such a profile runs, sees every task
+ * copy_process() makes, in the creating thread's context (current),
+ * preemption disabled by the tracepoint, no lock held.  Each creation the
+ * profile's filters take is a CPROF_REC_SAMPLE of current: its kernel
+ * stack from copy_process() out and its user stack from its system call,
+ * walked as a tick walks them, interrupts disabled so that the CPU's ring
+ * keeps one producer.  None is sampled away: one not recorded (the ring
+ * full, or the CPU past ctl's budget of the current CPROF_NT_WINDOW_NS
+ * spent recording) is counted lost, as a lost sample.  docs/design.md,
+ * "Tasks created".
+ */
+#include <linux/irqflags.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <trace/events/task.h>
+
+#include "maps.h"
+#include "newtask.h"
+#include "sample.h"
+#include "unwind.h"
+
+#define CPROF_NT_WINDOW_NS	(100 * NSEC_PER_MSEC)
+
+/* One CPU's recording of creations; its own CPU only writes it. */
+struct cprof_nt_cpu {
+	u64 window_start;
+	u64 window_ns;		/* spent recording in this window */
+	u64 events;		/* stats: samples written */
+	u64 skipped;		/* stats: over budget */
+	u64 ns_total;		/* stats: time spent recording */
+	u64 ns_max;		/* stats: the longest record */
+};
+
+static DEFINE_PER_CPU(struct cprof_nt_cpu, cprof_nt_cpus);
+static const struct cprof_settings *cprof_nt_set __read_mostly;
+static u32 cprof_nt_budget __read_mostly;	/* the profile's, % of a CPU */
+/* task_newtask; never goes away */
+static struct tracepoint *cprof_nt_tp __read_mostly;
+static bool cprof_nt_registered;	/* under cprof_nt_lock */
+static DEFINE_MUTEX(cprof_nt_lock);
+
+/* Is the creating task one the profile takes? */
+static bool cprof_nt_wanted(const struct cprof_settings *set,
+			    struct task_struct *tsk)
+{
+	if (set->pid && tsk->tgid != set->pid)
+		return false;
+	if (!set->all_cpus && !cpumask_test_cpu(smp_processor_id(), set->cpus))
+		return false;
+	return set->mode != CPROF_MODE_USER || !(tsk->flags & PF_KTHREAD);
+}
+
+/* Is this CPU past its budget in the current window? */
+static bool cprof_nt_over(struct cprof_nt_cpu *nc, u64 now)
+{
+	if (now - nc->window_start >= CPROF_NT_WINDOW_NS) {
+		nc->window_start = now;
+		nc->window_ns = 0;
+	}
+	return nc->window_ns >
+	       (u64)cprof_nt_budget * (CPROF_NT_WINDOW_NS / 100);
+}
+
+static void cprof_nt_account(struct cprof_nt_cpu *nc, u64 dt)
+{
+	nc->window_ns += dt;
+	nc->ns_total += dt;
+	if (dt > nc->ns_max)
+		nc->ns_max = dt;
+}
+
+/* The creating task, current, recorded: interrupts disabled. */
+static void cprof_nt_record(const struct cprof_settings *set,
+			    struct cprof_nt_cpu *nc, struct task_struct *tsk)
+{
+	struct cprof_sample *smp;
+	struct cprof_uaccess acc;
+	struct pt_regs *uregs;
+	int nk = 0, nu = 0, mapped = 0;
+	u32 depth = set->depth;
+	u64 now = ktime_get_ns();
+	u16 flags = 0;
+	u32 size;
+	bool kick;
+
+	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) * sizeof(u64),
+				   now, true);
+	if (!smp)
+		return;
+	/* the reservation is dropped: the next one reuses it */
+	if (cprof_nt_over(nc, now)) {
+		nc->skipped++;
+		cprof_sample_lose(now, true);
+		return;
+	}
+	if (set->mode != CPROF_MODE_USER)
+		nk = cprof_unwind_kernel_here(smp->ips, depth, &flags,
+					      (unsigned long)cprof_nt_tp->iterator);
+	uregs = cprof_saved_user_regs(tsk);
+	if (!uregs && tsk->flags & PF_KTHREAD)
+		flags |= CPROF_SAMPLE_KTHREAD;
+	cprof_uaccess_start(&acc, set->accesses);
+	if (uregs && set->mode != CPROF_MODE_KERNEL)
+		nu = cprof_unwind_user(tsk, uregs, true, smp->ips + nk, depth,
+				       &flags, NULL, NULL, &mapped, &acc);
+	smp->time_ns = now;
+	smp->pid = tsk->tgid;
+	smp->tid = tsk->pid;
+	smp->cpu = smp_processor_id();
+	smp->nr_kernel = nk;
+	smp->nr_user = nu;
+	memcpy(smp->comm, tsk->comm, sizeof(smp->comm));
+	smp->comm[sizeof(smp->comm) - 1] = '\0';
+	smp->ips[nk + nu] = cprof_cgroup_id(tsk);
+	flags |= CPROF_SAMPLE_CGROUP;
+	size = sizeof(*smp) + (nk + nu + 1) * sizeof(u64);
+	/* a mapping request, as a tick's: the reader lists the mappings */
+	kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
+	cprof_sample_commit(CPROF_REC_SAMPLE, flags, size, now, kick);
+	nc->events++;
+	cprof_nt_account(nc, ktime_get_ns() - now);
+}
+
+/* The task_newtask probe: current creates @task; preemption disabled. */
+static void cprof_nt_probe(void *data, struct task_struct *task,
+			   unsigned long clone_flags)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_nt_set);
+	unsigned long irqflags;
+
+	if (!set || !cprof_nt_wanted(set, current))
+		return;
+	local_irq_save(irqflags);
+	cprof_nt_record(set, this_cpu_ptr(&cprof_nt_cpus), current);
+	local_irq_restore(irqflags);
+}
+
+static void cprof_nt_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "task_newtask"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/**
+ * cprof_newtask_start() - record the task creations of a profile of kind
+ *	threadcreate
+ * @set: the profile's settings, read until cprof_newtask_stop()
+ *
+ * Context: process, may sleep; the rings are set up, no hook runs.
+ * Return: 0, -ENOENT if the kernel has no task_newtask tracepoint, or
+ * tracepoint_probe_register()'s error.
+ */
+int cprof_newtask_start(const struct cprof_settings *set)
+{
+	int cpu, err;
+
+	check_trace_callback_type_task_newtask(cprof_nt_probe);
+	mutex_lock(&cprof_nt_lock);
+	if (!cprof_nt_tp)
+		for_each_kernel_tracepoint(cprof_nt_find, &cprof_nt_tp);
+	err = cprof_nt_tp ? 0 : -ENOENT;
+	if (!err && WARN_ON_ONCE(cprof_nt_registered))
+		err = -EBUSY;
+	if (err)
+		goto unlock;
+	for_each_possible_cpu(cpu) {
+		struct cprof_nt_cpu *nc = per_cpu_ptr(&cprof_nt_cpus, cpu);
+
+		nc->window_start = 0;
+		nc->window_ns = 0;
+	}
+	cprof_nt_budget = set->budget;
+	WRITE_ONCE(cprof_nt_set, set);
+	err = tracepoint_probe_register(cprof_nt_tp, cprof_nt_probe, NULL);
+	if (err)
+		WRITE_ONCE(cprof_nt_set, NULL);
+	else
+		cprof_nt_registered = true;
+unlock:
+	mutex_unlock(&cprof_nt_lock);
+	return err;
+}
+
+/**
+ * cprof_newtask_stop() - no more creations recorded
+ *
+ * After this returns the probe is gone and none runs.  Idempotent.
+ *
+ * Context: process, may sleep: waits for running probes.
+ */
+void cprof_newtask_stop(void)
+{
+	mutex_lock(&cprof_nt_lock);
+	if (cprof_nt_registered) {
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_nt_tp,
+							 cprof_nt_probe,
+							 NULL));
+		tracepoint_synchronize_unregister();
+		cprof_nt_registered = false;
+		WRITE_ONCE(cprof_nt_set, NULL);
+	}
+	mutex_unlock(&cprof_nt_lock);
+}
+
+/**
+ * cprof_newtask_stats() - one CPU's task creation counters since load
+ * @cpu: the CPU
+ * @st: its threadcreate_* fields are set
+ *
+ * Context: any; the counters may be a little stale.
+ */
+void cprof_newtask_stats(int cpu, struct cprof_cpu_stats *st)
+{
+	const struct cprof_nt_cpu *nc = per_cpu_ptr(&cprof_nt_cpus, cpu);
+
+	st->threadcreate_events = READ_ONCE(nc->events);
+	st->threadcreate_skipped = READ_ONCE(nc->skipped);
+	st->threadcreate_ns_total = READ_ONCE(nc->ns_total);
+	st->threadcreate_ns_max = READ_ONCE(nc->ns_max);
+}
