@@ -91,16 +91,16 @@ static void cprof_nt_record(const struct cprof_settings *set,
 	u32 size;
 	bool kick;
 
+	/* past the budget: counted, nothing written (no LOST per creation) */
+	if (cprof_nt_over(nc, now)) {
+		if (cprof_sample_skip(now, true))
+			nc->skipped++;
+		return;
+	}
 	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) * sizeof(u64),
 				   now, true);
 	if (!smp)
 		return;
-	/* the reservation is dropped: the next one reuses it */
-	if (cprof_nt_over(nc, now)) {
-		nc->skipped++;
-		cprof_sample_lose(now, true);
-		return;
-	}
 	if (set->mode != CPROF_MODE_USER)
 		nk = cprof_unwind_kernel_here(smp->ips, depth, &flags,
 					      (unsigned long)cprof_nt_tp->iterator);

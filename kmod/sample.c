@@ -681,6 +681,14 @@ static void cprof_lose_hook(struct cprof_cpu *pc, u64 now, bool sample)
 		cprof_lose_other(pc, now);
 }
 
+/* Does a profile record at @now? */
+static bool cprof_sample_running(u64 now)
+{
+	/* the start: pairs with cprof_sample_open()'s release */
+	return READ_ONCE(cprof_active) && now >= smp_load_acquire(&cprof_from) &&
+	       now < READ_ONCE(cprof_deadline);
+}
+
 /**
  * cprof_sample_reserve() - room in this CPU's ring for a record of a hook
  *	(the scheduler's, the task creation's)
@@ -701,9 +709,7 @@ void *cprof_sample_reserve(u32 size, u64 now, bool sample)
 	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
 	void *rec = NULL;
 
-	/* before the start: pairs with cprof_sample_open()'s release */
-	if (!READ_ONCE(cprof_active) || now < smp_load_acquire(&cprof_from) ||
-	    now >= READ_ONCE(cprof_deadline))
+	if (!cprof_sample_running(now))
 		return NULL;
 	/*
 	 * No ring yet (a CPU coming online) or at all (over the cap): a
@@ -733,6 +739,26 @@ void *cprof_sample_reserve(u32 size, u64 now, bool sample)
 void cprof_sample_lose(u64 now, bool sample)
 {
 	cprof_lose_hook(this_cpu_ptr(&cprof_cpus), now, sample);
+}
+
+/**
+ * cprof_sample_skip() - count a record of a hook that its budget leaves out
+ * @now: the time
+ * @sample: it would be a CPROF_REC_SAMPLE, as cprof_sample_reserve()'s
+ *
+ * Counted as a failed cprof_sample_reserve() counts it, with nothing
+ * written: the LOST record owed waits for the next reservation, so a storm
+ * past the budget adds up in one record instead of filling the ring.
+ *
+ * Context: as cprof_sample_reserve().
+ * Return: true if counted; false when no profile records at @now.
+ */
+bool cprof_sample_skip(u64 now, bool sample)
+{
+	if (!cprof_sample_running(now))
+		return false;
+	cprof_lose_hook(this_cpu_ptr(&cprof_cpus), now, sample);
+	return true;
 }
 
 /**
