@@ -59,6 +59,24 @@ static void check(const struct jitmap *j, uint64_t addr)
 	check_at(j, addr, UINT64_MAX);
 }
 
+/* Write @n bytes of @buf to @path opened with @mode ("w" or "a"). */
+static void put(const char *path, const char *mode, const uint8_t *buf,
+		size_t n, const char *what)
+{
+	FILE *f = fopen(path, mode);
+
+	if (!f || fwrite(buf, 1, n, f) != n || fclose(f))
+		bad(what);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool made;
@@ -66,9 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jitmaps *c;
 	const char *why;
 	char path[64], *text, *line, *save;
-	struct timespec ts;
 	uint64_t v;
-	FILE *f;
 	size_t i;
 
 	if (!made) {
@@ -77,26 +93,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		made = true;
 	}
 	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
-	f = fopen(path, "w");
-	if (!f || fwrite(data, 1, size / 2, f) != size / 2 || fclose(f))
-		bad("cannot write the map");
+	put(path, "w", data, size / 2, "cannot write the map");
 	c = jitmaps__new(dir);
 	if (!c)
 		return 0;
 	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	between = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	f = fopen(path, "a");
-	if (!f || fwrite(data + size / 2, 1, size - size / 2, f) !=
-		  size - size / 2 || fclose(f))
-		bad("cannot append to the map");
+	between = mono_ns();
+	put(path, "a", data + size / 2, size - size / 2,
+	    "cannot append to the map");
 	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	between2 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	f = fopen(path, "w");
-	if (!f || fwrite(data + size / 2, 1, size - size / 2, f) !=
-		  size - size / 2 || fclose(f))
-		bad("cannot rewrite the map");
+	between2 = mono_ns();
+	put(path, "w", data + size / 2, size - size / 2,
+	    "cannot rewrite the map");
 	j = jitmaps__get(c, 1, (uint32_t)getuid(), true, &why);
 	if (!j) {
 		jitmaps__free(c);
