@@ -721,9 +721,10 @@ ksym() {
 	echo "0x$1"
 }
 
-# int3_stale_loop CPU: whether CPU, found in the kernel's int3 handler,
-# took an int3 where memory holds none (stale_loop says where): 0 yes,
-# 1 no, 2 the CPU was elsewhere when its registers were read.  kprobes'
+# int3_stale_loop CPU REGS: whether CPU, found in the kernel's int3
+# handler by REGS (the monitor's "info registers -a"), took an int3 where
+# memory holds none (stale_loop says where): 0 yes, 1 no, 2 not known
+# from these registers (the CPU elsewhere, or its frame not found).  kprobes'
 # handler answers an int3 at a probe just removed by backing the CPU up to
 # run the byte memory holds again: a CPU that runs a stale translation
 # holding the int3 (tcg_stale_int3) takes it again at once, for ever, and
@@ -731,15 +732,19 @@ ksym() {
 # not an oops (seen in p_offcpu under TCG: CPU 0 in exc_int3, CPU 1
 # patching in smp_call_function_many_cond).  The handler's frame (struct
 # pt_regs: ip at 0x80, cs 0x88, ss 0xa0) is found through the CPU's
-# registers; it must be a kernel frame whose ip is in kernel text, and
-# neither the byte at ip - 1 (as trapped) nor at ip (backed up) an int3.
+# registers (or RSP - 0x80 at the entry); it must be a kernel frame whose
+# ip is in kernel text, and neither the byte at ip - 1 (as trapped) nor at
+# ip (backed up) an int3.
 int3_stale_loop() {
 	local cpu=$1 regs ptrs p out ip cs ss bytes w
-	regs=$(mon_cmd "info registers -a" | awk -v c="$cpu" '
+	regs=$(awk -v c="$cpu" '
 		/^CPU#[0-9]+/ { in_cpu = (substr($1, 5) + 0 == c) }
-		in_cpu' | tr ' ' '\n')
+		in_cpu' <<<"$2" | tr ' ' '\n')
 	[[ $(ksym "$(sed -n 's/^RIP=//p' <<<"$regs")") =~ ^(asm_)?(exc_int3|do_int3|poke_int3_handler|kprobe_int3_handler|irqentry_nmi_(enter|exit))\+ ]] || return 2
 	ptrs=$(sed -n 's/^R[A-Z0-9]*=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs" | sort -u)
+	# at the handler's entry, RSP is at the frame's ip
+	p=$(sed -n 's/^RSP=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs")
+	[[ -z $p ]] || ptrs+=" $(printf '%x' $((0x$p - 0x80)))"
 	for p in $ptrs; do
 		out=$(mon_cmd "$(printf 'cpu %d\nx /5gx 0x%x' "$cpu" $((0x$p + 0x80)))" |
 			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr ' ' '\n' | sed -n 's/^0x//p')
@@ -754,7 +759,8 @@ int3_stale_loop() {
 		stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes}"
 		return 0
 	done
-	return 1
+	# no frame yet (the entry code builds it): read again
+	return 2
 }
 
 # vm_diagnose: the guest stopped answering (hung: seconds without a status
@@ -789,9 +795,10 @@ vm_diagnose() {
 	# few reads of its registers, or at the int3 itself.
 	if [[ $accel == *tcg* ]]; then
 		for ((i = 0; i < 6; i++)); do
+			((i == 0)) || regs=$(mon_cmd "info registers -a")
 			for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
 				rc=0
-				int3_stale_loop "$cpu" || rc=$?
+				int3_stale_loop "$cpu" "$regs" || rc=$?
 				((rc == 2)) || break 2
 			done
 		done
