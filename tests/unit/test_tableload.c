@@ -10,7 +10,9 @@
  * CPython interpreter's table carries its layout (CPROF_UTABLE_PY), in the
  * file's offset space, compiled, read from the cache, or preloaded; a file
  * on a FUSE mount whose server answers nothing is not opened (fusehang.h),
- * and a loader held by one anyway does not hold up its stop.
+ * and a loader held by one anyway does not hold up its stop; a stream's
+ * mapping records are loaded before the scan's files, and a scan of the
+ * cache only compiles nothing.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -641,6 +643,105 @@ static void test_fuse(const char *dir, const char *unwind)
 	usleep(200000);
 }
 
+/* parse() what was written after the listing of listed_size bytes. */
+static void parse_after(const char *unwind, off_t listed_size,
+			struct written *w)
+{
+	size_t len = 0;
+	char *text = slurp(unwind, &len);
+	FILE *f = text ? fopen(unwind, "w") : NULL;
+
+	if (f) {
+		fwrite(text + listed_size, 1, len - listed_size, f);
+		fclose(f);
+	}
+	free(text);
+	parse(unwind, w);
+}
+
+/* An unwind file whose module holds the vDSO's table only; its size. */
+static off_t module_with_vdso(const char *unwind)
+{
+	struct stat lst;
+
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	list_vdso(unwind);
+	stat(unwind, &lst);
+	return lst.st_size;
+}
+
+/*
+ * The loader's two queues: what a stream names (tableload__note()) is
+ * loaded before the files a scan queued, and a scan of the cache only
+ * (a short profile's) compiles nothing: a file not cached waits for its
+ * mapping record.
+ */
+static void test_queues(const char *dir, const char *unwind)
+{
+	const char *python = "/usr/bin/python3.11", *cache = tmp_path("qcache");
+	struct tableload_stats st, full;
+	struct tableload *l;
+	struct written w;
+	struct stat pst;
+	off_t listed;
+	int at;
+
+	if (stat(python, &pst)) {
+		printf("(%s is not installed: no queue test)\n", python);
+		return;
+	}
+	tableload_set_cache("");
+	/* python3.11 is no mapping of this process: named by a record only */
+	listed = module_with_vdso(unwind);
+	l = tableload__start(dir);
+	tableload__scan(l, getpid());
+	note_path(l, python);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	parse_after(unwind, listed, &w);
+	for (at = 0; at < w.tables && at < 64; at++)
+		if (w.ino[at] == pst.st_ino)
+			break;
+	/* at most the file the thread held when the record came before it */
+	test_condf(w.tables >= 4 && !w.bad && at <= 1,
+		   "a stream's mapping record before the scan's files: python3.11's table written %d of %d",
+		   at + 1, w.tables);
+
+	listed = module_with_vdso(unwind);
+	l = tableload__start(dir);
+	tableload__scan_cached(l, getpid());
+	tableload__wait(l, &never, -1);
+	note_path(l, python);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	parse_after(unwind, listed, &w);
+	test_condf(w.tables == 1 && w.ino[0] == pst.st_ino && st.loaded == 1 &&
+		   !w.bad,
+		   "no cache: a scan of the cache only compiles nothing, a record's file is compiled (%d tables, the first %s)",
+		   w.tables, w.tables && w.ino[0] == pst.st_ino ?
+		   "python3.11's" : "another");
+
+	mkdir(cache, 0700);
+	tableload_set_cache(cache);
+	listed = module_with_vdso(unwind);
+	l = tableload__start(dir);
+	tableload__scan(l, getpid());
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &full);
+	listed = module_with_vdso(unwind);
+	l = tableload__start(dir);
+	tableload__scan_cached(l, getpid());
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	parse_after(unwind, listed, &w);
+	test_condf(full.loaded >= 3 && st.cached >= 3 &&
+		   st.loaded == st.cached && !w.busy && !w.bad,
+		   "a scan of the cache only: the %llu tables cached of %llu written, nothing compiled (%d said busy)",
+		   (unsigned long long)st.cached,
+		   (unsigned long long)full.loaded, w.busy);
+	tableload_set_cache("");
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("proc");
@@ -724,5 +825,6 @@ int main(void)
 	test_report_stops(dir, unwind);
 	test_python(dir, unwind);
 	test_fuse(dir, unwind);
+	test_queues(dir, unwind);
 	return test_report();
 }

@@ -308,7 +308,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	int ret = 0;
 
 	if (end && in->head)
-		tableload__wait(in->unw, &no_stop, in->table_wait);
+		tableload__wait_asked(in->unw, &no_stop, in->table_wait);
 	/* the sample clock is CLOCK_MONOTONIC: a live stream's is this one */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
@@ -318,7 +318,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	while (!ret && (pd = in->head) &&
 	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
 		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
-		 tableload__idle(in->unw)))) {
+		 tableload__asked_idle(in->unw)))) {
 		/*
 		 * At the end, in rounds: the samples that asked the loader
 		 * for a table are walked again after it, within the wait's
@@ -327,7 +327,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 		if (end && !round) {
 			left = until - monotonic_seconds();
 			if (requeued && left > 0)
-				tableload__wait(in->unw, &no_stop, left);
+				tableload__wait_asked(in->unw, &no_stop, left);
 			round = count_pending(in);
 			requeued = 0;
 		}

@@ -6,18 +6,20 @@
  * that userland compiles from each file's call frame information (cfi.c)
  * and writes to /proc/cprof/unwind, keyed by the file as fstat() describes
  * it (device, inode, size, mtime), which the module compares with what the
- * kernel's stat says of the mapped file.  Files come from two places:
- *  - before a profile starts, every executable file mapping of the
- *    processes to profile (tableload__scan());
- *  - while it runs, each mapping record of the stream (tableload__note()): a
- *    program started or a library loaded since;
+ * kernel's stat says of the mapped file.  Files come from two places, in
+ * two queues, the first always taken first:
+ *  - each mapping record of the stream (tableload__note()): what the
+ *    profile samples, programs running, started or a library loaded since;
+ *  - as a profile starts, every executable file mapping of the processes
+ *    to profile (tableload__scan(), or tableload__scan_cached(): the
+ *    cache's tables only);
  * and, not a file, the vDSO (from this process's own).  With a table cache
  * (tablecache.c), a file's table is read back rather than compiled, and a
- * loader first loads the cache's most recently used tables that the
+ * loader also loads the cache's most recently used tables that the
  * module does not hold, so programs that ran before have theirs from
- * their first sample.  One thread compiles and writes, so the stream
- * reader never waits for it; samples taken before a file's table arrives
- * walk frame pointers.
+ * their first samples.  One thread compiles and writes, so neither the
+ * stream reader nor the profile's start waits for it; the module copies
+ * the stacks of samples taken before a file's table arrives (ingest.c).
  *
  * A mapping's file is opened through /proc/PID/map_files (the very file
  * mapped, even if its path was replaced; this needs CAP_SYS_ADMIN), else
@@ -64,7 +66,13 @@
 #include "unwind/tableload.h"
 #include "lib/util.h"
 
-/* What a queued item asks of the loader's thread. */
+/*
+ * What a queued item asks of the loader's thread.  Two queues: what a
+ * profile's stream asked for (its mapping records, stack copies' tables)
+ * is taken before the background's (the scan of what runs, the cache's
+ * preload), so a program sampled waits for no other's compile but the
+ * one under way.
+ */
 enum item_kind {
 	ITEM_MAPPING,			/* the table of a mapping's file */
 	ITEM_SWEEP,			/* sweep the tables */
@@ -78,6 +86,7 @@ struct tableload_item {
 	enum item_kind kind;
 	pid_t pid;
 	bool fuse;			/* the mapping's file is on FUSE */
+	bool cached_only;		/* no compile: a table cached, or none */
 	uint64_t start, end;
 	char path[];
 };
@@ -90,6 +99,10 @@ struct stopped {
 };
 
 #define STOPPED_MAX	64		/* files kept, the first ones */
+
+struct tableload_queue {
+	struct tableload_item *head, **tail;
+};
 
 /* How long tableload__stop() waits for the loader thread at most. */
 #define STOP_WAIT_SECONDS	10
@@ -104,8 +117,8 @@ struct tableload {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* queue or busy changed */
-	struct tableload_item *head, **tail;
-	bool busy;			/* the thread holds an item */
+	struct tableload_queue asked, background;
+	struct tableload_queue *busy;	/* the queue of the item held */
 	bool compiling;			/* the module was told CPROF_UTABLE_BUSY */
 	double busy_said;		/* monotonic_seconds() it was told */
 	bool stopping;
@@ -828,13 +841,21 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		return;
 	}
 	stat_key(key, sizeof(key), &st);
-	if (seen_before(l, key)) {
+	if (htab_find(l->seen, key)) {
 		note_preloaded_stops(l, key);
 		close(fd);
 		return;
 	}
 	keep = l->cache && tablecache__keeps(&st, fd);
-	if (keep && tablecache__get(l->cache, &st, &t) == 0) {
+	/* a short profile's scan: a file not cached waits for its note */
+	if (it->cached_only &&
+	    (!keep || tablecache__get(l->cache, &st, &t))) {
+		cfi_table_free(&t);
+		close(fd);
+		return;
+	}
+	seen_before(l, key);
+	if (it->cached_only || (keep && tablecache__get(l->cache, &st, &t) == 0)) {
 		if (write_table(l, &st, &t,
 				python_layout(fd, &py) ? &py : NULL, key,
 				it->path))
@@ -1127,9 +1148,11 @@ struct sweep {
 	bool vdso;			/* the vDSO's table was evicted */
 };
 
-static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
-		    uint64_t end, const char *path, bool fuse);
-static void enqueue_kind(struct tableload *l, enum item_kind kind);
+static void enqueue_as(struct tableload *l, struct tableload_queue *q,
+		       enum item_kind kind, pid_t pid, uint64_t start,
+		       uint64_t end, const char *path, bool fuse);
+static void enqueue_kind(struct tableload *l, struct tableload_queue *q,
+			 enum item_kind kind);
 
 /*
  * One table: removed if no process maps its file and the file is gone
@@ -1246,7 +1269,8 @@ static int evicted_one(void **slot, void *arg)
 	}
 	ev = evs ? *evs : NULL;
 	if (ev && ++ev->n <= RELOADS_MAX && m->path[0] == '/') {
-		enqueue(l, m->pid, m->start, m->end, m->path, m->fuse);
+		enqueue_as(l, &l->background, ITEM_MAPPING, m->pid, m->start,
+			   m->end, m->path, m->fuse);
 		l->stats.reloaded++;
 	}
 	htab_clear_slot(l->loaded, slot);
@@ -1296,13 +1320,28 @@ static void do_sweep(struct tableload *l)
 	}
 	htab_traverse_noresize(l->evictions, forget_evictions, &sw);
 	if (sw.vdso)
-		enqueue_kind(l, ITEM_VDSO);
+		enqueue_kind(l, &l->asked, ITEM_VDSO);
 	htab_traverse_noresize(l->loaded, sweep_one, &sw);
 	htab_traverse_noresize(l->seen, forget_one, &sw);
 	htab_delete(sw.mapped);
 }
 
 static void tableload_free(struct tableload *l);
+
+/* The next item, the asked first; NULL if none.  Under the lock. */
+static struct tableload_item *take(struct tableload *l)
+{
+	struct tableload_queue *q = l->asked.head ? &l->asked : &l->background;
+	struct tableload_item *it = q->head;
+
+	if (!it)
+		return NULL;
+	q->head = it->next;
+	if (!q->head)
+		q->tail = &q->head;
+	l->busy = q;
+	return it;
+}
 
 static void *loader_main(void *arg)
 {
@@ -1312,15 +1351,13 @@ static void *loader_main(void *arg)
 
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
-		while (!l->head && !l->stopping)
+		while (!(it = take(l)) && !l->stopping)
 			pthread_cond_wait(&l->cond, &l->lock);
-		if (l->stopping)
+		if (l->stopping) {
+			l->busy = NULL;
+			free(it);
 			break;
-		it = l->head;
-		l->head = it->next;
-		if (!l->head)
-			l->tail = &l->head;
-		l->busy = true;
+		}
 		pthread_mutex_unlock(&l->lock);
 		switch (it->kind) {
 		case ITEM_SWEEP:
@@ -1341,12 +1378,12 @@ static void *loader_main(void *arg)
 		}
 		free(it);
 		pthread_mutex_lock(&l->lock);
-		if (!l->head && l->compiling) {
+		if (!l->asked.head && !l->background.head && l->compiling) {
 			pthread_mutex_unlock(&l->lock);
 			say_compiling(l, false);
 			pthread_mutex_lock(&l->lock);
 		}
-		l->busy = false;
+		l->busy = NULL;
 		pthread_cond_broadcast(&l->cond);
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -1362,19 +1399,20 @@ static void *loader_main(void *arg)
 }
 
 /* Queue an item for the loader's thread. */
-static void push(struct tableload *l, struct tableload_item *it)
+static void push(struct tableload *l, struct tableload_queue *q,
+		 struct tableload_item *it)
 {
 	pthread_mutex_lock(&l->lock);
-	*l->tail = it;
-	l->tail = &it->next;
+	*q->tail = it;
+	q->tail = &it->next;
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
 }
 
 /* Queue an item of kind for a mapping. */
-static void enqueue_as(struct tableload *l, enum item_kind kind, pid_t pid,
-		       uint64_t start, uint64_t end, const char *path,
-		       bool fuse)
+static void enqueue_as(struct tableload *l, struct tableload_queue *q,
+		       enum item_kind kind, pid_t pid, uint64_t start,
+		       uint64_t end, const char *path, bool fuse)
 {
 	size_t len = strlen(path) + 1;
 	struct tableload_item *it = calloc(1, sizeof(*it) + len);
@@ -1387,24 +1425,19 @@ static void enqueue_as(struct tableload *l, enum item_kind kind, pid_t pid,
 	it->start = start;
 	it->end = end;
 	memcpy(it->path, path, len);
-	push(l, it);
-}
-
-static void enqueue(struct tableload *l, pid_t pid, uint64_t start,
-		    uint64_t end, const char *path, bool fuse)
-{
-	enqueue_as(l, ITEM_MAPPING, pid, start, end, path, fuse);
+	push(l, q, it);
 }
 
 /* Queue an item that is not a mapping. */
-static void enqueue_kind(struct tableload *l, enum item_kind kind)
+static void enqueue_kind(struct tableload *l, struct tableload_queue *q,
+			 enum item_kind kind)
 {
 	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
 
 	if (!it)
 		return;
 	it->kind = kind;
-	push(l, it);
+	push(l, q, it);
 }
 
 struct tableload *tableload__start(const char *proc_dir)
@@ -1434,7 +1467,8 @@ struct tableload *tableload__start(const char *proc_dir)
 	l->evictions = htab_create_alloc(16, htab_hash_string, htab_eq_string,
 					 free, calloc, free);
 	l->last_sweep = monotonic_seconds();
-	l->tail = &l->head;
+	l->asked.tail = &l->asked.head;
+	l->background.tail = &l->background.head;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	l->keep = tablekeep__new(TABLEKEEP_MAX);
@@ -1463,15 +1497,36 @@ struct tableload *tableload__start(const char *proc_dir)
 		free(l);
 		return NULL;
 	}
-	enqueue_kind(l, ITEM_VDSO);
+	enqueue_kind(l, &l->asked, ITEM_VDSO);
 	/* a module with tables was loaded for already: its room is theirs */
 	if (l->cache && !l->module_tables)
-		enqueue_kind(l, ITEM_PRELOAD);
+		enqueue_kind(l, &l->background, ITEM_PRELOAD);
 	return l;
 }
 
-/* The executable file mappings of one process. */
-static void scan_pid(struct tableload *l, pid_t pid, struct fusedevs *fuse)
+/* Queue one mapping of the scan. */
+static void scan_one(struct tableload *l, pid_t pid, uint64_t start,
+		     uint64_t end, const char *path, bool fuse,
+		     bool cached_only)
+{
+	size_t len = strlen(path) + 1;
+	struct tableload_item *it = calloc(1, sizeof(*it) + len);
+
+	if (!it)
+		return;
+	it->kind = ITEM_MAPPING;
+	it->pid = pid;
+	it->fuse = fuse;
+	it->cached_only = cached_only;
+	it->start = start;
+	it->end = end;
+	memcpy(it->path, path, len);
+	push(l, &l->background, it);
+}
+
+/* The executable file mappings of one process, into the background. */
+static void scan_pid(struct tableload *l, pid_t pid, struct fusedevs *fuse,
+		     bool cached_only)
 {
 	unsigned long long lo, hi, inode;
 	char path[64], line[4352], perms[8], *file, *nl;
@@ -1493,8 +1548,9 @@ static void scan_pid(struct tableload *l, pid_t pid, struct fusedevs *fuse)
 		    perms[2] == 'x' && inode) {
 			file = line + at;
 			if (file[0] == '/')
-				enqueue(l, pid, lo, hi, file,
-					on_fuse(fuse, pid, maj, min));
+				scan_one(l, pid, lo, hi, file,
+					 on_fuse(fuse, pid, maj, min),
+					 cached_only);
 		}
 		while (!nl && fgets(line, sizeof(line), f))
 			nl = strchr(line, '\n');
@@ -1502,7 +1558,7 @@ static void scan_pid(struct tableload *l, pid_t pid, struct fusedevs *fuse)
 	fclose(f);
 }
 
-void tableload__scan(struct tableload *l, pid_t pid)
+static void scan(struct tableload *l, pid_t pid, bool cached_only)
 {
 	struct fusedevs fuse = { 0 };
 	struct dirent *de;
@@ -1511,7 +1567,7 @@ void tableload__scan(struct tableload *l, pid_t pid)
 	if (!l)
 		return;
 	if (pid > 0) {
-		scan_pid(l, pid, &fuse);
+		scan_pid(l, pid, &fuse, cached_only);
 		free(fuse.dev);
 		return;
 	}
@@ -1520,9 +1576,19 @@ void tableload__scan(struct tableload *l, pid_t pid)
 		return;
 	while ((de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-			scan_pid(l, atoi(de->d_name), &fuse);
+			scan_pid(l, atoi(de->d_name), &fuse, cached_only);
 	closedir(d);
 	free(fuse.dev);
+}
+
+void tableload__scan(struct tableload *l, pid_t pid)
+{
+	scan(l, pid, false);
+}
+
+void tableload__scan_cached(struct tableload *l, pid_t pid)
+{
+	scan(l, pid, true);
 }
 
 void tableload__sweep(struct tableload *l, double interval)
@@ -1536,7 +1602,7 @@ void tableload__sweep(struct tableload *l, double interval)
 	}
 	l->last_sweep = monotonic_seconds();
 	pthread_mutex_unlock(&l->lock);
-	enqueue_kind(l, ITEM_SWEEP);
+	enqueue_kind(l, &l->asked, ITEM_SWEEP);
 }
 
 /* Is the record's file on FUSE (the module says so)? */
@@ -1551,31 +1617,42 @@ void tableload__note(struct tableload *l, const struct cprof_mmap *m)
 {
 	if (!l || m->path[0] != '/')
 		return;
-	enqueue(l, m->pid, m->start, m->end, m->path, record_on_fuse(m));
+	enqueue_as(l, &l->asked, ITEM_MAPPING, m->pid, m->start, m->end,
+		   m->path, record_on_fuse(m));
 }
 
 void tableload__keep(struct tableload *l, const struct cprof_mmap *m)
 {
 	if (!l || m->path[0] != '/')
 		return;
-	enqueue_as(l, ITEM_KEEP, m->pid, m->start, m->end, m->path,
+	enqueue_as(l, &l->asked, ITEM_KEEP, m->pid, m->start, m->end, m->path,
 		   record_on_fuse(m));
 }
 
-bool tableload__idle(struct tableload *l)
+/* Is there nothing to do in q, or in both queues (q NULL)?  Locked. */
+static bool done_with(const struct tableload *l,
+		      const struct tableload_queue *q)
+{
+	if (!q)
+		return !l->asked.head && !l->background.head && !l->busy;
+	return !q->head && l->busy != q;
+}
+
+bool tableload__asked_idle(struct tableload *l)
 {
 	bool idle;
 
 	if (!l)
 		return true;
 	pthread_mutex_lock(&l->lock);
-	idle = !l->head && !l->busy;
+	idle = done_with(l, &l->asked);
 	pthread_mutex_unlock(&l->lock);
 	return idle;
 }
 
-bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
-		     double timeout)
+/* Wait until done_with(l, q), *stop or timeout seconds (< 0: none). */
+static bool wait_for(struct tableload *l, const struct tableload_queue *q,
+		     const volatile sig_atomic_t *stop, double timeout)
 {
 	double until = monotonic_seconds() + timeout;
 	struct timespec ts;
@@ -1584,7 +1661,7 @@ bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
 	if (!l)
 		return true;
 	pthread_mutex_lock(&l->lock);
-	while ((l->head || l->busy) && !*stop &&
+	while (!done_with(l, q) && !*stop &&
 	       (timeout < 0 || monotonic_seconds() < until)) {
 		/* a signal does not end a condition wait: look every 50 ms */
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -1595,9 +1672,21 @@ bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
 		}
 		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
 	}
-	done = !l->head && !l->busy;
+	done = done_with(l, q);
 	pthread_mutex_unlock(&l->lock);
 	return done;
+}
+
+bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
+		     double timeout)
+{
+	return wait_for(l, NULL, stop, timeout);
+}
+
+bool tableload__wait_asked(struct tableload *l,
+			   const volatile sig_atomic_t *stop, double timeout)
+{
+	return wait_for(l, l ? &l->asked : NULL, stop, timeout);
 }
 
 bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
@@ -1614,10 +1703,8 @@ static void tableload_free(struct tableload *l)
 {
 	struct tableload_item *it;
 
-	while ((it = l->head)) {
-		l->head = it->next;
+	while ((it = take(l)))
 		free(it);
-	}
 	while (l->nstopped)
 		free(l->stopped[--l->nstopped]);
 	while (l->npreloaded)

@@ -56,9 +56,17 @@ struct tableload *tableload__start(const char *proc_dir);
 
 /*
  * Queue the executable file mappings of process pid (0: of every process)
- * as /proc/PID/maps lists them now.
+ * as /proc/PID/maps lists them now, in the background: what a stream asks
+ * for (tableload__note(), tableload__keep()) is loaded first.
  */
 void tableload__scan(struct tableload *l, pid_t pid);
+
+/*
+ * The same, but only the tables the cache holds are loaded: a file not
+ * cached is compiled once a mapping record names it (a short profile
+ * compiles what it samples, not every program that runs).
+ */
+void tableload__scan_cached(struct tableload *l, pid_t pid);
 
 /* How often the readers that run for long (--http, --every) sweep. */
 #define TABLELOAD_SWEEP_S	60.0
@@ -98,16 +106,21 @@ void tableload__keep(struct tableload *l, const struct cprof_mmap *m);
 bool tableload__wait(struct tableload *l, const volatile sig_atomic_t *stop,
 		     double timeout);
 
-/* Is nothing queued or loading now?  NULL is. */
-bool tableload__idle(struct tableload *l);
+/*
+ * The same for what a stream asked for (tableload__note(),
+ * tableload__keep()) only, whatever the background holds.
+ */
+bool tableload__wait_asked(struct tableload *l,
+			   const volatile sig_atomic_t *stop, double timeout);
+
+/* Is nothing a stream asked for queued or loading now?  NULL is. */
+bool tableload__asked_idle(struct tableload *l);
 
 /*
- * What every live reader does before its profile: start the loader on
- * proc_dir unless *l holds one (a server keeps its loader, and what it
- * compiled, from request to request), queue the files pid maps (0: every
- * process) and wait for them as tableload__wait() does.  Whether all was
- * loaded; *l stays NULL (a warning said why) if the module takes no
- * tables.
+ * --load-unwind-tables: start the loader on proc_dir unless *l holds one,
+ * queue the files pid maps (0: every process) and wait for them as
+ * tableload__wait() does.  Whether all was loaded; *l stays NULL (a
+ * warning said why) if the module takes no tables.
  */
 bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
 		      const volatile sig_atomic_t *stop, double timeout);
