@@ -104,10 +104,11 @@ static const char argp_program_doc[] =
 "The stream is what /proc/cprof/profile gives (cprof.ko); with -d, cprof-dump\n"
 "starts the profile itself and reads it to the end (Ctrl-C stops it early and\n"
 "keeps what was collected).  The default output is a gzipped pprof profile,\n"
-"kernel and user stacks symbolized.  -d first gives the module the unwind\n"
-"tables of the programs that run (and later of those that start), so user\n"
-"stacks are complete in code built without frame pointers.  --every profiles\n"
-"without end (or for -d SECONDS) and writes a file per window into DIR;\n"
+"kernel and user stacks symbolized.  -d starts the profile at once and gives\n"
+"the module the unwind tables of the programs it samples as they come, so\n"
+"user stacks are complete in code built without frame pointers.  --every\n"
+"profiles without end (or for -d SECONDS) and writes a file per window into\n"
+"DIR;\n"
 "--http serves Go's /debug/pprof/profile for the whole machine.\n"
 "\n"
 "EXAMPLES:\n"
@@ -392,8 +393,9 @@ static void setup_signals(const struct atomicfile *out)
 }
 
 /*
- * Give the module the unwind tables of what runs now, then configure it
- * and open its profile.  0, or -1 after one line saying why.
+ * Queue the unwind tables of what runs now for the module (loaded while
+ * the profile runs), configure it and open its profile.  0, or -1 after
+ * one line saying why.
  */
 static int start_profile(void)
 {
@@ -406,10 +408,7 @@ static int start_profile(void)
 	char msg[1024];
 	int err;
 
-	/* before the profile: the work is not in it */
-	pipeline__load_tables(pl, env.pid, &interrupted);
-	if (env.unwind_tables && interrupted)
-		return fail("interrupted before the profile started");
+	pipeline__load_tables(pl, env.pid);
 	if (pipeline__start(pl, &set, &interrupted, &err, msg, sizeof(msg)))
 		return fail("%s", msg);
 	return 0;
@@ -706,6 +705,7 @@ int main(int argc, char **argv)
 	/* windows ask debuginfod's cache only (answer.h): a queue fills it */
 	popts.debug_queue = env.every && env.symbolize;
 	popts.warn_walks = !env.every;
+	popts.compile_running = env.every;
 	pl = pipeline__new(&popts);
 	if (!pl || pipeline__begin(pl)) {
 		fail("out of memory");

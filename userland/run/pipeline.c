@@ -84,15 +84,18 @@ void pipeline__end(struct pipeline *pl)
 	pl->jit = NULL;
 }
 
-void pipeline__load_tables(struct pipeline *pl, long pid,
-			   const volatile sig_atomic_t *stop)
+void pipeline__load_tables(struct pipeline *pl, long pid)
 {
 	if (!pl->o.unwind_tables)
 		return;
+	if (!pl->unw)
+		pl->unw = tableload__start(pl->o.proc_dir);
 	/* a loader kept from an earlier profile: drop what went meanwhile */
 	tableload__sweep(pl->unw, TABLELOAD_SWEEP_S);
-	tableload__prime(&pl->unw, pl->o.proc_dir, pid > 0 ? pid : 0, stop,
-			 pl->o.table_wait > 0 ? pl->o.table_wait : -1);
+	if (pl->o.compile_running)
+		tableload__scan(pl->unw, pid > 0 ? pid : 0);
+	else
+		tableload__scan_cached(pl->unw, pid > 0 ? pid : 0);
 }
 
 int pipeline__start(struct pipeline *pl, const struct modprofile_settings *s,

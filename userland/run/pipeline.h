@@ -37,9 +37,16 @@ struct pipeline_opts {
 	 */
 	bool serve;
 	/*
-	 * The most seconds a profile waits for tables, before it starts and
-	 * at its END record (an answer is due); 0: before it, until all are
-	 * loaded; at its END, ingest.h's default.
+	 * The tables of every program that runs at a profile's start are
+	 * compiled in the background (a long run: --every, --http); else
+	 * only those the cache holds are loaded, and what the profile
+	 * samples is compiled once its mapping records name it.
+	 */
+	bool compile_running;
+	/*
+	 * The most seconds a profile waits at its END record for the
+	 * tables its stream asked for (an answer is due); 0: ingest.h's
+	 * default.
 	 */
 	double table_wait;
 	bool jit;		/* read perf maps as the stream is read */
@@ -76,12 +83,13 @@ int pipeline__begin(struct pipeline *pl);
 void pipeline__end(struct pipeline *pl);
 
 /*
- * Before a profile: give the module the tables of what pid (<= 0: every
- * process) runs now, until done, *stop is set or table_wait.  Nothing
- * without unwind_tables.
+ * Before a profile: start the loader (unless kept from an earlier one)
+ * and queue the tables of what pid (<= 0: every process) runs now, as
+ * compile_running says, without waiting for them: the profile starts at
+ * once, and the module copies the stacks the tables on their way will
+ * complete.  Nothing without unwind_tables.
  */
-void pipeline__load_tables(struct pipeline *pl, long pid,
-			   const volatile sig_atomic_t *stop);
+void pipeline__load_tables(struct pipeline *pl, long pid);
 
 /*
  * Start the module's profile (s's proc_dir is the options'), SIGINT and

@@ -3,10 +3,11 @@
  * httpd - Go's /debug/pprof endpoints on libmicrohttpd.  See httpd.h.
  *
  * libmicrohttpd runs each connection in its own thread, so a profile
- * request simply runs the profile in its handler: it gives the module the
- * tables of programs started since the last request (for at most
- * TABLES_WAIT_S), starts the profile (modprofile.c), reads the stream to
- * its END record, then symbolizes and answers.  From the first of these
+ * request simply runs the profile in its handler: it queues the tables of
+ * programs started since the last request, starts the profile at once
+ * (modprofile.c), reads the stream to its END record (waiting at most
+ * TABLES_WAIT_S there for the tables it asked for), then symbolizes and
+ * answers.  From the first of these
  * steps to the last a watcher thread polls the connection for the client's
  * hang-up and, if it comes, stops whichever step runs: the module's profile
  * ends at once, table loading and symbolization are left, nothing is sent.
@@ -44,7 +45,7 @@
 #include "symbolize/resolve.h"
 #include "lib/util.h"
 
-/* How long a request waits for new programs' unwind tables. */
+/* How long a request's END waits for its programs' unwind tables. */
 #define TABLES_WAIT_S		2.0
 /*
  * An idle connection (a request sent slowly, or not at all) is closed;
@@ -364,9 +365,8 @@ static void watch_end(struct watch *w)
 
 /*
  * Run the profile of q through the server's pipeline, begun: the tables of
- * what runs now first (the loader keeps what it did before), for at most
- * TABLES_WAIT_S: what is not loaded by then goes on loading while the
- * profile runs.  *prof gets what was read.  0 ok, else a status.
+ * what runs now queued (the loader keeps what it did before), loaded while
+ * the profile runs.  *prof gets what was read.  0 ok, else a status.
  */
 static unsigned int run_profile(struct server *srv, const struct query *q,
 				struct watch *w, struct profile **prof,
@@ -379,9 +379,7 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 	int err;
 
-	pipeline__load_tables(srv->pl, q->pid, &w->stop);
-	if (w->stop)
-		return 0;
+	pipeline__load_tables(srv->pl, q->pid);
 	if (pipeline__start(srv->pl, &set, NULL, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
 			 err == EACCES || err == EPERM ? MHD_HTTP_FORBIDDEN :
@@ -866,6 +864,7 @@ int httpd__run(const struct httpd_opts *o)
 	 * is there before the first request can come, so it is the only one.
 	 */
 	po.serve = true;
+	po.compile_running = true;
 	po.table_wait = TABLES_WAIT_S;
 	po.debug_queue = true;
 	srv.pl = pipeline__new(&po);

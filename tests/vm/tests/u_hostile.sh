@@ -16,7 +16,7 @@
 #     <img src=".../profile?seconds=20"> and fetch(): 403 (Sec-Fetch-Site),
 #     no profile runs; a request naming the server by a DNS name (rebinding)
 #     gets 403 on an unauthenticated server;
-#   - clients that vanish before the profile starts (while new programs'
+#   - clients that vanish as the profile starts (while new programs'
 #     tables load) and right after it ends (while it is symbolized): the
 #     request is abandoned (one line) and the next one works;
 #   - programs whose path becomes a FIFO, or a symlink to a device, once
@@ -158,7 +158,7 @@ for _ in $(seq 1 $((200 * CPROF_SLOW))); do
 done
 ((late == 1)) || fail "the server counted $late connections closed without a whole request, not the trickling one"
 
-# A vanishing client, before profiling starts: a new program's tables load
+# A vanishing client, as its profile starts: a new program's tables load
 # (a copy of python3.11, a new file to compile).
 tmp=$(mktemp -d)
 cp /usr/bin/python3.11 "$tmp/fresh-python"
