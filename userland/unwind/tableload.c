@@ -79,6 +79,7 @@ enum item_kind {
 	ITEM_VDSO,			/* the vDSO's table */
 	ITEM_PRELOAD,			/* the cache's tables */
 	ITEM_KEEP,			/* a module's table, for tablekeep only */
+	ITEM_SCAN,			/* queue what pid (0: all) maps */
 };
 
 struct tableload_item {
@@ -1327,6 +1328,7 @@ static void do_sweep(struct tableload *l)
 }
 
 static void tableload_free(struct tableload *l);
+static void scan(struct tableload *l, pid_t pid, bool cached_only);
 
 /* The next item, the asked first; NULL if none.  Under the lock. */
 static struct tableload_item *take(struct tableload *l)
@@ -1374,6 +1376,9 @@ static void *loader_main(void *arg)
 			break;
 		case ITEM_KEEP:
 			keep_one(l, it);
+			break;
+		case ITEM_SCAN:
+			scan(l, it->pid, it->cached_only);
 			break;
 		}
 		free(it);
@@ -1581,14 +1586,30 @@ static void scan(struct tableload *l, pid_t pid, bool cached_only)
 	free(fuse.dev);
 }
 
+/* The scan itself in the thread: reading /proc holds up no caller. */
+static void enqueue_scan(struct tableload *l, pid_t pid, bool cached_only)
+{
+	struct tableload_item *it;
+
+	if (!l)
+		return;
+	it = calloc(1, sizeof(*it) + 1);
+	if (!it)
+		return;
+	it->kind = ITEM_SCAN;
+	it->pid = pid;
+	it->cached_only = cached_only;
+	push(l, &l->background, it);
+}
+
 void tableload__scan(struct tableload *l, pid_t pid)
 {
-	scan(l, pid, false);
+	enqueue_scan(l, pid, false);
 }
 
 void tableload__scan_cached(struct tableload *l, pid_t pid)
 {
-	scan(l, pid, true);
+	enqueue_scan(l, pid, true);
 }
 
 void tableload__sweep(struct tableload *l, double interval)
