@@ -40,8 +40,13 @@
 #include "lib/util.h"
 
 #define INGEST_USTACK_HOLD_NS	2000000000ull
-#define INGEST_USTACK_HOLD_MAX_NS	10000000000ull
-#define INGEST_USTACK_WAIT_S	5.0
+/*
+ * As long as the module copies a young program's stacks while tables
+ * compile (maps.c's CPROF_MAPS_YOUNG_NS): a profile that starts before
+ * its tables load can have many to compile on a machine's first run.
+ */
+#define INGEST_USTACK_HOLD_MAX_NS	30000000000ull
+#define INGEST_USTACK_WAIT_S	30.0
 #define INGEST_USTACK_BYTES	(64u << 20)
 #define INGEST_MMAP_UNUSED_MIB	64u
 
@@ -396,6 +401,9 @@ static int take_sample(struct ingest *in, const struct ingest_ops *ops,
 		free(*slot);
 		*slot = NULL;
 	}
+	if (!ret && (s->rec.flags & CPROF_SAMPLE_USTACK) &&
+	    in->pending_bytes > INGEST_USTACK_BYTES)
+		in->copies.not_held++;
 	if (ret || !(s->rec.flags & CPROF_SAMPLE_USTACK) ||
 	    in->pending_bytes > INGEST_USTACK_BYTES ||
 	    !(*slot = dup_rec(&s->rec)))
@@ -536,15 +544,17 @@ const struct ingest_copies *ingest__copies(const struct ingest *in)
 
 void ingest_copies__warn(const struct ingest_copies *c)
 {
-	uint64_t left = c->short_copy + c->no_table + c->other;
+	uint64_t left = c->short_copy + c->no_table + c->other + c->not_held;
 
 	if (left)
-		warning("stack copies: %llu samples completed from them, %llu left as the module walked them (%llu copies that ended before the walk did: ctl's ustack= bytes, or a stack page not in memory; %llu whose code's table was not there; %llu walks that met a bad frame or came out shorter than the module's)",
+		warning("stack copies: %llu samples completed from them, %llu left as the module walked them (%llu copies that ended before the walk did: ctl's ustack= bytes, or a stack page not in memory; %llu whose code's table was not there; %llu walks that met a bad frame or came out shorter than the module's; %llu not held, past %u MiB of copies waiting for tables)",
 			(unsigned long long)c->completed,
 			(unsigned long long)left,
 			(unsigned long long)c->short_copy,
 			(unsigned long long)c->no_table,
-			(unsigned long long)c->other);
+			(unsigned long long)c->other,
+			(unsigned long long)c->not_held,
+			INGEST_USTACK_BYTES >> 20);
 }
 
 const struct cprof_header *ingest__header(const struct ingest *in)

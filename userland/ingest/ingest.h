@@ -87,13 +87,14 @@ struct ingest_copies {
 	uint64_t short_copy;	/* left: the copy ended first */
 	uint64_t no_table;	/* left: a table the module has is not here */
 	uint64_t other;		/* left: a bad frame, or no better a walk */
+	uint64_t not_held;	/* left: past the copies' memory bound */
 };
 
 const struct ingest_copies *ingest__copies(const struct ingest *in);
 
 /*
  * Does in hold a sample taken before time_ns, its stack copy waiting for
- * tables (up to 10 s)?  A reader cutting the stream by time waits for it.
+ * tables (up to 30 s)?  A reader cutting the stream by time waits for it.
  */
 bool ingest__holds_before(const struct ingest *in, uint64_t time_ns);
 /* One warning line if some were left as the module walked them. */

@@ -12,7 +12,7 @@
  * window is written once the sample clock (CLOCK_MONOTONIC) is
  * WINDOWS_HOLD_NS past its end (a timer interrupts the read once a second,
  * so this holds when no record arrives) and ingest.c holds no sample of
- * it whose stack copy waits for tables (10 s at most), or when the stream
+ * it whose stack copy waits for tables (30 s at most), or when the stream
  * ends: handed to a child that converts it while the stream is read on,
  * one at a time, the others due waiting in order (one with too many
  * behind it goes unsymbolized; past the open windows' cap the reader
