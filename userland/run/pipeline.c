@@ -14,6 +14,11 @@
 #include "python/pyframes.h"
 #include "unwind/tableload.h"
 
+/* The longest a profile's start waits for the loader's first table. */
+#define VDSO_WAIT_S	0.2
+
+static const volatile sig_atomic_t no_stop;
+
 struct pipeline {
 	struct pipeline_opts o;
 	struct tableload *unw;		/* NULL: none (yet) */
@@ -88,8 +93,15 @@ void pipeline__load_tables(struct pipeline *pl, long pid)
 {
 	if (!pl->o.unwind_tables)
 		return;
-	if (!pl->unw)
+	if (!pl->unw) {
 		pl->unw = tableload__start(pl->o.proc_dir);
+		/*
+		 * Its first item, the vDSO's table (milliseconds): a module
+		 * that holds no table takes no stack copies, and the ticks
+		 * before the tables come need them.
+		 */
+		tableload__wait_asked(pl->unw, &no_stop, VDSO_WAIT_S);
+	}
 	/* a loader kept from an earlier profile: drop what went meanwhile */
 	tableload__sweep(pl->unw, TABLELOAD_SWEEP_S);
 	if (pl->o.compile_running)
