@@ -69,7 +69,13 @@ struct tablecache {
 	int dirfd;
 	uint8_t exe_id[TC_ID_MAX];
 	uint32_t exe_id_len;
-	uint64_t bytes;			/* the entries' size, all together */
+	/*
+	 * The entries' size, all together, once known: found by a scan of
+	 * the directory at the first put, not at open (which a profile's
+	 * start waits for).
+	 */
+	uint64_t bytes;
+	bool bytes_known;
 	unsigned int seq;		/* temporary names */
 };
 
@@ -248,7 +254,6 @@ struct tablecache *tablecache__open(const char *dir, bool loud)
 	if (!c->exe_id_len)
 		warning("unwind tables: this cprof-dump has no GNU build ID (link it with --build-id): tables are not kept in %s",
 			esc(dir));
-	c->bytes = scan_bytes(fd);
 	return c;
 bad:
 	if (loud || errno == EPERM)
@@ -319,7 +324,7 @@ static int read_entry(struct tablecache *c, const char *name,
 	if (memcmp(h.magic, TC_MAGIC, sizeof(h.magic)) ||
 	    h.exe_id_len != c->exe_id_len || !c->exe_id_len ||
 	    memcmp(h.exe_id, c->exe_id, c->exe_id_len)) {
-		if (unlinkat(c->dirfd, name, 0) == 0)
+		if (unlinkat(c->dirfd, name, 0) == 0 && c->bytes_known)
 			c->bytes -= c->bytes < (uint64_t)len ? c->bytes : len;
 		goto out;
 	}
@@ -510,7 +515,12 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
 		unlinkat(c->dirfd, tmp, 0);
 		return;
 	}
-	c->bytes += sizeof(h) + rest;
+	if (!c->bytes_known) {
+		c->bytes = scan_bytes(c->dirfd);
+		c->bytes_known = true;
+	} else {
+		c->bytes += sizeof(h) + rest;
+	}
 	prune(c);
 }
 
