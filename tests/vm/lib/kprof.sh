@@ -67,6 +67,24 @@ wait_started() {
 	fail "${2%% *} did not start: $(tail -n 5 "$1")"
 }
 
+# first_tick FILE: (run in the background before a reader starts) the ms
+# from now until the module's tick count moves, into FILE.
+first_tick() {
+	local t0=${EPOCHREALTIME/./} base
+	base=$(stat_of ticks)
+	while [[ $(stat_of ticks) == "$base" ]]; do
+		sleep 0.01
+	done
+	echo $(((${EPOCHREALTIME/./} - t0) / 1000)) >"$1"
+}
+
+# median N...: the middle one of an odd count, the mean of the middle two
+# of an even one.
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+	END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # slow_ms MS: MS stretched by CPROF_SLOW, for bounds on wall time.
 slow_ms() {
 	echo $(($1 * ${CPROF_SLOW:-1}))

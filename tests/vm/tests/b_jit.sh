@@ -44,9 +44,9 @@ trap cleanup EXIT
 kload
 # the profile first, then node, then perf on node: both see V8 compile
 # the functions; cprof-dump is stopped (SIGINT keeps what it has) when
-# perf's 7 s are over.  Frame pointers alone, as perf -g walks: the JS
-# frames keep them, and the profile starts without compiling tables.
-"$CPROF_DUMP" -d 120 -F 499 --no-unwind-tables -f folded -o "$OUT/cprof.folded" 2>"$OUT/cprof.err" &
+# perf's 7 s are over.  As a user runs it: node's table compiles while
+# the profile runs (the JS frames keep frame pointers either way).
+"$CPROF_DUMP" -d 120 -F 499 -f folded -o "$OUT/cprof.folded" 2>"$OUT/cprof.err" &
 dump=$!
 wait_profiling $((600 * ${CPROF_SLOW:-1})) || fail "cprof-dump's profile did not start"
 "$NODE" --perf-basic-prof --interpreted-frames-native-stack --no-turbo-inlining \

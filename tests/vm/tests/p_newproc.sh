@@ -110,17 +110,6 @@ share() {
 	} END { if (!misses) print tot + 0, ok + 0 }' "$1"
 }
 
-# first_tick FILE: (in the background) the ms from now until the module's
-# tick count moves, into FILE
-first_tick() {
-	local t0=${EPOCHREALTIME/./} base
-	base=$(stat_of ticks)
-	while [[ $(stat_of ticks) == "$base" ]]; do
-		sleep 0.01
-	done
-	echo $(((${EPOCHREALTIME/./} - t0) / 1000)) >"$1"
-}
-
 declare -A ticks_ms=()
 # cprof RUN NAME CACHE: the profile of NAME's command started after it
 # (RUN together: at once)
@@ -277,8 +266,6 @@ rmmod cprof 2>/dev/null || true
 for run in cold warm again together; do
 	echo "all programs, $run: $(pct "${all_m[$run]}" "${all_t[$run]}")% of ${all_t[$run]} samples reach an entry"
 done
-# median MS...: the middle one (the lower of the two middle ones)
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 slow_tick=""
 for run in cold warm together; do
 	read -r -a t <<<"${ticks_ms[$run]}"
