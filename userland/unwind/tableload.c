@@ -1414,35 +1414,42 @@ static void push(struct tableload *l, struct tableload_queue *q,
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Queue an item of kind for a mapping. */
-static void enqueue_as(struct tableload *l, struct tableload_queue *q,
-		       enum item_kind kind, pid_t pid, uint64_t start,
-		       uint64_t end, const char *path, bool fuse)
+/* An item of kind for a mapping (path "": not one); NULL: no memory. */
+static struct tableload_item *new_item(enum item_kind kind, pid_t pid,
+				       uint64_t start, uint64_t end,
+				       const char *path, bool fuse)
 {
 	size_t len = strlen(path) + 1;
 	struct tableload_item *it = calloc(1, sizeof(*it) + len);
 
 	if (!it)
-		return;
+		return NULL;
 	it->kind = kind;
 	it->pid = pid;
 	it->fuse = fuse;
 	it->start = start;
 	it->end = end;
 	memcpy(it->path, path, len);
-	push(l, q, it);
+	return it;
+}
+
+/* Queue an item of kind for a mapping. */
+static void enqueue_as(struct tableload *l, struct tableload_queue *q,
+		       enum item_kind kind, pid_t pid, uint64_t start,
+		       uint64_t end, const char *path, bool fuse)
+{
+	struct tableload_item *it = new_item(kind, pid, start, end, path,
+					     fuse);
+
+	if (it)
+		push(l, q, it);
 }
 
 /* Queue an item that is not a mapping. */
 static void enqueue_kind(struct tableload *l, struct tableload_queue *q,
 			 enum item_kind kind)
 {
-	struct tableload_item *it = calloc(1, sizeof(*it) + 1);
-
-	if (!it)
-		return;
-	it->kind = kind;
-	push(l, q, it);
+	enqueue_as(l, q, kind, 0, 0, 0, "", false);
 }
 
 struct tableload *tableload__start(const char *proc_dir)
@@ -1514,18 +1521,12 @@ static void scan_one(struct tableload *l, pid_t pid, uint64_t start,
 		     uint64_t end, const char *path, bool fuse,
 		     bool cached_only)
 {
-	size_t len = strlen(path) + 1;
-	struct tableload_item *it = calloc(1, sizeof(*it) + len);
+	struct tableload_item *it = new_item(ITEM_MAPPING, pid, start, end,
+					     path, fuse);
 
 	if (!it)
 		return;
-	it->kind = ITEM_MAPPING;
-	it->pid = pid;
-	it->fuse = fuse;
 	it->cached_only = cached_only;
-	it->start = start;
-	it->end = end;
-	memcpy(it->path, path, len);
 	push(l, &l->background, it);
 }
 
@@ -1593,11 +1594,9 @@ static void enqueue_scan(struct tableload *l, pid_t pid, bool cached_only)
 
 	if (!l)
 		return;
-	it = calloc(1, sizeof(*it) + 1);
+	it = new_item(ITEM_SCAN, pid, 0, 0, "", false);
 	if (!it)
 		return;
-	it->kind = ITEM_SCAN;
-	it->pid = pid;
 	it->cached_only = cached_only;
 	push(l, &l->background, it);
 }
