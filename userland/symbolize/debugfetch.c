@@ -2,9 +2,14 @@
 /*
  * debugfetch - debug files from debuginfod servers within one time budget:
  * debugfetch.h.
+ *
+ * libdebuginfod is opened (dlopen()) when a server is first asked, not
+ * linked: it brings libcurl and some twenty libraries with it, whose
+ * loading every cprof-dump would pay before its profile starts.
  */
 #include "symbolize/debugfetch.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
@@ -23,6 +28,42 @@
 
 /* Longest build ID asked for (libdwfl takes up to 64 bytes). */
 #define ID_MAX		64
+
+/* libdebuginfod's functions, once it is opened; begin NULL: it is not. */
+static struct {
+	pthread_once_t once;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *c);
+	void (*set_progressfn)(debuginfod_client *c,
+			       debuginfod_progressfn_t fn);
+	void (*set_user_data)(debuginfod_client *c, void *data);
+	void *(*get_user_data)(debuginfod_client *c);
+	int (*find_debuginfo)(debuginfod_client *c, const unsigned char *id,
+			      int len, char **path);
+} lib = { .once = PTHREAD_ONCE_INIT };
+
+static void lib_open(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+	*(void **)&lib.end = dlsym(h, "debuginfod_end");
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&lib.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&lib.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	if (lib.end && lib.set_progressfn && lib.set_user_data &&
+	    lib.get_user_data && lib.find_debuginfo)
+		*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+}
+
+/* A client of libdebuginfod, opened at the first; NULL if none. */
+static debuginfod_client *client_begin(void)
+{
+	pthread_once(&lib.once, lib_open);
+	return lib.begin ? lib.begin() : NULL;
+}
 
 static struct {
 	debuginfod_client *client;
@@ -217,17 +258,17 @@ int debugfetch_find(const unsigned char *build_id, int len, char **path)
 		return -1;
 	}
 	if (!df.client) {
-		df.client = debuginfod_begin();
+		df.client = client_begin();
 		if (!df.client) {
 			df.broken = true;
 			warning("debuginfod: no client (libdebuginfod): debug files not fetched");
 			return -1;
 		}
-		debuginfod_set_progressfn(df.client, on_progress);
+		lib.set_progressfn(df.client, on_progress);
 	}
 	df.cut = false;
 	df.start = monotonic_seconds();
-	fd = debuginfod_find_debuginfo(df.client, build_id, len, path);
+	fd = lib.find_debuginfo(df.client, build_id, len, path);
 	/* the cache was read above: this call went to a server */
 	df.st.seconds += monotonic_seconds() - df.start;
 	if (fd >= 0) {
@@ -299,7 +340,7 @@ struct debugfetch_queue {
 /* Cut a fetch that takes too long, fills the disk, or when the queue stops. */
 static int queue_progress(debuginfod_client *client, long done, long total)
 {
-	struct debugfetch_queue *q = debuginfod_get_user_data(client);
+	struct debugfetch_queue *q = lib.get_user_data(client);
 
 	(void)done;
 	(void)total;
@@ -320,12 +361,12 @@ static void *queue_main(void *arg)
 	/* the process's signals are for its other threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	client = debuginfod_begin();
+	client = client_begin();
 	if (!client)
 		warning("debuginfod: no client (libdebuginfod): debug files not fetched in the background");
 	if (client) {
-		debuginfod_set_user_data(client, q);
-		debuginfod_set_progressfn(client, queue_progress);
+		lib.set_user_data(client, q);
+		lib.set_progressfn(client, queue_progress);
 	}
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
@@ -340,7 +381,7 @@ static void *queue_main(void *arg)
 		if (client) {
 			q->start = monotonic_seconds();
 			path = NULL;
-			fd = debuginfod_find_debuginfo(client, one.id, one.len,
+			fd = lib.find_debuginfo(client, one.id, one.len,
 						       &path);
 			if (fd >= 0)
 				close(fd);
@@ -350,7 +391,7 @@ static void *queue_main(void *arg)
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (client)
-		debuginfod_end(client);
+		lib.end(client);
 	return NULL;
 }
 
