@@ -60,21 +60,23 @@ echo "first tick after cprof-dump -d started, warm cache: median $(median "${war
 rmmod cprof 2>/dev/null || true
 kload
 sock=$W/pprof.sock
-"$CPROF_DUMP" --http "unix:$sock" --table-cache "$W/warm" 2>"$W/http.err" &
+"$CPROF_DUMP" --http "unix:$sock" --table-cache "$W/warm" 2>"$OUT/http.err" &
 server=$!
 for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
 	[[ -S $sock ]] && break
 	sleep 0.1
 done
-[[ -S $sock ]] || fail "the server did not start: $(cat "$W/http.err")"
+[[ -S $sock ]] || fail "the server did not start: $(cat "$OUT/http.err")"
 declare -a waits=()
 for ((i = 0; i < 6; i++)); do
 	t0=${EPOCHREALTIME/./}
 	code=$(curl -s --unix-socket "$sock" -o "$W/p.pb.gz" -w '%{http_code}' \
 		'http://localhost/debug/pprof/profile?seconds=2')
 	t1=${EPOCHREALTIME/./}
-	[[ $code == 200 && -s $W/p.pb.gz ]] || fail "request $i: $code: $(tail -n 3 "$W/http.err")"
+	[[ $code == 200 && -s $W/p.pb.gz ]] || fail "request $i: $code: $(tail -n 3 "$OUT/http.err")"
 	waits+=("$(awk -v us=$((t1 - t0)) 'BEGIN { printf "%.2f", us / 1e6 }')")
 done
 echo "seconds=2 answered after: the first request after the server started ${waits[0]} s; the next 5: median $(median "${waits[@]:1}") s of ${waits[*]:1}"
+echo "the server's log of them:"
+grep 'GET /debug/pprof/profile' "$OUT/http.err" || true
 echo "b_start: ok"
