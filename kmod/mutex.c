@@ -12,7 +12,7 @@
  * the frames (struct cprof_waketrail).  No wake is sampled away: one not
  * recorded (no slot for its sleep, the ring full, the CPU past ctl's
  * budget) is a lost sample.  Nothing here sleeps, allocates or takes a
- * lock.  docs/design.md, "Lock contention".
+ * lock.  docs/design.md, "Lock contention: kind mutex".
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
@@ -31,6 +31,7 @@
 #include <asm/syscall.h>
 #include <trace/events/sched.h>
 
+#include "hookcost.h"
 #include "maps.h"
 #include "mutex.h"
 #include "sample.h"
@@ -40,7 +41,6 @@
 #define CPROF_MX_SLOTS		BIT(CPROF_MX_SLOTS_SHIFT)
 #define CPROF_MX_PROBES		16
 #define CPROF_MX_HINTS_SHIFT	10
-#define CPROF_MX_WINDOW_NS	(100 * NSEC_PER_MSEC)
 
 /* A thread asleep in a futex system call, until it is woken. */
 struct cprof_mx_slot {
@@ -51,14 +51,11 @@ struct cprof_mx_slot {
 
 /* One CPU's recording of wake-ups; its own CPU only writes it. */
 struct cprof_mx_cpu {
-	u64 window_start;
-	u64 window_ns;		/* spent recording in this window */
+	struct cprof_hookcost cost;	/* against the budget; stats */
 	u64 events;		/* stats: samples written */
 	u64 noted;		/* stats: futex sleeps noted */
 	u64 full;		/* stats: sleeps without a slot */
 	u64 skipped;		/* stats: wake-ups over budget */
-	u64 ns_total;		/* stats: time spent recording */
-	u64 ns_max;		/* stats: the longest record */
 };
 
 static DEFINE_PER_CPU(struct cprof_mx_cpu, cprof_mx_cpus);
@@ -191,25 +188,6 @@ static bool cprof_mx_take(struct task_struct *p, u64 *start)
 	return found;
 }
 
-/* Is this CPU past its budget in the current window? */
-static bool cprof_mx_over(struct cprof_mx_cpu *mc, u64 now)
-{
-	if (now - mc->window_start >= CPROF_MX_WINDOW_NS) {
-		mc->window_start = now;
-		mc->window_ns = 0;
-	}
-	return mc->window_ns >
-	       (u64)cprof_mx_budget * (CPROF_MX_WINDOW_NS / 100);
-}
-
-static void cprof_mx_account(struct cprof_mx_cpu *mc, u64 dt)
-{
-	mc->window_ns += dt;
-	mc->ns_total += dt;
-	if (dt > mc->ns_max)
-		mc->ns_max = dt;
-}
-
 /* The waker, current, recorded with @p's wait since @start. */
 static void cprof_mx_record(const struct cprof_settings *set,
 			    struct cprof_mx_cpu *mc, struct task_struct *p,
@@ -227,7 +205,7 @@ static void cprof_mx_record(const struct cprof_settings *set,
 	u32 size;
 	bool kick;
 
-	if (cprof_mx_over(mc, now)) {
+	if (cprof_hookcost_over(&mc->cost, now, cprof_mx_budget)) {
 		if (cprof_sample_skip(now, true))
 			mc->skipped++;
 		return;
@@ -267,7 +245,7 @@ static void cprof_mx_record(const struct cprof_settings *set,
 	kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
 	cprof_sample_commit(CPROF_REC_SAMPLE, flags, size, now, kick);
 	mc->events++;
-	cprof_mx_account(mc, ktime_get_ns() - now);
+	cprof_hookcost_add(&mc->cost, ktime_get_ns() - now);
 }
 
 /*
@@ -334,12 +312,8 @@ int cprof_mutex_start(const struct cprof_settings *set)
 	memset(cprof_mx_slots, 0, CPROF_MX_SLOTS * sizeof(*cprof_mx_slots));
 	for (i = 0; i < ARRAY_SIZE(cprof_mx_hints); i++)
 		atomic_set(&cprof_mx_hints[i], 0);
-	for_each_possible_cpu(cpu) {
-		struct cprof_mx_cpu *mc = per_cpu_ptr(&cprof_mx_cpus, cpu);
-
-		mc->window_start = 0;
-		mc->window_ns = 0;
-	}
+	for_each_possible_cpu(cpu)
+		cprof_hookcost_reset(&per_cpu_ptr(&cprof_mx_cpus, cpu)->cost);
 	cprof_mx_budget = set->budget;
 	WRITE_ONCE(cprof_mx_set, set);
 	err = tracepoint_probe_register(cprof_mx_wake_tp, cprof_mx_waking,
@@ -412,6 +386,6 @@ void cprof_mutex_stats(int cpu, struct cprof_cpu_stats *st)
 	st->mutex_noted = READ_ONCE(mc->noted);
 	st->mutex_full = READ_ONCE(mc->full);
 	st->mutex_skipped = READ_ONCE(mc->skipped);
-	st->mutex_ns_total = READ_ONCE(mc->ns_total);
-	st->mutex_ns_max = READ_ONCE(mc->ns_max);
+	cprof_hookcost_stats(&mc->cost, &st->mutex_ns_total,
+			     &st->mutex_ns_max);
 }
