@@ -131,19 +131,5 @@ echo "module: $(stat_of mutex_noted) futex sleeps noted, $ev wake-ups recorded, 
 # What starting and stopping such a profile costs: the open registers its
 # two probes (text patched), the close removes them and waits for them to
 # be gone; kind cpu, which registers none, for comparison.  Printed only.
-ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
-for kind in cpu mutex; do
-	ctl "kind=$kind" seconds=1
-	line=""
-	for ((i = 0; i < 3; i++)); do
-		t0=$EPOCHREALTIME
-		exec 3</proc/cprof/profile
-		t1=$EPOCHREALTIME
-		exec 3<&-
-		t2=$EPOCHREALTIME
-		line+=" $(ms "$t0" "$t1")/$(ms "$t1" "$t2")"
-	done
-	echo "start/stop, ms: $kind:$line"
-done
-ctl kind=cpu
+startstop_ms cpu mutex
 echo "u_mutex: ok"
