@@ -60,6 +60,21 @@ static inline int cprof_compat_save_tsk(struct task_struct *tsk,
 #endif
 
 /*
+ * The futex system calls of 6.7's futex2 (futex_wake, futex_wait,
+ * futex_requeue: consecutive numbers); before, futex and futex_waitv
+ * are all.
+ */
+#include <asm/unistd.h>
+
+#ifdef __NR_futex_wake
+#define CPROF_NR_FUTEX2_FIRST	__NR_futex_wake
+#define CPROF_NR_FUTEX2_LAST	__NR_futex_requeue
+#else
+#define CPROF_NR_FUTEX2_FIRST	(-1)
+#define CPROF_NR_FUTEX2_LAST	(-1)
+#endif
+
+/*
  * perf's decision on a kernel profile: perf_event_paranoid, then the LSMs'
  * perf_event_open hook (security_perf_event_open(), PERF_SECURITY_KERNEL).
  * A module may ask where perf_allow_kernel() is exported taking no

@@ -92,6 +92,12 @@ struct cprof_cpu_stats {
 	u64 threadcreate_skipped;	/* creations not recorded: over budget */
 	u64 threadcreate_ns_total;	/* time the hook took recording them */
 	u64 threadcreate_ns_max;	/* the longest */
+	u64 mutex_events;	/* futex wake-ups recorded */
+	u64 mutex_noted;	/* futex sleeps noted */
+	u64 mutex_full;		/* sleeps not noted: no slot */
+	u64 mutex_skipped;	/* wake-ups not recorded: over budget */
+	u64 mutex_ns_total;	/* time the hook took recording them */
+	u64 mutex_ns_max;	/* the longest */
 	u64 accesses_max;	/* the most user accesses one tick made */
 	u64 budget_truncated;	/* ticks whose walks ran out of accesses */
 	u64 budget_skipped;	/* stack copies, code records: none left */

@@ -8,8 +8,8 @@
  * stack from copy_process() out and its user stack from its system call,
  * walked as a tick walks them, interrupts disabled so that the CPU's ring
  * keeps one producer.  None is sampled away: one not recorded (the ring
- * full, or the CPU past ctl's budget of the current CPROF_NT_WINDOW_NS
- * spent recording) is counted lost, as a lost sample.  docs/design.md,
+ * full, or the CPU past ctl's budget of the current window spent
+ * recording: hookcost.c) is counted lost, as a lost sample.  docs/design.md,
  * "Tasks created".
  */
 #include <linux/irqflags.h>
@@ -22,21 +22,17 @@
 #include <linux/tracepoint.h>
 #include <trace/events/task.h>
 
+#include "hookcost.h"
 #include "maps.h"
 #include "newtask.h"
 #include "sample.h"
 #include "unwind.h"
 
-#define CPROF_NT_WINDOW_NS	(100 * NSEC_PER_MSEC)
-
 /* One CPU's recording of creations; its own CPU only writes it. */
 struct cprof_nt_cpu {
-	u64 window_start;
-	u64 window_ns;		/* spent recording in this window */
+	struct cprof_hookcost cost;	/* against the budget; stats */
 	u64 events;		/* stats: samples written */
 	u64 skipped;		/* stats: over budget */
-	u64 ns_total;		/* stats: time spent recording */
-	u64 ns_max;		/* stats: the longest record */
 };
 
 static DEFINE_PER_CPU(struct cprof_nt_cpu, cprof_nt_cpus);
@@ -58,25 +54,6 @@ static bool cprof_nt_wanted(const struct cprof_settings *set,
 	return set->mode != CPROF_MODE_USER || !(tsk->flags & PF_KTHREAD);
 }
 
-/* Is this CPU past its budget in the current window? */
-static bool cprof_nt_over(struct cprof_nt_cpu *nc, u64 now)
-{
-	if (now - nc->window_start >= CPROF_NT_WINDOW_NS) {
-		nc->window_start = now;
-		nc->window_ns = 0;
-	}
-	return nc->window_ns >
-	       (u64)cprof_nt_budget * (CPROF_NT_WINDOW_NS / 100);
-}
-
-static void cprof_nt_account(struct cprof_nt_cpu *nc, u64 dt)
-{
-	nc->window_ns += dt;
-	nc->ns_total += dt;
-	if (dt > nc->ns_max)
-		nc->ns_max = dt;
-}
-
 /* The creating task, current, recorded: interrupts disabled. */
 static void cprof_nt_record(const struct cprof_settings *set,
 			    struct cprof_nt_cpu *nc, struct task_struct *tsk)
@@ -92,7 +69,7 @@ static void cprof_nt_record(const struct cprof_settings *set,
 	bool kick;
 
 	/* past the budget: counted, nothing written (no LOST per creation) */
-	if (cprof_nt_over(nc, now)) {
+	if (cprof_hookcost_over(&nc->cost, now, cprof_nt_budget)) {
 		if (cprof_sample_skip(now, true))
 			nc->skipped++;
 		return;
@@ -126,7 +103,7 @@ static void cprof_nt_record(const struct cprof_settings *set,
 	kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
 	cprof_sample_commit(CPROF_REC_SAMPLE, flags, size, now, kick);
 	nc->events++;
-	cprof_nt_account(nc, ktime_get_ns() - now);
+	cprof_hookcost_add(&nc->cost, ktime_get_ns() - now);
 }
 
 /* The task_newtask probe: current creates @task; preemption disabled. */
@@ -171,12 +148,8 @@ int cprof_newtask_start(const struct cprof_settings *set)
 		err = -EBUSY;
 	if (err)
 		goto unlock;
-	for_each_possible_cpu(cpu) {
-		struct cprof_nt_cpu *nc = per_cpu_ptr(&cprof_nt_cpus, cpu);
-
-		nc->window_start = 0;
-		nc->window_ns = 0;
-	}
+	for_each_possible_cpu(cpu)
+		cprof_hookcost_reset(&per_cpu_ptr(&cprof_nt_cpus, cpu)->cost);
 	cprof_nt_budget = set->budget;
 	WRITE_ONCE(cprof_nt_set, set);
 	err = tracepoint_probe_register(cprof_nt_tp, cprof_nt_probe, NULL);
@@ -223,6 +196,6 @@ void cprof_newtask_stats(int cpu, struct cprof_cpu_stats *st)
 
 	st->threadcreate_events = READ_ONCE(nc->events);
 	st->threadcreate_skipped = READ_ONCE(nc->skipped);
-	st->threadcreate_ns_total = READ_ONCE(nc->ns_total);
-	st->threadcreate_ns_max = READ_ONCE(nc->ns_max);
+	cprof_hookcost_stats(&nc->cost, &st->threadcreate_ns_total,
+			     &st->threadcreate_ns_max);
 }

@@ -12,6 +12,7 @@
 #include "cprof.h"
 #include "ctl.h"
 #include "maps.h"
+#include "mutex.h"
 #include "newtask.h"
 #include "offcpu.h"
 #include "procfs.h"
@@ -106,6 +107,12 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->threadcreate_ns_total += c->threadcreate_ns_total;
 	sum->threadcreate_ns_max = max(sum->threadcreate_ns_max,
 				       c->threadcreate_ns_max);
+	sum->mutex_events += c->mutex_events;
+	sum->mutex_noted += c->mutex_noted;
+	sum->mutex_full += c->mutex_full;
+	sum->mutex_skipped += c->mutex_skipped;
+	sum->mutex_ns_total += c->mutex_ns_total;
+	sum->mutex_ns_max = max(sum->mutex_ns_max, c->mutex_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
 	sum->budget_truncated += c->budget_truncated;
 	sum->budget_skipped += c->budget_skipped;
@@ -149,6 +156,12 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 		   c->threadcreate_ns_total);
 	seq_printf(m, "%sthreadcreate_ns_max %llu\n", prefix,
 		   c->threadcreate_ns_max);
+	seq_printf(m, "%smutex_events %llu\n", prefix, c->mutex_events);
+	seq_printf(m, "%smutex_noted %llu\n", prefix, c->mutex_noted);
+	seq_printf(m, "%smutex_full %llu\n", prefix, c->mutex_full);
+	seq_printf(m, "%smutex_skipped %llu\n", prefix, c->mutex_skipped);
+	seq_printf(m, "%smutex_ns_total %llu\n", prefix, c->mutex_ns_total);
+	seq_printf(m, "%smutex_ns_max %llu\n", prefix, c->mutex_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
 	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
 		   c->budget_truncated);
@@ -171,6 +184,7 @@ static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
 
 	cprof_offcpu_stats(cpu, c);
 	cprof_newtask_stats(cpu, c);
+	cprof_mutex_stats(cpu, c);
 	return period;
 }
 

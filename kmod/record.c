@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A profile's recorders: the rings and ticks first, then the scheduler's
- * hook (kinds offcpu and wall) or the task creation's (threadcreate) that
- * writes into the same rings; they record once all are in place
- * (cprof_record_open()), so that a profile's start is when each of them
- * records.  Stopped hooks and ticks together, so that after a stop nothing
- * writes.  The units below know nothing of
+ * hook (kinds offcpu and wall), the task creation's (threadcreate) or the
+ * futex sleeps' and wake-ups' (mutex) that write into the same rings; they
+ * record once all are in place (cprof_record_open()), so that a profile's
+ * start is when each of them records.  Stopped hooks and ticks together,
+ * so that after a stop nothing writes.  The units below know nothing of
  * each other's lifetime: a hook reserves through sample.c, which never
  * calls back.
  */
+#include "mutex.h"
 #include "newtask.h"
 #include "offcpu.h"
 #include "record.h"
@@ -22,8 +23,8 @@
  * They record nothing until cprof_record_open().
  *
  * Context: process, may sleep; no profile running.
- * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s or
- * cprof_newtask_start()'s error, nothing left running or allocated then.
+ * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s,
+ * cprof_newtask_start()'s or cprof_mutex_start()'s error, nothing left running or allocated then.
  */
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 {
@@ -34,6 +35,8 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 		return err;
 	if (set->kind == CPROF_KIND_THREADCREATE)
 		err = cprof_newtask_start(set);
+	else if (set->kind == CPROF_KIND_MUTEX)
+		err = cprof_mutex_start(set);
 	else
 		err = cprof_offcpu_start(set);
 	if (err) {
@@ -70,6 +73,7 @@ void cprof_record_stop(void)
 	cprof_sample_stop();
 	cprof_offcpu_stop();
 	cprof_newtask_stop();
+	cprof_mutex_stop();
 }
 
 /**
@@ -82,5 +86,6 @@ void cprof_record_exit(void)
 {
 	cprof_record_stop();
 	cprof_offcpu_exit();
+	cprof_mutex_exit();
 	cprof_sample_exit();
 }

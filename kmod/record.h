@@ -3,7 +3,8 @@
  * A profile's recorders, started and stopped together: the ticks and the
  * per-CPU rings (sample.c) and, for the kinds offcpu and wall, the
  * scheduler's hook (offcpu.c), for the kind threadcreate the task
- * creation's (newtask.c), which write into those rings.
+ * creation's (newtask.c), for the kind mutex the futex sleeps' and
+ * wake-ups' (mutex.c), which write into those rings.
  */
 #ifndef CPROF_RECORD_H
 #define CPROF_RECORD_H

@@ -507,7 +507,8 @@ static int cprof_cpu_ring(int cpu)
 static bool cprof_ticking(void)
 {
 	return cprof_tick_set->kind != CPROF_KIND_OFFCPU &&
-	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE;
+	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE &&
+	       cprof_tick_set->kind != CPROF_KIND_MUTEX;
 }
 
 static int cprof_cpu_online(unsigned int cpu)

@@ -150,7 +150,7 @@ static const struct argp_option opts[] = {
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both) or threadcreate (the stacks that create threads and processes, each creation counted); threads: a snapshot of every thread now (no -d needed)", 0 },
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both), threadcreate (the stacks that create threads and processes, each creation counted) or mutex (the stacks that end futex waits, the unlockers, with each wait); threads: a snapshot of every thread now (no -d needed)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "no-python-frames", OPT_NO_PYTHON, NULL, 0,
@@ -248,8 +248,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_KIND:
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
 		    strcmp(arg, "wall") && strcmp(arg, "threads") &&
-		    strcmp(arg, "threadcreate")) {
-			fail("bad --kind '%s': cpu, offcpu, wall, threads or threadcreate",
+		    strcmp(arg, "threadcreate") && strcmp(arg, "mutex")) {
+			fail("bad --kind '%s': cpu, offcpu, wall, threads, threadcreate or mutex",
 			     esc(arg));
 			return EINVAL;
 		}
@@ -414,17 +414,24 @@ static int start_profile(void)
 	return 0;
 }
 
-/* Task creations: those not recorded, so that the counts are short. */
-static void warn_threadcreate(const struct profile *prof, const char *name)
+/*
+ * Task creations, futex wake-ups: those not recorded, so that the counts
+ * are short.
+ */
+static void warn_not_recorded(const struct profile *prof, const char *name)
 {
 	const struct cprof_end *end = profile__end(prof);
 	uint64_t other, lost = profile__lost_total(prof, &other);
 
-	if (profile__header(prof)->kind != CPROF_KIND_THREADCREATE)
+	if (profile__header(prof)->kind != CPROF_KIND_THREADCREATE &&
+	    profile__header(prof)->kind != CPROF_KIND_MUTEX)
 		return;
 	if (end && end->lost > lost)
 		lost = end->lost;
-	if (lost)
+	if (lost && profile__header(prof)->kind == CPROF_KIND_MUTEX)
+		warning("%s: %llu futex wake-ups not recorded (buffers full, over the budget, or no room to note the sleep): counted as [lost samples], without their stacks or delay",
+			esc(name), (unsigned long long)lost);
+	else if (lost)
 		warning("%s: %llu task creations not recorded (buffers full, or over the budget): counted as [lost samples], without their stacks",
 			esc(name), (unsigned long long)lost);
 }
@@ -442,7 +449,8 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 
 	if (profile__header(prof)->kind == CPROF_KIND_CPU ||
 	    profile__header(prof)->kind == CPROF_KIND_THREADS ||
-	    profile__header(prof)->kind == CPROF_KIND_THREADCREATE)
+	    profile__header(prof)->kind == CPROF_KIND_THREADCREATE ||
+	    profile__header(prof)->kind == CPROF_KIND_MUTEX)
 		return;
 	profile__lost_total(prof, &other);
 	profile__off_unmatched(prof, &open, &orphans);
@@ -591,7 +599,7 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine and /debug/pprof/threadcreate)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate and /debug/pprof/mutex)");
 		return 2;
 	}
 	if (env.keep && !env.every) {
@@ -747,7 +755,7 @@ int main(int argc, char **argv)
 			esc(in_name), (unsigned long long)end->samples,
 			(unsigned long long)profile__nr_records(prof));
 	warn_off_cpu(prof, in_name);
-	warn_threadcreate(prof, in_name);
+	warn_not_recorded(prof, in_name);
 
 	pipeline__resolve_opts(pl, &ropts);
 	res = resolved__new(prof, &ropts);

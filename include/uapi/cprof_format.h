@@ -52,7 +52,9 @@ enum cprof_mode {
  * and CPROF_REC_ONCPU, no ticks), or both (wall); or one pass over every
  * thread (threads: a CPROF_REC_THREAD each, no ticks, no duration); or
  * the creation of every task (threadcreate: a CPROF_REC_SAMPLE each, no
- * ticks; see struct cprof_sample).
+ * ticks; see struct cprof_sample); or every futex wake-up that ends a
+ * wait (mutex: a CPROF_REC_SAMPLE of the waker each, with a struct
+ * cprof_waketrail, no ticks).
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
@@ -60,7 +62,8 @@ enum cprof_kind {
 	CPROF_KIND_WALL		= 2,
 	CPROF_KIND_THREADS	= 3,
 	CPROF_KIND_THREADCREATE	= 4,
-	CPROF_KIND_MAX		= 4,
+	CPROF_KIND_MUTEX	= 5,
+	CPROF_KIND_MAX		= 5,
 };
 
 /* header.flags */
@@ -163,6 +166,13 @@ struct cprof_rec {
  * task_newtask tracepoint in copy_process() out, the user stack from the
  * system call), nothing after the cgroup id.  Every creation in the
  * profile's time is a sample or counted lost (LOST's samples).
+ *
+ * In a profile of kind mutex a sample is one futex wait ended: of the
+ * thread that woke the waiter from a futex system call of its own (the
+ * unlocker), its stacks at the wake-up (the kernel stack from the
+ * sched_waking tracepoint in try_to_wake_up() out, the user stack from
+ * the system call), then, after the cgroup id, a struct cprof_waketrail:
+ * the waiter and how long it waited.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -216,6 +226,24 @@ struct cprof_pytrail {
 };
 
 #define CPROF_TRAIL_PYTHON	1
+#define CPROF_TRAIL_WAKE	2
+
+/*
+ * The thread a sample of kind mutex woke (version 3), after its frames
+ * and cgroup id, the record's last bytes: the waiter's ids and name, and
+ * delay_ns, from the moment it went to sleep in a futex system call to
+ * the wake-up (sample clock).
+ */
+struct cprof_waketrail {
+	__u16	type;			/* CPROF_TRAIL_WAKE */
+	__u16	reserved;
+	__u32	pid;			/* the waiter's tgid */
+	__u32	tid;
+	__u32	reserved2;
+	__u64	delay_ns;
+	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
 #define CPROF_PYFRAME_ENTRY	1ull
 
 /* Why a Python walk ended (cprof_pytrail.status). */

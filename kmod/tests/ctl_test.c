@@ -104,6 +104,7 @@ static const char *const ctl_good[][2] = {
 	{ "kind=offcpu", "kind=offcpu" }, { "kind=wall", "kind=wall" },
 	{ "kind=threads", "kind=threads" }, { "kind=cpu", "kind=cpu" },
 	{ "kind=threadcreate", "kind=threadcreate" },
+	{ "kind=mutex", "kind=mutex" },
 	{ "freq=99\n", "freq=99" },
 	{ "depth=12\nseconds=7\n", "seconds=7" },
 };

@@ -205,6 +205,36 @@ static inline void sb_sample_py(struct sb *b, uint64_t time_ns, uint32_t pid,
 }
 
 /*
+ * A sample of kind mutex: the waker's stacks and cgroup id 1, then the
+ * thread it woke (wpid, wtid, wcomm) and its wait, delay_ns.
+ */
+static inline void sb_sample_wake(struct sb *b, uint64_t time_ns,
+				  uint32_t pid, uint32_t tid, const char *comm,
+				  unsigned int nr_kernel, const uint64_t *kips,
+				  unsigned int nr_user, const uint64_t *uips,
+				  uint32_t wpid, uint32_t wtid,
+				  const char *wcomm, uint64_t delay_ns)
+{
+	size_t frames = 8 * (nr_kernel + nr_user + 1);
+	size_t size = sizeof(struct cprof_sample) + frames +
+		      sizeof(struct cprof_waketrail);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE,
+					CPROF_SAMPLE_CGROUP, size);
+	struct cprof_waketrail *t;
+
+	sb_sample_fill(s, time_ns, pid, tid, 0, comm, nr_kernel, kips,
+		       nr_user, uips);
+	s->ips[nr_kernel + nr_user] = 1;
+	t = (struct cprof_waketrail *)((char *)s + sizeof(*s) + frames);
+	t->type = CPROF_TRAIL_WAKE;
+	t->pid = wpid;
+	t->tid = wtid;
+	t->delay_ns = delay_ns;
+	snprintf(t->comm, sizeof(t->comm), "%s", wcomm);
+	b->nr_samples++;
+}
+
+/*
  * A code object's record (CPROF_REC_PYCODE) of CPython version: its
  * qualname's, filename's and line table's object bytes, as the module
  * copies them.

@@ -468,6 +468,96 @@ static void test_threadcreate(void)
 	resolved__free(r);
 }
 
+/* The label of sample s keyed @key, or NULL. */
+static const Perftools__Profiles__Label *
+find_label(const Perftools__Profiles__Profile *p,
+	   const Perftools__Profiles__Sample *s, const char *key)
+{
+	const char *const *str = (const char *const *)p->string_table;
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(str[s->label[i]->key], key))
+			return s->label[i];
+	return NULL;
+}
+
+/*
+ * Futex waits ended: Go's mutex profile's types, contentions and delay
+ * summed by waker stack and waiter, the waiter's pid, tid and name as
+ * labels, lost wake-ups counted without a delay; debug=1 is Go's text.
+ */
+static void test_mutex(void)
+{
+	const char *in = tmp_path("mx.bin"), *out = tmp_path("mx.pb.gz");
+	struct cprof_header h = sb_default_header();
+	Perftools__Profiles__Profile *p = NULL;
+	struct output_opts oo = { .format = FORMAT_TEXT };
+	int64_t count = 0, delay = 0, waiter43 = 0;
+	char *text = NULL;
+	struct resolved *r;
+	size_t len = 0, i;
+	struct sb b;
+	FILE *f;
+
+	h.kind = CPROF_KIND_MUTEX;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x", bid, 20);
+	sb_sample_wake(&b, 10, 42, 44, "holder", 3, kips, 2, uips,
+		       42, 43, "waiter", 3000);
+	sb_sample_wake(&b, 11, 42, 44, "holder", 3, kips, 2, uips,
+		       42, 43, "waiter", 4000);
+	sb_sample_wake(&b, 12, 42, 44, "holder", 3, kips, 2, uips,
+		       42, 45, "other", 500);
+	sb_lost(&b, 13, 0, 2, 0);
+	sb_end(&b, 300000000, CPROF_END_COMPLETE, 2);
+	r = to_pprof(&b, in, out, "mutex stream", &p);
+	if (!r)
+		return;
+	if (p) {
+		const char *const *str = (const char *const *)p->string_table;
+
+		for (i = 0; i < p->n_sample; i++) {
+			const Perftools__Profiles__Sample *s = p->sample[i];
+			const Perftools__Profiles__Label *tid, *comm, *pid;
+
+			count += s->value[0];
+			delay += s->value[1];
+			tid = find_label(p, s, "waiter_tid");
+			comm = find_label(p, s, "waiter_comm");
+			pid = find_label(p, s, "waiter_pid");
+			if (tid && tid->num == 43 && comm && pid &&
+			    pid->num == 42 && !strcmp(str[comm->str], "waiter"))
+				waiter43 += s->value[1];
+		}
+		test_condf(p->n_sample_type == 2 &&
+			   !strcmp(str[p->sample_type[0]->type], "contentions") &&
+			   !strcmp(str[p->sample_type[0]->unit], "count") &&
+			   !strcmp(str[p->sample_type[1]->type], "delay") &&
+			   !strcmp(str[p->sample_type[1]->unit], "nanoseconds") &&
+			   !strcmp(str[p->period_type->type], "contentions") &&
+			   p->period == 1 && count == 5 && delay == 7500,
+			   "contentions/count and delay/nanoseconds, 3 waits and 2 lost, 7500 ns: %lld, %lld",
+			   (long long)count, (long long)delay);
+		test_condf(waiter43 == 7000,
+			   "waiter 42/43 \"waiter\" labelled, its 7000 ns: %lld",
+			   (long long)waiter43);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	} else {
+		test_cond("gunzip + unpack the mutex pprof", 0);
+	}
+	f = open_memstream(&text, &len);
+	test_cond("write its text", f && output__write(r, &oo, f, "memory") == 0);
+	if (f)
+		fclose(f);
+	test_condf(text && !strncmp(text, "--- mutex:\ncycles/second=1000000000\nsampling period=1\n", 54) &&
+		   strstr(text, "\n7500 3 @ ") && strstr(text, "\n0 2 @ "),
+		   "Go's mutex debug=1 form:\n%s", text ? text : "");
+	free(text);
+	resolved__free(r);
+}
+
 int main(void)
 {
 	const char *in = tmp_path("s.bin"), *out = tmp_path("out.pb.gz");
@@ -499,5 +589,6 @@ int main(void)
 	resolved__free(r);
 	test_threads();
 	test_threadcreate();
+	test_mutex();
 	return test_report();
 }

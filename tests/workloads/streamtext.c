@@ -30,6 +30,7 @@ static const char *const layouts[] = {
 	"O time pid tid cpu flags state every nr_kernel nr_user comm ip...",
 	"I time out_ns tid cpu",
 	"P time tid status nr text frame...",
+	"W time tid wpid wtid delay_ns",
 	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
 	"L time cpu samples other",
@@ -129,6 +130,26 @@ static int python_line(const struct cprof_sample *s, const void *at,
 	return 0;
 }
 
+/*
+ * A sample's trailer: the thread it woke (kind mutex), "W" and the
+ * waiter's pid, tid and wait, or its Python frames.  0, or -1 if it does
+ * not fit its room.
+ */
+static int trailer_line(const struct cprof_sample *s, const void *at,
+			size_t room)
+{
+	const struct cprof_waketrail *w = at;
+
+	if (room < sizeof(*w) || w->type != CPROF_TRAIL_WAKE)
+		return python_line(s, at, room);
+	if (room != sizeof(*w))
+		return -1;
+	add("W %" PRIu64 " %u %u %u %" PRIu64, (uint64_t)s->time_ns, s->tid,
+	    w->pid, w->tid, (uint64_t)w->delay_ns);
+	end_line();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cprof_header h;
@@ -188,7 +209,7 @@ int main(int argc, char **argv)
 			end_line();
 			n += !!(rec.flags & CPROF_SAMPLE_CGROUP);
 			if (sizeof(*s) + n * 8 < rec.size &&
-			    python_line(s, buf + sizeof(*s) + n * 8,
+			    trailer_line(s, buf + sizeof(*s) + n * 8,
 					rec.size - sizeof(*s) - n * 8))
 				return 1;
 			break;

@@ -333,7 +333,8 @@ static void top_header(const struct resolved *r, FILE *out)
 				    r->kind == CPROF_KIND_WALL ? "wall" :
 				    r->kind == CPROF_KIND_THREADS ? "threads" :
 				    r->kind == CPROF_KIND_THREADCREATE ?
-				    "threadcreate" : "cpu");
+				    "threadcreate" :
+				    r->kind == CPROF_KIND_MUTEX ? "delay" : "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -531,6 +532,10 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 		fprintf(out, "%s profile: total %llu\n",
 			r->kind == CPROF_KIND_THREADS ? "threads" :
 			"threadcreate", (unsigned long long)r->total_count);
+	else if (r->kind == CPROF_KIND_MUTEX)
+		/* Go's: its cycles are nanoseconds here, every wait counted */
+		fputs("--- mutex:\ncycles/second=1000000000\nsampling period=1\n",
+		      out);
 	else if (r->kind == CPROF_KIND_CPU)
 		fprintf(out, "cpu profile: %llu samples, %s of CPU in %s @ %llu Hz per CPU\n",
 			(unsigned long long)r->total_count,
@@ -549,6 +554,14 @@ int output__text(const struct resolved *r, FILE *out, const char *name)
 	for (i = 0; i < r->nr_comments; i++)
 		fprintf(out, "# %s\n", esc(strtab__get(r->strings, r->comments[i])));
 	for (i = 0; i < nr; i++) {
+		/* Go's mutex profile: delay (cycles), then count */
+		if (r->kind == CPROF_KIND_MUTEX) {
+			fprintf(out, "\n%llu %llu ",
+				(unsigned long long)st[i].nanos,
+				(unsigned long long)st[i].count);
+			fputs(strtab__get(names, st[i].text), out);
+			continue;
+		}
 		fprintf(out, "\n%llu ", (unsigned long long)st[i].count);
 		/*
 		 * a snapshot, the tasks created: Go's goroutine and

@@ -97,7 +97,7 @@ struct pb {
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
 	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, S_THREADS, S_OFF,
-	S_THREADCREATE, NR_EXTRA
+	S_THREADCREATE, S_WAITER_PID, S_WAITER_TID, S_WAITER_COMM, NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
@@ -107,9 +107,11 @@ static const char *const extra_strings[NR_EXTRA] = {
 	[S_STATE] = "state", [S_CONTENTIONS] = "contentions",
 	[S_DELAY] = "delay", [S_WALL] = "wall", [S_THREADS] = "threads",
 	[S_OFF] = "offcpu", [S_THREADCREATE] = "threadcreate",
+	[S_WAITER_PID] = "waiter_pid", [S_WAITER_TID] = "waiter_tid",
+	[S_WAITER_COMM] = "waiter_comm",
 };
 
-#define NR_LABELS	6	/* most labels a sample has */
+#define NR_LABELS	9	/* most labels a sample has */
 
 static void pb__free(struct pb *pb)
 {
@@ -152,6 +154,9 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	int64_t x = nstr;	/* index of the first extra string */
 	/* tasks created: a count, no time */
 	size_t nvalues = r->kind == CPROF_KIND_THREADCREATE ? 1 : 2;
+	/* waits, Go's block and mutex profiles' */
+	bool contention = r->kind == CPROF_KIND_OFFCPU ||
+			  r->kind == CPROF_KIND_MUTEX;
 
 	pb->samples = calloc(r->nr_samples, sizeof(*pb->samples));
 	pb->sample_ptrs = calloc(r->nr_samples, sizeof(*pb->sample_ptrs));
@@ -192,20 +197,21 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	 * period of one event); fgprof's wall-clock ones for both; a thread
 	 * snapshot's as Go's goroutine profile's (one each, shown first),
 	 * and how long they have been off the CPU; the tasks created as Go's
-	 * threadcreate profile's, a count alone.
+	 * threadcreate profile's, a count alone; the futex waits ended as
+	 * Go's mutex profile's (its period: one in every 1 recorded).
 	 */
 	for (i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&pb->types[i]);
-	pb->types[0].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_CONTENTIONS :
+	pb->types[0].type = x + (contention ? S_CONTENTIONS :
 				 r->kind == CPROF_KIND_THREADS ? S_THREADS :
 				 r->kind == CPROF_KIND_THREADCREATE ?
 				 S_THREADCREATE : S_SAMPLES);
 	pb->types[0].unit = x + S_COUNT;
-	pb->types[1].type = x + (r->kind == CPROF_KIND_OFFCPU ? S_DELAY :
+	pb->types[1].type = x + (contention ? S_DELAY :
 				 r->kind == CPROF_KIND_WALL ? S_WALL :
 				 r->kind == CPROF_KIND_THREADS ? S_OFF : S_CPU);
 	pb->types[1].unit = x + S_NANOSECONDS;
-	pb->types[2] = pb->types[r->kind == CPROF_KIND_OFFCPU ||
+	pb->types[2] = pb->types[contention ||
 				 r->kind == CPROF_KIND_THREADS ||
 				 r->kind == CPROF_KIND_THREADCREATE ? 0 : 1];
 	pb->type_ptrs[0] = &pb->types[0];
@@ -213,7 +219,7 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	p->sample_type = pb->type_ptrs;
 	p->n_sample_type = nvalues;
 	p->period_type = &pb->types[2];
-	p->period = r->kind == CPROF_KIND_OFFCPU ||
+	p->period = contention ||
 		    r->kind == CPROF_KIND_THREADS ||
 		    r->kind == CPROF_KIND_THREADCREATE ? 1 : r->period_ns;
 	if (r->kind == CPROF_KIND_THREADS)
@@ -307,6 +313,15 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 			pb__label(&l[j++], x + S_CGROUP, 0, 0, s->cgroup);
 		if (s->state > 0)
 			pb__label(&l[j++], x + S_STATE, 0, 0, s->state);
+		if (s->waiter_tid) {
+			pb__label(&l[j++], x + S_WAITER_PID, s->waiter_pid,
+				  x + S_ID, 0);
+			pb__label(&l[j++], x + S_WAITER_TID, s->waiter_tid,
+				  x + S_ID, 0);
+		}
+		if (s->waiter_comm > 0)
+			pb__label(&l[j++], x + S_WAITER_COMM, 0, 0,
+				  s->waiter_comm);
 		ps->n_label = j;
 		for (; nl < (size_t)(l + j - pb->labels); nl++)
 			pb->label_ptrs[nl] = &pb->labels[nl];

@@ -98,6 +98,7 @@ static const char index_page[] =
 "<tr><td></td><td><a href='block'>block</a></td></tr>\n"
 "<tr><td></td><td><a href='cmdline'>cmdline</a></td></tr>\n"
 "<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
+"<tr><td></td><td><a href='mutex?debug=1'>mutex</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='threadcreate?debug=1'>threadcreate</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
@@ -116,6 +117,12 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "their state and how long they have been off the CPU (threads/count). "
 "Taken at once: seconds does not apply. debug=1 groups them by stack, "
 "debug=2 lists every thread.</li>\n"
+"<li><div class=profile-name>mutex: </div> Stack traces of holders of "
+"contended locks: of each thread of the whole machine (or pid=PID's) "
+"whose futex call (a pthread mutex unlocked, a condition signalled) "
+"woke a thread waiting in one, kernel and user, with that wait "
+"(contentions and delay, waiter_pid, waiter_tid and waiter_comm labels). "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>profile: </div> CPU profile of the whole "
 "machine (every CPU, kernel and user stacks, cprof.ko). You can specify "
 "the duration in the seconds GET parameter (default " STRINGIFY(SECONDS_DEFAULT)
@@ -488,7 +495,7 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 
 /*
  * A profile of kind (ctl's kind=: profile, block, wall, goroutine,
- * threadcreate) for c's request.
+ * threadcreate, mutex) for c's request.
  */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
@@ -514,9 +521,10 @@ static enum MHD_Result serve_profile(struct server *srv,
 		snprintf(q.err, sizeof(q.err),
 			 "debug=2 is served for goroutine only");
 	else if (!q.err[0] && q.debug && strcmp(kind, "cpu") &&
-		 strcmp(kind, "threads") && strcmp(kind, "threadcreate"))
+		 strcmp(kind, "threads") && strcmp(kind, "threadcreate") &&
+		 strcmp(kind, "mutex"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile, goroutine and threadcreate only: block and wall are pprof");
+			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block and wall are pprof");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -739,6 +747,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (!strcmp(url, "/debug/pprof/threadcreate"))
 		return serve_profile(srv, c, who, version, head,
 				     "threadcreate");
+	if (!strcmp(url, "/debug/pprof/mutex"))
+		return serve_profile(srv, c, who, version, head, "mutex");
 	if (!strcmp(url, "/debug/pprof/cmdline"))
 		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
@@ -750,7 +760,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate and /debug/pprof/cmdline");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10

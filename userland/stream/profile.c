@@ -153,7 +153,10 @@ static int sample_eq(const void *a, const void *b)
 
 	return x->stack == y->stack && x->pid == y->pid && x->tid == y->tid &&
 	       x->cpu == y->cpu && x->cgroup == y->cgroup &&
-	       x->off_state == y->off_state && !strcmp(x->comm, y->comm);
+	       x->off_state == y->off_state && !strcmp(x->comm, y->comm) &&
+	       x->waiter_pid == y->waiter_pid &&
+	       x->waiter_tid == y->waiter_tid &&
+	       !strcmp(x->waiter_comm, y->waiter_comm);
 }
 
 static hashval_t off_hash(const void *e)
@@ -302,6 +305,7 @@ struct sample_of {
 	const uint64_t *ips;
 	uint64_t time_ns;
 	const struct cprof_pytrail *py;	/* a sample's Python frames, or NULL */
+	const struct cprof_waketrail *wake;	/* the thread it woke, or NULL */
 };
 
 /* Intern the stack of smp; its index in *id.  0 ok, -1 ENOMEM. */
@@ -388,10 +392,18 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 		key.s.cgroup = smp->ips[smp->nr_kernel + smp->nr_user];
 	/* comm is NUL-terminated by contract; do not trust it */
 	memcpy(key.s.comm, smp->comm, sizeof(key.s.comm) - 1);
+	if (smp->wake) {
+		key.s.waiter_pid = smp->wake->pid;
+		key.s.waiter_tid = smp->wake->tid;
+		memcpy(key.s.waiter_comm, smp->wake->comm,
+		       sizeof(key.s.waiter_comm) - 1);
+	}
 	key.hash = iterative_hash(&key.s.stack, 4 * sizeof(uint32_t),
 				  (hashval_t)strlen(key.s.comm) | off_state << 8);
 	key.hash = iterative_hash(key.s.comm, strlen(key.s.comm), key.hash);
 	key.hash = iterative_hash(&key.s.cgroup, sizeof(key.s.cgroup),
+				  key.hash);
+	key.hash = iterative_hash(&key.s.waiter_tid, sizeof(key.s.waiter_tid),
 				  key.hash);
 	slot = htab_find_slot_with_hash(p->sample_tab, &key, key.hash, INSERT);
 	if (!slot)
@@ -430,9 +442,18 @@ static int profile__add_sample(struct profile *p,
 		.cpu = smp->cpu, .comm = smp->comm,
 		.ips = (const uint64_t *)smp->ips, .time_ns = smp->time_ns,
 		.py = stream__sample_pytrail(smp),
+		.wake = stream__sample_waketrail(smp),
 	};
 
 	uint64_t periods = 1;
+
+	/* mutex: one wait ended, how long it was */
+	if (of.wake) {
+		if (profile__count(p, &of, PROF_ON_CPU, 1, of.wake->delay_ns))
+			return -1;
+		p->nr_records++;
+		return 0;
+	}
 
 	/* wall: the periods the CPU spent on what it ran, a late tick's too */
 	if (p->hdr.kind == CPROF_KIND_WALL)

@@ -2,7 +2,8 @@
 /*
  * profile - aggregation of a decoded cprof stream.
  *
- * Samples are merged on (stack, pid, tid, cpu, cgroup, comm, off_state): memory
+ * Samples are merged on (stack, pid, tid, cpu, cgroup, comm, off_state,
+ * waiter): memory
  * grows with the number of distinct keys, not with the number of samples.
  * Stacks are interned once; a sample's Python frames (its trailer: each
  * code object, instruction and first line) are part of its stack.  Each sample weighs its CPU's effective period:
@@ -57,6 +58,9 @@ struct prof_sample {
 	uint64_t cgroup;	/* cgroup v2 id, 0: not in the stream */
 	char comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	unsigned int off_state;	/* PROF_ON_CPU, or 1 + enum cprof_off_state */
+	/* kind mutex: the thread woken (0: none) */
+	uint32_t waiter_pid, waiter_tid;
+	char waiter_comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	uint64_t count;		/* samples, or times it left the CPU */
 	uint64_t nanos;		/* sum of their effective periods, or time off */
 	uint64_t first_ns;	/* earliest sample time (sample clock) */

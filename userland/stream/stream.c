@@ -246,8 +246,8 @@ size_t stream__frames_head(unsigned int type)
 /*
  * The frames of a sample, offcpu or thread record (fixed part: head bytes):
  * each count within the depth, the size theirs (a sample of version 3 and
- * later: or theirs and a Python trailer's, itself checked).  0 ok, -1
- * after printing why.
+ * later: or theirs and a Python trailer's, itself checked; in a profile of
+ * kind mutex, theirs and a waiter's).  0 ok, -1 after printing why.
  */
 static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 				size_t head, unsigned int nr_kernel,
@@ -266,6 +266,22 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
 			    esc(s->name), what, at, nr_user, CPROF_MAX_DEPTH);
 	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
+	if (r->type == CPROF_REC_SAMPLE && s->hdr.kind == CPROF_KIND_MUTEX) {
+		const struct cprof_waketrail *wt;
+
+		if (r->size != need + sizeof(*wt))
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and a waiter (%zu bytes)",
+				    esc(s->name), at, r->size, nr_kernel, nr_user,
+				    cgroup ? ", a cgroup" : "",
+				    need + sizeof(*wt));
+		wt = (const struct cprof_waketrail *)((const char *)r + need);
+		if (wt->type != CPROF_TRAIL_WAKE)
+			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (a waiter's is %u)",
+				    esc(s->name), at, wt->type,
+				    at + (unsigned long long)need,
+				    CPROF_TRAIL_WAKE);
+		return 0;
+	}
 	/* version 3: a sample's Python frames may follow */
 	if (r->size > need && r->type == CPROF_REC_SAMPLE &&
 	    s->hdr.version >= 3 && r->size >= need + sizeof(*py)) {
@@ -296,7 +312,9 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 	return 0;
 }
 
-const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *smp)
+/* A checked sample's trailer of @type, at least @size bytes; NULL: none. */
+static const void *stream__sample_trail(const struct cprof_sample *smp,
+					unsigned int type, size_t size)
 {
 	size_t need;
 
@@ -305,9 +323,22 @@ const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *sm
 	need = sizeof(*smp) + sizeof(__u64) *
 	       (smp->nr_kernel + smp->nr_user +
 		!!(smp->rec.flags & CPROF_SAMPLE_CGROUP));
-	if (smp->rec.size < need + sizeof(struct cprof_pytrail))
+	if (smp->rec.size < need + size ||
+	    *(const __u16 *)((const char *)smp + need) != type)
 		return NULL;
-	return (const struct cprof_pytrail *)((const char *)smp + need);
+	return (const char *)smp + need;
+}
+
+const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *smp)
+{
+	return stream__sample_trail(smp, CPROF_TRAIL_PYTHON,
+				    sizeof(struct cprof_pytrail));
+}
+
+const struct cprof_waketrail *stream__sample_waketrail(const struct cprof_sample *smp)
+{
+	return stream__sample_trail(smp, CPROF_TRAIL_WAKE,
+				    sizeof(struct cprof_waketrail));
 }
 
 /* Checks beyond the fixed size; 0 ok, -1 after printing why. */

@@ -83,6 +83,11 @@ int stream__mmap_uid(const struct cprof_mmap *mm, uint32_t *uid);
  * NULL if it has none (another record type, a stream before version 3).
  */
 const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *smp);
+/*
+ * The thread a checked sample of a profile of kind mutex woke and its
+ * wait, after its frames and cgroup id; NULL if it has none.
+ */
+const struct cprof_waketrail *stream__sample_waketrail(const struct cprof_sample *smp);
 
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);

@@ -942,6 +942,8 @@ static int resolver__samples(struct resolver *rs)
 			.pid = ps->pid,
 			.tid = ps->tid,
 			.cpu = ps->cpu,
+			.waiter_pid = ps->waiter_pid,
+			.waiter_tid = ps->waiter_tid,
 		};
 		struct prof_stack st;
 		unsigned int k;
@@ -974,6 +976,8 @@ static int resolver__samples(struct resolver *rs)
 		if (resolver__cgroup(rs, ps->cgroup, &s.cgroup) ||
 		    resolver__state(rs, ps->off_state, &s.state) ||
 		    resolver__string(rs, ps->comm, &s.comm) ||
+		    (ps->waiter_tid &&
+		     resolver__string(rs, ps->waiter_comm, &s.waiter_comm)) ||
 		    resolver__push_sample(rs, &s))
 			return -1;
 	}
@@ -1009,7 +1013,8 @@ static int resolver__lost(struct resolver *rs)
 		s.count = profile__lost(p, cpu, &nanos);
 		if (!s.count)
 			continue;
-		s.nanos = nanos;
+		/* a futex wake-up lost: its delay unknown */
+		s.nanos = h->kind == CPROF_KIND_MUTEX ? 0 : nanos;
 		s.cpu = cpu;
 		s.loc = rs->r->nr_loc_ids;
 		sum += s.count;
@@ -1018,12 +1023,16 @@ static int resolver__lost(struct resolver *rs)
 	}
 	if (rs->r->lost > sum) {
 		s.count = rs->r->lost - sum;
-		s.nanos = s.count * h->period_ns;
+		s.nanos = h->kind == CPROF_KIND_MUTEX ? 0 :
+			  s.count * h->period_ns;
 		s.cpu = -1;
 		s.loc = rs->r->nr_loc_ids;
 		if (resolver__push_loc(rs, loc) || resolver__push_sample(rs, &s))
 			return -1;
 	}
+	if (h->kind == CPROF_KIND_MUTEX)
+		return resolver__comment(rs, "%llu futex wake-ups not recorded (per-CPU buffers full, over the budget, or no room to note the sleep): counted as [lost samples], their delay unknown",
+					 (unsigned long long)rs->r->lost);
 	if (h->kind == CPROF_KIND_THREADCREATE)
 		return resolver__comment(rs, "%llu task creations not recorded (per-CPU buffers full, or over the budget): counted as [lost samples]",
 					 (unsigned long long)rs->r->lost);
@@ -1244,6 +1253,9 @@ static int resolver__header(struct resolver *rs)
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
 	if (h->kind == CPROF_KIND_THREADS ?
 	    resolver__comment(rs, "cprof: Linux %s, a snapshot of every thread, %u CPUs",
+			      release, h->online_cpus) :
+	    h->kind == CPROF_KIND_MUTEX ?
+	    resolver__comment(rs, "cprof: Linux %s, every futex wait ended by a futex call, by the waker's stacks (the unlocker), %u CPUs",
 			      release, h->online_cpus) :
 	    h->kind == CPROF_KIND_THREADCREATE ?
 	    resolver__comment(rs, "cprof: Linux %s, every task created (thread or process), by the creating thread's stacks, %u CPUs",

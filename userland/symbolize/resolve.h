@@ -82,6 +82,8 @@ struct res_sample {
 	int64_t comm;			/* string; 0: no label */
 	int64_t cgroup;			/* string (path or "id:N"); 0: none */
 	int64_t state;			/* string (on or off the CPU); 0: none */
+	uint32_t waiter_pid, waiter_tid;	/* kind mutex; 0: none */
+	int64_t waiter_comm;		/* string; 0: none */
 };
 
 struct resolved {

@@ -85,6 +85,29 @@ median() {
 	END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# startstop_ms KIND...: for each KIND, a line of how long opening and
+# closing /proc/cprof/profile took, three times, in ms ("open/close"):
+# the open registers the kind's hooks (text patched), the close removes
+# them and waits for them to be gone.  Leaves kind=cpu set.
+startstop_ms() {
+	local kind i line t0 t1 t2
+	for kind in "$@"; do
+		ctl "kind=$kind" seconds=1
+		line=""
+		for ((i = 0; i < 3; i++)); do
+			t0=$EPOCHREALTIME
+			exec 3</proc/cprof/profile
+			t1=$EPOCHREALTIME
+			exec 3<&-
+			t2=$EPOCHREALTIME
+			line+=" $(awk -v a="$t0" -v b="$t1" -v c="$t2" \
+				'BEGIN { printf "%.1f/%.1f", (b - a) * 1000, (c - b) * 1000 }')"
+		done
+		echo "start/stop, ms: $kind:$line"
+	done
+	ctl kind=cpu
+}
+
 # slow_ms MS: MS stretched by CPROF_SLOW, for bounds on wall time.
 slow_ms() {
 	echo $(($1 * ${CPROF_SLOW:-1}))

@@ -25,6 +25,10 @@
 #     probe) through the fork/exec storm while CPU 1 goes offline and
 #     back; then 6 kind=threadcreate profiles unloaded mid-stream, the
 #     storm still forking;
+#   - lock contention: cprof-dump -d --kind mutex (the sched_switch and
+#     sched_waking probes) through the fork/exec storm and mutexhold's
+#     contended mutex while CPU 1 goes offline and back; then 6
+#     kind=mutex profiles unloaded mid-stream, the mutex still contended;
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
 #     back; then 10 kind=threads readers unloaded mid-pass; then 60 s of
@@ -242,6 +246,46 @@ touch "$OUT/stop"
 wait
 echo "threadcreate load/unload: 6 cycles, $tcdone streams ended with reason unload"
 ((tcdone >= 3)) || fail "only $tcdone of 6 threadcreate readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- lock contention: both probes through the storm and CPU 1's hotplug
+# contend() FILE: mutexhold contending its mutex for 600 s (in $holder)
+contend() {
+	"$WORKLOADS/mutexhold" 4 600 >"$1" &
+	holder=$!
+	wait_lines "$1" 1 || fail "mutexhold did not start"
+	kill -USR1 "$holder"
+}
+contend "$OUT/mutexhold.out"
+kload budget=50
+storm 2
+plug "$OUT/mxplugs" &
+plugger=$!
+m0=$(stat_of mutex_events)
+"$CPROF_DUMP" -d 10 --kind mutex -f folded -o "$OUT/mx.folded" 2>"$OUT/mx.err" ||
+	fail "cprof-dump -d --kind mutex through the storm failed: $(cat "$OUT/mx.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the mutex profile failed"
+kill "$holder"
+wait
+woken=$(($(stat_of mutex_events) - m0))
+cat "$OUT/mx.err"
+echo "mutex through the storm: $woken wake-ups recorded of $(stat_of mutex_noted) futex" \
+	"sleeps noted ($(stat_of mutex_full) without a slot, $(stat_of mutex_skipped) over budget)," \
+	"$(cat "$OUT/mxplugs") hotplug cycles of cpu1; $(stats_line)"
+((woken > 0)) || fail "no futex wake-up recorded through the storm"
+grep -q ';hold_\(few\|many\);.*try_to_wake_up_\[k\]' "$OUT/mx.folded" ||
+	fail "mutexhold's unlocks are not in the mutex profile"
+rmmod cprof || fail "rmmod after the mutex storm failed"
+contend "$OUT/mutexhold2.out"
+storm 1
+kind_cycles 6 mutex
+mxdone=$COMPLETE
+touch "$OUT/stop"
+kill "$holder"
+wait
+echo "mutex load/unload: 6 cycles, $mxdone streams ended with reason unload"
+((mxdone >= 3)) || fail "only $mxdone of 6 mutex readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- thread snapshots: threads starting and exiting, CPU 1 going offline

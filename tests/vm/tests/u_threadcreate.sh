@@ -117,19 +117,5 @@ echo "module: $ev creations recorded, $(stat_of threadcreate_skipped) over budge
 # What starting and stopping such a profile costs: the open registers the
 # kind's hook (text patched), the close removes it and waits for it to be
 # gone; kind cpu, which registers none, for comparison.  Printed only.
-ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
-for kind in cpu offcpu threadcreate; do
-	ctl "kind=$kind" seconds=1
-	line=""
-	for ((i = 0; i < 3; i++)); do
-		t0=$EPOCHREALTIME
-		exec 3</proc/cprof/profile
-		t1=$EPOCHREALTIME
-		exec 3<&-
-		t2=$EPOCHREALTIME
-		line+=" $(ms "$t0" "$t1")/$(ms "$t1" "$t2")"
-	done
-	echo "start/stop, ms: $kind:$line"
-done
-ctl kind=cpu
+startstop_ms cpu offcpu threadcreate
 echo "u_threadcreate: ok"
