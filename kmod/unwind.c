@@ -553,10 +553,10 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
  * cprof_uwalk_next() until done): the
  * frame it is at, the address space's mappings (NULL: frame pointers only)
  * and what the first step found.  Lives inside the walk's
- * pagefault_disable() and rcu_read_lock().
+ * pagefault_disable() and rcu_read_lock().  cprof_uwalk_start() zeroes
+ * what lies before tsk and sets tsk, acc and f.
  */
 struct cprof_uwalk {
-	struct task_struct *tsk;	/* whose stack: see cprof_uwalk_req */
 	const struct cprof_mmstate *st;	/* files->st; NULL: no lookups */
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
@@ -568,9 +568,10 @@ struct cprof_uwalk {
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
 	bool done;
-	struct cprof_ustep_frame f;	/* where the walk is */
 	struct cprof_ufiles *files;	/* its address space's lookups */
+	struct task_struct *tsk;	/* whose stack: see cprof_uwalk_req */
 	struct cprof_uaccess *acc;	/* every read takes one */
+	struct cprof_ustep_frame f;	/* where the walk is */
 	struct cprof_ufiles own;	/* last: see cprof_uwalk_start() */
 };
 
@@ -797,11 +798,11 @@ static void cprof_uwalk_start(struct cprof_uwalk *w,
 	unsigned int hints;
 
 	/*
-	 * Everything but the lookups, set up by cprof_uwalk_files() if used:
-	 * zeroing hundreds of bytes more each tick costs, under emulation
-	 * above all.
+	 * Not what is set below, nor the lookups, set up by
+	 * cprof_uwalk_files() if used: zeroing hundreds of bytes more each
+	 * tick costs, under emulation above all.
 	 */
-	memset(w, 0, offsetof(struct cprof_uwalk, own));
+	memset(w, 0, offsetof(struct cprof_uwalk, tsk));
 	w->f.ip = uregs->ip;
 	w->f.sp = uregs->sp;
 	w->f.fp = uregs->bp;
