@@ -219,9 +219,20 @@ static void cprof_mx_record(const struct cprof_settings *set,
 					      (unsigned long)cprof_mx_wake_tp->iterator);
 	uregs = cprof_saved_user_regs(tsk);
 	cprof_uaccess_start(&acc, set->accesses);
-	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(tsk, uregs, true, smp->ips + nk, depth,
-				       &flags, NULL, NULL, &mapped, &acc);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = tsk,
+			.uregs = uregs,
+			.ips = smp->ips + nk,
+			.acc = &acc,
+			.max = depth,
+			.entry = true,
+		};
+
+		nu = cprof_unwind_user(&req);
+		flags |= req.flags;
+		mapped = req.mapped;
+	}
 	smp->time_ns = now;
 	smp->pid = tsk->tgid;
 	smp->tid = tsk->pid;

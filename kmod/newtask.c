@@ -85,9 +85,20 @@ static void cprof_nt_record(const struct cprof_settings *set,
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	cprof_uaccess_start(&acc, set->accesses);
-	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(tsk, uregs, true, smp->ips + nk, depth,
-				       &flags, NULL, NULL, &mapped, &acc);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = tsk,
+			.uregs = uregs,
+			.ips = smp->ips + nk,
+			.acc = &acc,
+			.max = depth,
+			.entry = true,
+		};
+
+		nu = cprof_unwind_user(&req);
+		flags |= req.flags;
+		mapped = req.mapped;
+	}
 	smp->time_ns = now;
 	smp->pid = tsk->tgid;
 	smp->tid = tsk->pid;

@@ -265,9 +265,20 @@ static void cprof_off_out(const struct cprof_settings *set,
 	if (!uregs && prev->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
 	cprof_uaccess_start(&acc, set->accesses);
-	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(prev, uregs, true, o->ips + nk, depth,
-				       &flags, NULL, NULL, &mapped, &acc);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = prev,
+			.uregs = uregs,
+			.ips = o->ips + nk,
+			.acc = &acc,
+			.max = depth,
+			.entry = true,
+		};
+
+		nu = cprof_unwind_user(&req);
+		flags |= req.flags;
+		mapped = req.mapped;
+	}
 	if (acc.spent)
 		oc->budget_truncated++;
 	if (acc.used > oc->accesses_max)

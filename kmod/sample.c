@@ -306,11 +306,22 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	uregs = cprof_user_regs(tsk, regs);
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
-	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(tsk, uregs, uregs != regs, s->ips + nk,
-				       set->depth, &flags,
-				       cprof_profile_ustack ? &copy : NULL, &py,
-				       &mapped, &acc);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = tsk,
+			.uregs = uregs,
+			.ips = s->ips + nk,
+			.acc = &acc,
+			.copy = cprof_profile_ustack ? &copy : NULL,
+			.py = &py,
+			.max = set->depth,
+			.entry = uregs != regs,
+		};
+
+		nu = cprof_unwind_user(&req);
+		flags |= req.flags;
+		mapped = req.mapped;
+	}
 
 	s->time_ns = now;
 	s->pid = tsk->tgid;

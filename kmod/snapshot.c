@@ -132,11 +132,20 @@ static void cprof_snap_running(void *arg)
 	else if (set->mode != CPROF_MODE_USER)
 		nk = cprof_unwind_kernel(regs, t->ips, set->depth, &lk->flags);
 	uregs = cprof_user_regs(current, regs);
-	if (uregs && set->mode != CPROF_MODE_KERNEL)
-		nu = cprof_unwind_user(current, uregs, uregs != regs,
-				       t->ips + nk, set->depth, &lk->flags,
-				       lk->ustack ? &lk->copy : NULL, NULL,
-				       NULL, &acc);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = current,
+			.uregs = uregs,
+			.ips = t->ips + nk,
+			.acc = &acc,
+			.copy = lk->ustack ? &lk->copy : NULL,
+			.max = set->depth,
+			.entry = uregs != regs,
+		};
+
+		nu = cprof_unwind_user(&req);
+		lk->flags |= req.flags;
+	}
 	/* the copy whole or none, as the tick's */
 	if (lk->flags & CPROF_SAMPLE_USTACK &&
 	    !cprof_uaccess_take(&acc, CPROF_UACCESS_COPY(lk->ustack)))
@@ -195,11 +204,20 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 	}
 	if (!user && tsk->flags & PF_KTHREAD)
 		lk->flags |= CPROF_SAMPLE_KTHREAD;
-	if (user)
-		nu = cprof_unwind_user(tsk, &lk->uregs, true, t->ips + nk,
-				       set->depth, &lk->flags,
-				       lk->ustack ? &lk->copy : NULL, NULL,
-				       NULL, NULL);
+	if (user) {
+		/* asleep: no bound on its reads but the depth (no .acc) */
+		struct cprof_uwalk_req req = {
+			.tsk = tsk,
+			.uregs = &lk->uregs,
+			.ips = t->ips + nk,
+			.copy = lk->ustack ? &lk->copy : NULL,
+			.max = set->depth,
+			.entry = true,
+		};
+
+		nu = cprof_unwind_user(&req);
+		lk->flags |= req.flags;
+	}
 	t->nr_kernel = nk;
 	t->nr_user = nu;
 	t->cpu = task_cpu(tsk);

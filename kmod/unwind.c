@@ -553,10 +553,10 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
  * cprof_uwalk_next() until done): the
  * frame it is at, the address space's mappings (NULL: frame pointers only)
  * and what the first step found.  Lives inside the walk's
- * pagefault_disable() and rcu_read_lock().
+ * pagefault_disable() and rcu_read_lock().  cprof_uwalk_start() zeroes
+ * what lies before tsk and sets tsk, acc and f.
  */
 struct cprof_uwalk {
-	struct task_struct *tsk;	/* whose stack: see cprof_unwind_user() */
 	const struct cprof_mmstate *st;	/* files->st; NULL: no lookups */
 	struct pt_regs *regs;		/* f's while first, if exact */
 	struct cprof_ucopy *copy;	/* NULL: no stack copy wanted */
@@ -564,13 +564,14 @@ struct cprof_uwalk {
 	unsigned long wrapper_caller;	/* by cprof_syscall_caller() */
 	int nr;				/* frames so far: f is the last */
 	int mapped;			/* the first of them in @st's ranges */
-	u16 *flags;			/* the sample's CPROF_SAMPLE_USER_* */
+	u16 flags;			/* the walk's CPROF_SAMPLE_USER_* */
 	bool first;			/* f.ip is the interrupted ip */
 	bool leaf_only;
 	bool done;
-	struct cprof_ustep_frame f;	/* where the walk is */
 	struct cprof_ufiles *files;	/* its address space's lookups */
+	struct task_struct *tsk;	/* whose stack: see cprof_uwalk_req */
 	struct cprof_uaccess *acc;	/* every read takes one */
+	struct cprof_ustep_frame f;	/* where the walk is */
 	struct cprof_ufiles own;	/* last: see cprof_uwalk_start() */
 };
 
@@ -597,7 +598,7 @@ static void cprof_uwalk_copy_here(struct cprof_uwalk *w, bool first)
 		.fp = w->f.fp,
 		.regs = first ? w->regs : NULL,
 	};
-	*w->flags |= CPROF_SAMPLE_USTACK;
+	w->flags |= CPROF_SAMPLE_USTACK;
 }
 
 /*
@@ -675,13 +676,13 @@ static enum cprof_step cprof_uwalk_step(struct cprof_uwalk *w)
 			step = cprof_ustep_row(&row, &w->f, &env);
 		}
 		if (step == CPROF_STEP_OK)
-			*w->flags |= CPROF_SAMPLE_USER_TABLE;
+			w->flags |= CPROF_SAMPLE_USER_TABLE;
 		if (step != CPROF_STEP_NONE)
 			return step;
 		/* (a second pass is at another frame than nr's) */
 		if (w->copy && !u && !again)
 			cprof_uwalk_copy_here(w, first);
-		if (first && !(*w->flags & CPROF_SAMPLE_USER_EXACT) &&
+		if (first && !(w->flags & CPROF_SAMPLE_USER_EXACT) &&
 		    cprof_syscall_caller(w->tsk, w->acc, &w->f)) {
 			w->wrapper_caller = w->f.ip;
 			return CPROF_STEP_OK;
@@ -708,7 +709,7 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 
 	step = w->leaf_only ? CPROF_STEP_END : cprof_uwalk_step(w);
 	if (cprof_uaccess_spent(w->acc)) {
-		*w->flags |= CPROF_SAMPLE_USER_TRUNC;
+		w->flags |= CPROF_SAMPLE_USER_TRUNC;
 		w->done = true;
 		return;
 	}
@@ -724,7 +725,7 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 	 */
 	if (step == CPROF_STEP_BAD || w->f.ip < CONFIG_DEFAULT_MMAP_MIN_ADDR ||
 	    w->f.ip >= TASK_SIZE_MAX) {
-		*w->flags |= CPROF_SAMPLE_USER_FAULT;
+		w->flags |= CPROF_SAMPLE_USER_FAULT;
 		w->done = true;
 	}
 }
@@ -787,37 +788,34 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 }
 
 /*
- * At the interrupted frame; the caller has disabled page faults and holds
- * the RCU read lock.
+ * At @req's interrupted frame; the caller has disabled page faults and
+ * holds the RCU read lock.
  */
-static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
-			      struct pt_regs *uregs, bool entry, u16 *flags,
-			      struct cprof_ucopy *copy,
-			      struct cprof_pyhint *py,
-			      struct cprof_uaccess *acc)
+static void cprof_uwalk_start(struct cprof_uwalk *w,
+			      const struct cprof_uwalk_req *req)
 {
+	struct pt_regs *uregs = req->uregs;
 	unsigned int hints;
 
 	/*
-	 * Everything but the lookups, set up by cprof_uwalk_files() if used:
-	 * zeroing hundreds of bytes more each tick costs, under emulation
-	 * above all.
+	 * Not what is set below, nor the lookups, set up by
+	 * cprof_uwalk_files() if used: zeroing hundreds of bytes more each
+	 * tick costs, under emulation above all.
 	 */
-	memset(w, 0, offsetof(struct cprof_uwalk, own));
+	memset(w, 0, offsetof(struct cprof_uwalk, tsk));
 	w->f.ip = uregs->ip;
 	w->f.sp = uregs->sp;
 	w->f.fp = uregs->bp;
 	w->f.base = uregs->sp;
-	w->acc = acc;
-	w->tsk = tsk;
-	w->flags = flags;
+	w->acc = req->acc;
+	w->tsk = req->tsk;
 	w->first = true;
 	/*
 	 * Entry code sets orig_ax to -1 for interrupts and exceptions; a
 	 * system call's entry overwrote rax, rcx and r11.
 	 */
-	if (!entry || (long)uregs->orig_ax < 0) {
-		*flags |= CPROF_SAMPLE_USER_EXACT;
+	if (!req->entry || (long)uregs->orig_ax < 0) {
+		w->flags |= CPROF_SAMPLE_USER_EXACT;
 		w->regs = uregs;
 	}
 	/* 32-bit tasks have another frame layout: leaf only. */
@@ -829,75 +827,50 @@ static void cprof_uwalk_start(struct cprof_uwalk *w, struct task_struct *tsk,
 	hints = cprof_utable_hints();
 	if (hints & CPROF_UHINT_ANY) {
 		w->st = cprof_uwalk_files(w);
-		if (py && (hints & CPROF_UHINT_PYTHON))
-			w->py = py;
+		if (req->py && (hints & CPROF_UHINT_PYTHON))
+			w->py = req->py;
 		/* a table may be on its way */
 		if (hints & CPROF_UHINT_LOADER)
-			w->copy = copy;
+			w->copy = req->copy;
 	}
-	if (copy && copy->always && (hints & CPROF_UHINT_LOADER))
-		w->copy = copy;
+	if (req->copy && req->copy->always && (hints & CPROF_UHINT_LOADER))
+		w->copy = req->copy;
 }
 
 /**
  * cprof_unwind_user() - the user stack of the interrupted task
- * @tsk: the task: current, or one whose address space current uses
- *	(kthread_use_mm()) and which does not run in it meanwhile
- * @uregs: its user registers, from cprof_user_regs()
- * @entry: the tick hit the kernel, not user mode: @uregs are the ones saved
- *	at kernel entry
- * @ips: where the return addresses go, the interrupted ip first
- * @max: room in @ips, at least 1
- * @flags: the sample's flags; CPROF_SAMPLE_USER_* are set here, and
- *	CPROF_SAMPLE_USTACK when @copy was filled in
- * @copy: where to note the frame to copy the stack from if the walk
- *	reaches code whose table may be on its way (cprof_maps_settling()),
- *	or with @copy->always set by the caller, any code without a table
- *	while a loader is there; NULL: none wanted
- * @py: where to note the first frame in a CPython interpreter's code
- *	(its table's CPROF_UTABLE_PY), @py->found set if there was one;
- *	NULL: not wanted
- * @mapped: set to how many of the first frames the walk found in mappings
- *	maps.c emitted (cprof_maps_note() need not check them again); NULL:
- *	not wanted
- * @acc: the event's user accesses, each read taking one; when they run
- *	out the walk stops there, CPROF_SAMPLE_USER_TRUNC (as at @max); NULL:
- *	no bound
+ * @req: the walk: what to walk, where to, and what to note on the way
+ *	(struct cprof_uwalk_req); its outputs are set here
  *
  * Never sleeps or faults: user memory is read with page faults disabled.
  *
  * Context: the tick (hard interrupt), the scheduler's hook (interrupts
  * disabled), or a thread snapshot (process context, another task's
  * registers, its address space in use).
- * Return: the number of entries written to @ips.
+ * Return: the number of entries written to @req->ips.
  */
-int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
-		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
-		      int *mapped, struct cprof_uaccess *acc)
+int cprof_unwind_user(struct cprof_uwalk_req *req)
 {
 	/* set up by cprof_uwalk_start(), which leaves own be */
 	struct cprof_uwalk w __uninitialized;
 	int n = 0;
 
-	if (py)
-		py->found = false;
+	if (req->py)
+		req->py->found = false;
 	pagefault_disable();
 	rcu_read_lock();
-	for (cprof_uwalk_start(&w, tsk, uregs, entry, flags, copy, py, acc);
-	     !w.done;
-	     cprof_uwalk_next(&w)) {
-		if (n == max) {
-			*flags |= CPROF_SAMPLE_USER_TRUNC;
+	for (cprof_uwalk_start(&w, req); !w.done; cprof_uwalk_next(&w)) {
+		if (n == req->max) {
+			w.flags |= CPROF_SAMPLE_USER_TRUNC;
 			break;
 		}
-		ips[n++] = w.f.ip;
+		req->ips[n++] = w.f.ip;
 		w.nr = n;
 	}
 	rcu_read_unlock();
 	pagefault_enable();
-	if (mapped)
-		*mapped = w.mapped;
+	req->flags = w.flags;
+	req->mapped = w.mapped;
 	return n;
 }
 

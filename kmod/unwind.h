@@ -18,7 +18,7 @@ struct task_struct;
  * always is set by the caller before the walk, the rest by the walk.
  */
 struct cprof_ucopy {
-	bool always;		/* the caller's: see cprof_unwind_user() */
+	bool always;		/* the caller's: see struct cprof_uwalk_req */
 	int frame;
 	unsigned long sp;
 	unsigned long fp;
@@ -84,6 +84,46 @@ static inline bool cprof_uaccess_spent(const struct cprof_uaccess *a)
 #define CPROF_UACCESS_COPY(size) \
 	(DIV_ROUND_UP(size, CPROF_UACCESS_BYTES) + 1)
 
+/**
+ * struct cprof_uwalk_req - a user stack walk, asked of cprof_unwind_user()
+ * @tsk: whose stack: current, or a task whose address space current uses
+ *	(kthread_use_mm()) and which does not run in it meanwhile
+ * @uregs: its user registers (cprof_user_regs(), cprof_saved_user_regs())
+ * @ips: where the return addresses go, the interrupted ip first
+ * @acc: the event's user accesses, each read taking one; when they run out
+ *	the walk stops there, CPROF_SAMPLE_USER_TRUNC (as at @max); NULL: no
+ *	bound
+ * @copy: where to note the frame to copy the stack from if the walk
+ *	reaches code whose table may be on its way (cprof_maps_settling()),
+ *	or with @copy->always set by the caller, any code without a table
+ *	while a loader is there; NULL: none wanted
+ * @py: where to note the first frame in a CPython interpreter's code
+ *	(its table's CPROF_UTABLE_PY), @py->found set if there was one;
+ *	NULL: not wanted
+ * @max: room in @ips, at least 1
+ * @entry: the event hit the kernel, not user mode: @uregs are the ones
+ *	saved at kernel entry
+ * @flags: out: the sample's CPROF_SAMPLE_USER_* the walk found, and
+ *	CPROF_SAMPLE_USTACK if it filled in @copy; the caller ORs them in
+ * @mapped: out: how many of the first frames the walk found in mappings
+ *	maps.c emitted (cprof_maps_note() need not check them again)
+ *
+ * The caller fills in the inputs with an initializer (a pointer it leaves
+ * out is NULL); the walk sets both outputs, whatever it finds.
+ */
+struct cprof_uwalk_req {
+	struct task_struct *tsk;
+	struct pt_regs *uregs;
+	u64 *ips;
+	struct cprof_uaccess *acc;
+	struct cprof_ucopy *copy;
+	struct cprof_pyhint *py;
+	int max;
+	bool entry;
+	u16 flags;
+	int mapped;
+};
+
 /* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
 #define CPROF_SKIP_SPAN		256
 
@@ -94,10 +134,7 @@ int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 			     u16 *flags);
 struct pt_regs *cprof_unwind_irq_regs(void);
-int cprof_unwind_user(struct task_struct *tsk, struct pt_regs *uregs,
-		      bool entry, u64 *ips, int max, u16 *flags,
-		      struct cprof_ucopy *copy, struct cprof_pyhint *py,
-		      int *mapped, struct cprof_uaccess *acc);
+int cprof_unwind_user(struct cprof_uwalk_req *req);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
 struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);

@@ -15,6 +15,7 @@
  * Why: docs/design.md, "Why compiled tables, not a stack copy".
  */
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
@@ -246,7 +247,8 @@ static void cprof_utab_drop(struct cprof_utab *t)
 	kvfree_rcu(t, rcu);
 }
 
-static ssize_t cprof_utab_remove(u32 dev, u64 ino)
+/* Drop the table of (@dev, @ino).  Return: 0, or -ENOENT (none loaded). */
+static int cprof_utab_remove(u32 dev, u64 ino)
 {
 	struct cprof_utab *old;
 
@@ -323,6 +325,188 @@ static int cprof_upy_check(const struct cprof_upy *py)
 	return 0;
 }
 
+/* What a write to /proc/cprof/unwind asks: cprof_utab_parse()'s answer. */
+enum cprof_utab_cmd {
+	CPROF_UTAB_INSTALL,	/* a table: the file's first, or its new one */
+	CPROF_UTAB_REMOVE,	/* a header without rows: drop the file's */
+	CPROF_UTAB_BUSY,	/* userland starts compiling tables */
+	CPROF_UTAB_IDLE,	/* it is done */
+};
+
+/*
+ * A write's header, checked, and what it asks; head: the header and the
+ * CPython layout if any, where an install's rule[] begins.
+ */
+struct cprof_utab_req {
+	struct cprof_utable hdr;
+	size_t head;
+	enum cprof_utab_cmd cmd;
+};
+
+/*
+ * Copy the header of a write of @count bytes at @buf into @req and check
+ * it, and @count against what it announces.  Return: 0, -EINVAL (a
+ * malformed header, a wrong size) or -EFAULT.
+ */
+static int cprof_utab_parse(const char __user *buf, size_t count,
+			    struct cprof_utab_req *req)
+{
+	struct cprof_utable *hdr = &req->hdr;
+	size_t rows_bytes;
+
+	if (count < sizeof(*hdr))
+		return -EINVAL;
+	if (copy_from_user(hdr, buf, sizeof(*hdr)))
+		return -EFAULT;
+	if (hdr->magic != CPROF_UTABLE_MAGIC || hdr->size != sizeof(*hdr) ||
+	    hdr->nr_rows > CPROF_UTABLE_ROWS_MAX ||
+	    hdr->nr_rules > CPROF_UTABLE_RULES_MAX ||
+	    !hdr->nr_rows != !hdr->nr_rules ||
+	    hdr->flags & ~(CPROF_UTABLE_FP | CPROF_UTABLE_BUSY |
+			   CPROF_UTABLE_IDLE | CPROF_UTABLE_PY))
+		return -EINVAL;
+	if (hdr->flags & (CPROF_UTABLE_BUSY | CPROF_UTABLE_IDLE)) {
+		if (hdr->nr_rows || count != sizeof(*hdr) ||
+		    hdr->flags & (CPROF_UTABLE_FP | CPROF_UTABLE_PY) ||
+		    (hdr->flags & CPROF_UTABLE_BUSY &&
+		     hdr->flags & CPROF_UTABLE_IDLE))
+			return -EINVAL;
+		req->cmd = hdr->flags & CPROF_UTABLE_BUSY ? CPROF_UTAB_BUSY :
+							    CPROF_UTAB_IDLE;
+		return 0;
+	}
+	rows_bytes = (size_t)hdr->nr_rules * sizeof(struct cprof_urow) +
+		     (size_t)hdr->nr_rows * (sizeof(u32) + sizeof(u16));
+	req->head = sizeof(*hdr) +
+		    (hdr->flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0);
+	if (count != req->head + rows_bytes)
+		return -EINVAL;
+	if (!hdr->nr_rows) {
+		if (hdr->flags & CPROF_UTABLE_PY)
+			return -EINVAL;
+		req->cmd = CPROF_UTAB_REMOVE;
+		return 0;
+	}
+	req->cmd = CPROF_UTAB_INSTALL;
+	return 0;
+}
+
+/* CPROF_UTABLE_BUSY (@busy) or IDLE: what cprof_utable_compiling() says. */
+static void cprof_utab_set_busy(bool busy)
+{
+	WRITE_ONCE(cprof_utab_busy_until,
+		   jiffies + (busy ? CPROF_UTAB_BUSY_MAX : 0));
+}
+
+/*
+ * The table @req installs, from its rows at @buf: allocated, copied and
+ * checked whole, not hashed.  Return: the table, or ERR_PTR() of -ENOSPC
+ * (larger than unwind_mb alone), -ENOMEM, -EFAULT or -EINVAL.
+ */
+static struct cprof_utab *cprof_utab_build(const struct cprof_utab_req *req,
+					   const char __user *buf)
+{
+	const struct cprof_utable *hdr = &req->hdr;
+	struct cprof_utab *t;
+	size_t bytes;
+	u32 last, npages;
+	int err;
+
+	/* The last offset sizes the page index. */
+	if (get_user(last, (const u32 __user *)(buf + req->head +
+						 hdr->nr_rules *
+						 sizeof(struct cprof_urow)) +
+		     hdr->nr_rows - 1))
+		return ERR_PTR(-EFAULT);
+	npages = cprof_uindex_pages(last);
+	/* all 4-byte aligned after the header, itself 8-byte aligned */
+	bytes = sizeof(*t) + (size_t)npages * sizeof(u32) +
+		(size_t)hdr->nr_rules * sizeof(struct cprof_urow) +
+		(size_t)hdr->nr_rows * sizeof(struct cprof_uent);
+	/* checked again under the mutex: this spares the copy */
+	if (bytes > (u64)READ_ONCE(cprof_utab_limit_mb) << 20)
+		return ERR_PTR(-ENOSPC);
+	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->ino = hdr->ino;
+	t->size = hdr->file_size;
+	t->mtime_ns = hdr->mtime_ns;
+	t->dev = hdr->dev;
+	t->nr = hdr->nr_rows;
+	t->npages = npages;
+	t->nrules = hdr->nr_rules;
+	t->frame_pointers = hdr->flags & CPROF_UTABLE_FP;
+	t->python = hdr->flags & CPROF_UTABLE_PY;
+	t->bytes = bytes;
+	t->page = (u32 *)(t + 1);
+	t->rule = (struct cprof_urow *)(t->page + t->npages);
+	t->ent = (struct cprof_uent *)(t->rule + t->nrules);
+	err = -EFAULT;
+	if (t->python && copy_from_user(&t->py, buf + sizeof(*hdr),
+					sizeof(t->py)))
+		goto free;
+	err = t->python ? cprof_upy_check(&t->py) : 0;
+	if (!err)
+		err = cprof_utab_copy(t, buf + req->head);
+	if (err)
+		goto free;
+	t->used = jiffies;
+	return t;
+free:
+	kvfree(t);
+	return ERR_PTR(err);
+}
+
+/*
+ * Hash @t, in place of its file's table if there is one, first evicting
+ * the least recently used while it does not fit.  Return: 0, or -ENOSPC
+ * (unwind_mb was lowered below it meanwhile), @t freed.
+ */
+static int cprof_utab_insert(struct cprof_utab *t)
+{
+	struct cprof_utab *old;
+	u64 limit;
+
+	mutex_lock(&cprof_utab_mutex);
+	/* unwind_mb may have been lowered since */
+	limit = (u64)READ_ONCE(cprof_utab_limit_mb) << 20;
+	if (t->bytes > limit) {
+		mutex_unlock(&cprof_utab_mutex);
+		kvfree(t);
+		return -ENOSPC;
+	}
+	old = cprof_utab_lookup(t->dev, t->ino);
+	/* ends: with only @old left, the table fits */
+	while ((cprof_utab_bytes - (old ? old->bytes : 0) + t->bytes > limit ||
+		(!old && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
+	       cprof_utab_evict_lru(old))
+		cond_resched();	/* a scan an eviction: thousands, at worst */
+	if (old) {
+		/* a tick finds the old table or the new one, never neither */
+		hlist_replace_rcu(&old->node, &t->node);
+		cprof_utab_account(old, -1);
+		kvfree_rcu(old, rcu);
+	} else {
+		hash_add_rcu(cprof_utab_table, &t->node,
+			     cprof_utab_key(t->dev, t->ino));
+	}
+	cprof_utab_account(t, 1);
+	mutex_unlock(&cprof_utab_mutex);
+	return 0;
+}
+
+/* Install or replace the table @req carries, its rows at @buf. */
+static int cprof_utab_install(const struct cprof_utab_req *req,
+			      const char __user *buf)
+{
+	struct cprof_utab *t = cprof_utab_build(req, buf);
+
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	return cprof_utab_insert(t);
+}
+
 /**
  * cprof_utable_write() - install, replace or remove one table
  * @buf: struct cprof_utable, struct cprof_upy if CPROF_UTABLE_PY, rule[],
@@ -340,119 +524,27 @@ static int cprof_upy_check(const struct cprof_upy *py)
  */
 ssize_t cprof_utable_write(const char __user *buf, size_t count)
 {
-	struct cprof_utable hdr;
-	struct cprof_utab *t, *old;
-	size_t rows_bytes, bytes, head;
-	u32 last, npages;
-	ssize_t err;
-	u64 limit;
+	struct cprof_utab_req req;
+	int err;
 
-	if (count < sizeof(hdr))
-		return -EINVAL;
-	if (copy_from_user(&hdr, buf, sizeof(hdr)))
-		return -EFAULT;
-	if (hdr.magic != CPROF_UTABLE_MAGIC || hdr.size != sizeof(hdr) ||
-	    hdr.nr_rows > CPROF_UTABLE_ROWS_MAX ||
-	    hdr.nr_rules > CPROF_UTABLE_RULES_MAX ||
-	    !hdr.nr_rows != !hdr.nr_rules ||
-	    hdr.flags & ~(CPROF_UTABLE_FP | CPROF_UTABLE_BUSY |
-			  CPROF_UTABLE_IDLE | CPROF_UTABLE_PY))
-		return -EINVAL;
-	if (hdr.flags & (CPROF_UTABLE_BUSY | CPROF_UTABLE_IDLE)) {
-		if (hdr.nr_rows || count != sizeof(hdr) ||
-		    hdr.flags & (CPROF_UTABLE_FP | CPROF_UTABLE_PY) ||
-		    (hdr.flags & CPROF_UTABLE_BUSY &&
-		     hdr.flags & CPROF_UTABLE_IDLE))
-			return -EINVAL;
-		WRITE_ONCE(cprof_utab_busy_until,
-			   jiffies + (hdr.flags & CPROF_UTABLE_BUSY ?
-				      CPROF_UTAB_BUSY_MAX : 0));
-		return count;
-	}
-	rows_bytes = (size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
-		     (size_t)hdr.nr_rows * (sizeof(u32) + sizeof(u16));
-	head = sizeof(hdr) +
-	       (hdr.flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0);
-	if (count != head + rows_bytes)
-		return -EINVAL;
-	if (!hdr.nr_rows) {
-		if (hdr.flags & CPROF_UTABLE_PY)
-			return -EINVAL;
-		err = cprof_utab_remove(hdr.dev, hdr.ino);
-		return err ?: count;
-	}
-	/* The last offset sizes the page index. */
-	if (get_user(last, (const u32 __user *)(buf + head +
-						 hdr.nr_rules *
-						 sizeof(struct cprof_urow)) +
-		     hdr.nr_rows - 1))
-		return -EFAULT;
-	npages = cprof_uindex_pages(last);
-	/* all 4-byte aligned after the header, itself 8-byte aligned */
-	bytes = sizeof(*t) + (size_t)npages * sizeof(u32) +
-		(size_t)hdr.nr_rules * sizeof(struct cprof_urow) +
-		(size_t)hdr.nr_rows * sizeof(struct cprof_uent);
-	limit = (u64)READ_ONCE(cprof_utab_limit_mb) << 20;
-	/* checked again under the mutex: this spares the copy */
-	if (bytes > limit)
-		return -ENOSPC;
-	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
-	if (!t)
-		return -ENOMEM;
-	t->ino = hdr.ino;
-	t->size = hdr.file_size;
-	t->mtime_ns = hdr.mtime_ns;
-	t->dev = hdr.dev;
-	t->nr = hdr.nr_rows;
-	t->npages = npages;
-	t->nrules = hdr.nr_rules;
-	t->frame_pointers = hdr.flags & CPROF_UTABLE_FP;
-	t->python = hdr.flags & CPROF_UTABLE_PY;
-	t->bytes = bytes;
-	t->page = (u32 *)(t + 1);
-	t->rule = (struct cprof_urow *)(t->page + t->npages);
-	t->ent = (struct cprof_uent *)(t->rule + t->nrules);
-	err = -EFAULT;
-	if (t->python && copy_from_user(&t->py, buf + sizeof(hdr),
-					sizeof(t->py)))
-		goto free;
-	err = t->python ? cprof_upy_check(&t->py) : 0;
-	if (!err)
-		err = cprof_utab_copy(t, buf + head);
+	err = cprof_utab_parse(buf, count, &req);
 	if (err)
-		goto free;
-
-	t->used = jiffies;
-
-	mutex_lock(&cprof_utab_mutex);
-	/* unwind_mb may have been lowered since */
-	limit = (u64)READ_ONCE(cprof_utab_limit_mb) << 20;
-	err = -ENOSPC;
-	if (bytes > limit) {
-		mutex_unlock(&cprof_utab_mutex);
-		goto free;
+		return err;
+	switch (req.cmd) {
+	case CPROF_UTAB_INSTALL:
+		err = cprof_utab_install(&req, buf);
+		break;
+	case CPROF_UTAB_REMOVE:
+		err = cprof_utab_remove(req.hdr.dev, req.hdr.ino);
+		break;
+	case CPROF_UTAB_BUSY:
+	case CPROF_UTAB_IDLE:
+		cprof_utab_set_busy(req.cmd == CPROF_UTAB_BUSY);
+		break;
 	}
-	old = cprof_utab_lookup(t->dev, t->ino);
-	/* ends: with only @old left, the table fits */
-	while ((cprof_utab_bytes - (old ? old->bytes : 0) + bytes > limit ||
-		(!old && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
-	       cprof_utab_evict_lru(old))
-		cond_resched();	/* a scan an eviction: thousands, at worst */
-	if (old) {
-		/* a tick finds the old table or the new one, never neither */
-		hlist_replace_rcu(&old->node, &t->node);
-		cprof_utab_account(old, -1);
-		kvfree_rcu(old, rcu);
-	} else {
-		hash_add_rcu(cprof_utab_table, &t->node,
-			     cprof_utab_key(t->dev, t->ino));
-	}
-	cprof_utab_account(t, 1);
-	mutex_unlock(&cprof_utab_mutex);
+	if (err)
+		return err;
 	return count;
-free:
-	kvfree(t);
-	return err;
 }
 
 /**
