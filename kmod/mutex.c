@@ -130,6 +130,31 @@ static bool cprof_mx_note(struct task_struct *prev, u64 now)
 }
 
 /*
+ * @next, switched in, still has a note: its wake-up fired before the note
+ * was written (try_to_wake_up() does not wait for the sleeper's switch
+ * to end before sched_waking), so it was not recorded.  Free the note,
+ * which would pass for a later sleep's (the voluntary switch count moves
+ * only at the next one), and count the wake-up lost.  No other CPU
+ * touches a running task's note: it is not asleep, so not woken.
+ */
+static void cprof_mx_drop_stale(struct task_struct *next)
+{
+	struct cprof_mx_slot *s;
+	u32 tid = next->pid;
+	int i;
+
+	for (i = 0; i < CPROF_MX_PROBES; i++) {
+		s = cprof_mx_slot(tid, i);
+		if (READ_ONCE(s->tid) != tid)
+			continue;
+		atomic_dec(cprof_mx_hint(tid));
+		/* the slot free once the hint no longer counts it */
+		smp_store_release(&s->tid, 0);
+		cprof_sample_skip(ktime_get_ns(), true);
+	}
+}
+
+/*
  * The sched_switch probe: interrupts disabled, the runqueue locked,
  * current is @prev.  A sleep the waker already called off (the state set
  * back to running) is no wait.
@@ -142,7 +167,11 @@ static void cprof_mx_switch(void *data, bool preempt,
 	struct cprof_mx_cpu *mc;
 	u64 now;
 
-	if (!set || preempt || !(prev_state & TASK_INTERRUPTIBLE) ||
+	if (!set)
+		return;
+	if (!is_idle_task(next) && atomic_read(cprof_mx_hint(next->pid)))
+		cprof_mx_drop_stale(next);
+	if (preempt || !(prev_state & TASK_INTERRUPTIBLE) ||
 	    !(READ_ONCE(prev->__state) & TASK_INTERRUPTIBLE))
 		return;
 	if (set->pid && prev->tgid != set->pid)
@@ -161,15 +190,15 @@ static void cprof_mx_switch(void *data, bool preempt,
 }
 
 /*
- * @p's note, freed (and any other of its tid): true and its sleep's start
- * in *start if one is of its current sleep (the voluntary switch count
- * unchanged since).
+ * @p's note of its current sleep (the voluntary switch count unchanged
+ * since), freed: true and the sleep's start in *start if there is one.
+ * A stale note of @p is left to @p (cprof_mx_drop_stale(), or its next
+ * sleep reuses it): @p may be writing it now, on its way to sleep.
  */
 static bool cprof_mx_take(struct task_struct *p, u64 *start)
 {
 	struct cprof_mx_slot *s;
 	u32 tid = p->pid;
-	bool found = false;
 	int i;
 
 	for (i = 0; i < CPROF_MX_PROBES; i++) {
@@ -177,15 +206,15 @@ static bool cprof_mx_take(struct task_struct *p, u64 *start)
 		if (READ_ONCE(s->tid) != tid)
 			continue;
 		/* pairs with cprof_mx_note()'s release: start_ns after it */
-		if (smp_load_acquire(&s->nvcsw) == (u32)p->nvcsw && !found) {
-			*start = READ_ONCE(s->start_ns);
-			found = true;
-		}
+		if (smp_load_acquire(&s->nvcsw) != (u32)READ_ONCE(p->nvcsw))
+			continue;
+		*start = READ_ONCE(s->start_ns);
 		atomic_dec(cprof_mx_hint(tid));
 		/* start_ns read before the slot can be taken again */
 		smp_store_release(&s->tid, 0);
+		return true;
 	}
-	return found;
+	return false;
 }
 
 /* The waker, current, recorded with @p's wait since @start. */
@@ -274,7 +303,8 @@ static void cprof_mx_waking(void *data, struct task_struct *p)
 	if (!set || p == current || !atomic_read(cprof_mx_hint(p->pid)))
 		return;
 	local_irq_save(irqflags);
-	if (cprof_mx_take(p, &start) && in_task() && cprof_mx_in_futex() &&
+	if (cprof_mx_take(p, &start) && in_task() &&
+	    !(current->flags & PF_EXITING) && cprof_mx_in_futex() &&
 	    (!set->pid || current->tgid == set->pid) &&
 	    (set->all_cpus || cpumask_test_cpu(smp_processor_id(), set->cpus)))
 		cprof_mx_record(set, this_cpu_ptr(&cprof_mx_cpus), p, start);

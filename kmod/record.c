@@ -24,7 +24,8 @@
  *
  * Context: process, may sleep; no profile running.
  * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s,
- * cprof_newtask_start()'s or cprof_mutex_start()'s error, nothing left running or allocated then.
+ * cprof_newtask_start()'s or cprof_mutex_start()'s error, nothing left
+ * running or allocated then.
  */
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 {
