@@ -78,11 +78,15 @@ first_tick() {
 	echo $(((${EPOCHREALTIME/./} - t0) / 1000)) >"$1"
 }
 
-# median N...: the middle one of an odd count, the mean of the middle two
-# of an even one.
+# median [N...]: of the numbers given, or of those on stdin (one a line)
+# if none are: the middle one of an odd count, the mean of the middle two
+# of an even one ("nan" of none).
+# shellcheck disable=SC2120 # arguments, or none: stdin
 median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-	END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	if (($#)); then printf '%s\n' "$@"; else cat; fi | sort -g |
+		awk '{ v[NR] = $1 }
+		END { if (!NR) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]
+		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # startstop_ms KIND...: for each KIND, a line of how long opening and

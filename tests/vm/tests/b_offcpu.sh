@@ -35,7 +35,6 @@ perf_unthrottle
 kload seconds=0
 
 rate() { taskset -c 0 "$WORKLOADS/pingpong" $SECS | awk '{ print $4 }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 : >"$OUT/none"; : >"$OUT/cprof"; : >"$OUT/perf"; : >"$OUT/bcc"
 events=0 bytes=0 switches=0

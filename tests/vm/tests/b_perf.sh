@@ -191,9 +191,6 @@ cdelta() { # BEFORE AFTER -> "ticks samples lost throttles handler_ns"
 	echo $((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2])) $((b[3] - a[3])) $((b[4] - a[4]))
 }
 
-median() { # numbers on stdin -> the median (lower middle)
-	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
-}
 pct() { # P numbers on stdin -> the P-th percentile (nearest rank)
 	sort -n | awk -v p="$1" '{ v[NR] = $1 } END {
 		if (!NR) { print "nan"; exit }
