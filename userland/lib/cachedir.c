@@ -25,6 +25,7 @@
 
 struct cachedir {
 	int dirfd;
+	char *path;
 	const struct cachedir_kind *kind;
 	uint8_t exe_id[CACHEDIR_ID_MAX];
 	uint32_t exe_id_len;
@@ -219,7 +220,10 @@ struct cachedir *cachedir__open(const char *dir,
 		goto bad;
 	}
 	c = calloc(1, sizeof(*c));
-	if (!c) {
+	if (c)
+		c->path = strdup(dir);
+	if (!c || !c->path) {
+		free(c);
 		close(fd);
 		goto bad;
 	}
@@ -260,7 +264,21 @@ void cachedir__close(struct cachedir *c)
 	if (!c)
 		return;
 	close(c->dirfd);
+	free(c->path);
 	free(c);
+}
+
+void cachedir__forget(struct cachedir *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c);
+}
+
+const char *cachedir__path(const struct cachedir *c)
+{
+	return c->path;
 }
 
 bool cachedir_keeps(const struct stat *st, int fd)

@@ -69,6 +69,13 @@ struct cachedir *cachedir__open_default(const char *dir, const char *fallback,
 					const struct cachedir_kind *kind,
 					bool *said);
 void cachedir__close(struct cachedir *c);
+/*
+ * Free a parent's cache in a child, its descriptor left alone: the child
+ * may have closed it and reused its number.
+ */
+void cachedir__forget(struct cachedir *c);
+/* The directory c was opened at. */
+const char *cachedir__path(const struct cachedir *c);
 
 /*
  * Is the file st describes (open on fd, or -1) one whose entries may be

@@ -66,7 +66,9 @@ struct symcache_entry {
 	struct symcache_bin bin;
 };
 
+/* The process's cache, and the process that opened it. */
 static struct symcache *process_cache;
+static pid_t process_pid;
 
 /*
  * A cache in dir (or, if fallback and dir is on a read-only file system,
@@ -117,6 +119,7 @@ void symcache_setup(const char *dir)
 
 	symcache__close(process_cache);
 	process_cache = NULL;
+	process_pid = getpid();
 	if (dir) {
 		if (*dir)
 			process_cache = symcache__open(dir, SYMCACHE_MAX_BYTES,
@@ -130,9 +133,24 @@ void symcache_setup(const char *dir)
 					   SYMCACHE_MAX_BYTES, false);
 }
 
+/*
+ * In a child (boxed.c: a conversion of --every or --http), the directory
+ * the parent opened is opened again: the child closes what it inherits.
+ */
 struct symcache *symcache_default(void)
 {
-	return process_cache;
+	struct symcache *c;
+
+	if (!process_cache || process_pid == getpid())
+		return process_cache;
+	process_pid = getpid();
+	c = symcache__open(cachedir__path(process_cache->dir),
+			   process_cache->kind.max_bytes, false);
+	/* the parent's descriptor is not this process's to close */
+	cachedir__forget(process_cache->dir);
+	free(process_cache);
+	process_cache = c;
+	return c;
 }
 
 static uint32_t entry_crc(const struct sc_head *h, const void *rest,
