@@ -25,6 +25,7 @@
 #include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
+#include "symbolize/symcache.h"
 #include "unwind/tableload.h"
 #include "lib/util.h"
 #include "serve/windows.h"
@@ -52,6 +53,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_SECONDS,
 	OPT_TABLE_CACHE,
+	OPT_SYMBOL_CACHE,
 	OPT_KIND,
 };
 
@@ -74,6 +76,7 @@ static struct env {
 	long every;		/* --every SECONDS: continuous windows */
 	long keep;
 	const char *table_cache;	/* --table-cache; NULL: the default */
+	const char *symbol_cache;	/* --symbol-cache; NULL: the default */
 	bool no_python;			/* --no-python-frames */
 } env = {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
@@ -158,6 +161,9 @@ static const struct argp_option opts[] = {
 	{ "table-cache", OPT_TABLE_CACHE, "DIR", 0,
 	  "Keep compiled unwind tables in DIR (default: root's "
 	  "/var/cache/cprof-dump/tables; '': none)", 0 },
+	{ "symbol-cache", OPT_SYMBOL_CACHE, "DIR", 0,
+	  "Keep the symbols of system binaries' addresses in DIR (default: root's "
+	  "/var/cache/cprof-dump/symbols; '': none)", 0 },
 	{ "every", OPT_EVERY, "SECONDS", 0,
 	  "Profile continuously (for -d SECONDS if given), writing a file per window of SECONDS into -o DIR (default .), named by its start", 0 },
 	{ "keep", OPT_KEEP, "N", 0,
@@ -339,6 +345,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TABLE_CACHE:
 		env.table_cache = arg;
+		break;
+	case OPT_SYMBOL_CACHE:
+		env.symbol_cache = arg;
 		break;
 	case ARGP_KEY_ARG:
 		fail("unexpected argument: '%s' (see --help)", esc(arg));
@@ -698,6 +707,9 @@ int main(int argc, char **argv)
 	err = 1;
 	if (env.load_tables)
 		return load_tables_only();
+	/* before any child: windows and requests use it, and fill it */
+	if (env.symbolize)
+		symcache_setup(env.symbol_cache);
 	popts = (struct pipeline_opts){
 		.proc_dir = env.proc_dir,
 		.unwind_tables = env.unwind_tables,

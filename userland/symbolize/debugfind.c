@@ -288,3 +288,46 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		return -1;
 	return fetched(mod, debuginfo_file_name);
 }
+
+bool debugfind_maybe(const char *path, const unsigned char *id, size_t len,
+		     const char *debuglink)
+{
+	static const char *const pre[] = { "", "", "/usr/lib/debug" };
+	static const char *const mid[] = { "/", "/.debug/", "/" };
+	char buf[4096], *copy, *dir;
+	struct stat st;
+	size_t i;
+	int at;
+
+	if (debugfetch_enabled())
+		return true;
+	if (len) {
+		at = snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%02x/",
+			      id[0]);
+		for (i = 1; i < len && at < (int)sizeof(buf) - 8; i++)
+			at += snprintf(buf + at, sizeof(buf) - at, "%02x", id[i]);
+		snprintf(buf + at, sizeof(buf) - at, ".debug");
+		if (!lstat(buf, &st) || errno != ENOENT)
+			return true;
+	}
+	if (!debuglink)
+		return false;
+	if (strchr(debuglink, '/'))
+		return false;	/* never looked for (debugfind_dwfl()) */
+	copy = strdup(path);
+	if (!copy)
+		return true;
+	dir = dirname(copy);
+	for (i = 0; i < 3; i++) {
+		if (snprintf(buf, sizeof(buf), "%s%s%s%s", pre[i],
+			     strcmp(dir, "/") ? dir : "", mid[i], debuglink) >=
+		    (int)sizeof(buf) || !strcmp(buf, path))
+			continue;
+		if (!lstat(buf, &st) || errno != ENOENT) {
+			free(copy);
+			return true;
+		}
+	}
+	free(copy);
+	return false;
+}

@@ -30,6 +30,8 @@
 #define CPROF_DEBUGFIND_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -54,5 +56,15 @@ int debugfind_dwfl(Dwfl_Module *mod, void **userdata, const char *modname,
 		   Dwarf_Addr base, const char *file_name,
 		   const char *debuglink_file, GElf_Word debuglink_crc,
 		   char **debuginfo_file_name);
+
+/*
+ * Might a debug file of the binary at path (build ID id of len bytes,
+ * .gnu_debuglink name debuglink, NULL if none) be found now, as above but
+ * through no process?  false only if nothing is there at all, by build ID
+ * nor at the debuglink's names, and no debuginfod server is to be asked:
+ * what was symbolized without one then still stands.
+ */
+bool debugfind_maybe(const char *path, const unsigned char *id, size_t len,
+		     const char *debuglink);
 
 #endif /* CPROF_DEBUGFIND_H */

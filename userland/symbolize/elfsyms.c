@@ -11,12 +11,20 @@
  * resolved file offsets (an offset is symbolized once however many samples
  * hit it, its frames kept in an arena) and the function index of each
  * compile unit it looked into.
+ *
+ * A binary of the system (cachedir_keeps(), read at its path) is first
+ * looked up in the symbol cache (symcache.h), by its identity and build
+ * ID, which libelf reads without touching DWARF; its entry, if its debug
+ * file is still the one it was made from, serves its addresses, and the
+ * file is given to libdwfl only for an address the entry lacks.  What
+ * libdwfl symbolized is added to the entry when the syms_cache is freed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -31,6 +39,7 @@
 #include <unistd.h>
 
 #include "lib/busguard.h"
+#include "lib/cachedir.h"
 #include "symbolize/debugfind.h"
 #include "lib/elfbound.h"
 #include "symbolize/elfsyms.h"
@@ -38,9 +47,10 @@
 #include "lib/safeopen.h"
 #include "lib/strtab.h"
 #include "lib/util.h"
+#include "symbolize/symcache.h"
 
 /* frames kept per address; deeper inline chains lose their outer frames */
-#define MAX_FRAMES	32
+#define MAX_FRAMES	SYMCACHE_FRAMES_MAX
 #define ARENA_CHUNK	(64 * 1024)
 #define NOFILE_MAX	(1 << 20)	/* the kernel's default fs.nr_open */
 
@@ -93,6 +103,7 @@ struct binary {
 	bool has_id;
 	struct cprof_file_id id;
 	hashval_t hash;			/* of the key and want_build_id */
+	const char *open_path;		/* the path it was opened at */
 	/* not reached (mapfile.h): the pid it was looked for through last */
 	bool unreached;
 	uint32_t pid;
@@ -113,9 +124,22 @@ struct binary {
 
 	htab_t cus;			/* struct cu_funcs by CU offset */
 	htab_t tab;			/* struct resolved by file offset */
+
+	/* found (mapfile.h): its stat, and where; what it would inflate to */
+	struct stat st;
+	bool via_path;
+	struct elfbound bound;
+	/* given to libdwfl (binary_load()), else its descriptor, or -1 */
+	bool loaded;
+	int fd;
+	/* kept in the symbol cache: its key; its entry read, NULL if none */
+	bool keep;
+	struct symcache_key key;
+	struct symcache_entry *entry;
 };
 
 struct syms_cache {
+	struct symcache *disk;		/* NULL: no symbol cache */
 	htab_t bins;			/* struct binary by path + build id */
 	struct strtab *strs;		/* every string handed out */
 	struct arena_chunk *arena;	/* struct resolved */
@@ -244,6 +268,9 @@ static void binary_free(void *e)
 
 	if (!b)
 		return;
+	if (b->fd >= 0)
+		close(b->fd);
+	symcache_entry__free(b->entry);
 	dwfl_end(b->dwfl);
 	free(b->loads);
 	free(b->syms);
@@ -268,6 +295,7 @@ struct syms_cache *syms_cache__new(void)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	c->disk = symcache_default();
 	c->bins = htab_create_alloc(64, bin_hash, bin_eq, binary_free,
 				    calloc, free);
 	c->strs = strtab__new();
@@ -278,12 +306,100 @@ struct syms_cache *syms_cache__new(void)
 	return c;
 }
 
+/*
+ * What b's entry says of it, as libdwfl read it: false if not to be kept
+ * (its debug file is not a system file, see cachedir_keeps()).
+ */
+static bool binary_state(const struct binary *b, struct symcache_bin *bin)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+
+	memset(bin, 0, sizeof(*bin));
+	bin->has_debuginfo = b->has_debuginfo;
+	dwfl_module_info(b->mod, NULL, NULL, NULL, NULL, NULL, &main_file,
+			 &debug_file);
+	if (debug_file && (!main_file || strcmp(debug_file, main_file))) {
+		bin->debug = SYMCACHE_DEBUG_FILE;
+		bin->debug_path = debug_file;
+		return cachedir_keeps_path(debug_file, &bin->debug_st);
+	}
+	bin->debug = b->has_debuginfo ? SYMCACHE_DEBUG_OWN :
+		     SYMCACHE_DEBUG_NONE;
+	return true;
+}
+
+/* Do a and b say the same of their binary? */
+static bool same_state(const struct symcache_bin *a,
+		       const struct symcache_bin *b)
+{
+	return a->has_debuginfo == b->has_debuginfo && a->debug == b->debug &&
+	       (a->debug != SYMCACHE_DEBUG_FILE ||
+		(!strcmp(a->debug_path, b->debug_path) &&
+		 cachedir_same_file(&a->debug_st, &b->debug_st)));
+}
+
+struct fresh {
+	struct symcache_addr *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static int collect_fresh(void **slot, void *arg)
+{
+	const struct resolved *r = *slot;
+	struct fresh *f = arg;
+
+	if (grow_array(&f->v, &f->cap, f->n + 1, sizeof(*f->v))) {
+		f->oom = true;
+		return 0;
+	}
+	f->v[f->n++] = (struct symcache_addr){
+		.offset = r->offset, .nr_frames = r->nr_frames,
+		.frames = r->frames,
+	};
+	return 1;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct symcache_addr *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* b's addresses libdwfl symbolized, added to its entry. */
+static int keep_binary(void **slot, void *arg)
+{
+	const struct binary *b = *slot;
+	struct fresh f = { 0 };
+	struct symcache_bin bin;
+	const struct symcache_entry *old = b->entry;
+
+	(void)arg;
+	/* what a file that shrank gave is not kept */
+	if (!b->keep || !b->loaded || b->error || !b->mod ||
+	    !htab_elements(b->tab) || !binary_state(b, &bin))
+		return 1;
+	/* the entry was of another debug file: it goes */
+	if (old && !same_state(symcache_entry__bin(old), &bin))
+		old = NULL;
+	htab_traverse_noresize(b->tab, collect_fresh, &f);
+	if (!f.oom) {
+		qsort(f.v, f.n, sizeof(*f.v), by_offset);
+		symcache__put(b->cache->disk, &b->key, &bin, old, f.v, f.n);
+	}
+	free(f.v);
+	return 1;
+}
+
 void syms_cache__free(struct syms_cache *c)
 {
 	struct arena_chunk *ch, *next;
 
 	if (!c)
 		return;
+	if (c->bins && c->disk)
+		htab_traverse_noresize(c->bins, keep_binary, NULL);
 	if (c->bins)
 		htab_delete(c->bins);
 	strtab__free(c->strs);
@@ -446,47 +562,20 @@ static void binary_shrank(struct binary *b)
 }
 
 /*
- * Opens m's file (at path, if m has no identity); on failure sets b->error
- * and leaves a binary resolving nothing.
+ * b's file, open on fd (found at b->st, its owner's names in b->root,
+ * weighed in b->bound), given to libdwfl, which owns fd from here; on
+ * failure sets b->error and leaves a binary resolving nothing.
  */
-static int binary_open(struct binary *b, const struct mapfile *m,
-		       const char *path)
+static int binary_load(struct binary *b, int fd)
 {
 	struct syms_cache *c = b->cache;
-	struct mapfile at = *m;
 	const unsigned char *bits;
-	const char *why, *via = NULL;
-	struct elfbound bound;
 	GElf_Addr id_vaddr;
-	struct stat st;
-	char hex[2 * 256 + 1], why_not[128];
-	int id_len, fd;
+	char hex[2 * 256 + 1];
+	int id_len;
 	Elf *elf;
 
-	if (is_pseudo_path(path)) {
-		b->error = "not a file";
-		return 0;
-	}
-	/* the very file mapped; a FIFO or a device is never opened */
-	at.path = path;
-	fd = mapfile_open(&at, &st, &why, &via);
-	if (fd < 0) {
-		b->unreached = m->has_id && m->strict;
-		b->pid = m->pid;
-		b->error = intern(c, why);
-		return b->error ? 0 : -1;
-	}
-	b->unreached = false;
-	b->error = NULL;
-	b->root.refused[0] = '\0';
-	/* what libdwfl would decompress or read is weighed first */
-	elfbound_measure(fd, &bound);
-	if (!elfbound_symbols_fit(&bound, why_not, sizeof(why_not))) {
-		close(fd);
-		b->error = intern(c, why_not);
-		return b->error ? 0 : -1;
-	}
-
+	b->loaded = true;
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl) {
 		close(fd);
@@ -497,7 +586,8 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 	 * base 0 + p_vaddr: module addresses are the file's own addresses.
 	 * The module owns fd from here if it is made.
 	 */
-	b->mod = dwfl_report_elf(b->dwfl, path, path, fd, 0, true);
+	b->mod = dwfl_report_elf(b->dwfl, b->open_path, b->open_path, fd, 0,
+				 true);
 	dwfl_report_end(b->dwfl, NULL, NULL);
 	if (!b->mod) {
 		close(fd);
@@ -508,11 +598,6 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 		void **userdata;
 
 		/* whose names its debuglink's are; and its process's root */
-		b->root.owner = st.st_uid;
-		if (!strcmp(via, "process")) {
-			b->root.pid = m->pid;
-			b->root.path = b->path;
-		}
 		if (dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL,
 				     NULL, NULL))
 			*userdata = &b->root;
@@ -533,15 +618,15 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 		if (!b->build_id)
 			return -1;
 	}
-	if (*b->want_build_id && strcmp(b->want_build_id, b->build_id))
-		b->mismatch = 1;
+	b->mismatch = *b->want_build_id && strcmp(b->want_build_id,
+						  b->build_id);
 
 	if (load_elf_syms(b))
 		return -1;
 	if (b->error)
 		return 0;
 	/* DWARF whose decompression costs too much is not read (elfbound.h) */
-	b->has_debuginfo = bound.inflated <= ELFBOUND_INFLATE_MAX &&
+	b->has_debuginfo = b->bound.inflated <= ELFBOUND_INFLATE_MAX &&
 			   has_line_info(b->mod);
 	/* none, its debug file refused (debugfind.h): that says why */
 	if (!b->has_debuginfo && !b->nr_syms) {
@@ -551,6 +636,130 @@ static int binary_open(struct binary *b, const struct mapfile *m,
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The symbol cache's entry of b (found on fd at b->open_path), if b is a
+ * binary it keeps and the entry stands: b then takes what the entry says
+ * of the file and is not read with libdwfl until an address is not in it.
+ * The build ID and debuglink are libelf's, read from the file's notes and
+ * section headers: no DWARF is touched.  true if served so.
+ */
+static bool binary_cached(struct binary *b, int fd)
+{
+	const struct symcache_bin *bin;
+	const char *link = NULL;
+	char hex[2 * SYMCACHE_BUILD_ID_MAX + 1], *debuglink = NULL;
+	const void *id;
+	GElf_Word crc;
+	struct stat now;
+	ssize_t n = 0;
+	bool stands;
+	Elf *elf;
+
+	if (!b->cache->disk || !b->via_path || !cachedir_keeps(&b->st, fd))
+		return false;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return false;
+	n = dwelf_elf_gnu_build_id(elf, &id);
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (link)
+		debuglink = strdup(link);
+	if (n >= 0 && n <= SYMCACHE_BUILD_ID_MAX && (!link || debuglink)) {
+		b->keep = true;
+		b->key.st = b->st;
+		b->key.build_id_len = n;
+		if (n > 0)
+			memcpy(b->key.build_id, id, n);
+	}
+	elf_end(elf);
+	if (b->keep)
+		b->entry = symcache__get(b->cache->disk, &b->key);
+	if (!b->entry) {
+		free(debuglink);
+		return false;
+	}
+	/* made from the debug file there is now, or none there still */
+	bin = symcache_entry__bin(b->entry);
+	stands = bin->debug == SYMCACHE_DEBUG_OWN ||
+		 (bin->debug == SYMCACHE_DEBUG_FILE &&
+		  cachedir_keeps_path(bin->debug_path, &now) &&
+		  cachedir_same_file(&now, &bin->debug_st)) ||
+		 (bin->debug == SYMCACHE_DEBUG_NONE &&
+		  !debugfind_maybe(b->open_path, b->key.build_id,
+				   b->key.build_id_len, debuglink));
+	free(debuglink);
+	if (!stands) {
+		symcache_entry__free(b->entry);
+		b->entry = NULL;
+		return false;
+	}
+	hex_encode(hex, b->key.build_id, b->key.build_id_len);
+	b->build_id = intern(b->cache, hex);
+	if (!b->build_id) {
+		symcache_entry__free(b->entry);
+		b->entry = NULL;
+		return false;
+	}
+	b->mismatch = *b->want_build_id && strcmp(b->want_build_id,
+						  b->build_id);
+	b->has_debuginfo = bin->has_debuginfo;
+	b->fd = fd;
+	return true;
+}
+
+/*
+ * Finds m's file (at path, if m has no identity), then its entry in the
+ * symbol cache or else reads it (binary_load()); on failure sets b->error
+ * and leaves a binary resolving nothing.
+ */
+static int binary_open(struct binary *b, const struct mapfile *m,
+		       const char *path)
+{
+	struct syms_cache *c = b->cache;
+	struct mapfile at = *m;
+	const char *why, *via = NULL;
+	char why_not[128];
+	int fd;
+
+	if (is_pseudo_path(path)) {
+		b->error = "not a file";
+		return 0;
+	}
+	/* the very file mapped; a FIFO or a device is never opened */
+	at.path = path;
+	fd = mapfile_open(&at, &b->st, &why, &via);
+	if (fd < 0) {
+		b->unreached = m->has_id && m->strict;
+		b->pid = m->pid;
+		b->error = intern(c, why);
+		return b->error ? 0 : -1;
+	}
+	b->open_path = intern(c, path);
+	if (!b->open_path) {
+		close(fd);
+		return -1;
+	}
+	b->unreached = false;
+	b->error = NULL;
+	b->root.refused[0] = '\0';
+	b->root.owner = b->st.st_uid;
+	b->via_path = !strcmp(via, "path");
+	if (!b->via_path) {
+		b->root.pid = m->pid;
+		b->root.path = b->path;
+	}
+	/* what libelf or libdwfl would decompress or read is weighed first */
+	elfbound_measure(fd, &b->bound);
+	if (!elfbound_symbols_fit(&b->bound, why_not, sizeof(why_not))) {
+		close(fd);
+		b->error = intern(c, why_not);
+		return b->error ? 0 : -1;
+	}
+	if (binary_cached(b, fd))
+		return 0;
+	return binary_load(b, fd);
 }
 
 /* binary_open(), surviving SIGBUS (busguard.h) */
@@ -566,6 +775,26 @@ static int binary_open_guarded(struct binary *b, const struct mapfile *m,
 		return 0;
 	}
 	ret = binary_open(b, m, path);
+	busguard__leave(&guard);
+	return ret;
+}
+
+/*
+ * A binary served by its cache entry, read now with libdwfl (an address
+ * the entry lacks), surviving SIGBUS.  -1 only on OOM.
+ */
+static int binary_load_guarded(struct binary *b)
+{
+	struct busguard guard;
+	int fd = b->fd, ret;
+
+	b->fd = -1;
+	busguard__enter(&guard);
+	if (sigsetjmp(guard.jb, 1)) {
+		binary_shrank(b);
+		return 0;
+	}
+	ret = binary_load(b, fd);
 	busguard__leave(&guard);
 	return ret;
 }
@@ -630,6 +859,7 @@ struct binary *syms_cache__get(struct syms_cache *c, const struct mapfile *m,
 	if (!b)
 		goto oom;
 	b->cache = c;
+	b->fd = -1;
 	b->path = intern(c, m->path);
 	b->want_build_id = intern(c, want);
 	b->has_id = key.has_id;
@@ -985,18 +1215,23 @@ int binary__resolve(struct binary *b, uint64_t file_offset,
 	if (!b || !frames || max <= 0)
 		return 0;
 	key.hash = hash_off(file_offset);
-	slot = htab_find_slot_with_hash(b->tab, &key, key.hash, INSERT);
+	slot = htab_find_slot_with_hash(b->tab, &key, key.hash, NO_INSERT);
 	if (slot && *slot) {
 		r = *slot;
 		n = r->nr_frames < max ? r->nr_frames : max;
 		memcpy(frames, r->frames, (size_t)n * sizeof(*frames));
 		return n;
 	}
-
-	/* nothing below inserts into b->tab: slot stays valid */
+	n = symcache_entry__frames(b->entry, file_offset, frames, max);
+	if (n >= 0)
+		return n;
+	/* not in the entry: the file itself, now */
+	if (!b->loaded && b->fd >= 0 && !b->error && binary_load_guarded(b))
+		return 0;
 	n = resolve_guarded(b, file_offset, tmp, MAX_FRAMES);
 	if (n < 0)
 		return 0;
+	slot = htab_find_slot_with_hash(b->tab, &key, key.hash, INSERT);
 	/* on OOM, returned but not kept */
 	r = slot ? arena_alloc(b->cache, sizeof(*r) + (size_t)n * sizeof(*tmp),
 			       _Alignof(struct resolved)) : NULL;

@@ -10,19 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/symcache.h"
+
 struct syms_cache;
 struct binary;
 
-struct sym_frame {
-	const char *function;		/* demangled */
-	const char *system_name;	/* mangled, or same as function */
-	const char *file;		/* NULL if unknown */
-	int line;			/* 0 unknown */
-	int start_line;			/* 0 unknown */
-};
-
+/*
+ * A cache of binaries for one conversion, with the process's symbol
+ * cache (symcache_default()): a binary of the system (cachedir_keeps())
+ * whose entry holds every address asked is not read with libdw at all,
+ * and the addresses read are kept in its entry when the cache is freed.
+ */
 struct syms_cache *syms_cache__new(void);
-/* NULL-safe */
+/* Keep what was read in the symbol cache, then free; NULL-safe. */
 void syms_cache__free(struct syms_cache *c);
 /*
  * The binary m maps, opened once per file (its device and inode when m has

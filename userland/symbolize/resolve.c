@@ -46,6 +46,9 @@ enum key_kind {
 			 * address of a code object not read */
 	KEY_REACH,	/* a file looked for through other processes: its
 			 * device, inode, birth time */
+	KEY_SYMFN,	/* a symbolizer's frame: its strings (elfsyms.h: each
+			 * the same pointer for the same string while the
+			 * syms_cache lives), start line */
 };
 
 #define KEY_WORDS	9
@@ -81,6 +84,9 @@ struct resolver {
 	size_t alloc_maps, alloc_funcs, alloc_locs, alloc_lines;
 	size_t alloc_loc_ids, alloc_samples, alloc_comments;
 	uint64_t unmapped;		/* user addresses in no mapping */
+	/* the record the last user frame was in, its mapping's id */
+	const struct cprof_mmap *last_mm;
+	uint32_t last_mapping;
 	struct cgroups *cgroups;	/* NULL: cgroup ids stay numbers */
 	/* records with a file identity whose processes run: by identity */
 	struct reach_rec *reach;
@@ -180,6 +186,34 @@ static int resolver__function(struct resolver *rs, const char *name,
 	f->start_line = key.k[3];
 	*id = r->nr_functions;
 	return 0;
+}
+
+/*
+ * The function of a symbolizer's frame f: its strings are looked up once
+ * a conversion, by the pointers the symbolizer hands out.
+ */
+static int resolver__sym_function(struct resolver *rs,
+				  const struct sym_frame *f, uint32_t *id)
+{
+	struct ent key = { .kind = KEY_SYMFN, .k = {
+		(uintptr_t)f->function, (uintptr_t)f->system_name,
+		(uintptr_t)f->file, (uint64_t)(int64_t)f->start_line } };
+	uint32_t found;
+	void **slot;
+
+	slot = resolver__find(rs, &key, &found);
+	if (!slot)
+		return -1;
+	if (found) {
+		*id = found;
+		return 0;
+	}
+	if (resolver__function(rs, f->function, f->system_name, f->file,
+			       f->start_line, id))
+		return -1;
+	/* the function added may have resized the table: find it again */
+	slot = resolver__find(rs, &key, &found);
+	return slot ? resolver__insert(slot, &key, *id - 1) : -1;
 }
 
 /* Append mapping m with state st; its index + 1 in *id. */
@@ -465,12 +499,17 @@ static int resolver__user_mapping(struct resolver *rs,
 	uint32_t found;
 	void **slot;
 
+	/* a stack's frames are mostly in one record: the last one asked */
+	if (mm == rs->last_mm) {
+		*id = rs->last_mapping;
+		return 0;
+	}
 	/* many frames share a record: remember which mapping it became */
 	slot = resolver__find(rs, &rec_key, id);
 	if (!slot)
 		return -1;
 	if (*id)
-		return 0;
+		goto last;
 	hex_encode(hex, mm->build_id, mm->build_id_size);
 	if (resolver__string(rs, jit ? JIT_MAPPING_NAME : mm->path, &file) ||
 	    resolver__string(rs, hex, &bid))
@@ -526,7 +565,12 @@ static int resolver__user_mapping(struct resolver *rs,
 		return -1;
 remember:
 	slot = resolver__find(rs, &rec_key, &found);
-	return slot ? resolver__insert(slot, &rec_key, *id - 1) : -1;
+	if (!slot || resolver__insert(slot, &rec_key, *id - 1))
+		return -1;
+last:
+	rs->last_mm = mm;
+	rs->last_mapping = *id;
+	return 0;
 }
 
 /* Location id (index + 1) of JIT code named name from its perf map. */
@@ -600,9 +644,7 @@ static int resolver__user_location(struct resolver *rs, uint32_t pid,
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		if (resolver__function(rs, frames[i].function,
-				       frames[i].system_name, frames[i].file,
-				       frames[i].start_line, &func) ||
+		if (resolver__sym_function(rs, &frames[i], &func) ||
 		    resolver__push_line(rs, func, frames[i].line))
 			return -1;
 		file = file && frames[i].file && frames[i].file[0];
@@ -825,35 +867,76 @@ static int resolver__comment(struct resolver *rs, const char *fmt, ...)
 	return 0;
 }
 
+/* A (stack, pid) pair as an entry of a set: never 0 or 1 (libiberty's). */
+static void *stack_pid(const struct prof_sample *ps)
+{
+	return (void *)(uintptr_t)(((uint64_t)ps->stack << 32 | ps->pid) + 2);
+}
+
+static hashval_t stack_pid_hash(const void *e)
+{
+	uint64_t x = (uintptr_t)e;
+
+	return (hashval_t)(x ^ x >> 29) * 2654435761u;
+}
+
+static int stack_pid_eq(const void *a, const void *b)
+{
+	return a == b;
+}
+
 /*
  * Every user location, before the kernel's: opening binaries and reading
  * their DWARF is most of the work, and it overlaps with kallsyms loading.
- * resolver__samples() then finds these locations in the table.
+ * resolver__samples() then finds these locations in the table.  A stack
+ * sampled again in the same process is not looked at again here (its
+ * locations are there already, unless its mappings changed in between:
+ * resolver__samples() makes those).
  */
 static int resolver__user_locations(struct resolver *rs)
 {
 	const struct profile *p = rs->p;
 	size_t i, nr = profile__nr_samples(p);
+	htab_t seen;
+	int err = 0;
 
-	for (i = 0; i < nr; i++) {
+	seen = htab_create_alloc(nr ? nr : 1, stack_pid_hash, stack_pid_eq,
+				 NULL, calloc, free);
+	if (!seen)
+		return -1;
+	for (i = 0; i < nr && !err; i++) {
 		const struct prof_sample *ps = profile__sample(p, i);
+		void *key = stack_pid(ps), **slot;
 		struct prof_stack st;
 		unsigned int k;
 		uint32_t id;
 
-		if (rs->stop && *rs->stop)
-			return CANCELLED;
+		if (rs->stop && *rs->stop) {
+			err = CANCELLED;
+			break;
+		}
+		slot = htab_find_slot(seen, key, INSERT);
+		if (!slot) {
+			err = -1;
+			break;
+		}
+		if (*slot)
+			continue;
+		*slot = key;
 		profile__stack(p, ps->stack, &st);
 		for (k = 0; k < st.nr_user; k++) {
 			uint64_t addr = st.ips[st.nr_kernel + k] -
 					!(k == 0 && st.user_mode);
 
 			if (resolver__user_location(rs, ps->pid, addr,
-						    ps->first_ns, &id))
-				return -1;
+						    ps->first_ns, &id)) {
+				err = -1;
+				break;
+			}
 		}
 	}
-	return 0;
+	htab_delete(seen);
+	return err;
 }
 
 /* The label of cgroup id (0: none) in *str. */

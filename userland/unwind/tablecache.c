@@ -11,42 +11,33 @@
  *
  * One file an entry, named by the file it describes: device, inode, size,
  * mtime and ctime (a file written to, replaced, chmod-ed, or a recycled
- * inode is another name); system files only (tablecache__keeps()).  An entry holds a header (that key,
- * the GNU build ID of the cprof-dump that compiled it: another build's
- * compiler may make other rows; the path the file was opened by; a CRC of
- * it all) and the table's rows.  An entry that does not check is not used,
+ * inode is another name); system files only (tablecache__keeps()).  An
+ * entry holds a header (that key, the GNU build ID of the cprof-dump that
+ * compiled it: another build's compiler may make other rows; the path the
+ * file was opened by; a CRC of it all) and the table's rows.  An entry that does not check is not used,
  * and is replaced when the file is compiled again.
  *
- * The directory is this user's only (root's: /var/cache/cprof-dump/tables,
- * or /run/cprof-dump/tables when that is read-only, 0700, under a parent
- * only root may write), checked when opened, and every
- * name is opened relative to it without following symlinks: nobody else
- * can plant an entry.  The entries take TABLECACHE_MAX_BYTES at most: past
- * that, the least recently used go.
+ * The directory (cachedir.h) is this user's only (root's:
+ * /var/cache/cprof-dump/tables, or /run/cprof-dump/tables when that is
+ * read-only): nobody else can plant an entry.  The entries take
+ * TABLECACHE_MAX_BYTES at most: past that, the least recently used go.
  */
-#include <dirent.h>
-#include <elfutils/libdwelf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/cachedir.h"
 #include "unwind/cfi.h"
 #include "unwind/tablecache.h"
 #include "lib/util.h"
 
 #define TC_MAGIC	"CPROFTC1"
-#define FUSE_SUPER_MAGIC	0x65735546
-#define TC_ID_MAX	32		/* a build ID's bytes */
+#define TC_ID_MAX	CACHEDIR_ID_MAX	/* a build ID's bytes */
 #define TC_PATH_MAX	4096
 
 struct tc_head {
@@ -66,217 +57,54 @@ struct tc_head {
 };
 
 struct tablecache {
-	int dirfd;
-	uint8_t exe_id[TC_ID_MAX];
-	uint32_t exe_id_len;
-	/*
-	 * The entries' size, all together, once known: found by a scan of
-	 * the directory at the first put, not at open (which a profile's
-	 * start waits for).
-	 */
-	uint64_t bytes;
-	bool bytes_known;
-	unsigned int seq;		/* temporary names */
+	struct cachedir *dir;
 };
 
-static int64_t ns_of(const struct timespec *ts)
-{
-	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
-}
-
-static void entry_name(char *buf, size_t size, const struct stat *st)
-{
-	snprintf(buf, size, "%08" PRIx32 "-%" PRIx64 "-%" PRIx64 "-%" PRIx64
-		 "-%" PRIx64 ".tab", (uint32_t)st->st_dev,
-		 (uint64_t)st->st_ino, (uint64_t)st->st_size,
-		 (uint64_t)ns_of(&st->st_mtim), (uint64_t)ns_of(&st->st_ctim));
-}
-
-/* The key an entry's name gives; false if it is not such a name. */
-static bool parse_name(const char *name, struct stat *st)
-{
-	uint64_t ino, size, mtime, ctime;
-	uint32_t dev;
-	int end = 0;
-
-	if (sscanf(name, "%8" SCNx32 "-%" SCNx64 "-%" SCNx64 "-%" SCNx64
-		   "-%" SCNx64 ".tab%n", &dev, &ino, &size, &mtime, &ctime,
-		   &end) != 5 || !end || name[end])
-		return false;
-	memset(st, 0, sizeof(*st));
-	st->st_dev = dev;
-	st->st_ino = ino;
-	st->st_size = size;
-	st->st_mtim.tv_sec = (int64_t)mtime / 1000000000LL;
-	st->st_mtim.tv_nsec = (int64_t)mtime % 1000000000LL;
-	st->st_ctim.tv_sec = (int64_t)ctime / 1000000000LL;
-	st->st_ctim.tv_nsec = (int64_t)ctime % 1000000000LL;
-	return true;
-}
-
-/* The GNU build ID of this program, by libdw, into c (none: length 0). */
-static void own_build_id(struct tablecache *c)
-{
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	const void *id;
-	ssize_t n = -1;
-	Elf *elf;
-
-	if (fd < 0)
-		return;
-	elf = elf_version(EV_CURRENT) != EV_NONE ?
-		elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	if (elf)
-		n = dwelf_elf_gnu_build_id(elf, &id);
-	if (n > 0 && n <= TC_ID_MAX) {
-		memcpy(c->exe_id, id, n);
-		c->exe_id_len = n;
-	}
-	elf_end(elf);
-	close(fd);
-}
+static const struct cachedir_kind kind = {
+	.what = "unwind tables",
+	.items = "tables",
+	.without = "tables are compiled every time",
+	.suffix = ".tab",
+	.max_bytes = TABLECACHE_MAX_BYTES,
+};
 
 const char *tablecache__default_dir(void)
 {
 	static char dir[4096];
 
-	if (geteuid() == 0)
-		return TABLECACHE_ROOT_DIR;
-	return user_cache_path(dir, sizeof(dir), "cprof-dump/tables");
+	return cachedir_default("tables", dir, sizeof(dir));
 }
 
 const char *tablecache__fallback_dir(void)
 {
 	static char dir[4096];
-	const char *run = getenv("XDG_RUNTIME_DIR");
 
-	if (geteuid() == 0)
-		return TABLECACHE_RUN_DIR;
-	if (!run || !*run)
+	return cachedir_fallback("tables", dir, sizeof(dir));
+}
+
+static struct tablecache *wrap(struct cachedir *d)
+{
+	struct tablecache *c = d ? calloc(1, sizeof(*c)) : NULL;
+
+	if (!c) {
+		cachedir__close(d);
 		return NULL;
-	snprintf(dir, sizeof(dir), "%s/cprof-dump/tables", run);
-	return dir;
-}
-
-/* A directory only this user may write: owned, not group/other-writable. */
-static bool private_dir(const struct stat *st)
-{
-	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
-	       !(st->st_mode & 0022);
-}
-
-/* The directory dirfd, to list from its start; NULL if it cannot be. */
-static DIR *list_dir(int dirfd)
-{
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-
-	if (!d && fd >= 0)
-		close(fd);
-	if (d)
-		rewinddir(d);
-	return d;
-}
-
-/* Sum the entries' sizes; the temporary files of a run that died go. */
-static uint64_t scan_bytes(int dirfd)
-{
-	DIR *d = list_dir(dirfd);
-	struct dirent *de;
-	struct stat st, key;
-	uint64_t bytes = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		/* another run's, being written now, is younger than an hour */
-		if (strstr(de->d_name, ".tmp.") &&
-		    st.st_mtim.tv_sec < time(NULL) - 3600)
-			unlinkat(dirfd, de->d_name, 0);
-		else if (parse_name(de->d_name, &key))
-			bytes += st.st_size;
 	}
-	closedir(d);
-	return bytes;
-}
-
-static bool read_only(int fd)
-{
-	struct statvfs sv;
-
-	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+	c->dir = d;
+	return c;
 }
 
 struct tablecache *tablecache__open(const char *dir, bool loud)
 {
-	struct tablecache *c;
-	char parent[4096], *slash;
-	struct stat st;
-	int fd;
-
-	if (!dir || !*dir)
-		return NULL;
-	snprintf(parent, sizeof(parent), "%s", dir);
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		/* root's default: its parent is made as debugfetch makes it */
-		mkdir(parent, !strcmp(dir, TABLECACHE_ROOT_DIR) ? 0755 : 0700);
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		goto bad;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		goto bad;
-	/* there already, on a file system mounted read-only since */
-	if (read_only(fd)) {
-		close(fd);
-		errno = EROFS;
-		goto bad;
-	}
-	if (fstat(fd, &st) || !private_dir(&st) ||
-	    ((!strcmp(dir, TABLECACHE_ROOT_DIR) ||
-	      !strcmp(dir, TABLECACHE_RUN_DIR)) &&
-	     (lstat(parent, &st) || !private_dir(&st)))) {
-		close(fd);
-		errno = EPERM;
-		goto bad;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		close(fd);
-		goto bad;
-	}
-	c->dirfd = fd;
-	own_build_id(c);
-	if (!c->exe_id_len)
-		warning("unwind tables: this cprof-dump has no GNU build ID (link it with --build-id): tables are not kept in %s",
-			esc(dir));
-	return c;
-bad:
-	if (loud || errno == EPERM)
-		warning("unwind tables: cache %s: %s (it must be a directory only this user may write): tables are compiled every time",
-			esc(dir), strerror(errno));
-	return NULL;
+	return wrap(cachedir__open(dir, &kind, loud));
 }
 
 struct tablecache *tablecache__open_default(const char *dir,
 					    const char *fallback)
 {
 	static bool said;
-	struct tablecache *c = tablecache__open(dir, false);
 
-	if (c || errno != EROFS || !fallback)
-		return c;
-	c = tablecache__open(fallback, true);
-	if (c && !said) {
-		said = true;
-		warning("unwind tables: %s is on a read-only file system: tables are kept in %s, until the machine restarts",
-			esc(dir), esc(fallback));
-	}
-	return c;
+	return wrap(cachedir__open_default(dir, fallback, &kind, &said));
 }
 
 static uint32_t entry_crc(const struct tc_head *h, const void *rest,
@@ -299,33 +127,29 @@ static int read_entry(struct tablecache *c, const char *name,
 		      const struct stat *want, struct cfi_table *t,
 		      char *path, size_t path_size, bool touch)
 {
+	uint32_t i, id_len;
+	const uint8_t *id = cachedir__exe_id(c->dir, &id_len);
 	struct tc_head h;
 	struct stat st;
 	char *buf = NULL;
 	size_t len, n;
 	ssize_t r;
 	int fd, ret = -1;
-	uint32_t i;
 
 	memset(t, 0, sizeof(*t));
-	fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC);
+	fd = cachedir__open_entry(c->dir, name, sizeof(h),
+				  sizeof(h) + TC_PATH_MAX +
+				  (uint64_t)CPROF_UTABLE_ROWS_MAX *
+				  (sizeof(*t->pc) + sizeof(*t->row)), &st);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(h) ||
-	    (uint64_t)st.st_size > sizeof(h) + TC_PATH_MAX +
-				   (uint64_t)CPROF_UTABLE_ROWS_MAX *
-				   (sizeof(*t->pc) + sizeof(*t->row)))
-		goto out;
 	len = st.st_size;
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		goto out;
 	if (memcmp(h.magic, TC_MAGIC, sizeof(h.magic)) ||
-	    h.exe_id_len != c->exe_id_len || !c->exe_id_len ||
-	    memcmp(h.exe_id, c->exe_id, c->exe_id_len)) {
-		if (unlinkat(c->dirfd, name, 0) == 0 && c->bytes_known)
-			c->bytes -= c->bytes < (uint64_t)len ? c->bytes : len;
+	    h.exe_id_len != id_len || !id_len ||
+	    memcmp(h.exe_id, id, id_len)) {
+		cachedir__drop(c->dir, name, len);
 		goto out;
 	}
 	buf = malloc(len);
@@ -338,8 +162,8 @@ static int read_entry(struct tablecache *c, const char *name,
 	}
 	if (h.dev != (uint32_t)want->st_dev || h.ino != (uint64_t)want->st_ino ||
 	    h.size != (uint64_t)want->st_size ||
-	    h.mtime_ns != ns_of(&want->st_mtim) ||
-	    h.ctime_ns != ns_of(&want->st_ctim) ||
+	    h.mtime_ns != cachedir_ns(&want->st_mtim) ||
+	    h.ctime_ns != cachedir_ns(&want->st_ctim) ||
 	    !h.nrows || h.nrows > CPROF_UTABLE_ROWS_MAX ||
 	    !h.path_len || h.path_len > TC_PATH_MAX ||
 	    len != sizeof(h) + h.path_len +
@@ -364,7 +188,7 @@ static int read_entry(struct tablecache *c, const char *name,
 		snprintf(path, path_size, "%s", buf + sizeof(h));
 	/* used now: the last to go */
 	if (touch)
-		futimens(fd, NULL);
+		cachedir__touch(fd);
 	ret = 0;
 out:
 	if (ret)
@@ -376,11 +200,7 @@ out:
 
 bool tablecache__keeps(const struct stat *st, int fd)
 {
-	struct statfs sf;
-
-	return st->st_uid == 0 && !(st->st_mode & 0022) &&
-	       (fd < 0 || (!fstatfs(fd, &sf) &&
-			   sf.f_type != FUSE_SUPER_MAGIC));
+	return cachedir_keeps(st, fd);
 }
 
 int tablecache__get(struct tablecache *c, const struct stat *st,
@@ -390,80 +210,8 @@ int tablecache__get(struct tablecache *c, const struct stat *st,
 
 	if (!c)
 		return -1;
-	entry_name(name, sizeof(name), st);
+	cachedir__name(c->dir, st, name, sizeof(name));
 	return read_entry(c, name, st, t, NULL, 0, true);
-}
-
-struct old_entry {
-	char name[256];
-	int64_t used;
-	off_t size;
-};
-
-static int by_used(const void *a, const void *b)
-{
-	const struct old_entry *x = a, *y = b;
-
-	return (x->used > y->used) - (x->used < y->used);
-}
-
-/*
- * The entries, least recently used first (most recently used first if
- * newest), into *out; how many.
- */
-static size_t list_entries(struct tablecache *c, struct old_entry **out,
-			   bool newest)
-{
-	DIR *d = list_dir(c->dirfd);
-	struct old_entry *v = NULL, *e;
-	size_t n = 0, cap = 0, i;
-	struct dirent *de;
-	struct stat st, key;
-
-	*out = NULL;
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (!parse_name(de->d_name, &key) ||
-		    fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    grow_array(&v, &cap, n + 1, sizeof(*v)))
-			continue;
-		e = &v[n++];
-		memcpy(e->name, de->d_name, sizeof(e->name));
-		e->name[sizeof(e->name) - 1] = '\0';
-		e->used = ns_of(&st.st_mtim);
-		e->size = st.st_size;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), by_used);
-	if (newest)
-		for (i = 0; i < n / 2; i++) {
-			struct old_entry tmp = v[i];
-
-			v[i] = v[n - 1 - i];
-			v[n - 1 - i] = tmp;
-		}
-	*out = v;
-	return n;
-}
-
-/* Past TABLECACHE_MAX_BYTES: the least recently used go, to 3/4 of it. */
-static void prune(struct tablecache *c)
-{
-	struct old_entry *v;
-	size_t n, i;
-
-	if (c->bytes <= TABLECACHE_MAX_BYTES)
-		return;
-	n = list_entries(c, &v, false);
-	c->bytes = 0;
-	for (i = 0; i < n; i++)
-		c->bytes += v[i].size;
-	for (i = 0; i < n && c->bytes > TABLECACHE_MAX_BYTES / 4 * 3; i++)
-		if (!unlinkat(c->dirfd, v[i].name, 0))
-			c->bytes -= v[i].size;
-	free(v);
 }
 
 void tablecache__put(struct tablecache *c, const struct stat *st,
@@ -471,19 +219,24 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
 {
 	struct tc_head h = { .magic = TC_MAGIC };
 	size_t plen = strlen(path) + 1, rest;
-	char name[128], tmp[160], *buf;
-	int fd, ok;
+	const uint8_t *id;
+	struct iovec iov[2];
+	uint32_t id_len;
+	char name[128], *buf;
 
-	if (!c || !c->exe_id_len || !t->n || t->n > CPROF_UTABLE_ROWS_MAX ||
+	if (!c)
+		return;
+	id = cachedir__exe_id(c->dir, &id_len);
+	if (!id_len || !t->n || t->n > CPROF_UTABLE_ROWS_MAX ||
 	    plen > TC_PATH_MAX)
 		return;
-	memcpy(h.exe_id, c->exe_id, c->exe_id_len);
-	h.exe_id_len = c->exe_id_len;
+	memcpy(h.exe_id, id, id_len);
+	h.exe_id_len = id_len;
 	h.dev = st->st_dev;
 	h.ino = st->st_ino;
 	h.size = st->st_size;
-	h.mtime_ns = ns_of(&st->st_mtim);
-	h.ctime_ns = ns_of(&st->st_ctim);
+	h.mtime_ns = cachedir_ns(&st->st_mtim);
+	h.ctime_ns = cachedir_ns(&st->st_ctim);
 	h.nrows = t->n;
 	h.frame_pointers = t->frame_pointers;
 	memcpy(h.stop_bytes, t->stop_bytes, sizeof(h.stop_bytes));
@@ -497,31 +250,12 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
 	memcpy(buf + plen + t->n * sizeof(*t->pc), t->row,
 	       t->n * sizeof(*t->row));
 	h.crc = entry_crc(&h, buf, rest);
-	entry_name(name, sizeof(name), st);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%u", name, (int)getpid(),
-		 c->seq++);
-	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-	if (fd < 0) {
-		free(buf);
-		return;
-	}
-	ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
-	     write(fd, buf, rest) == (ssize_t)rest;
+	cachedir__name(c->dir, st, name, sizeof(name));
+	iov[0] = (struct iovec){ &h, sizeof(h) };
+	iov[1] = (struct iovec){ buf, rest };
+	/* a full disk: no entry, the table itself is loaded */
+	cachedir__write(c->dir, name, iov, 2);
 	free(buf);
-	if (close(fd) || !ok ||
-	    renameat(c->dirfd, tmp, c->dirfd, name)) {
-		/* a full disk: no entry, the table itself is loaded */
-		unlinkat(c->dirfd, tmp, 0);
-		return;
-	}
-	if (!c->bytes_known) {
-		c->bytes = scan_bytes(c->dirfd);
-		c->bytes_known = true;
-	} else {
-		c->bytes += sizeof(h) + rest;
-	}
-	prune(c);
 }
 
 void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
@@ -532,17 +266,17 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 			     void *arg)
 {
 	char path[TC_PATH_MAX];
+	struct cachedir_entry *v;
 	struct cfi_table t;
-	struct old_entry *v;
 	struct stat key, now;
 	uint64_t rows = 0;
 	size_t n, i;
 
 	if (!c)
 		return;
-	n = list_entries(c, &v, true);
+	n = cachedir__list(c->dir, &v, true);
 	for (i = 0; i < n && rows < max_rows; i++) {
-		if (!parse_name(v[i].name, &key) ||
+		if (!cachedir__parse_name(c->dir, v[i].name, &key) ||
 		    (skip && skip(arg, &key)) ||
 		    read_entry(c, v[i].name, &key, &t, path, sizeof(path),
 			       false))
@@ -552,10 +286,7 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 		 * inode would replace the newer one's table in the module.
 		 */
 		if (!stat(path, &now) && tablecache__keeps(&now, -1) &&
-		    now.st_dev == key.st_dev &&
-		    now.st_ino == key.st_ino && now.st_size == key.st_size &&
-		    ns_of(&now.st_mtim) == ns_of(&key.st_mtim) &&
-		    ns_of(&now.st_ctim) == ns_of(&key.st_ctim)) {
+		    cachedir_same_file(&now, &key)) {
 			rows += t.n;
 			fn(arg, &key, path, &t);
 		}
@@ -568,6 +299,6 @@ void tablecache__close(struct tablecache *c)
 {
 	if (!c)
 		return;
-	close(c->dirfd);
+	cachedir__close(c->dir);
 	free(c);
 }

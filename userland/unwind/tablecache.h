@@ -11,12 +11,13 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "lib/cachedir.h"
 #include "unwind/cfi.h"
 
 /* Root's cache; another user's is $XDG_CACHE_HOME/cprof-dump/tables. */
-#define TABLECACHE_ROOT_DIR	"/var/cache/cprof-dump/tables"
+#define TABLECACHE_ROOT_DIR	CACHEDIR_ROOT "/tables"
 /* Root's when that is read-only: a tmpfs, emptied when the machine starts. */
-#define TABLECACHE_RUN_DIR	"/run/cprof-dump/tables"
+#define TABLECACHE_RUN_DIR	CACHEDIR_RUN "/tables"
 /* The most the cache's files take, all together. */
 #define TABLECACHE_MAX_BYTES	(256ULL << 20)
 
