@@ -9,7 +9,12 @@
 # (--no-symbolize), user symbols only (--kallsyms /dev/null), everything,
 # and everything from a copy of kallsyms in a file (so without the
 # kernel's formatting of /proc/kallsyms); beside them, cat /proc/kallsyms.
-# Then perf record of one full conversion: its samples per DSO.
+# Then perf record of one full conversion: its samples per DSO.  Last, a
+# capture of about 40 000 samples (the job for 10 s) and perf record -g -a
+# of the same job at the same rate: cprof-dump with an empty symbol cache,
+# then with the cache it filled (three times), --no-symbolize (three
+# times), and perf report --stdio (default options, three times); the
+# medians and their ratios.
 # Nothing here fails on a figure, only on a tool that does not work.
 # vm-timeout: 1500
 set -euo pipefail
@@ -76,4 +81,48 @@ echo
 echo "perf record of one conversion, samples per DSO:"
 "$PERF" report -i "$W/dump.data" --stdio --sort dso 2>/dev/null |
 	awk '/^ *[0-9.]+%/ && n++ < 8'
+
+# ~40 000 samples: the job for 10 s, under cprof, then under perf -g
+job10() {
+	local a b
+	"$SPIN" 100000000 64 >/dev/null &
+	a=$!
+	"$SPIN" 100000000 64 >/dev/null &
+	b=$!
+	sleep 10
+	kill "$a" "$b"
+	wait "$a" "$b" 2>/dev/null || true
+}
+reader_start "$W/big.raw" 300
+job10
+reader_stop
+"$PERF" record -q -g -a -F 1999 -o "$W/big.data" -- sleep 10 >/dev/null 2>"$W/err" &
+perf=$!
+job10
+wait "$perf" || fail "perf record -g -a failed: $(head -n 3 "$W/err")"
+bn=$("$WORKLOADS/streamtext" <"$W/big.raw" | grep -c '^S ' || true)
+pn=$("$PERF" script -i "$W/big.data" -F cpu 2>/dev/null | wc -l)
+mkdir -m 700 "$W/syms"
+timed() { # FILE CMD...: CMD's wall ms appended to FILE, output discarded
+	local f=$1 s
+	shift
+	s=$(now_ms)
+	"$@" >/dev/null 2>"$W/err" || fail "$* failed: $(head -n 3 "$W/err")"
+	echo $(($(now_ms) - s)) >>"$f"
+}
+timed "$W/t-first" "$CPROF_DUMP" -i "$W/big.raw" --symbol-cache "$W/syms" -o "$W/b.pb.gz"
+for _ in 1 2 3; do
+	timed "$W/t-nosym" "$CPROF_DUMP" -i "$W/big.raw" --no-symbolize -o "$W/b.pb.gz"
+	timed "$W/t-second" "$CPROF_DUMP" -i "$W/big.raw" --symbol-cache "$W/syms" -o "$W/b.pb.gz"
+	timed "$W/t-report" "$PERF" report -i "$W/big.data" --stdio
+done
+first=$(<"$W/t-first")
+nosym=$(median <"$W/t-nosym")
+second=$(median <"$W/t-second")
+report=$(median <"$W/t-report")
+echo "40 000 samples: cprof-dump's capture $bn samples, perf's $pn"
+echo "cprof-dump, empty symbol cache: $first ms; --no-symbolize: median $nosym ms of $(tr '\n' ' ' <"$W/t-nosym"); with the cache filled: median $second ms of $(tr '\n' ' ' <"$W/t-second")"
+echo "perf report --stdio: median $report ms of $(tr '\n' ' ' <"$W/t-report")"
+awk -v n="$nosym" -v s="$second" -v r="$report" -v f="$first" 'BEGIN {
+	printf "second conversion / --no-symbolize: %.2f; perf report / second conversion: %.1f; perf report / first: %.1f\n", s / n, r / s, r / f }'
 echo "b_dump: ok"
