@@ -17,7 +17,6 @@
 #   32 KiB each) overflow maps_mb, the least recently sampled are evicted
 #   (maps_evicted grows), and maps_bytes stays within maps_limit.
 #   On 6.1 and 6.12-rt only.
-# vm-long: minutes under TCG; k_manymaps covers the lists' cap in make check
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
