@@ -32,10 +32,8 @@
 #include <trace/events/sched.h>
 
 #include "hookcost.h"
-#include "maps.h"
 #include "mutex.h"
 #include "sample.h"
-#include "unwind.h"
 
 #define CPROF_MX_SLOTS_SHIFT	16
 #define CPROF_MX_SLOTS		BIT(CPROF_MX_SLOTS_SHIFT)
@@ -222,16 +220,12 @@ static void cprof_mx_record(const struct cprof_settings *set,
 			    struct cprof_mx_cpu *mc, struct task_struct *p,
 			    u64 start)
 {
-	struct task_struct *tsk = current;
 	struct cprof_waketrail *wt;
 	struct cprof_sample *smp;
-	struct cprof_uaccess acc;
-	struct pt_regs *uregs;
-	int nk = 0, nu = 0, mapped = 0;
 	u32 depth = min(set->depth, set->offcpu_depth);
 	u64 now = ktime_get_ns();
-	u16 flags = 0;
-	u32 size;
+	u32 nr;
+	u16 flags;
 	bool kick;
 
 	if (cprof_hookcost_over(&mc->cost, now, cprof_mx_budget)) {
@@ -243,36 +237,11 @@ static void cprof_mx_record(const struct cprof_settings *set,
 				   sizeof(*wt), now, true);
 	if (!smp)
 		return;
-	if (set->mode != CPROF_MODE_USER)
-		nk = cprof_unwind_kernel_here(smp->ips, depth, &flags,
-					      (unsigned long)cprof_mx_wake_tp->iterator);
-	uregs = cprof_saved_user_regs(tsk);
-	cprof_uaccess_start(&acc, set->accesses);
-	if (uregs && set->mode != CPROF_MODE_KERNEL) {
-		struct cprof_uwalk_req req = {
-			.tsk = tsk,
-			.uregs = uregs,
-			.ips = smp->ips + nk,
-			.acc = &acc,
-			.max = depth,
-			.entry = true,
-		};
-
-		nu = cprof_unwind_user(&req);
-		flags |= req.flags;
-		mapped = req.mapped;
-	}
-	smp->time_ns = now;
-	smp->pid = tsk->tgid;
-	smp->tid = tsk->pid;
-	smp->cpu = smp_processor_id();
-	smp->nr_kernel = nk;
-	smp->nr_user = nu;
-	memcpy(smp->comm, tsk->comm, sizeof(smp->comm));
-	smp->comm[sizeof(smp->comm) - 1] = '\0';
-	smp->ips[nk + nu] = cprof_cgroup_id(tsk);
-	flags |= CPROF_SAMPLE_CGROUP;
-	wt = (struct cprof_waketrail *)&smp->ips[nk + nu + 1];
+	flags = cprof_sample_current(smp, set, depth,
+				     (unsigned long)cprof_mx_wake_tp->iterator,
+				     now, &kick);
+	nr = smp->nr_kernel + smp->nr_user + 1;
+	wt = (struct cprof_waketrail *)&smp->ips[nr];
 	memset(wt, 0, sizeof(*wt));
 	wt->type = CPROF_TRAIL_WAKE;
 	wt->pid = p->tgid;
@@ -280,10 +249,9 @@ static void cprof_mx_record(const struct cprof_settings *set,
 	wt->delay_ns = now > start ? now - start : 0;
 	memcpy(wt->comm, p->comm, sizeof(wt->comm));
 	wt->comm[sizeof(wt->comm) - 1] = '\0';
-	size = sizeof(*smp) + (nk + nu + 1) * sizeof(u64) + sizeof(*wt);
-	/* a mapping request, as a tick's: the reader lists the mappings */
-	kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
-	cprof_sample_commit(CPROF_REC_SAMPLE, flags, size, now, kick);
+	cprof_sample_commit(CPROF_REC_SAMPLE, flags,
+			    sizeof(*smp) + nr * sizeof(u64) + sizeof(*wt), now,
+			    kick);
 	mc->events++;
 	cprof_hookcost_add(&mc->cost, ktime_get_ns() - now);
 }

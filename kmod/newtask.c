@@ -23,10 +23,8 @@
 #include <trace/events/task.h>
 
 #include "hookcost.h"
-#include "maps.h"
 #include "newtask.h"
 #include "sample.h"
-#include "unwind.h"
 
 /* One CPU's recording of creations; its own CPU only writes it. */
 struct cprof_nt_cpu {
@@ -56,16 +54,12 @@ static bool cprof_nt_wanted(const struct cprof_settings *set,
 
 /* The creating task, current, recorded: interrupts disabled. */
 static void cprof_nt_record(const struct cprof_settings *set,
-			    struct cprof_nt_cpu *nc, struct task_struct *tsk)
+			    struct cprof_nt_cpu *nc)
 {
 	struct cprof_sample *smp;
-	struct cprof_uaccess acc;
-	struct pt_regs *uregs;
-	int nk = 0, nu = 0, mapped = 0;
 	u32 depth = set->depth;
 	u64 now = ktime_get_ns();
-	u16 flags = 0;
-	u32 size;
+	u16 flags;
 	bool kick;
 
 	/* past the budget: counted, nothing written (no LOST per creation) */
@@ -78,41 +72,12 @@ static void cprof_nt_record(const struct cprof_settings *set,
 				   now, true);
 	if (!smp)
 		return;
-	if (set->mode != CPROF_MODE_USER)
-		nk = cprof_unwind_kernel_here(smp->ips, depth, &flags,
-					      (unsigned long)cprof_nt_tp->iterator);
-	uregs = cprof_saved_user_regs(tsk);
-	if (!uregs && tsk->flags & PF_KTHREAD)
-		flags |= CPROF_SAMPLE_KTHREAD;
-	cprof_uaccess_start(&acc, set->accesses);
-	if (uregs && set->mode != CPROF_MODE_KERNEL) {
-		struct cprof_uwalk_req req = {
-			.tsk = tsk,
-			.uregs = uregs,
-			.ips = smp->ips + nk,
-			.acc = &acc,
-			.max = depth,
-			.entry = true,
-		};
-
-		nu = cprof_unwind_user(&req);
-		flags |= req.flags;
-		mapped = req.mapped;
-	}
-	smp->time_ns = now;
-	smp->pid = tsk->tgid;
-	smp->tid = tsk->pid;
-	smp->cpu = smp_processor_id();
-	smp->nr_kernel = nk;
-	smp->nr_user = nu;
-	memcpy(smp->comm, tsk->comm, sizeof(smp->comm));
-	smp->comm[sizeof(smp->comm) - 1] = '\0';
-	smp->ips[nk + nu] = cprof_cgroup_id(tsk);
-	flags |= CPROF_SAMPLE_CGROUP;
-	size = sizeof(*smp) + (nk + nu + 1) * sizeof(u64);
-	/* a mapping request, as a tick's: the reader lists the mappings */
-	kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
-	cprof_sample_commit(CPROF_REC_SAMPLE, flags, size, now, kick);
+	flags = cprof_sample_current(smp, set, depth,
+				     (unsigned long)cprof_nt_tp->iterator, now,
+				     &kick);
+	cprof_sample_commit(CPROF_REC_SAMPLE, flags,
+			    sizeof(*smp) + (smp->nr_kernel + smp->nr_user + 1) *
+			    sizeof(u64), now, kick);
 	nc->events++;
 	cprof_hookcost_add(&nc->cost, ktime_get_ns() - now);
 }
@@ -127,7 +92,7 @@ static void cprof_nt_probe(void *data, struct task_struct *task,
 	if (!set || !cprof_nt_wanted(set, current))
 		return;
 	local_irq_save(irqflags);
-	cprof_nt_record(set, this_cpu_ptr(&cprof_nt_cpus), current);
+	cprof_nt_record(set, this_cpu_ptr(&cprof_nt_cpus));
 	local_irq_restore(irqflags);
 }
 

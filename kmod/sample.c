@@ -7,13 +7,13 @@
  * (a CPU that comes online meanwhile gets its own), within a cap on their
  * total size.  Each CPU throttles itself to ctl's budget, lengthening its
  * period (CPROF_REC_THROTTLE), and each tick's user reads are bounded by
- * ctl's accesses (struct cprof_uaccess).  The scheduler's hook (offcpu.c)
- * and the task creation hook (newtask.c) write into the same rings through
- * cprof_sample_reserve() and cprof_sample_commit(), on their own CPU with
- * interrupts disabled: a ring still has one producer at a time (kinds
- * offcpu and threadcreate have rings and no ticks).  Why: docs/design.md,
- * "The tick", "Buffers and the stream", "Self-throttle", "A hard bound per
- * event".
+ * ctl's accesses (struct cprof_uaccess).  The scheduler's hooks (offcpu.c,
+ * mutex.c) and the task creation hook (newtask.c) write into the same
+ * rings through cprof_sample_reserve(), cprof_sample_current() and
+ * cprof_sample_commit(), on their own CPU with interrupts disabled: a ring
+ * still has one producer at a time (those kinds have no ticks).  Why:
+ * docs/design.md, "The tick", "Buffers and the stream", "Self-throttle",
+ * "A hard bound per event".
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
@@ -708,8 +708,8 @@ static bool cprof_sample_running(u64 now)
  * @now: the time, kept with a loss
  * @sample: the record is a CPROF_REC_SAMPLE: a loss is a lost sample
  *
- * Context: a hook (offcpu.c, newtask.c): interrupts disabled, so this
- * CPU's tick cannot run meanwhile.
+ * Context: a hook (offcpu.c, newtask.c, mutex.c): interrupts disabled, so
+ * this CPU's tick cannot run meanwhile.
  * Return: the record, to fill in and cprof_sample_commit() before anything
  * else reserves, or to drop (the next reservation takes its room); NULL when
  * no profile runs or @now is before its start (not a loss), or this CPU has
@@ -771,6 +771,68 @@ bool cprof_sample_skip(u64 now, bool sample)
 		return false;
 	cprof_lose_hook(this_cpu_ptr(&cprof_cpus), now, sample);
 	return true;
+}
+
+/**
+ * cprof_sample_current() - a hook's sample of current, its stacks taken
+ * @smp: from cprof_sample_reserve(), with room for 2 * @depth + 1 entries
+ * @set: the profile's settings
+ * @depth: the most frames of each stack
+ * @skip: the hook's tracepoint iterator: the kernel stack starts at its
+ *	caller
+ * @now: the event's time
+ * @kick: set to whether the reader should list current's mappings now
+ *
+ * The kernel stack from @skip's caller, the user stack from the registers
+ * saved at current's kernel entry (tables, frame pointers, at most
+ * @set's accesses), then current's cgroup id; the header filled in.
+ *
+ * Context: as cprof_sample_reserve(), in a task (current's user stack).
+ * Return: the sample's flags; its size is sizeof(*@smp) and
+ * @smp->nr_kernel + @smp->nr_user + 1 entries.
+ */
+u16 cprof_sample_current(struct cprof_sample *smp,
+			 const struct cprof_settings *set, u32 depth,
+			 unsigned long skip, u64 now, bool *kick)
+{
+	struct task_struct *tsk = current;
+	struct cprof_uaccess acc;
+	struct pt_regs *uregs;
+	int nk = 0, nu = 0, mapped = 0;
+	u16 flags = CPROF_SAMPLE_CGROUP;
+
+	if (set->mode != CPROF_MODE_USER)
+		nk = cprof_unwind_kernel_here(smp->ips, depth, &flags, skip);
+	uregs = cprof_saved_user_regs(tsk);
+	if (!uregs && tsk->flags & PF_KTHREAD)
+		flags |= CPROF_SAMPLE_KTHREAD;
+	cprof_uaccess_start(&acc, set->accesses);
+	if (uregs && set->mode != CPROF_MODE_KERNEL) {
+		struct cprof_uwalk_req req = {
+			.tsk = tsk,
+			.uregs = uregs,
+			.ips = smp->ips + nk,
+			.acc = &acc,
+			.max = depth,
+			.entry = true,
+		};
+
+		nu = cprof_unwind_user(&req);
+		flags |= req.flags;
+		mapped = req.mapped;
+	}
+	smp->time_ns = now;
+	smp->pid = tsk->tgid;
+	smp->tid = tsk->pid;
+	smp->cpu = smp_processor_id();
+	smp->nr_kernel = nk;
+	smp->nr_user = nu;
+	memcpy(smp->comm, tsk->comm, sizeof(smp->comm));
+	smp->comm[sizeof(smp->comm) - 1] = '\0';
+	smp->ips[nk + nu] = cprof_cgroup_id(tsk);
+	/* a mapping request, as a tick's: the reader lists the mappings */
+	*kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
+	return flags;
 }
 
 /**

@@ -13,6 +13,9 @@ void cprof_sample_open(u64 from, u64 deadline_ns);
 void cprof_sample_stop(void);
 u64 cprof_cgroup_id(struct task_struct *tsk);
 void *cprof_sample_reserve(u32 size, u64 now, bool sample);
+u16 cprof_sample_current(struct cprof_sample *smp,
+			 const struct cprof_settings *set, u32 depth,
+			 unsigned long skip, u64 now, bool *kick);
 void cprof_sample_commit(u16 type, u16 flags, u32 size, u64 now, bool kick);
 void cprof_sample_lose(u64 now, bool sample);
 bool cprof_sample_skip(u64 now, bool sample);
