@@ -708,7 +708,7 @@ int main(int argc, char **argv)
 	if (env.load_tables)
 		return load_tables_only();
 	/* before any child: windows and requests use it, and fill it */
-	if (env.symbolize)
+	if (env.symbolize && (env.every || env.http.addr))
 		symcache_setup(env.symbol_cache);
 	popts = (struct pipeline_opts){
 		.proc_dir = env.proc_dir,
@@ -769,6 +769,9 @@ int main(int argc, char **argv)
 	warn_off_cpu(prof, in_name);
 	warn_not_recorded(prof, in_name);
 
+	/* -i, -d: once there is a profile to name (a refused one says why only) */
+	if (env.symbolize)
+		symcache_setup(env.symbol_cache);
 	pipeline__resolve_opts(pl, &ropts);
 	res = resolved__new(prof, &ropts);
 	if (!res)
