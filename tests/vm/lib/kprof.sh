@@ -112,6 +112,19 @@ startstop_ms() {
 	ctl kind=cpu
 }
 
+# wait_table FILE [TENTHS]: until the module holds FILE's unwind table (its
+# inode in /proc/cprof/unwind's list), for at most TENTHS tenths of a second
+# (default 600 times CPROF_SLOW); false if it did not.
+wait_table() {
+	local i ino
+	ino=$(stat -L -c %i "$1") || return 1
+	for ((i = 0; i < ${2:-$((600 * ${CPROF_SLOW:-1}))}; i++)); do
+		awk -v ino="$ino" '$2 == ino { f = 1 } END { exit !f }' /proc/cprof/unwind && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # slow_ms MS: MS stretched by CPROF_SLOW, for bounds on wall time.
 slow_ms() {
 	echo $(($1 * ${CPROF_SLOW:-1}))

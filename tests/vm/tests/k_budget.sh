@@ -72,6 +72,12 @@ run() {
 	"$PY" -S "$REPO/tests/vm/lib/pydeep.py" 600 >"$LOCAL/py.out" &
 	work+=($!)
 	wait_started "$LOCAL/py.out" "deep started"
+	# the Python walk needs python3.11's table, and deepswitch's switches
+	# (no stack copies) its own, which the profile loads as it samples
+	# them (after libc's and the others' on a cold cache): the window
+	# starts once both are in the module
+	wait_table "$PY" || fail "python3.11's table was not loaded"
+	wait_table "$WORKLOADS/deepswitch" || fail "deepswitch's table was not loaded"
 	sleep "$SECS"
 	ctl stop=1
 	wait "$dump" || fail "cprof-dump failed: $(tail -n 3 "$OUT/$name.err")"
