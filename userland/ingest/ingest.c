@@ -319,7 +319,8 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	if (now < in->last_ns)
 		now = in->last_ns;
-	round = count_pending(in);
+	/* the rounds are the end's: a count per record would be quadratic */
+	round = end ? count_pending(in) : 0;
 	while (!ret && (pd = in->head) &&
 	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
 		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
@@ -336,7 +337,8 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 			round = count_pending(in);
 			requeued = 0;
 		}
-		round--;
+		if (end)
+			round--;
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;
