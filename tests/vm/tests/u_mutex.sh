@@ -10,7 +10,7 @@
 # 2 CPUs that work would keep the waiters from running, and from waiting,
 # for much of a hold), and the profile ended with stop=1 once the round
 # is done.  In both, the delay charged to hold_few's unlocks must be
-# within 3 points of the share of the time mutexhold measured hold_few
+# within 6 points of the share of the time mutexhold measured hold_few
 # holding the lock (the rest: hold_many's):
 #   - cprof-dump --http: the index lists mutex; /debug/pprof/mutex over
 #     the whole machine, read by go tool pprof -raw: Go's sample types
@@ -77,15 +77,19 @@ code=$(cat "$OUT/mx.code")
 [[ $code == 200 ]] || fail "mutex: HTTP $code: $(head -c 300 "$OUT/mx.pb.gz"; tail -n 3 "$OUT/http.err")"
 pp -raw "$OUT/mx.pb.gz" >"$OUT/mx.raw.txt" || fail "go tool pprof cannot read /debug/pprof/mutex: $(tail -n 3 "$OUT/pprof.err")"
 # share NAME FEW_NS MANY_NS FEW MANY: mutexhold's hold_few share of the
-# time held, and of the delay charged (FEW, MANY), within 3 points
+# time held, and of the delay charged (FEW, MANY), within 6 points: the
+# delay charged to an unlock is its first waiter's wait, which TCG's
+# wake-up latency moves by a millisecond or more against a 4 ms hold
+# (1.4 points apart on average in 19 comparisons on 6.1 and 6.12, 4.4
+# at most)
 share() {
 	local truth got
 	((${4%.*} + ${5%.*} > 0)) || fail "$1: no delay under hold_few or hold_many"
 	read -r truth got < <(awk -v a="$2" -v b="$3" -v c="$4" -v d="$5" \
 		'BEGIN { printf "%.1f %.1f\n", 100 * a / (a + b), 100 * c / (c + d) }')
 	echo "$1: delay under hold_few's unlocks $got % of hold_few's and hold_many's (mutexhold measured hold_few holding the lock $truth % of the time: $(($2 / 1000000)) ms and $(($3 / 1000000)) ms)"
-	awk -v a="$truth" -v b="$got" 'BEGIN { d = a - b; exit !(d <= 3 && d >= -3) }' ||
-		fail "$1: hold_few's share of the delay $got %, mutexhold's own measurement $truth %: more than 3 points apart"
+	awk -v a="$truth" -v b="$got" 'BEGIN { d = a - b; exit !(d <= 6 && d >= -6) }' ||
+		fail "$1: hold_few's share of the delay $got %, mutexhold's own measurement $truth %: more than 6 points apart"
 }
 grep -A1 '^Samples:' "$OUT/mx.raw.txt" | tail -n 1 |
 	grep -Eq '^ *contentions/count +delay/nanoseconds *$' ||
