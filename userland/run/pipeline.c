@@ -100,7 +100,8 @@ void pipeline__load_tables(struct pipeline *pl, long pid)
 		 * that holds no table takes no stack copies, and the ticks
 		 * before the tables come need them.
 		 */
-		tableload__wait_asked(pl->unw, &no_stop, VDSO_WAIT_S);
+		if (!tableload__module_had_tables(pl->unw))
+			tableload__wait_asked(pl->unw, &no_stop, VDSO_WAIT_S);
 	}
 	/* a loader kept from an earlier profile: drop what went meanwhile */
 	tableload__sweep(pl->unw, TABLELOAD_SWEEP_S);

@@ -1786,6 +1786,11 @@ void tableload__stop(struct tableload *l, struct tableload_stats *stats)
 	tableload_free(l);
 }
 
+bool tableload__module_had_tables(const struct tableload *l)
+{
+	return l && l->module_tables;
+}
+
 struct tablekeep *tableload__kept(struct tableload *l)
 {
 	return l ? l->keep : NULL;

@@ -135,6 +135,9 @@ bool tableload__prime(struct tableload **l, const char *proc_dir, pid_t pid,
  */
 void tableload__report_stops(struct tableload *l, bool all);
 
+/* Did the module hold tables when l started?  NULL did not. */
+bool tableload__module_had_tables(const struct tableload *l);
+
 /*
  * The tables this loader wrote, kept for walking stack copies
  * (tablekeep.h); NULL for NULL l.  Freed by tableload__stop().
