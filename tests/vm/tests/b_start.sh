@@ -14,7 +14,6 @@
 # Medians and every run are printed; nothing is asserted but that each
 # profile has samples (make bench: times under TCG move with the host).
 # vm-timeout: 600
-# vm-long: a benchmark (make bench)
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
