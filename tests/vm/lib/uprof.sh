@@ -45,6 +45,26 @@ http_start() {
 	return 1
 }
 
+# http_kind KIND BASE CMD...: with the server of http_start running, the
+# index page lists KIND; /debug/pprof/KIND?seconds=$SECONDS_P is asked
+# while CMD runs (a round that ends the profile), answered 200 into
+# BASE.pb.gz and read by go tool pprof -raw into BASE.raw.txt.
+http_kind() {
+	local kind=$1 base=$2 req code
+	shift 2
+	grep -q "href='$kind?debug=1'" "$OUT/index.html" ||
+		fail "the index page lists no $kind: $(cat "$OUT/index.html" "$OUT/http.err")"
+	curl -s --unix-socket "$sock" -o "$base.pb.gz" -w '%{http_code}' \
+		"http://localhost/debug/pprof/$kind?seconds=$SECONDS_P" >"$base.code" &
+	req=$!
+	"$@"
+	wait "$req" || fail "curl failed"
+	code=$(cat "$base.code")
+	[[ $code == 200 ]] || fail "$kind: HTTP $code: $(head -c 300 "$base.pb.gz"; tail -n 3 "$OUT/http.err")"
+	pp -raw "$base.pb.gz" >"$base.raw.txt" ||
+		fail "go tool pprof cannot read /debug/pprof/$kind: $(tail -n 3 "$OUT/pprof.err")"
+}
+
 bg=()
 spawn() { "$@" >/dev/null & bg+=($!); }
 stop() { kill "${bg[@]}" 2>/dev/null || true; wait "${bg[@]}" 2>/dev/null || true; bg=(); }

@@ -66,16 +66,7 @@ round() {
 }
 
 http_start || true
-grep -q "href='mutex?debug=1'" "$OUT/index.html" ||
-	fail "the index page lists no mutex: $(cat "$OUT/index.html" "$OUT/http.err")"
-curl -s --unix-socket "$sock" -o "$OUT/mx.pb.gz" -w '%{http_code}' \
-	"http://localhost/debug/pprof/mutex?seconds=$SECONDS_P" >"$OUT/mx.code" &
-req=$!
-round 1 "$server"
-wait "$req" || fail "curl failed"
-code=$(cat "$OUT/mx.code")
-[[ $code == 200 ]] || fail "mutex: HTTP $code: $(head -c 300 "$OUT/mx.pb.gz"; tail -n 3 "$OUT/http.err")"
-pp -raw "$OUT/mx.pb.gz" >"$OUT/mx.raw.txt" || fail "go tool pprof cannot read /debug/pprof/mutex: $(tail -n 3 "$OUT/pprof.err")"
+http_kind mutex "$OUT/mx" round 1 "$server"
 # share NAME FEW_NS MANY_NS FEW MANY: mutexhold's hold_few share of the
 # time held, and of the delay charged (FEW, MANY), within 6 points: the
 # delay charged to an unlock is its first waiter's wait, which TCG's

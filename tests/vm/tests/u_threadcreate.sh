@@ -53,16 +53,7 @@ round() {
 }
 
 http_start || true
-grep -q "href='threadcreate?debug=1'" "$OUT/index.html" ||
-	fail "the index page lists no threadcreate: $(cat "$OUT/index.html" "$OUT/http.err")"
-curl -s --unix-socket "$sock" -o "$OUT/tc.pb.gz" -w '%{http_code}' \
-	"http://localhost/debug/pprof/threadcreate?seconds=$SECONDS_P" >"$OUT/tc.code" &
-req=$!
-round 1
-wait "$req" || fail "curl failed"
-code=$(cat "$OUT/tc.code")
-[[ $code == 200 ]] || fail "threadcreate: HTTP $code: $(head -c 300 "$OUT/tc.pb.gz"; tail -n 3 "$OUT/http.err")"
-pp -raw "$OUT/tc.pb.gz" >"$OUT/tc.raw.txt" || fail "go tool pprof cannot read /debug/pprof/threadcreate: $(tail -n 3 "$OUT/pprof.err")"
+http_kind threadcreate "$OUT/tc" round 1
 grep -q '^PeriodType: threadcreate count' "$OUT/tc.raw.txt" ||
 	fail "threadcreate: period type is not threadcreate/count: $(grep PeriodType "$OUT/tc.raw.txt")"
 grep -A1 '^Samples:' "$OUT/tc.raw.txt" | tail -n 1 | grep -Eq '^ *threadcreate/count *$' ||
