@@ -828,7 +828,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	char key[96];
 	struct stat st, after;
 	int fd = open_mapped(it, &st);
-	bool keep;
+	bool keep, cached;
 
 	if (fd < 0) {
 		/* someone put it there: say so, a few times */
@@ -848,15 +848,15 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		return;
 	}
 	keep = l->cache && tablecache__keeps(&st, fd);
+	cached = keep && tablecache__get(l->cache, &st, &t) == 0;
 	/* a short profile's scan: a file not cached waits for its note */
-	if (it->cached_only &&
-	    (!keep || tablecache__get(l->cache, &st, &t))) {
+	if (it->cached_only && !cached) {
 		cfi_table_free(&t);
 		close(fd);
 		return;
 	}
 	seen_before(l, key);
-	if (it->cached_only || (keep && tablecache__get(l->cache, &st, &t) == 0)) {
+	if (cached) {
 		if (write_table(l, &st, &t,
 				python_layout(fd, &py) ? &py : NULL, key,
 				it->path))
