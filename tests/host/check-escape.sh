@@ -20,6 +20,9 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 # FILE ARGUMENT: messages cprof-dump composed itself (of esc()'d strings).
 ALLOWED='
 answer.c msg           # boxed: a literal reason or strerror()
+cachedir.c kind->what  # struct cachedir_kind: literals of its callers
+cachedir.c kind->items # struct cachedir_kind: literals of its callers
+cachedir.c kind->without # struct cachedir_kind: literals of its callers
 cli.c msg              # modprofile: the module'"'"'s paths and errno
 debugfetch.c why       # counts and strerror()
 httpauth.c what        # an option'"'"'s name, a literal at each call
@@ -37,6 +40,7 @@ listen.c la->shown     # the address, esc()d where it is made
 pprof.c gz->zs.msg ? gz->zs.msg : "zlib init" # zlib'"'"'s message
 resolve.c line         # the summaries, built of esc()d names
 stream.c what          # stream__rec_name(): a literal
+symcache.c why         # bad_entry(): a literal at each call
 stream.c stream__rec_name(r->type) # a literal
 tableload.c line       # append(), itself checked here
 tableload.c cfi_stop_name(k) # a literal
