@@ -161,6 +161,8 @@ struct ingest *pipeline__open(struct pipeline *pl, int fd, const char *name)
 	pl->in = ingest__open(fd, name, pl->unw, pl->cg);
 	if (!pl->in)
 		return NULL;
+	if (fd == pl->mp.fd)
+		ingest__from_module(pl->in);
 	pl->name = name;
 	pl->read_whole = false;
 	if (!pl->o.serve && pl->o.debug_queue)
