@@ -24,8 +24,8 @@ set -euo pipefail
 # shellcheck source=../lib/folded.sh
 . "$REPO/tests/vm/lib/folded.sh"
 
-[[ -n ${P_MUTEX_ANY:-} || ($KVER =~ ^6\.(1|12)\. && $KVER != *-rt-* && $KVER == *deb*) ]] ||
-	skip "runs on Debian's 6.1 and 6.12 only (P_MUTEX_ANY=1: on any kernel)"
+[[ -n ${P_MUTEX_ANY:-} || ($KVER != *-rt-* && $KVER != *cprof*) ]] ||
+	skip "runs on Debian's 6.1 and 6.12, not RT nor the debug kernel (P_MUTEX_ANY=1: on any)"
 command -v wakeuptime-bpfcc >/dev/null || skip "no wakeuptime-bpfcc (bpfcc-tools) on this host"
 ROUND_S=5
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
