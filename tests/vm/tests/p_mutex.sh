@@ -11,6 +11,10 @@
 #     name and kernel stack (it walks no user stack; mutexhold's holder
 #     names itself after the function it holds the lock in), the wakes
 #     through futex_wake only;
+#   - mutexhold runs on one CPU: wakeuptime reads the waker off the
+#     sched_wakeup tracepoint, which for a wake-up sent to another CPU
+#     fires there, in whatever task runs on it (on 6.12 it credited most
+#     of the holder's wakes to cprof-dump, sleep or swapper);
 #   - the same ranking in both (hold_many's unlocks over hold_few's), and
 #     cprof's share within 6 points of mutexhold's own measurement (as in
 #     u_mutex); bcc's share printed beside it.
@@ -31,7 +35,7 @@ ROUND_S=5
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2>/dev/null || true
 kload
-"$WORKLOADS/mutexhold" 4 $ROUND_S >"$OUT/mutexhold.out" &
+taskset -c 0 "$WORKLOADS/mutexhold" 4 $ROUND_S >"$OUT/mutexhold.out" &
 mh=$!
 wait_lines "$OUT/mutexhold.out" 1 || fail "mutexhold did not start"
 pid=$(awk '$1 == "ready" { print $2 }' "$OUT/mutexhold.out")
