@@ -49,7 +49,8 @@ os.execvp(sys.argv[1], sys.argv[1:])' wakeuptime-bpfcc -f -p "$pid" \
 bcc=$!
 # attached: two probes (raw tracepoints, or kprobes on older kernels)
 for ((i = 0; ; i++)); do
-	n=$(find "/proc/$bcc/fd" -lname '*bpf_link*' -o -lname '*perf_event*' 2>/dev/null | wc -l)
+	# (find fails on an fd closed while it reads the folder)
+	n=$({ find "/proc/$bcc/fd" -lname '*bpf_link*' -o -lname '*perf_event*' 2>/dev/null || true; } | wc -l)
 	((n >= 2)) && break
 	kill -0 "$bcc" 2>/dev/null || fail "wakeuptime-bpfcc exited: $(tail -n 5 "$OUT/bcc.err")"
 	((i < 600 * ${CPROF_SLOW:-1})) || fail "wakeuptime-bpfcc did not attach in $((i / 2)) s"
