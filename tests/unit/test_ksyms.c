@@ -9,6 +9,7 @@
 #endif
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,85 @@ static void test_odd_lines(void)
 	ksyms__free(ks);
 }
 
+/*
+ * Packed and unpacked: every address the unpacked symbols say they cover
+ * named as kallsyms names it, vmlinux's all (its init code too), modules'
+ * but their last symbol; BPF programs not kept; damaged blocks refused.
+ */
+static void test_pack(void)
+{
+	const char *kpath = fixture("kallsyms", kallsyms_text);
+	const char *mpath = fixture("modules", modules_text);
+	struct ksyms *ks = ksyms__load(kpath, mpath), *pk = NULL;
+	uint64_t a, start = 0, end = 0;
+	bool same = true, covered = true;
+	size_t len = 0, i;
+	uint32_t w;
+	char *buf;
+
+	buf = ksyms__pack(ks, &len);
+	test_cond("pack the fixture", buf && len > 0);
+	if (buf)
+		pk = ksyms__unpack(buf, len);
+	test_cond("unpack it", pk != NULL);
+	test_cond("symbols from kallsyms cover every address",
+		  ksyms__covers(ks, 0xffffffffc0005010));
+	for (a = 0xffffffff80fffff0; pk && a < 0xffffffff81001010; a += 4) {
+		covered &= ksyms__covers(pk, a) == (a >= 0xffffffff81000000);
+		if (ksyms__covers(pk, a))
+			same &= is(name_at(pk, a), name_at(ks, a));
+	}
+	test_cond("vmlinux: covered from its first symbol, named as kallsyms names it",
+		  same && covered);
+	test_cond("vmlinux's init code: covered, named",
+		  ksyms__covers(pk, 0xffffffff81400010) &&
+		  is(name_at(pk, 0xffffffff81400010), "_sinittext"));
+	test_cond("a module's symbol but its last: covered, named",
+		  ksyms__covers(pk, 0xffffffffc0001010) &&
+		  is(name_at(pk, 0xffffffffc0001010), "moda_first"));
+	test_cond("a module's last symbol (its extent may hold others'): not covered",
+		  !ksyms__covers(pk, 0xffffffffc0001090) &&
+		  !ksyms__covers(pk, 0xffffffffc0003010));
+	test_cond("a BPF program: not kept, not covered",
+		  !ksyms__covers(pk, 0xffffffffc0005010) &&
+		  ksyms__module_range(pk, "bpf", &start, &end));
+	test_cond("unpacked: kallsyms's text range, modules' extents, schedule",
+		  !ksyms__kernel_range(pk, &start, &end) &&
+		  start == 0xffffffff81000000 && end == 0xffffffff81001000 &&
+		  !ksyms__module_range(pk, "modb", &start, &end) &&
+		  start == 0xffffffffc0003000 && end == 0xffffffffc0004000 &&
+		  ksyms__addr_of(pk, "schedule") == 0xffffffff81000100);
+	ksyms__free(pk);
+	test_cond("unpacked symbols are not packed again",
+		  !ksyms__pack(pk = buf ? ksyms__unpack(buf, len) : NULL, &i));
+	ksyms__free(pk);
+
+	/* damaged: short, one byte more, a name past the strings, unsorted */
+	test_cond("a short block: refused", buf && !ksyms__unpack(buf, len - 1));
+	if (buf) {
+		char *more = calloc(1, len + 1), *d = malloc(len);
+
+		memcpy(more, buf, len);
+		test_cond("a longer block: refused", !ksyms__unpack(more, len + 1));
+		/* the first symbol's name (after a 32-byte head): far away */
+		memcpy(d, buf, len);
+		w = UINT32_MAX - 1;
+		memcpy(d + 32 + 16, &w, 4);
+		test_cond("a name past the strings: refused", !ksyms__unpack(d, len));
+		/* the second symbol's address: below the first's */
+		memcpy(d, buf, len);
+		memset(d + 32 + 24, 0, 8);
+		test_cond("symbols out of order: refused", !ksyms__unpack(d, len));
+		memcpy(d, buf, len);
+		d[len - 1] = 'x';
+		test_cond("strings not ended: refused", !ksyms__unpack(d, len));
+		free(more);
+		free(d);
+	}
+	free(buf);
+	ksyms__free(ks);
+}
+
 /* A loader thread: the same table; errors printed only when finished. */
 static void test_loader(void)
 {
@@ -392,6 +472,7 @@ int main(void)
 	test_range_fallback();
 	test_errors();
 	test_odd_lines();
+	test_pack();
 	test_loader();
 	test_live_kernel();
 	ret = test_report();

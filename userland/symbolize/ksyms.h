@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ksyms - kernel symbols from /proc/kallsyms (+ /proc/modules for module
- * extents).  One string buffer + one array sorted by address; lookups are a
- * binary search.  Every string returned stays valid until ksyms__free().
+ * extents), or from a packed copy of them.  One string buffer + one array
+ * sorted by address; lookups are a binary search.  Every string returned
+ * stays valid until ksyms__free().
  */
 #ifndef CPROF_KSYMS_H
 #define CPROF_KSYMS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ksyms;
 struct ksyms_loader;
+
+/* The most bytes of ksyms__load_quiet()'s error. */
+#define KSYMS_ERR_MAX	320
 
 struct ksym {
 	const char *name;
@@ -23,6 +29,27 @@ struct ksym {
 struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path);
 /* NULL-safe */
 void ksyms__free(struct ksyms *ks);
+
+/* ksyms__load()'s one-line error, if any, in err instead of on stderr. */
+struct ksyms *ksyms__load_quiet(const char *kallsyms_path,
+				const char *modules_path, char *err,
+				size_t err_len);
+
+/*
+ * The text symbols of vmlinux and of the modules /proc/modules listed,
+ * with their extents, as one malloc'd block of *len bytes, to keep on
+ * disk; NULL if there is no _stext/_etext or out of memory.  What
+ * else kallsyms lists (BPF programs, trampolines) comes and goes: not kept.
+ */
+void *ksyms__pack(const struct ksyms *ks, size_t *len);
+/* A packed block's symbols, every count and index checked; NULL if bad. */
+struct ksyms *ksyms__unpack(const void *buf, size_t len);
+/*
+ * Does ks name addr as kallsyms would?  Always for symbols loaded from
+ * kallsyms; for unpacked ones, addresses within vmlinux's symbols, and in
+ * a module's symbol not its last one.
+ */
+bool ksyms__covers(const struct ksyms *ks, uint64_t addr);
 
 /*
  * ksyms__load() in a thread of its own, so that formatting and parsing
