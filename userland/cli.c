@@ -18,6 +18,7 @@
 #include "python/pyframes.h"
 #include "cprof_format.h"
 #include "symbolize/debugfetch.h"
+#include "symbolize/kcache.h"
 #include "serve/httpd.h"
 #include "ingest/ingest.h"
 #include "stream/modprofile.h"
@@ -702,6 +703,9 @@ int main(int argc, char **argv)
 		return err;
 	debugfetch_setup();
 	tableload_set_cache(env.table_cache);
+	/* before kallsyms is loaded, in a thread or a child */
+	if (env.symbolize)
+		kcache_setup(env.symbol_cache);
 	tableload_set_python(!env.no_python);
 	pyframes_set_read(!env.no_python);
 	err = 1;

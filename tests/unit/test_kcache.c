@@ -5,12 +5,16 @@
  * the same addresses the same with only the head of kallsyms left; what
  * the kept symbols cannot name as kallsyms would (BPF, a module's last
  * symbol) is not taken from them; another kernel, a changed module, a
- * damaged entry or another cprof-dump's entry is not used.
+ * damaged entry or another cprof-dump's entry is not used.  Then, on the
+ * running kernel (root's kallsyms): cprof-dump's output of a capture
+ * converted with an empty symbol cache and again with the cache it filled
+ * is the same, byte for byte, and so with its kernel entry damaged.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "streambuild.h"
 #include "test.h"
+#include "testutil.h"
 #include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
 
@@ -196,7 +202,7 @@ static const struct {
 	{ 0xffffffffc0001090, "moda_last", false },	/* its module's last */
 	{ 0xffffffffc0003050, "modb_one", true },
 	{ 0xffffffffc0005010, "bpf_prog_1234_handler", false },
-	{ 0xffffffff81400010, "_sinittext", false },
+	{ 0xffffffff81400010, "_sinittext", true },	/* init code too */
 };
 
 static bool same_names(const struct ksyms *ks, bool kept_only)
@@ -367,6 +373,98 @@ static void test_damaged(void)
 	ksyms__free(load(buf, sizeof(buf)));
 }
 
+#define LIVE_MAX	48
+
+/* A capture of the running kernel's addresses: vmlinux's and a module's. */
+static int live_stream(const char *path)
+{
+	struct cprof_header h = sb_header_of_boot(true);
+	uint64_t ips[LIVE_MAX], schedule = 0, addr;
+	char line[512], type, name[256], mod[256];
+	unsigned int n = 0, mods = 0, k, seen = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct sb b;
+	int err;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		k = sscanf(line, "%" SCNx64 " %c %255s %255s", &addr, &type,
+			   name, mod);
+		if (k < 3 || !addr || (type | 0x20) != 't')
+			continue;
+		if (!strcmp(name, "schedule"))
+			schedule = addr;
+		/* every 997th text symbol, a few of a module's */
+		if (n < LIVE_MAX && (k == 4 ? mods < 4 && ++mods : !(++seen % 997)))
+			ips[n++] = addr + 1;
+	}
+	if (f)
+		fclose(f);
+	if (!schedule || n < 8)
+		return -1;
+	h.ksym_schedule = schedule;
+	sb_init(&b);
+	sb_header(&b, &h);
+	for (k = 0; k + 4 <= n; k++)
+		sb_sample(&b, 10 + k, 1, 1, k % 4, "live", 0, 4, ips + k, 0,
+			  NULL);
+	sb_end(&b, 1000000000ull, CPROF_END_COMPLETE, 0);
+	err = sb_write(&b, path, b.len);
+	sb_free(&b);
+	return err;
+}
+
+static void test_live(void)
+{
+	const char *raw = tmp_path("live.raw"), *dir = tmp_path("livecache");
+	char *cold, *warm, *again, *err, entry[4400];
+	size_t cold_len = 0, warm_len = 0, again_len = 0;
+	struct stat st;
+	int rc, fd;
+
+	if (live_stream(raw)) {
+		printf("note: the running kernel's addresses are hidden here: no live test\n");
+		return;
+	}
+	mkdir(dir, 0700);
+	rc = run("%s -i '%s' -f folded --symbol-cache '%s' -o '%s'",
+		 cprof_dump(), raw, dir, tmp_path("cold.folded"));
+	err = slurp(tmp_path("err.txt"), NULL);
+	test_condf(rc == 0 && err && !err[0], "live: converted, empty cache (exit %d: %s)",
+		   rc, err ? err : "");
+	free(err);
+	snprintf(cache, sizeof(cache), "%s", dir);
+	test_cond("live: the kernel's entry kept",
+		  entries(entry, sizeof(entry)) == 1);
+	rc = run("%s -i '%s' -f folded --symbol-cache '%s' -o '%s'",
+		 cprof_dump(), raw, dir, tmp_path("warm.folded"));
+	cold = slurp(tmp_path("cold.folded"), &cold_len);
+	warm = slurp(tmp_path("warm.folded"), &warm_len);
+	test_cond("live: the kernel named", cold && strstr(cold, "live;") &&
+		  !strstr(cold, "[unknown]"));
+	test_cond("live: from the cache, the same output, byte for byte",
+		  rc == 0 && cold && warm && cold_len == warm_len &&
+		  !memcmp(cold, warm, cold_len));
+	/* a name's byte: one warning, kallsyms read, the same output */
+	fd = open(entry, O_WRONLY);
+	if (fd >= 0 && !fstat(fd, &st))
+		test_cond("live: damage the entry",
+			  pwrite(fd, "#", 1, st.st_size - 2) == 1);
+	if (fd >= 0)
+		close(fd);
+	rc = run("%s -i '%s' -f folded --symbol-cache '%s' -o '%s'",
+		 cprof_dump(), raw, dir, tmp_path("again.folded"));
+	again = slurp(tmp_path("again.folded"), &again_len);
+	err = slurp(tmp_path("err.txt"), NULL);
+	test_cond("live: a damaged entry: one warning, the same output",
+		  rc == 0 && err && strstr(err, "does not check") &&
+		  strchr(err, '\n') == err + strlen(err) - 1 && again &&
+		  again_len == cold_len && !memcmp(cold, again, cold_len));
+	free(err);
+	free(cold);
+	free(warm);
+	free(again);
+}
+
 int main(void)
 {
 	const char *base = getenv("TEST_TMPDIR");
@@ -391,5 +489,6 @@ int main(void)
 	test_damaged();
 	test_identity();
 	kcache_set_src(NULL);
+	test_live();
 	return test_report();
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
 
 static char tmpdir[4096];
@@ -62,9 +63,9 @@ static struct ksyms *load_how(enum load_how how, const char *kallsyms,
 	if (how == LOAD_SYNC)
 		ks = ksyms__load(kallsyms, modules);
 	else if (how == LOAD_THREAD)
-		ks = ksyms__load_finish(ksyms__load_start(kallsyms, modules));
+		ks = kcache__load_finish(kcache__load_start(kallsyms, modules));
 	else
-		ksyms__load_cancel(ksyms__load_start(kallsyms, modules));
+		kcache__load_cancel(kcache__load_start(kallsyms, modules));
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -418,8 +419,8 @@ static void test_loader(void)
 	load_how(LOAD_THREAD_CANCEL, kpath, mpath, buf, sizeof(buf));
 	test_cond("loader: cancelled after a good load, prints nothing",
 		  !buf[0]);
-	test_cond("loader: NULL-safe", !ksyms__load_finish(NULL));
-	ksyms__load_cancel(NULL);
+	test_cond("loader: NULL-safe", !kcache__load_finish(NULL));
+	kcache__load_cancel(NULL);
 }
 
 /* The running kernel's own table, when this user may read addresses. */

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -579,63 +578,6 @@ struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path)
 	if (err[0])
 		fprintf(stderr, "%s\n", err);
 	return ks;
-}
-
-struct ksyms_loader {
-	pthread_t thread;
-	int threaded;
-	const char *kallsyms_path;
-	const char *modules_path;
-	struct ksyms *ks;
-	char err[KSYMS_ERR_MAX];
-};
-
-static void *loader_main(void *arg)
-{
-	struct ksyms_loader *l = arg;
-
-	l->ks = ksyms__load_quiet(l->kallsyms_path, l->modules_path, l->err, sizeof(l->err));
-	return NULL;
-}
-
-struct ksyms_loader *ksyms__load_start(const char *kallsyms_path,
-				       const char *modules_path)
-{
-	struct ksyms_loader *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return NULL;
-	l->kallsyms_path = kallsyms_path;
-	l->modules_path = modules_path;
-	l->threaded = !pthread_create(&l->thread, NULL, loader_main, l);
-	return l;
-}
-
-static struct ksyms *finish(struct ksyms_loader *l, int report)
-{
-	struct ksyms *ks;
-
-	if (!l)
-		return NULL;
-	if (l->threaded)
-		pthread_join(l->thread, NULL);
-	else
-		loader_main(l);
-	if (l->err[0] && report)
-		fprintf(stderr, "%s\n", l->err);
-	ks = l->ks;
-	free(l);
-	return ks;
-}
-
-struct ksyms *ksyms__load_finish(struct ksyms_loader *l)
-{
-	return finish(l, 1);
-}
-
-void ksyms__load_cancel(struct ksyms_loader *l)
-{
-	ksyms__free(finish(l, 0));
 }
 
 void ksyms__free(struct ksyms *ks)

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 struct ksyms;
-struct ksyms_loader;
 
 /* The most bytes of ksyms__load_quiet()'s error. */
 #define KSYMS_ERR_MAX	320
@@ -38,7 +37,7 @@ struct ksyms *ksyms__load_quiet(const char *kallsyms_path,
 /*
  * The text symbols of vmlinux and of the modules /proc/modules listed,
  * with their extents, as one malloc'd block of *len bytes, to keep on
- * disk; NULL if there is no _stext/_etext or out of memory.  What
+ * disk (kcache.h); NULL if there is no _stext/_etext or out of memory.  What
  * else kallsyms lists (BPF programs, trampolines) comes and goes: not kept.
  */
 void *ksyms__pack(const struct ksyms *ks, size_t *len);
@@ -51,22 +50,6 @@ struct ksyms *ksyms__unpack(const void *buf, size_t len);
  */
 bool ksyms__covers(const struct ksyms *ks, uint64_t addr);
 
-/*
- * ksyms__load() in a thread of its own, so that formatting and parsing
- * /proc/kallsyms (the kernel's part alone is a large share of a conversion)
- * overlaps with reading the stream and opening binaries; when no thread can
- * be started, ksyms__load_finish() does the work.  NULL only when out of
- * memory.
- */
-struct ksyms_loader *ksyms__load_start(const char *kallsyms_path,
-				       const char *modules_path);
-/*
- * Waits for the load and frees the loader: ksyms__load()'s result, its
- * error printed then.  NULL-safe.
- */
-struct ksyms *ksyms__load_finish(struct ksyms_loader *l);
-/* Waits, frees the loader and what it loaded, prints nothing.  NULL-safe. */
-void ksyms__load_cancel(struct ksyms_loader *l);
 /* NULL if none */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr);
 /* 0 ok, -1 unknown module */
