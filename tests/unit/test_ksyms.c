@@ -315,6 +315,21 @@ static void test_odd_lines(void)
 	ksyms__free(ks);
 }
 
+/* ksyms__unpack() of a copy of buf (which it then owns, if it takes it). */
+static struct ksyms *unpack_copy(const void *buf, size_t len)
+{
+	void *copy = malloc(len ? len : 1);
+	struct ksyms *ks;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, buf, len);
+	ks = ksyms__unpack(copy, len);
+	if (!ks)
+		free(copy);
+	return ks;
+}
+
 /*
  * Packed and unpacked: every address the unpacked symbols say they cover
  * named as kallsyms names it, vmlinux's all (its init code too), modules'
@@ -334,7 +349,7 @@ static void test_pack(void)
 	buf = ksyms__pack(ks, &len);
 	test_cond("pack the fixture", buf && len > 0);
 	if (buf)
-		pk = ksyms__unpack(buf, len);
+		pk = unpack_copy(buf, len);
 	test_cond("unpack it", pk != NULL);
 	test_cond("symbols from kallsyms cover every address",
 		  ksyms__covers(ks, 0xffffffffc0005010));
@@ -365,28 +380,28 @@ static void test_pack(void)
 		  ksyms__addr_of(pk, "schedule") == 0xffffffff81000100);
 	ksyms__free(pk);
 	test_cond("unpacked symbols are not packed again",
-		  !ksyms__pack(pk = buf ? ksyms__unpack(buf, len) : NULL, &i));
+		  !ksyms__pack(pk = buf ? unpack_copy(buf, len) : NULL, &i));
 	ksyms__free(pk);
 
 	/* damaged: short, one byte more, a name past the strings, unsorted */
-	test_cond("a short block: refused", buf && !ksyms__unpack(buf, len - 1));
+	test_cond("a short block: refused", buf && !unpack_copy(buf, len - 1));
 	if (buf) {
 		char *more = calloc(1, len + 1), *d = malloc(len);
 
 		memcpy(more, buf, len);
-		test_cond("a longer block: refused", !ksyms__unpack(more, len + 1));
+		test_cond("a longer block: refused", !unpack_copy(more, len + 1));
 		/* the first symbol's name (after a 32-byte head): far away */
 		memcpy(d, buf, len);
 		w = UINT32_MAX - 1;
 		memcpy(d + 32 + 16, &w, 4);
-		test_cond("a name past the strings: refused", !ksyms__unpack(d, len));
+		test_cond("a name past the strings: refused", !unpack_copy(d, len));
 		/* the second symbol's address: below the first's */
 		memcpy(d, buf, len);
 		memset(d + 32 + 24, 0, 8);
-		test_cond("symbols out of order: refused", !ksyms__unpack(d, len));
+		test_cond("symbols out of order: refused", !unpack_copy(d, len));
 		memcpy(d, buf, len);
 		d[len - 1] = 'x';
-		test_cond("strings not ended: refused", !ksyms__unpack(d, len));
+		test_cond("strings not ended: refused", !unpack_copy(d, len));
 		free(more);
 		free(d);
 	}

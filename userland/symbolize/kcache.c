@@ -280,18 +280,34 @@ static uint32_t entry_crc(const struct kc_head *h, const char *key,
 	return crc32(crc, blob, h->blob_len);
 }
 
+/* Read len bytes at off of fd into a new block; NULL if not all there. */
+static char *read_at(int fd, size_t len, off_t off)
+{
+	char *buf = malloc(len ? len : 1);
+	size_t n;
+	ssize_t r;
+
+	for (n = 0; buf && n < len; n += r) {
+		r = pread(fd, buf + n, len - n, off + n);
+		if (r <= 0) {
+			free(buf);
+			return NULL;
+		}
+	}
+	return buf;
+}
+
 /* The entry of key, NULL if none or bad (why in warn). */
 static struct ksyms *get(struct cachedir *c, const char *key, size_t key_len,
 			 char *warn, size_t warn_len)
 {
+	char name[128], *head = NULL, *blob = NULL, *more;
 	const struct kc_head *h;
 	struct ksyms *ks = NULL;
 	const uint8_t *id;
-	char name[128], *buf = NULL;
 	struct stat st;
 	uint32_t id_len;
-	size_t len, n;
-	ssize_t r = 0;
+	size_t len;
 	int fd;
 
 	id = cachedir__exe_id(c, &id_len);
@@ -302,18 +318,12 @@ static struct ksyms *get(struct cachedir *c, const char *key, size_t key_len,
 	if (fd < 0)
 		return NULL;
 	len = st.st_size;
-	buf = malloc(len);
-	for (n = 0; buf && n < len; n += r) {
-		r = pread(fd, buf + n, len - n, n);
-		if (r <= 0)
-			break;
-	}
-	h = (const struct kc_head *)buf;
-	if (!buf || n != len || memcmp(h->magic, KC_MAGIC, sizeof(h->magic))) {
-		if (buf)
-			snprintf(warn, warn_len, "kernel symbols: cache entry %s %s: not used (kallsyms is read instead)",
-				 esc(name), n != len ? "could not be read" :
-				 "is not one");
+	/* the header and the key, then the symbols in a block of their own */
+	head = read_at(fd, sizeof(*h), 0);
+	h = (const struct kc_head *)head;
+	if (!h || memcmp(h->magic, KC_MAGIC, sizeof(h->magic))) {
+		snprintf(warn, warn_len, "kernel symbols: cache entry %s %s: not used (kallsyms is read instead)",
+			 esc(name), h ? "is not one" : "could not be read");
 		goto out;
 	}
 	/* another build's (an upgrade made them all stale) */
@@ -322,21 +332,33 @@ static struct ksyms *get(struct cachedir *c, const char *key, size_t key_len,
 		goto out;
 	}
 	/* another kernel's, of the same hash */
-	if (h->key_len != key_len || h->key_len > len - sizeof(*h) ||
-	    memcmp(buf + sizeof(*h), key, key_len))
+	if (h->key_len != key_len || key_len > len - sizeof(*h) ||
+	    h->blob_len != len - sizeof(*h) - key_len)
 		goto out;
-	if (h->blob_len != len - sizeof(*h) - key_len ||
-	    entry_crc(h, buf + sizeof(*h), buf + sizeof(*h) + key_len) != h->crc ||
-	    !(ks = ksyms__unpack(buf + sizeof(*h) + key_len, h->blob_len))) {
+	more = realloc(head, sizeof(*h) + key_len);
+	if (!more)
+		goto out;
+	head = more;
+	h = (const struct kc_head *)head;
+	blob = read_at(fd, h->blob_len, sizeof(*h) + key_len);
+	if (!blob || pread(fd, head + sizeof(*h), key_len,
+				    sizeof(*h)) != (ssize_t)key_len ||
+	    memcmp(head + sizeof(*h), key, key_len))
+		goto out;
+	if (entry_crc(h, key, blob) != h->crc ||
+	    !(ks = ksyms__unpack(blob, h->blob_len))) {
 		snprintf(warn, warn_len, "kernel symbols: cache entry %s does not check: not used (kallsyms is read instead)",
 			 esc(name));
 		goto out;
 	}
+	/* ks holds the block now */
+	blob = NULL;
 	/* used now: the last to go */
 	cachedir__touch(fd);
 out:
 	close(fd);
-	free(buf);
+	free(head);
+	free(blob);
 	return ks;
 }
 

@@ -772,7 +772,7 @@ void *ksyms__pack(const struct ksyms *ks, size_t *len)
 	return buf;
 }
 
-struct ksyms *ksyms__unpack(const void *buf, size_t len)
+struct ksyms *ksyms__unpack(void *buf, size_t len)
 {
 	const struct pk_head *h = buf;
 	const struct pk_sym *ps;
@@ -798,14 +798,12 @@ struct ksyms *ksyms__unpack(const void *buf, size_t len)
 		return NULL;
 	ks->syms = calloc(h->nr_syms ? h->nr_syms : 1, sizeof(*ks->syms));
 	ks->mods = calloc(h->nr_mods ? h->nr_mods : 1, sizeof(*ks->mods));
-	ks->strs = malloc(h->strs_len);
-	if (!ks->syms || !ks->mods || !ks->strs)
+	if (!ks->syms || !ks->mods)
 		goto bad;
-	memcpy(ks->strs, sp, h->strs_len);
 	for (i = 0; i < h->nr_mods; i++) {
 		if (pm[i].name >= h->strs_len || pm[i].start >= pm[i].end)
 			goto bad;
-		ks->mods[i].name = ks->strs + pm[i].name;
+		ks->mods[i].name = sp + pm[i].name;
 		ks->mods[i].start = pm[i].start;
 		ks->mods[i].end = pm[i].end;
 	}
@@ -819,7 +817,7 @@ struct ksyms *ksyms__unpack(const void *buf, size_t len)
 			goto bad;
 		s->addr = ps[i].addr;
 		s->size = ps[i].size;
-		s->name = ks->strs + ps[i].name;
+		s->name = sp + ps[i].name;
 		s->module = ps[i].mod == PK_NONE ? NULL :
 			    ks->mods[ps[i].mod].name;
 		if (!s->module && (!ks->vhi || s->addr < ks->vlo))
@@ -833,6 +831,8 @@ struct ksyms *ksyms__unpack(const void *buf, size_t len)
 	ks->etext = h->etext;
 	ks->have_etext = 1;
 	ks->packed = true;
+	/* the names are in buf: it is ks's now */
+	ks->strs = buf;
 	return ks;
 bad:
 	ksyms__free(ks);

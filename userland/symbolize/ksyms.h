@@ -41,8 +41,12 @@ struct ksyms *ksyms__load_quiet(const char *kallsyms_path,
  * else kallsyms lists (BPF programs, trampolines) comes and goes: not kept.
  */
 void *ksyms__pack(const struct ksyms *ks, size_t *len);
-/* A packed block's symbols, every count and index checked; NULL if bad. */
-struct ksyms *ksyms__unpack(const void *buf, size_t len);
+/*
+ * A packed block's symbols, every count and index checked; NULL if bad.
+ * Their names stay in buf, a malloc'd block: on success, ksyms__free()
+ * frees it.
+ */
+struct ksyms *ksyms__unpack(void *buf, size_t len);
 /*
  * Does ks name addr as kallsyms would?  Always for symbols loaded from
  * kallsyms; for unpacked ones, addresses within vmlinux's symbols, and in
