@@ -154,11 +154,11 @@ static uint64_t text_addr(const char *kallsyms)
 	return addr;
 }
 
-/* Append printf's output to the string *s of length *len. */
-static int append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+/* Add printf's output to the key *s of length *len. */
+static int key_add(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int append(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+static int key_add(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -194,7 +194,7 @@ static char *kernel_key(const struct kcache_src *src, size_t *len)
 	if (!notes_build_id(path, id))
 		return NULL;
 	text = text_addr(src->kallsyms);
-	if (!text || append(&key, len, &cap, "vmlinux %s %" PRIx64 "\n", id,
+	if (!text || key_add(&key, len, &cap, "vmlinux %s %" PRIx64 "\n", id,
 			    text))
 		goto bad;
 	f = fopen(src->modules, "re");
@@ -214,7 +214,7 @@ static char *kernel_key(const struct kcache_src *src, size_t *len)
 			 src->sys, name);
 		if (!notes_build_id(path, id))
 			strcpy(id, "-");
-		ok = !append(&key, len, &cap, "%s %llu %llx %s\n", name, size,
+		ok = !key_add(&key, len, &cap, "%s %llu %llx %s\n", name, size,
 			     addr, id);
 	}
 	ok = ok && !ferror(f);
