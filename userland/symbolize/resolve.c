@@ -1323,6 +1323,7 @@ static void resolver__load_ksyms(struct resolver *rs,
 {
 	const struct cprof_header *h = profile__header(rs->p);
 	const char *kallsyms = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+	const struct ksym *sym;
 	uint64_t schedule;
 
 	rs->kallsyms = opts->kallsyms;
@@ -1332,8 +1333,15 @@ static void resolver__load_ksyms(struct resolver *rs,
 		warning("no kernel symbols: kernel frames left unsymbolized");
 		return;
 	}
+	if (!h->ksym_schedule)
+		return;
+	/* the stream's schedule first: a lookup, not a walk of every name */
+	sym = ksyms__map_addr(rs->ks, h->ksym_schedule);
+	if (sym && sym->addr == h->ksym_schedule &&
+	    !strcmp(sym->name, "schedule"))
+		return;
 	schedule = ksyms__addr_of(rs->ks, "schedule");
-	if (h->ksym_schedule && schedule != h->ksym_schedule) {
+	if (schedule != h->ksym_schedule) {
 		warning("%s is not from the profiled kernel (schedule at %#llx, the stream says %#llx): kernel frames left unsymbolized",
 			esc(kallsyms), (unsigned long long)schedule,
 			(unsigned long long)h->ksym_schedule);
