@@ -174,10 +174,11 @@ static int sample_eq(const void *a, const void *b)
 
 	return x->stack == y->stack && x->pid == y->pid && x->tid == y->tid &&
 	       x->cpu == y->cpu && x->cgroup == y->cgroup &&
-	       x->off_state == y->off_state && !strcmp(x->comm, y->comm) &&
+	       x->off_state == y->off_state &&
+	       !memcmp(x->comm, y->comm, sizeof(x->comm)) &&
 	       x->waiter_pid == y->waiter_pid &&
 	       x->waiter_tid == y->waiter_tid &&
-	       !strcmp(x->waiter_comm, y->waiter_comm);
+	       !memcmp(x->waiter_comm, y->waiter_comm, sizeof(x->waiter_comm));
 }
 
 static hashval_t off_hash(const void *e)
@@ -421,9 +422,11 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 		memcpy(key.s.waiter_comm, smp->wake->comm,
 		       sizeof(key.s.waiter_comm) - 1);
 	}
-	/* what follows comm's NUL is no part of the key (sample_eq()) */
+	/* what follows a comm's NUL is no part of the key: zeroed */
 	n = strlen(key.s.comm);
 	memset(key.s.comm + n, 0, sizeof(key.s.comm) - n);
+	n = strlen(key.s.waiter_comm);
+	memset(key.s.waiter_comm + n, 0, sizeof(key.s.waiter_comm) - n);
 	words[0] = key.s.stack | (uint64_t)key.s.pid << 32;
 	words[1] = key.s.tid | (uint64_t)key.s.cpu << 32;
 	words[2] = key.s.cgroup;
