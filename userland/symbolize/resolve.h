@@ -112,7 +112,7 @@ struct resolved {
 	uint64_t lost;
 };
 
-struct ksyms_loader;
+struct kcache_loader;
 struct cgroups;
 struct pyframes;
 struct jitmaps;
@@ -122,10 +122,10 @@ struct resolve_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
 	const char *modules;		/* NULL: /proc/modules */
 	/*
-	 * Kernel symbols already loading (ksyms__load_start()), or NULL to
+	 * Kernel symbols already loading (kcache__load_start()), or NULL to
 	 * start here; resolved__new() always finishes it.
 	 */
-	struct ksyms_loader *ksyms_loader;
+	struct kcache_loader *ksyms_loader;
 	/*
 	 * Paths of the samples' cgroup ids, used when the profile is of this
 	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".
