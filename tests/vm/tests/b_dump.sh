@@ -15,7 +15,9 @@
 # then with the cache it filled (three times), --no-symbolize (three
 # times), and perf report --stdio (default options, three times); the
 # medians and their ratios.
-# Nothing here fails on a figure, only on a tool that does not work.
+# The last part's figures also go to $OUT/results, key value lines
+# (tests/bench/summary.sh).  Nothing here fails on a figure, only on a
+# tool that does not work.
 # vm-timeout: 1500
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -125,4 +127,13 @@ echo "cprof-dump, empty symbol cache: $first ms; --no-symbolize: median $nosym m
 echo "perf report --stdio: median $report ms of $(tr '\n' ' ' <"$W/t-report")"
 awk -v n="$nosym" -v s="$second" -v r="$report" -v f="$first" 'BEGIN {
 	printf "second conversion / --no-symbolize: %.2f; perf report / second conversion: %.1f; perf report / first: %.1f\n", s / n, r / s, r / f }'
+{
+	echo "kernel $(uname -r)"
+	echo "big_cprof_samples $bn"
+	echo "big_perf_samples $pn"
+	echo "t_first_ms $first"
+	echo "t_nosym_ms $nosym"
+	echo "t_second_ms $second"
+	echo "t_report_ms $report"
+} >"$OUT/results"
 echo "b_dump: ok"
