@@ -54,8 +54,10 @@ function x(r) { return sprintf("%.2fx", r) }
 # at most: met, or missed by what factor
 function atmost(r, t) { return r <= t ? "met" : sprintf("**missed** (%.1fx the target)", r / t) }
 function atleast(r, t) { return r >= t ? "met" : sprintf("**missed** (%.1fx short)", t / r) }
-function row(fig, meas, target, verdict) {
-	printf "| %s | %s | %s | %s | %s | %s |\n", fig, K, meas, target, verdict, run
+# a row of figure number ORD: the rows of a figure go together, kernel
+# after kernel
+function row(ord, fig, meas, target, verdict) {
+	ROWS[ord] = ROWS[ord] sprintf("| %s | %s | %s | %s | %s | %s |\n", fig, K, meas, target, verdict, run)
 }
 function pct(r) { return sprintf("%+.1f %%", 100 * (r - 1)) }
 # b_perf job wall times at F Hz: median slowdown of TOOL against bare,
@@ -93,20 +95,20 @@ END {
 		if (has("b_perf.h_cprof_med_999") && has("b_perf.h_perf_med_999")) {
 			c = v("b_perf.h_cprof_med_999"); p = v("b_perf.h_perf_med_999")
 			r = p ? c / p : 99
-			row("tick, FP code (b_perf spin, 999 Hz), per sample against perf -g",
+			row(1, "tick, FP code (b_perf spin, 999 Hz), per sample against perf -g",
 			    sprintf("%s against %s (floor %s): %s", cost(c), cost(p), cost(v("b_perf.h_null_med_999")), x(r)),
 			    "<= 0.5x", atmost(r, 0.5))
 		}
 		if (has("b_unwind.fptab.median_us") && has("b_unwind.perfg.median_us")) {
 			c = v("b_unwind.fptab.median_us"); p = v("b_unwind.perfg.median_us")
 			r = p ? c / p : 99
-			row("tick, FP code with tables (b_unwind fptab), per sample against perf -g",
+			row(2, "tick, FP code with tables (b_unwind fptab), per sample against perf -g",
 			    sprintf("%s against %s: %s", cost(c), cost(p), x(r)), "<= 0.35x", atmost(r, 0.35))
 		}
 		if (has("b_unwind.table.median_us") && has("b_unwind.dwarf.median_us")) {
 			c = v("b_unwind.table.median_us"); p = v("b_unwind.dwarf.median_us")
 			r = p ? c / p : 99
-			row("tick, tables on -O2 code (b_unwind table), per sample against perf dwarf",
+			row(3, "tick, tables on -O2 code (b_unwind table), per sample against perf dwarf",
 			    sprintf("%s against %s: %s", cost(c), cost(p), x(r)), "<= 0.1x", atmost(r, 0.1))
 		}
 		# off-CPU: the time each round trip lost, per switch each recorded
@@ -116,7 +118,7 @@ END {
 			ce = (1 / v("b_offcpu.rate_cprof") - 1 / n) / (2 * share)
 			be = (1 / v("b_offcpu.rate_bcc") - 1 / n) / 2
 			r = be > 0 ? ce / be : 99
-			row("off-CPU, per recorded switch against BCC offcputime (b_offcpu)",
+			row(4, "off-CPU, per recorded switch against BCC offcputime (b_offcpu)",
 			    sprintf("%s against %s (cprof recorded %.1f %% of switches): %s",
 			        cost(ce * 1e6), cost(be * 1e6), 100 * share, x(r)),
 			    "<= 0.5x", atmost(r, 0.5))
@@ -147,18 +149,18 @@ END {
 				vd = sprintf("**missed** (at least %.1f points over)", (lo - 1) * 100 - 1)
 			else
 				vd = "not decided: the pairs of runs span more than the target"
-			row(sprintf("job slowdown at %s Hz (b_perf), cprof against the bare job", f), cell tk pc,
+			row(4 + j, sprintf("job slowdown at %s Hz (b_perf), cprof against the bare job", f), cell tk pc,
 			    f == 99 ? "<= 1 %" : "-", vd)
 		}
 		if (has("b_start.first_tick_cold_ms")) {
 			c = v("b_start.first_tick_cold_ms") / 1000; w = v("b_start.first_tick_warm_ms") / 1000
 			m = c > w ? c : w
-			row("first tick after cprof-dump -d starts (b_start, median of 5)",
+			row(7, "first tick after cprof-dump -d starts (b_start, median of 5)",
 			    sprintf("cold cache %.2f s, warm %.2f s", c, w), "<= 0.5 s", atmost(m, 0.5))
 		}
 		if (has("b_dump.t_report_ms") && v("b_dump.t_second_ms") > 0) {
 			r = v("b_dump.t_report_ms") / v("b_dump.t_second_ms")
-			row("conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
+			row(8, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_second_ms"), r),
 			    ">= 10x", atleast(r, 10))
 		} else if (has("b_perf.t_perf_report_ms") && v("b_perf.t_cprof_dump_ms") > 0) {
@@ -166,9 +168,10 @@ END {
 			reps = ""
 			for (j = 1; has("t_dump." j) && has("t_report." j); j++)
 				reps = reps sprintf("%s%.2fx", j > 1 ? ", " : "; each run: ", v("t_report." j) / (v("t_dump." j) ? v("t_dump." j) : 1))
-			row(sprintf("conversion against perf report --stdio (b_perf, %d samples, median of 3)", v("b_perf.cap_cprof_samples")),
+			row(8, sprintf("conversion against perf report --stdio (b_perf, %d samples, median of 3)", v("b_perf.cap_cprof_samples")),
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.2fx faster%s", v("b_perf.t_perf_report_ms"), v("b_perf.t_cprof_dump_ms"), r, reps),
 			    ">= 10x", atleast(r, 10))
 		}
 	}
+	for (o = 1; o <= 8; o++) printf "%s", ROWS[o]
 }'
