@@ -45,7 +45,7 @@ for d in "$@"; do
 	kv "$d" "$(basename "$d")"
 done | awk -F'\t' '
 function has(k) { return ((K, k) in V) }
-function v(k) { return V[K, k] }
+function v(k) { return has(k) ? V[K, k] : "" }
 # a cost in the unit of the run: instructions under -icount, else us
 function cost(us) {
 	return icount ? sprintf("%d instr", us * 1000 / 2 ^ V[K, "env.ICOUNT"] + 0.5) : sprintf("%.3f us", us)
@@ -90,7 +90,7 @@ END {
 		icount = v("env.ICOUNT") != ""
 		run = sprintf("%s, %s, %s", has("env.COMMIT") ? v("env.COMMIT") : "?",
 		    has("env.DATE") ? v("env.DATE") : "?",
-		    icount ? "-icount shift=" v("env.ICOUNT") : "wall clock")
+		    icount ? "-icount shift=" v("env.ICOUNT") : has("env.ICOUNT") ? "wall clock" : "clock not recorded")
 		# the tick on frame-pointer code, beside perf -g on the same job
 		if (has("b_perf.h_cprof_med_999") && has("b_perf.h_perf_med_999")) {
 			c = v("b_perf.h_cprof_med_999"); p = v("b_perf.h_perf_med_999")

@@ -71,6 +71,9 @@ else
 	not_ok "an off-CPU row without b_offcpu results: $out"
 fi
 expect_found "no b_dump results: conversion from b_perf's capture" "(b_perf" "$(row "$out" "conversion")"
+sed -i '/^ICOUNT=/d' "$tmp/part/6.12-part/vm.env"
+expect_found "vm.env without ICOUNT=: us, the clock not recorded" "0.900 us against 3.000 us" \
+	"$("$sum" "$tmp/part/6.12-part" 2>&1 | grep -F "2026-01-02, clock not recorded |" || true)"
 expect_found "-icount shift=1: an instruction is 2 ns" "450 instr against 1500 instr" \
 	"$(row "$out" "tick, FP code with tables")"
 
