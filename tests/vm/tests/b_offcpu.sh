@@ -19,7 +19,7 @@
 # recorded switch (its OFFCPU and ONCPU records).  A benchmark (make
 # bench): docs/BENCHMARKS.md keeps its figures; $OUT/results has them as
 # key value lines (tests/bench/summary.sh).
-# vm-timeout: 900
+# vm-timeout: 2700
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
