@@ -19,7 +19,9 @@
 # then perf record -g of a second conversion: its samples per DSO and
 # symbol, and the kernel's by the system call or fault it served.
 # The capture, /proc/kallsyms and /proc/modules are kept in OUT.
-# Nothing here fails on a figure, only on a tool that does not work.
+# The last part's medians also go to $OUT/results, key value lines
+# (tests/bench/summary.sh).  Nothing here fails on a figure, only on a
+# tool that does not work.
 # vm-timeout: 1500
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -157,4 +159,13 @@ echo "perf record of a second conversion, samples per DSO and symbol:"
 echo "... the kernel's share by the system call or fault it served:"
 "$PERF" report -i "$W/warm.data" --stdio --children --sort sym -g none \
 	2>/dev/null | awk '/^ *[0-9.]+%.*\[k\] (__x64_sys_|exc_page_fault|asm_exc)/ && n++ < 12'
+{
+	echo "kernel $(uname -r)"
+	echo "big_cprof_samples $bn"
+	echo "big_perf_samples $pn"
+	echo "t_first_ms $first"
+	echo "t_nosym_ms $(median <"$W/t-nosym")"
+	echo "t_second_ms $(median <"$W/t-second")"
+	echo "t_report_ms $(median <"$W/t-report")"
+} >"$OUT/results"
 echo "b_dump: ok"
