@@ -133,23 +133,11 @@ static struct ksyms *load(char *buf, size_t len)
 	char path[4400];
 	struct ksyms *ks;
 	int saved, fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
-		perror("capture stderr");
-		exit(1);
-	}
+	fd = stderr_to(path, &saved);
 	ks = kcache__load_finish(kcache__load_start(NULL, NULL));
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(fd, buf, len - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
+	stderr_back(fd, saved, buf, len);
 	return ks;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
 
@@ -50,28 +51,16 @@ static struct ksyms *load_how(enum load_how how, const char *kallsyms,
 	struct ksyms *ks = NULL;
 	char path[4200];
 	int saved, fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
-		perror("capture stderr");
-		exit(1);
-	}
+	fd = stderr_to(path, &saved);
 	if (how == LOAD_SYNC)
 		ks = ksyms__load(kallsyms, modules);
 	else if (how == LOAD_THREAD)
 		ks = kcache__load_finish(kcache__load_start(kallsyms, modules));
 	else
 		kcache__load_cancel(kcache__load_start(kallsyms, modules));
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(fd, buf, len - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
+	stderr_back(fd, saved, buf, len);
 	return ks;
 }
 
