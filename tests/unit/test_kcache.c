@@ -135,9 +135,9 @@ static struct ksyms *load(char *buf, size_t len)
 	int saved, fd;
 
 	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	fd = stderr_to(path, &saved);
+	fd = stderr_capture(path, &saved);
 	ks = kcache__load_finish(kcache__load_start(NULL, NULL));
-	stderr_back(fd, saved, buf, len);
+	stderr_release(fd, saved, buf, len);
 	return ks;
 }
 

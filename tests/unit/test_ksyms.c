@@ -53,14 +53,14 @@ static struct ksyms *load_how(enum load_how how, const char *kallsyms,
 	int saved, fd;
 
 	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	fd = stderr_to(path, &saved);
+	fd = stderr_capture(path, &saved);
 	if (how == LOAD_SYNC)
 		ks = ksyms__load(kallsyms, modules);
 	else if (how == LOAD_THREAD)
 		ks = kcache__load_finish(kcache__load_start(kallsyms, modules));
 	else
 		kcache__load_cancel(kcache__load_start(kallsyms, modules));
-	stderr_back(fd, saved, buf, len);
+	stderr_release(fd, saved, buf, len);
 	return ks;
 }
 

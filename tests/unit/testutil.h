@@ -216,7 +216,7 @@ static inline uint64_t start_ns(pid_t pid)
 
 /* Count the lines of s. */
 /* Send stderr to a new file at path; *saved keeps the old one. */
-static inline int stderr_to(const char *path, int *saved)
+static inline int stderr_capture(const char *path, int *saved)
 {
 	int fd;
 
@@ -231,7 +231,7 @@ static inline int stderr_to(const char *path, int *saved)
 }
 
 /* Put stderr back, and what went to fd into buf (NUL-terminated). */
-static inline void stderr_back(int fd, int saved, char *buf, size_t len)
+static inline void stderr_release(int fd, int saved, char *buf, size_t len)
 {
 	ssize_t n;
 
