@@ -41,11 +41,12 @@ struct kc_head {
 };
 _Static_assert(sizeof(struct kc_head) == 64, "kc_head has no padding");
 
+/* The running kernel's files. */
+#define KC_SRC_REAL	{ "/proc/kallsyms", "/proc/modules", "/sys" }
+
 static bool kc_on;
 static char *kc_dir;			/* NULL: the default */
-static struct kcache_src kc_src = {
-	"/proc/kallsyms", "/proc/modules", "/sys",
-};
+static struct kcache_src kc_src = KC_SRC_REAL;
 
 void kcache_setup(const char *dir)
 {
@@ -56,9 +57,7 @@ void kcache_setup(const char *dir)
 
 void kcache_set_src(const struct kcache_src *src)
 {
-	static const struct kcache_src real = {
-		"/proc/kallsyms", "/proc/modules", "/sys",
-	};
+	static const struct kcache_src real = KC_SRC_REAL;
 
 	kc_src = src ? *src : real;
 }
@@ -93,7 +92,7 @@ static bool notes_build_id(const char *path, char out[2 * KC_ID_MAX + 1])
 	size_t off = 0;
 
 	while (n > 0 && off + 12 <= (size_t)n) {
-		uint32_t namesz, descsz, type, i;
+		uint32_t namesz, descsz, type;
 		size_t name, desc;
 
 		memcpy(&namesz, buf + off, 4);
@@ -105,8 +104,7 @@ static bool notes_build_id(const char *path, char out[2 * KC_ID_MAX + 1])
 			return false;
 		if (namesz == 4 && !memcmp(buf + name, "GNU", 4) && type == 3 &&
 		    descsz && descsz <= KC_ID_MAX) {
-			for (i = 0; i < descsz; i++)
-				sprintf(out + 2 * i, "%02x", buf[desc + i]);
+			hex_encode(out, buf + desc, descsz);
 			return true;
 		}
 		off = desc + ((descsz + 3ULL) & ~3ULL);
