@@ -8,8 +8,8 @@
  * total size.  Each CPU throttles itself to ctl's budget, lengthening its
  * period (CPROF_REC_THROTTLE), and each tick's user reads are bounded by
  * ctl's accesses (struct cprof_uaccess).  The scheduler's hooks (offcpu.c,
- * mutex.c) and the task creation hook (newtask.c) write into the same
- * rings through cprof_sample_reserve(), cprof_sample_current() and
+ * mutex.c, trace.c) and the task creation hook (newtask.c) write into the
+ * same rings through cprof_sample_reserve(), cprof_sample_current() and
  * cprof_sample_commit(), on their own CPU with interrupts disabled: a ring
  * still has one producer at a time (those kinds have no ticks).  Why:
  * docs/design.md, "The tick", "Buffers and the stream", "Self-throttle",
@@ -519,7 +519,8 @@ static bool cprof_ticking(void)
 {
 	return cprof_tick_set->kind != CPROF_KIND_OFFCPU &&
 	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE &&
-	       cprof_tick_set->kind != CPROF_KIND_MUTEX;
+	       cprof_tick_set->kind != CPROF_KIND_MUTEX &&
+	       cprof_tick_set->kind != CPROF_KIND_TRACE;
 }
 
 static int cprof_cpu_online(unsigned int cpu)

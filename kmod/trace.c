@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduler's timeline (profile kind trace): what ran on each CPU, who
+ * woke whom, and the stacks of each task leaving the CPU.  Two probes,
+ * registered only while such a profile runs: on sched_switch (interrupts
+ * disabled, the runqueue locked, current is the task leaving) every switch
+ * is a CPROF_REC_SWITCH, then the leaving task's stacks a CPROF_REC_SAMPLE
+ * of current; on sched_waking (the wakee's pi_lock held) every wake-up is a
+ * CPROF_REC_WAKE of current and the wakee.  Switches and wake-ups carry no
+ * stack: the ring's room bounds them, each one that finds it full counted
+ * lost (LOST's other).  The stacks are within ctl's budget of the current
+ * window spent walking them (hookcost.c): one past it, or without room, is
+ * a lost sample.  Nothing here sleeps, allocates or takes a lock.
+ * docs/design.md, "The scheduler's timeline: kind trace".
+ */
+#include <linux/irqflags.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+
+#include "hookcost.h"
+#include "offcpu.h"
+#include "sample.h"
+#include "trace.h"
+
+/* One CPU's recording of the timeline; its own CPU only writes it. */
+struct cprof_tr_cpu {
+	struct cprof_hookcost cost;	/* the stacks' against the budget */
+	u64 switches;		/* stats: CPROF_REC_SWITCH written */
+	u64 wakes;		/* stats: CPROF_REC_WAKE written */
+	u64 stacks;		/* stats: stacks written */
+	u64 skipped;		/* stats: stacks over budget */
+};
+
+static DEFINE_PER_CPU(struct cprof_tr_cpu, cprof_tr_cpus);
+static const struct cprof_settings *cprof_tr_set __read_mostly;
+static u32 cprof_tr_budget __read_mostly;	/* the profile's, % of a CPU */
+/* sched_switch and sched_waking; never go away */
+static struct tracepoint *cprof_tr_switch_tp __read_mostly;
+static struct tracepoint *cprof_tr_wake_tp __read_mostly;
+static bool cprof_tr_registered;	/* under cprof_tr_lock */
+static DEFINE_MUTEX(cprof_tr_lock);
+
+static bool cprof_tr_cpu_wanted(const struct cprof_settings *set)
+{
+	return set->all_cpus || cpumask_test_cpu(smp_processor_id(), set->cpus);
+}
+
+static void cprof_tr_comm(char *dst, struct task_struct *tsk)
+{
+	memcpy(dst, tsk->comm, CPROF_COMM_LEN);
+	dst[CPROF_COMM_LEN - 1] = '\0';
+}
+
+/* The stacks of @prev, current, leaving the CPU at @now. */
+static void cprof_tr_stack(const struct cprof_settings *set,
+			   struct cprof_tr_cpu *tc, u64 now)
+{
+	struct cprof_sample *smp;
+	u32 depth = min(set->depth, set->offcpu_depth);
+	u64 start = ktime_get_ns();
+	u16 flags;
+	bool kick;
+
+	if (cprof_hookcost_over(&tc->cost, start, cprof_tr_budget)) {
+		if (cprof_sample_skip(now, true))
+			tc->skipped++;
+		return;
+	}
+	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) * sizeof(u64),
+				   now, true);
+	if (!smp)
+		return;
+	flags = cprof_sample_current(smp, set, depth,
+				     (unsigned long)cprof_tr_switch_tp->iterator,
+				     now, &kick);
+	cprof_sample_commit(CPROF_REC_SAMPLE, flags,
+			    sizeof(*smp) + (smp->nr_kernel + smp->nr_user + 1) *
+			    sizeof(u64), now, kick);
+	tc->stacks++;
+	cprof_hookcost_add(&tc->cost, ktime_get_ns() - start);
+}
+
+/*
+ * The sched_switch probe: interrupts disabled, the runqueue locked,
+ * current is @prev.  A sleep the waker already called off (the state set
+ * back to running) is a preemption.
+ */
+static void cprof_tr_switch(void *data, bool preempt,
+			    struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_tr_set);
+	struct cprof_tr_cpu *tc;
+	struct cprof_switch *r;
+	u64 now;
+
+	if (!set || !cprof_tr_cpu_wanted(set))
+		return;
+	if (set->pid && prev->tgid != set->pid && next->tgid != set->pid)
+		return;
+	tc = this_cpu_ptr(&cprof_tr_cpus);
+	now = ktime_get_ns();
+	r = cprof_sample_reserve(sizeof(*r), now, false);
+	if (!r)
+		return;
+	r->time_ns = now;
+	r->cpu = smp_processor_id();
+	r->prev_pid = prev->tgid;
+	r->prev_tid = prev->pid;
+	r->next_pid = next->tgid;
+	r->next_tid = next->pid;
+	r->prev_state = preempt || READ_ONCE(prev->__state) == TASK_RUNNING ?
+			CPROF_OFF_PREEMPTED : cprof_offcpu_state(prev_state);
+	r->reserved = 0;
+	cprof_tr_comm(r->prev_comm, prev);
+	cprof_tr_comm(r->next_comm, next);
+	cprof_sample_commit(CPROF_REC_SWITCH, 0, sizeof(*r), now, false);
+	tc->switches++;
+	if (is_idle_task(prev) || prev_state & TASK_DEAD ||
+	    (set->pid && prev->tgid != set->pid) ||
+	    (set->mode == CPROF_MODE_USER && prev->flags & PF_KTHREAD))
+		return;
+	cprof_tr_stack(set, tc, now);
+}
+
+/*
+ * The sched_waking probe: current (or the interrupt handler running on
+ * it) wakes @p, @p's pi_lock held.
+ */
+static void cprof_tr_waking(void *data, struct task_struct *p)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_tr_set);
+	struct task_struct *waker = current;
+	unsigned long irqflags;
+	struct cprof_wake *r;
+	u64 now;
+
+	if (!set || p == waker)
+		return;
+	if (set->pid && waker->tgid != set->pid && p->tgid != set->pid)
+		return;
+	local_irq_save(irqflags);
+	if (!cprof_tr_cpu_wanted(set))
+		goto out;
+	now = ktime_get_ns();
+	r = cprof_sample_reserve(sizeof(*r), now, false);
+	if (!r)
+		goto out;
+	r->time_ns = now;
+	r->cpu = smp_processor_id();
+	r->target_cpu = task_cpu(p);
+	r->waker_pid = waker->tgid;
+	r->waker_tid = waker->pid;
+	r->wakee_pid = p->tgid;
+	r->wakee_tid = p->pid;
+	cprof_tr_comm(r->waker_comm, waker);
+	cprof_tr_comm(r->wakee_comm, p);
+	cprof_sample_commit(CPROF_REC_WAKE, in_task() ? 0 : CPROF_WAKE_IRQ,
+			    sizeof(*r), now, false);
+	this_cpu_ptr(&cprof_tr_cpus)->wakes++;
+out:
+	local_irq_restore(irqflags);
+}
+
+static void cprof_tr_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		cprof_tr_switch_tp = tp;
+	else if (!strcmp(tp->name, "sched_waking"))
+		cprof_tr_wake_tp = tp;
+}
+
+/**
+ * cprof_trace_start() - record the switches and wake-ups of a profile of
+ *	kind trace
+ * @set: the profile's settings, read until cprof_trace_stop()
+ *
+ * Context: process, may sleep; the rings are set up, no hook runs.
+ * Return: 0, -ENOENT if the kernel lacks either tracepoint, or
+ * tracepoint_probe_register()'s error.
+ */
+int cprof_trace_start(const struct cprof_settings *set)
+{
+	int cpu, err;
+
+	check_trace_callback_type_sched_switch(cprof_tr_switch);
+	check_trace_callback_type_sched_waking(cprof_tr_waking);
+	mutex_lock(&cprof_tr_lock);
+	if (!cprof_tr_switch_tp || !cprof_tr_wake_tp)
+		for_each_kernel_tracepoint(cprof_tr_find, NULL);
+	err = cprof_tr_switch_tp && cprof_tr_wake_tp ? 0 : -ENOENT;
+	if (!err && WARN_ON_ONCE(cprof_tr_registered))
+		err = -EBUSY;
+	if (err)
+		goto unlock;
+	for_each_possible_cpu(cpu)
+		cprof_hookcost_reset(&per_cpu_ptr(&cprof_tr_cpus, cpu)->cost);
+	cprof_tr_budget = set->budget;
+	WRITE_ONCE(cprof_tr_set, set);
+	err = tracepoint_probe_register(cprof_tr_wake_tp, cprof_tr_waking,
+					NULL);
+	if (err)
+		goto clear;
+	err = tracepoint_probe_register(cprof_tr_switch_tp, cprof_tr_switch,
+					NULL);
+	if (!err) {
+		cprof_tr_registered = true;
+		goto unlock;
+	}
+	WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_wake_tp,
+						 cprof_tr_waking, NULL));
+	tracepoint_synchronize_unregister();
+clear:
+	WRITE_ONCE(cprof_tr_set, NULL);
+unlock:
+	mutex_unlock(&cprof_tr_lock);
+	return err;
+}
+
+/**
+ * cprof_trace_stop() - no more switches and wake-ups recorded
+ *
+ * After this returns the probes are gone and none runs.  Idempotent.
+ *
+ * Context: process, may sleep: waits for running probes.
+ */
+void cprof_trace_stop(void)
+{
+	mutex_lock(&cprof_tr_lock);
+	if (cprof_tr_registered) {
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_switch_tp,
+							 cprof_tr_switch,
+							 NULL));
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_wake_tp,
+							 cprof_tr_waking,
+							 NULL));
+		tracepoint_synchronize_unregister();
+		cprof_tr_registered = false;
+		WRITE_ONCE(cprof_tr_set, NULL);
+	}
+	mutex_unlock(&cprof_tr_lock);
+}
+
+/**
+ * cprof_trace_stats() - one CPU's timeline counters since load
+ * @cpu: the CPU
+ * @st: its trace_* fields are set
+ *
+ * Context: any; the counters may be a little stale.
+ */
+void cprof_trace_stats(int cpu, struct cprof_cpu_stats *st)
+{
+	const struct cprof_tr_cpu *tc = per_cpu_ptr(&cprof_tr_cpus, cpu);
+
+	st->trace_switches = READ_ONCE(tc->switches);
+	st->trace_wakes = READ_ONCE(tc->wakes);
+	st->trace_stacks = READ_ONCE(tc->stacks);
+	st->trace_skipped = READ_ONCE(tc->skipped);
+	cprof_hookcost_stats(&tc->cost, &st->trace_ns_total,
+			     &st->trace_ns_max);
+}
