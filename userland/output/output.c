@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/chrome.h"
 #include "output/output.h"
 #include "output/pprof.h"
 #include "lib/util.h"
@@ -661,6 +662,23 @@ int output__threads(const struct resolved *r, FILE *out, const char *name)
 	return 0;
 }
 
+int output__trace(const struct resolved *r, const struct output_opts *o,
+		  FILE *out, const char *name)
+{
+	uint64_t dropped = 0;
+
+	if (chrome__write(r, out, name, o->gzip,
+			  o->trace_bytes ? o->trace_bytes : CHROME_BYTES_DEFAULT,
+			  output__frame_name, &dropped))
+		return -1;
+	if (dropped)
+		warning("%s: %llu events left out past the trace's %zu bytes (said in its otherData)",
+			esc(name), (unsigned long long)dropped,
+			o->trace_bytes ? o->trace_bytes :
+			(size_t)CHROME_BYTES_DEFAULT);
+	return 0;
+}
+
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name)
 {
@@ -675,6 +693,8 @@ int output__write(const struct resolved *r, const struct output_opts *o,
 		return output__text(r, out, name);
 	case FORMAT_THREADS:
 		return output__threads(r, out, name);
+	case FORMAT_TRACE:
+		return output__trace(r, o, out, name);
 	}
 	return fail("unknown output format %d", o->format);
 }
