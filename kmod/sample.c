@@ -775,6 +775,23 @@ bool cprof_sample_skip(u64 now, bool sample)
 }
 
 /**
+ * cprof_sample_half_full() - is this CPU's ring half full or more?
+ *
+ * For a hook that writes small records and large ones: the large ones
+ * can give way while the reader catches up.
+ *
+ * Context: as cprof_sample_reserve().
+ * Return: true if so, or if this CPU has no ring.
+ */
+bool cprof_sample_half_full(void)
+{
+	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
+
+	/* pairs with smp_store_release() in cprof_cpu_ring() */
+	return !smp_load_acquire(&pc->ready) || cprof_ring_half_full(&pc->ring);
+}
+
+/**
  * cprof_sample_current() - a hook's sample of current, its stacks taken
  * @smp: from cprof_sample_reserve(), with room for 2 * @depth + 1 entries
  * @set: the profile's settings

@@ -19,6 +19,7 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 void cprof_sample_commit(u16 type, u16 flags, u32 size, u64 now, bool kick);
 void cprof_sample_lose(u64 now, bool sample);
 bool cprof_sample_skip(u64 now, bool sample);
+bool cprof_sample_half_full(void);
 void cprof_sample_release(void);
 size_t cprof_sample_drain(int cpu, void *dst, size_t room, u64 *nr_samples);
 bool cprof_sample_drained(void);

@@ -9,8 +9,8 @@
  * CPROF_REC_WAKE of current and the wakee.  Switches and wake-ups carry no
  * stack: the ring's room bounds them, each one that finds it full counted
  * lost (LOST's other).  The stacks are within ctl's budget of the current
- * window spent walking them (hookcost.c): one past it, or without room, is
- * a lost sample.  Nothing here sleeps, allocates or takes a lock.
+ * window spent walking them (hookcost.c), and only while the CPU's ring is
+ * less than half full: one past either, or without room, is a lost sample.  Nothing here sleeps, allocates or takes a lock.
  * docs/design.md, "The scheduler's timeline: kind trace".
  */
 #include <linux/irqflags.h>
@@ -71,6 +71,11 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	if (cprof_hookcost_over(&tc->cost, start, cprof_tr_budget)) {
 		if (cprof_sample_skip(now, true))
 			tc->skipped++;
+		return;
+	}
+	/* the switches and wake-ups first: they keep the ring's other half */
+	if (cprof_sample_half_full()) {
+		cprof_sample_skip(now, true);
 		return;
 	}
 	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) * sizeof(u64),
