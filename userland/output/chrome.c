@@ -306,11 +306,17 @@ static int writer__switch(struct writer *w, const struct tl_event *e)
 
 	if (!c)
 		return -1;
-	start = c->known && c->tid == e->a_tid ? c->start_ns :
+	/*
+	 * The CPU's first switch ends a run from the profile's start, but
+	 * with pid= the switch in may have been another process's: unseen,
+	 * as one of a thread not seen switching in.
+	 */
+	start = c->known ? c->start_ns :
 		w->r->start_ns < e->time_ns ? w->r->start_ns : e->time_ns;
-	writer__run(w, e->a_pid, e->a_tid, e->cpu, start, e->time_ns,
-		    e->state < sizeof(left_names) / sizeof(left_names[0]) ?
-		    left_names[e->state] : "other", e->stack);
+	if ((c->known && c->tid == e->a_tid) || (!c->known && !w->r->pid))
+		writer__run(w, e->a_pid, e->a_tid, e->cpu, start, e->time_ns,
+			    e->state < sizeof(left_names) / sizeof(left_names[0]) ?
+			    left_names[e->state] : "other", e->stack);
 	c->known = true;
 	c->pid = e->b_pid;
 	c->tid = e->b_tid;

@@ -6,7 +6,8 @@
  * events name both): each time it ran on a CPU is a complete event ("X",
  * named by the thread's name; args: the cpu, why it left, and the stack
  * it left with, leaf first), each wake-up a flow ("s" on the waker's
- * track at the wake-up, "f" on the wakee's where it next runs).  Times
+ * track at the wake-up, "f" on the wakee's where it next runs); with
+ * pid=, only the runs whose start was recorded.  Times
  * are the sample clock's (CLOCK_MONOTONIC), in microseconds.  Every
  * string is JSON-escaped, bytes that are no UTF-8 as the code points of
  * their values.  At most budget bytes of JSON (before any gzip): events

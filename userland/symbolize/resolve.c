@@ -1336,6 +1336,7 @@ static int resolver__header(struct resolver *rs)
 	r->time_nanos = h->start_realtime_ns;
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
 	r->start_ns = h->start_time_ns;
+	r->pid = h->pid;
 	r->end_ns = end && end->time_ns ? end->time_ns :
 		    h->start_time_ns + r->duration_nanos;
 	profile__lost_total(rs->p, &r->lost_other);

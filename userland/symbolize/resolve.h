@@ -118,6 +118,7 @@ struct resolved {
 	 */
 	const struct timeline *timeline;
 	uint64_t start_ns, end_ns;	/* the profile's, sample clock */
+	uint32_t pid;			/* the profile's pid=, 0: all */
 };
 
 struct ksyms_loader;
