@@ -89,6 +89,19 @@ median() {
 		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# settle PID: wait (30 s at most) until PID's CPU time grows by less than
+# a tenth of the time passing (a reader done loading unwind tables, which
+# on a guest of 2 CPUs keeps a workload from its CPUs)
+settle() {
+	local i a b
+	for ((i = 0; i < 60; i++)); do
+		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		sleep 0.5
+		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		((b - a < 5)) && return 0
+	done
+}
+
 # startstop_ms KIND...: for each KIND, a line of how long opening and
 # closing /proc/cprof/profile took, three times, in ms ("open/close"):
 # the open registers the kind's hooks (text patched), the close removes

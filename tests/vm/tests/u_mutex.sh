@@ -38,18 +38,6 @@ bg+=("$mh")
 wait_lines "$OUT/mutexhold.out" 1 || fail "mutexhold did not start"
 pid=$(awk '$1 == "ready" { print $2 }' "$OUT/mutexhold.out")
 
-# settle PID: wait (30 s at most) until PID's CPU time grows by less than
-# a tenth of the time passing
-settle() {
-	local i a b
-	for ((i = 0; i < 60; i++)); do
-		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		sleep 0.5
-		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		((b - a < 5)) && return 0
-	done
-}
-
 # round N READER: once a profile records and READER is settled, run a
 # round; wait until mutexhold says it is done, then end the profile (its
 # reader answers)
