@@ -636,6 +636,15 @@ static int check_options(void)
 	/* a timeline is written as one, gzipped into a .gz file */
 	if (env.kind && !strcmp(env.kind, "trace") && !env.format_set)
 		env.out.format = FORMAT_TRACE;
+	if (env.kind && !strcmp(env.kind, "trace") &&
+	    env.out.format != FORMAT_TRACE) {
+		fail("--kind trace is a timeline: it is written with -f trace only");
+		return 2;
+	}
+	if (env.out.format == FORMAT_TRACE && env.every) {
+		fail("-f trace writes --kind trace's timeline: --every profiles CPU time");
+		return 2;
+	}
 	if (env.out.format == FORMAT_TRACE && env.output &&
 	    strlen(env.output) > 3 &&
 	    !strcmp(env.output + strlen(env.output) - 3, ".gz"))

@@ -176,6 +176,17 @@ static void test_timeline(void)
 	a = slurp(tmp_path("out.txt"), NULL);
 	test_cond("-o -: plain JSON on stdout", rc == 0 && a && atoi(a) == 3);
 	free(a);
+	/* its samples are its switches' stacks: no profile of them */
+	rc = run("%s -i '%s' --no-symbolize -f folded", cprof_dump(), in);
+	a = slurp(tmp_path("err.txt"), NULL);
+	test_cond("-f folded of a trace: refused, saying why",
+		  rc != 0 && a && strstr(a, "write it with -f trace"));
+	free(a);
+	rc = run("%s -d 1 --kind trace -f pprof -o x.pb.gz", cprof_dump());
+	a = slurp(tmp_path("err.txt"), NULL);
+	test_cond("--kind trace -f pprof: refused before any profile",
+		  rc == 2 && a && strstr(a, "with -f trace only"));
+	free(a);
 }
 
 /* 2000 switches between two threads: more than 8 KiB of JSON. */

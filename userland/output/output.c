@@ -682,6 +682,10 @@ int output__trace(const struct resolved *r, const struct output_opts *o,
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name)
 {
+	/* its samples are the stacks of its switches, no profile's */
+	if (r->kind == CPROF_KIND_TRACE && o->format != FORMAT_TRACE)
+		return fail("%s: a profile of kind trace is a timeline: write it with -f trace",
+			    esc(name));
 	switch (o->format) {
 	case FORMAT_PPROF:
 		return pprof__write(r, out, name);

@@ -72,7 +72,10 @@ struct output_opts {
 int output__trace(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name);
 
-/* r in the chosen format (pprof: pprof__write()).  0 ok, -1 after printing why. */
+/*
+ * r in the chosen format (pprof: pprof__write()); a profile of kind trace
+ * in trace only.  0 ok, -1 after printing why.
+ */
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name);
 
