@@ -360,14 +360,13 @@ static int writer__wake(struct writer *w, const struct tl_event *e)
 	return 0;
 }
 
-static const struct timeline *sort_tl;
-
 /* By time, then stream order (a CPU's events keep theirs). */
-static int event_cmp(const void *a, const void *b)
+static int event_cmp(const void *a, const void *b, void *arg)
 {
+	const struct timeline *tl = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t tx = timeline__event(sort_tl, x)->time_ns;
-	uint64_t ty = timeline__event(sort_tl, y)->time_ns;
+	uint64_t tx = timeline__event(tl, x)->time_ns;
+	uint64_t ty = timeline__event(tl, y)->time_ns;
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -384,8 +383,7 @@ static int writer__events(struct writer *w)
 		return -1;
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	sort_tl = w->tl;
-	qsort(order, n, sizeof(*order), event_cmp);
+	qsort_r(order, n, sizeof(*order), event_cmp, (void *)w->tl);
 	for (i = 0; i < n && !err; i++) {
 		const struct tl_event *e = timeline__event(w->tl, order[i]);
 
