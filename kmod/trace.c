@@ -10,7 +10,8 @@
  * stack: the ring's room bounds them, each one that finds it full counted
  * lost (LOST's other).  The stacks are within ctl's budget of the current
  * window spent walking them (hookcost.c), and only while the CPU's ring is
- * less than half full: one past either, or without room, is a lost sample.  Nothing here sleeps, allocates or takes a lock.
+ * less than half full: one past either, or without room, is a lost
+ * sample.  Nothing here sleeps, allocates or takes a lock.
  * docs/design.md, "The scheduler's timeline: kind trace".
  */
 #include <linux/irqflags.h>
