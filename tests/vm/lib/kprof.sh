@@ -67,6 +67,18 @@ wait_started() {
 	fail "${2%% *} did not start: $(tail -n 5 "$1")"
 }
 
+# settle PID: wait (30 s at most) until PID's CPU time grows by less than
+# a tenth of the time passing (a reader done loading unwind tables)
+settle() {
+	local i a b
+	for ((i = 0; i < 60; i++)); do
+		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		sleep 0.5
+		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		((b - a < 5)) && return 0
+	done
+}
+
 # first_tick FILE: (run in the background before a reader starts) the ms
 # from now until the module's tick count moves, into FILE.
 first_tick() {
@@ -87,19 +99,6 @@ median() {
 		awk '{ v[NR] = $1 }
 		END { if (!NR) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]
 		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# settle PID: wait (30 s at most) until PID's CPU time grows by less than
-# a tenth of the time passing (a reader done loading unwind tables, which
-# on a guest of 2 CPUs keeps a workload from its CPUs)
-settle() {
-	local i a b
-	for ((i = 0; i < 60; i++)); do
-		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		sleep 0.5
-		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		((b - a < 5)) && return 0
-	done
 }
 
 # startstop_ms KIND...: for each KIND, a line of how long opening and
