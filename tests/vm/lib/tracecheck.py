@@ -50,6 +50,10 @@ print("trace: %d events, %d records lost, %d left out over the budget, "
                           other["events_over_budget"], other["stacks_lost"]))
 tids = sorted(threads)
 check(len(tids) == 2 and round_trips, "tracepong said no threads or round trips")
+check(other["start_ns"] < start_ns and
+      other["end_ns"] > max((t[2] for t in threads.values()), default=0),
+      "the profile (%d to %d ns) does not cover tracepong's ping-pong (from %s)"
+      % (other["start_ns"], other["end_ns"], start_ns))
 runs = [e for e in events if e["ph"] == "X" and e["tid"] in threads]
 names = {e["tid"]: e["args"]["name"] for e in events
          if e["ph"] == "M" and e["name"] == "thread_name"}
