@@ -101,7 +101,8 @@ struct cprof_cpu_stats {
 	u64 trace_switches;	/* context switches recorded */
 	u64 trace_wakes;	/* wake-ups recorded */
 	u64 trace_stacks;	/* stacks of tasks leaving recorded */
-	u64 trace_skipped;	/* stacks not recorded: over budget */
+	u64 trace_skipped;	/* stacks not walked: over budget */
+	u64 trace_nostack_ring;	/* stacks not walked: ring half full */
 	u64 trace_ns_total;	/* time the hook took walking them */
 	u64 trace_ns_max;	/* the longest */
 	u64 accesses_max;	/* the most user accesses one tick made */

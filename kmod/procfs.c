@@ -118,6 +118,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->trace_wakes += c->trace_wakes;
 	sum->trace_stacks += c->trace_stacks;
 	sum->trace_skipped += c->trace_skipped;
+	sum->trace_nostack_ring += c->trace_nostack_ring;
 	sum->trace_ns_total += c->trace_ns_total;
 	sum->trace_ns_max = max(sum->trace_ns_max, c->trace_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
@@ -173,6 +174,8 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%strace_wakes %llu\n", prefix, c->trace_wakes);
 	seq_printf(m, "%strace_stacks %llu\n", prefix, c->trace_stacks);
 	seq_printf(m, "%strace_skipped %llu\n", prefix, c->trace_skipped);
+	seq_printf(m, "%strace_nostack_ring %llu\n", prefix,
+		   c->trace_nostack_ring);
 	seq_printf(m, "%strace_ns_total %llu\n", prefix, c->trace_ns_total);
 	seq_printf(m, "%strace_ns_max %llu\n", prefix, c->trace_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);

@@ -10,8 +10,9 @@
  * stack: the ring's room bounds them, each one that finds it full counted
  * lost (LOST's other).  The stacks are within ctl's budget of the current
  * window spent walking them (hookcost.c), and only while the CPU's ring is
- * less than half full: one past either, or without room, is a lost
- * sample.  Nothing here sleeps, allocates or takes a lock.
+ * less than half full: decided before the switch is written, which says
+ * so in its flags (no lost sample); one without room is a lost sample.
+ * Nothing here sleeps, allocates or takes a lock.
  * docs/design.md, "The scheduler's timeline: kind trace".
  */
 #include <linux/irqflags.h>
@@ -36,7 +37,8 @@ struct cprof_tr_cpu {
 	u64 switches;		/* stats: CPROF_REC_SWITCH written */
 	u64 wakes;		/* stats: CPROF_REC_WAKE written */
 	u64 stacks;		/* stats: stacks written */
-	u64 skipped;		/* stats: stacks over budget */
+	u64 skipped;		/* stats: stacks not walked, over budget */
+	u64 nostack_ring;	/* stats: stacks not walked, ring half full */
 };
 
 static DEFINE_PER_CPU(struct cprof_tr_cpu, cprof_tr_cpus);
@@ -69,16 +71,6 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	u16 flags;
 	bool kick;
 
-	if (cprof_hookcost_over(&tc->cost, start, cprof_tr_budget)) {
-		if (cprof_sample_skip(now, true))
-			tc->skipped++;
-		return;
-	}
-	/* the switches and wake-ups first: they keep the ring's other half */
-	if (cprof_sample_half_full()) {
-		cprof_sample_skip(now, true);
-		return;
-	}
 	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) * sizeof(u64),
 				   now, true);
 	if (!smp)
@@ -93,6 +85,31 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	cprof_hookcost_add(&tc->cost, ktime_get_ns() - start);
 }
 
+/* Are the stacks of @prev, leaving in @prev_state, the profile's? */
+static bool cprof_tr_stack_wanted(const struct cprof_settings *set,
+				  struct task_struct *prev,
+				  unsigned int prev_state)
+{
+	return !is_idle_task(prev) && !(prev_state & TASK_DEAD) &&
+	       (!set->pid || prev->tgid == set->pid) &&
+	       (set->mode != CPROF_MODE_USER || !(prev->flags & PF_KTHREAD));
+}
+
+/*
+ * Whether the stacks wanted are walked: 0 if so, else why not, the
+ * switch's CPROF_SWITCH_NOSTACK_* flag.  Decided before the switch is
+ * written: the switches and wake-ups first, they keep the ring's other
+ * half.
+ */
+static u16 cprof_tr_nostack(struct cprof_tr_cpu *tc, u64 now)
+{
+	if (cprof_hookcost_over(&tc->cost, now, cprof_tr_budget))
+		return CPROF_SWITCH_NOSTACK_BUDGET;
+	if (cprof_sample_half_full())
+		return CPROF_SWITCH_NOSTACK_RING;
+	return 0;
+}
+
 /*
  * The sched_switch probe: interrupts disabled, the runqueue locked,
  * current is @prev.  A sleep the waker already called off (the state set
@@ -105,6 +122,8 @@ static void cprof_tr_switch(void *data, bool preempt,
 	const struct cprof_settings *set = READ_ONCE(cprof_tr_set);
 	struct cprof_tr_cpu *tc;
 	struct cprof_switch *r;
+	bool stack;
+	u16 flags = 0;
 	u64 now;
 
 	if (!set || !cprof_tr_cpu_wanted(set))
@@ -113,6 +132,9 @@ static void cprof_tr_switch(void *data, bool preempt,
 		return;
 	tc = this_cpu_ptr(&cprof_tr_cpus);
 	now = ktime_get_ns();
+	stack = cprof_tr_stack_wanted(set, prev, prev_state);
+	if (stack)
+		flags = cprof_tr_nostack(tc, now);
 	r = cprof_sample_reserve(sizeof(*r), now, false);
 	if (!r)
 		return;
@@ -127,13 +149,14 @@ static void cprof_tr_switch(void *data, bool preempt,
 	r->reserved = 0;
 	cprof_tr_comm(r->prev_comm, prev);
 	cprof_tr_comm(r->next_comm, next);
-	cprof_sample_commit(CPROF_REC_SWITCH, 0, sizeof(*r), now, false);
+	cprof_sample_commit(CPROF_REC_SWITCH, flags, sizeof(*r), now, false);
 	tc->switches++;
-	if (is_idle_task(prev) || prev_state & TASK_DEAD ||
-	    (set->pid && prev->tgid != set->pid) ||
-	    (set->mode == CPROF_MODE_USER && prev->flags & PF_KTHREAD))
-		return;
-	cprof_tr_stack(set, tc, now);
+	if (flags & CPROF_SWITCH_NOSTACK_BUDGET)
+		tc->skipped++;
+	else if (flags & CPROF_SWITCH_NOSTACK_RING)
+		tc->nostack_ring++;
+	else if (stack)
+		cprof_tr_stack(set, tc, now);
 }
 
 /*
@@ -269,6 +292,7 @@ void cprof_trace_stats(int cpu, struct cprof_cpu_stats *st)
 	st->trace_wakes = READ_ONCE(tc->wakes);
 	st->trace_stacks = READ_ONCE(tc->stacks);
 	st->trace_skipped = READ_ONCE(tc->skipped);
+	st->trace_nostack_ring = READ_ONCE(tc->nostack_ring);
 	cprof_hookcost_stats(&tc->cost, &st->trace_ns_total,
 			     &st->trace_ns_max);
 }

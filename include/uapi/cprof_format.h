@@ -186,8 +186,10 @@ struct cprof_rec {
  * instruction), right after its CPROF_REC_SWITCH in the CPU's part of the
  * stream: same cpu, time_ns and tid (the switch's prev_tid).  Nothing
  * after the cgroup id.  A switch whose stacks were not recorded (the idle
- * task's, the ring full, the CPU past ctl's budget) has none: the latter
- * two are LOST's samples.
+ * task's, an exiting one's) has none; one whose stacks were left out to
+ * spare the ring or ctl's budget says so in its flags
+ * (CPROF_SWITCH_NOSTACK_*), which are no lost samples; a sample that
+ * finds the ring full is LOST's.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -541,6 +543,14 @@ struct cprof_wake {
 	char	waker_comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	char	wakee_comm[CPROF_COMM_LEN];	/* NUL-terminated */
 };
+
+/*
+ * cprof_switch.rec.flags: prev's stacks were not walked, its CPU past
+ * ctl's budget of walking them, or its ring half full (the switches and
+ * wake-ups keep the other half)
+ */
+#define CPROF_SWITCH_NOSTACK_BUDGET	(1u << 0)
+#define CPROF_SWITCH_NOSTACK_RING	(1u << 1)
 
 /* cprof_wake.rec.flags: woken from an interrupt, not by the task */
 #define CPROF_WAKE_IRQ		(1u << 0)

@@ -402,11 +402,10 @@ static inline void sb_oncpu(struct sb *b, uint64_t time_ns, uint64_t out_ns,
 }
 
 /* A context switch (kind trace) on cpu: prev left, next runs. */
-static inline void sb_switch(struct sb *b, uint64_t time_ns, uint32_t cpu,
-			     uint32_t prev_pid, uint32_t prev_tid,
-			     const char *prev_comm, unsigned int prev_state,
-			     uint32_t next_pid, uint32_t next_tid,
-			     const char *next_comm)
+static inline struct cprof_switch *
+sb_switch(struct sb *b, uint64_t time_ns, uint32_t cpu, uint32_t prev_pid,
+	  uint32_t prev_tid, const char *prev_comm, unsigned int prev_state,
+	  uint32_t next_pid, uint32_t next_tid, const char *next_comm)
 {
 	struct cprof_switch *r = sb_rec(b, CPROF_REC_SWITCH, 0, sizeof(*r));
 
@@ -419,6 +418,7 @@ static inline void sb_switch(struct sb *b, uint64_t time_ns, uint32_t cpu,
 	r->next_tid = next_tid;
 	memcpy(r->prev_comm, prev_comm, strnlen(prev_comm, CPROF_COMM_LEN));
 	memcpy(r->next_comm, next_comm, strnlen(next_comm, CPROF_COMM_LEN));
+	return r;
 }
 
 /* A wake-up (kind trace) on cpu: the waker made the wakee runnable. */

@@ -82,6 +82,9 @@ static void build_timeline(const char *path)
 		  42, 42, HOSTILE);
 	sb_sample(&b, T0 + 500, 42, 43, 0, "pong", 0, 1, k, 0, NULL);
 	sb_lost(&b, T0 + 600, 1, 3, 7);
+	/* its stacks left out: the ring half full, no lost sample */
+	sb_switch(&b, T0 + 700, 0, 42, 42, HOSTILE, CPROF_OFF_PREEMPTED,
+		  0, 0, "swapper/0")->rec.flags = CPROF_SWITCH_NOSTACK_RING;
 	sb_end(&b, 1000, CPROF_END_COMPLETE, 3);
 	test_cond("write the timeline's stream", sb_write(&b, path, b.len) == 0);
 	sb_free(&b);
@@ -107,11 +110,13 @@ static const char check_py[] =
 "check('second thread', names.get(('thread_name', 43)) == 'pong', names)\n"
 "x = sorted((e for e in ev if e['ph'] == 'X'), key=lambda e: e['ts'])\n"
 "runs = [(e['tid'], round(e['ts'] * 1000) - 5000000000, round(e['dur'] * 1000), e['args']['cpu'], e['args']['left']) for e in x]\n"
-"want = [(42, 100, 200, 0, 'sleeping'), (43, 300, 200, 0, 'sleeping'), (42, 500, 500, 0, 'running at the end')]\n"
+"want = [(42, 100, 200, 0, 'sleeping'), (43, 300, 200, 0, 'sleeping'), (42, 500, 200, 0, 'preempted')]\n"
 "check('runs', runs == want, runs)\n"
 "check('run names', all(e['name'] == names[('thread_name', e['tid'])] for e in x), x)\n"
 "st = [len(e['args'].get('stack', [])) for e in x]\n"
 "check('stacks at switch-out', st == [2, 1, 0], st)\n"
+"ns = [e['args'].get('no_stack') for e in x]\n"
+"check('stacks not walked said', ns == [None, None, 'ring'], ns)\n"
 "check('stack frames named', x and x[0]['args'].get('stack', [''])[0].startswith('0xffffffff81000'), x[:1])\n"
 "s = {e['id']: e for e in ev if e['ph'] == 's'}\n"
 "f = {e['id']: e for e in ev if e['ph'] == 'f'}\n"
@@ -119,7 +124,7 @@ static const char check_py[] =
 "check('wake-up flows', flows == [(42, 43, 200, 300), (43, 42, 400, 500)], flows)\n"
 "check('flow ends bind to the run', all(e.get('bp') == 'e' for e in f.values()), f)\n"
 "o = t['otherData']\n"
-"check('losses said', o['records_lost'] == 7 and o['stacks_lost'] == 3 and o['events_over_budget'] == 0, o)\n";
+"check('losses said', o['records_lost'] == 7 and o['stacks_lost'] == 3 and o['events_over_budget'] == 0 and o['stacks_not_walked_ring'] == 1 and o['stacks_not_walked_budget'] == 0, o)\n";
 
 /* Run the checks on path; their lines in out.txt.  Each counted here. */
 static void check_json(const char *path, const char *what)
@@ -139,7 +144,7 @@ static void check_json(const char *path, const char *what)
 	for (line = out ? strtok_r(out, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save), n++)
 		test_condf(!strncmp(line, "ok ", 3), "%s: %s", what, line);
-	test_condf(n == 10, "%s: 10 checks ran (%d)", what, n);
+	test_condf(n == 11, "%s: 11 checks ran (%d)", what, n);
 	free(out);
 }
 

@@ -102,6 +102,8 @@ struct writer {
 	bool first;		/* no event written yet */
 	htab_t pending;		/* struct wake_flow: a wakee's last wake-up */
 	uint64_t flows;		/* flow ids given */
+	/* switches whose stacks the module did not walk, by why */
+	uint64_t nostack_budget, nostack_ring;
 	struct cpu_run {
 		uint32_t pid, tid;
 		uint64_t start_ns;
@@ -242,7 +244,7 @@ static const char *const left_names[] = {
 /* One run of tid on cpu from start to end; left NULL: still running. */
 static void writer__run(struct writer *w, uint32_t pid, uint32_t tid,
 			uint32_t cpu, uint64_t start, uint64_t end,
-			const char *left, uint32_t stack)
+			const char *left, uint32_t stack, unsigned int flags)
 {
 	FILE *f;
 
@@ -260,6 +262,10 @@ static void writer__run(struct writer *w, uint32_t pid, uint32_t tid,
 	if (stack) {
 		fputs(",\"stack\":", f);
 		writer__stack(w, f, stack - 1);
+	} else if (flags & CPROF_SWITCH_NOSTACK_BUDGET) {
+		fputs(",\"no_stack\":\"budget\"", f);
+	} else if (flags & CPROF_SWITCH_NOSTACK_RING) {
+		fputs(",\"no_stack\":\"ring\"", f);
 	}
 	fputs("}}", f);
 	writer__end(w);
@@ -316,7 +322,11 @@ static int writer__switch(struct writer *w, const struct tl_event *e)
 	if ((c->known && c->tid == e->a_tid) || (!c->known && !w->r->pid))
 		writer__run(w, e->a_pid, e->a_tid, e->cpu, start, e->time_ns,
 			    e->state < sizeof(left_names) / sizeof(left_names[0]) ?
-			    left_names[e->state] : "other", e->stack);
+			    left_names[e->state] : "other", e->stack, e->flags);
+	if (e->flags & CPROF_SWITCH_NOSTACK_BUDGET)
+		w->nostack_budget++;
+	else if (e->flags & CPROF_SWITCH_NOSTACK_RING)
+		w->nostack_ring++;
 	c->known = true;
 	c->pid = e->b_pid;
 	c->tid = e->b_tid;
@@ -341,7 +351,7 @@ static int writer__wake(struct writer *w, const struct tl_event *e)
 	put_us(f, e->time_ns);
 	fprintf(f, ",\"args\":{\"cpu\":%u,\"target_cpu\":%u,\"wakee_pid\":%u,\"wakee_tid\":%u,\"from_interrupt\":%s}}",
 		e->cpu, e->target_cpu, e->b_pid, e->b_tid,
-		e->state & CPROF_WAKE_IRQ ? "true" : "false");
+		e->flags & CPROF_WAKE_IRQ ? "true" : "false");
 	/* its end only with its start */
 	if (!writer__end(w))
 		return 0;
@@ -395,7 +405,8 @@ static int writer__events(struct writer *w)
 	for (i = 0; i < w->nr_cpus && !err; i++)
 		if (w->cpus[i].known && w->r->end_ns > w->cpus[i].start_ns)
 			writer__run(w, w->cpus[i].pid, w->cpus[i].tid, i,
-				    w->cpus[i].start_ns, w->r->end_ns, NULL, 0);
+				    w->cpus[i].start_ns, w->r->end_ns, NULL, 0,
+				    0);
 	return err;
 }
 
@@ -460,12 +471,14 @@ int chrome__write(const struct resolved *r, FILE *out, const char *name,
 		goto out;
 	}
 	fputs("\n],\"otherData\":{\"cprof\":\"every context switch and wake-up, the stacks of each task leaving the CPU\"", w.f);
-	fprintf(w.f, ",\"start_ns\":%llu,\"end_ns\":%llu,\"budget_bytes\":%zu,\"events_over_budget\":%llu,\"events_not_kept\":%llu,\"records_lost\":%llu,\"stacks_lost\":%llu}}\n",
+	fprintf(w.f, ",\"start_ns\":%llu,\"end_ns\":%llu,\"budget_bytes\":%zu,\"events_over_budget\":%llu,\"events_not_kept\":%llu,\"records_lost\":%llu,\"stacks_lost\":%llu,\"stacks_not_walked_budget\":%llu,\"stacks_not_walked_ring\":%llu}}\n",
 		(unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
 		w.budget, (unsigned long long)w.dropped,
 		(unsigned long long)timeline__dropped(w.tl),
 		(unsigned long long)r->lost_other,
-		(unsigned long long)r->lost);
+		(unsigned long long)r->lost,
+		(unsigned long long)w.nostack_budget,
+		(unsigned long long)w.nostack_ring);
 	if (fclose(w.f)) {
 		w.f = NULL;
 		err = ENOMEM;

@@ -131,6 +131,7 @@ int timeline__add(struct timeline *t, const struct cprof_rec *rec)
 	e = &t->events[t->nr_events];
 	memset(e, 0, sizeof(*e));
 	e->type = rec->type;
+	e->flags = rec->flags;
 	if (rec->type == CPROF_REC_SWITCH) {
 		if (sw->cpu >= t->nr_cpus) {
 			if (grow_array(&t->last_switch, &cap, (size_t)sw->cpu + 1,
@@ -142,7 +143,7 @@ int timeline__add(struct timeline *t, const struct cprof_rec *rec)
 		}
 		e->time_ns = sw->time_ns;
 		e->cpu = sw->cpu;
-		e->state = sw->prev_state;
+		e->state = sw->prev_state;	/* checked: at most OFF_MAX */
 		e->a_pid = sw->prev_pid;
 		e->a_tid = sw->prev_tid;
 		e->b_pid = sw->next_pid;
@@ -151,7 +152,6 @@ int timeline__add(struct timeline *t, const struct cprof_rec *rec)
 	} else {
 		e->time_ns = wk->time_ns;
 		e->cpu = wk->cpu;
-		e->state = wk->rec.flags;
 		e->a_pid = wk->waker_pid;
 		e->a_tid = wk->waker_tid;
 		e->b_pid = wk->wakee_pid;

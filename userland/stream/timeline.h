@@ -22,8 +22,8 @@ struct tl_event {
 	uint64_t time_ns;
 	uint32_t cpu;
 	uint16_t type;		/* CPROF_REC_SWITCH or CPROF_REC_WAKE */
-	/* a switch: prev's enum cprof_off_state; a wake: its rec.flags */
-	uint16_t state;
+	uint8_t flags;		/* its rec.flags (those defined fit) */
+	uint8_t state;		/* a switch: prev's enum cprof_off_state */
 	uint32_t a_pid, a_tid;	/* a switch's prev, a wake's waker */
 	uint32_t b_pid, b_tid;	/* a switch's next, a wake's wakee */
 	uint32_t target_cpu;	/* a wake's */
