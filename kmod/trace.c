@@ -176,7 +176,9 @@ static void cprof_tr_waking(void *data, struct task_struct *p)
 	if (set->pid && waker->tgid != set->pid && p->tgid != set->pid)
 		return;
 	local_irq_save(irqflags);
-	if (!cprof_tr_cpu_wanted(set))
+	/* the waker's CPU or the wakee's; this CPU's ring all the same */
+	if (!cprof_tr_cpu_wanted(set) &&
+	    !cpumask_test_cpu(task_cpu(p), set->cpus))
 		goto out;
 	now = ktime_get_ns();
 	r = cprof_sample_reserve(sizeof(*r), now, false);

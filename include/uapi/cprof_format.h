@@ -527,9 +527,9 @@ struct cprof_switch {
  * an interrupt handler that woke the task interrupted) made the wakee
  * runnable; target_cpu is where the wakee last ran, as the tracepoint's
  * own target_cpu (the scheduler may pick another: its CPROF_REC_SWITCH
- * says where it ran).  Every wake-up of a CPU the profile takes is one, or
- * LOST's other: with pid=, those where the waker or the wakee is of that
- * process.
+ * says where it ran).  Every wake-up on a CPU the profile takes, or of a
+ * task last run on one (target_cpu), is one, or LOST's other: with pid=,
+ * those where the waker or the wakee is of that process.
  */
 struct cprof_wake {
 	struct cprof_rec rec;		/* CPROF_REC_WAKE */
