@@ -173,7 +173,9 @@ static void cprof_tr_waking(void *data, struct task_struct *p)
 
 	if (!set || p == waker)
 		return;
-	if (set->pid && waker->tgid != set->pid && p->tgid != set->pid)
+	/* from an interrupt, current is only the task it interrupted */
+	if (set->pid && p->tgid != set->pid &&
+	    (!in_task() || waker->tgid != set->pid))
 		return;
 	local_irq_save(irqflags);
 	/* the waker's CPU or the wakee's; this CPU's ring all the same */

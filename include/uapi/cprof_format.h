@@ -529,7 +529,8 @@ struct cprof_switch {
  * own target_cpu (the scheduler may pick another: its CPROF_REC_SWITCH
  * says where it ran).  Every wake-up on a CPU the profile takes, or of a
  * task last run on one (target_cpu), is one, or LOST's other: with pid=,
- * those where the waker or the wakee is of that process.
+ * those where the waker or the wakee is of that process (the wakee only
+ * with CPROF_WAKE_IRQ).
  */
 struct cprof_wake {
 	struct cprof_rec rec;		/* CPROF_REC_WAKE */
