@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The scheduler's timeline (profile kind trace): what ran on each CPU, who
- * woke whom, and the stacks of each task leaving the CPU.  Two probes,
+ * woke whom, and the stacks of each task leaving the CPU.  Probes
  * registered only while such a profile runs: on sched_switch (interrupts
  * disabled, the runqueue locked, current is the task leaving) every switch
  * is a CPROF_REC_SWITCH, then the leaving task's stacks a CPROF_REC_SAMPLE
- * of current; on sched_waking (the wakee's pi_lock held) every wake-up is a
- * CPROF_REC_WAKE of current and the wakee.  Switches and wake-ups carry no
+ * of current; on sched_waking and sched_wakeup_new (a new task's) every
+ * wake-up is a CPROF_REC_WAKE of current and the wakee.  Switches and wake-ups carry no
  * stack: the ring's room bounds them, each one that finds it full counted
  * lost (LOST's other).  The stacks are within ctl's budget of the current
  * window spent walking them (hookcost.c), and only while the CPU's ring is
@@ -44,9 +44,10 @@ struct cprof_tr_cpu {
 static DEFINE_PER_CPU(struct cprof_tr_cpu, cprof_tr_cpus);
 static const struct cprof_settings *cprof_tr_set __read_mostly;
 static u32 cprof_tr_budget __read_mostly;	/* the profile's, % of a CPU */
-/* sched_switch and sched_waking; never go away */
+/* sched_switch, sched_waking, sched_wakeup_new; never go away */
 static struct tracepoint *cprof_tr_switch_tp __read_mostly;
 static struct tracepoint *cprof_tr_wake_tp __read_mostly;
+static struct tracepoint *cprof_tr_new_tp __read_mostly;
 static bool cprof_tr_registered;	/* under cprof_tr_lock */
 static DEFINE_MUTEX(cprof_tr_lock);
 
@@ -160,10 +161,10 @@ static void cprof_tr_switch(void *data, bool preempt,
 }
 
 /*
- * The sched_waking probe: current (or the interrupt handler running on
- * it) wakes @p, @p's pi_lock held.
+ * A wake-up of @p by current (or the interrupt handler running on it),
+ * @p's pi_lock held; @flags: the record's, besides CPROF_WAKE_IRQ.
  */
-static void cprof_tr_waking(void *data, struct task_struct *p)
+static void cprof_tr_wake(struct task_struct *p, u16 flags)
 {
 	const struct cprof_settings *set = READ_ONCE(cprof_tr_set);
 	struct task_struct *waker = current;
@@ -195,11 +196,28 @@ static void cprof_tr_waking(void *data, struct task_struct *p)
 	r->wakee_tid = p->pid;
 	cprof_tr_comm(r->waker_comm, waker);
 	cprof_tr_comm(r->wakee_comm, p);
-	cprof_sample_commit(CPROF_REC_WAKE, in_task() ? 0 : CPROF_WAKE_IRQ,
-			    sizeof(*r), now, false);
+	if (!in_task())
+		flags |= CPROF_WAKE_IRQ;
+	cprof_sample_commit(CPROF_REC_WAKE, flags, sizeof(*r), now, false);
 	this_cpu_ptr(&cprof_tr_cpus)->wakes++;
 out:
 	local_irq_restore(irqflags);
+}
+
+/* The sched_waking probe: try_to_wake_up(), @p's pi_lock held. */
+static void cprof_tr_waking(void *data, struct task_struct *p)
+{
+	cprof_tr_wake(p, 0);
+}
+
+/*
+ * The sched_wakeup_new probe: wake_up_new_task(), a new task's first
+ * wake-up (no sched_waking), @p's pi_lock and its runqueue's lock held,
+ * interrupts disabled.
+ */
+static void cprof_tr_wakeup_new(void *data, struct task_struct *p)
+{
+	cprof_tr_wake(p, CPROF_WAKE_NEW);
 }
 
 static void cprof_tr_find(struct tracepoint *tp, void *priv)
@@ -208,6 +226,26 @@ static void cprof_tr_find(struct tracepoint *tp, void *priv)
 		cprof_tr_switch_tp = tp;
 	else if (!strcmp(tp->name, "sched_waking"))
 		cprof_tr_wake_tp = tp;
+	else if (!strcmp(tp->name, "sched_wakeup_new"))
+		cprof_tr_new_tp = tp;
+}
+
+/* The probes, in the order registered: the wake-ups' first. */
+static void cprof_tr_unregister(int nr)
+{
+	if (nr > 2)
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_switch_tp,
+							 cprof_tr_switch,
+							 NULL));
+	if (nr > 1)
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_new_tp,
+							 cprof_tr_wakeup_new,
+							 NULL));
+	if (nr > 0)
+		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_wake_tp,
+							 cprof_tr_waking,
+							 NULL));
+	tracepoint_synchronize_unregister();
 }
 
 /**
@@ -216,7 +254,7 @@ static void cprof_tr_find(struct tracepoint *tp, void *priv)
  * @set: the profile's settings, read until cprof_trace_stop()
  *
  * Context: process, may sleep; the rings are set up, no hook runs.
- * Return: 0, -ENOENT if the kernel lacks either tracepoint, or
+ * Return: 0, -ENOENT if the kernel lacks any of the tracepoints, or
  * tracepoint_probe_register()'s error.
  */
 int cprof_trace_start(const struct cprof_settings *set)
@@ -225,10 +263,12 @@ int cprof_trace_start(const struct cprof_settings *set)
 
 	check_trace_callback_type_sched_switch(cprof_tr_switch);
 	check_trace_callback_type_sched_waking(cprof_tr_waking);
+	check_trace_callback_type_sched_wakeup_new(cprof_tr_wakeup_new);
 	mutex_lock(&cprof_tr_lock);
-	if (!cprof_tr_switch_tp || !cprof_tr_wake_tp)
+	if (!cprof_tr_switch_tp || !cprof_tr_wake_tp || !cprof_tr_new_tp)
 		for_each_kernel_tracepoint(cprof_tr_find, NULL);
-	err = cprof_tr_switch_tp && cprof_tr_wake_tp ? 0 : -ENOENT;
+	err = cprof_tr_switch_tp && cprof_tr_wake_tp && cprof_tr_new_tp ?
+	      0 : -ENOENT;
 	if (!err && WARN_ON_ONCE(cprof_tr_registered))
 		err = -EBUSY;
 	if (err)
@@ -241,15 +281,19 @@ int cprof_trace_start(const struct cprof_settings *set)
 					NULL);
 	if (err)
 		goto clear;
+	err = tracepoint_probe_register(cprof_tr_new_tp, cprof_tr_wakeup_new,
+					NULL);
+	if (err) {
+		cprof_tr_unregister(1);
+		goto clear;
+	}
 	err = tracepoint_probe_register(cprof_tr_switch_tp, cprof_tr_switch,
 					NULL);
 	if (!err) {
 		cprof_tr_registered = true;
 		goto unlock;
 	}
-	WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_wake_tp,
-						 cprof_tr_waking, NULL));
-	tracepoint_synchronize_unregister();
+	cprof_tr_unregister(2);
 clear:
 	WRITE_ONCE(cprof_tr_set, NULL);
 unlock:
@@ -268,13 +312,7 @@ void cprof_trace_stop(void)
 {
 	mutex_lock(&cprof_tr_lock);
 	if (cprof_tr_registered) {
-		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_switch_tp,
-							 cprof_tr_switch,
-							 NULL));
-		WARN_ON_ONCE(tracepoint_probe_unregister(cprof_tr_wake_tp,
-							 cprof_tr_waking,
-							 NULL));
-		tracepoint_synchronize_unregister();
+		cprof_tr_unregister(3);
 		cprof_tr_registered = false;
 		WRITE_ONCE(cprof_tr_set, NULL);
 	}

@@ -522,7 +522,8 @@ struct cprof_switch {
 };
 
 /*
- * One wake-up (kind trace), from the sched_waking tracepoint: on cpu, at
+ * One wake-up (kind trace), from the sched_waking tracepoint (a new task's
+ * first from sched_wakeup_new, CPROF_WAKE_NEW): on cpu, at
  * time_ns, the waker (the task running there: with CPROF_WAKE_IRQ, the one
  * an interrupt handler that woke the task interrupted) made the wakee
  * runnable; target_cpu is where the wakee last ran, as the tracepoint's
@@ -555,6 +556,8 @@ struct cprof_wake {
 
 /* cprof_wake.rec.flags: woken from an interrupt, not by the task */
 #define CPROF_WAKE_IRQ		(1u << 0)
+/* cprof_wake.rec.flags: a new task's first (sched_wakeup_new) */
+#define CPROF_WAKE_NEW		(1u << 1)
 
 /* Records lost on one CPU because its buffer was full. */
 struct cprof_lost {

@@ -8,7 +8,8 @@ line for each check that failed:
     before and after it read it), or the trace counts records lost;
   - on CPU 0 the two threads' runs do not overlap and alternate;
   - wake-up flows go from each thread to the other, each ending on the
-    other's track at or after its start;
+    other's track at or after its start, the first into the second thread
+    its creation's;
   - the stacks the threads left the CPU with name their own functions;
   - both threads are named."""
 import json
@@ -111,6 +112,19 @@ check(sum(flows.values()) + lost >= (round_trips or 1) // 2,
       "%d wake-up flows between the threads for %s round trips"
       % (sum(flows.values()), round_trips))
 check(bad == 0, "%d flows end off the wakee's track or before they start" % bad)
+
+# pong_side's thread, created once the profile ran: its first run has the
+# wake-up of its creation (sched_wakeup_new) from ping_side's before it
+if len(order) == 2:
+    pong = order[1]
+    first = min((ns(e["ts"]) for e in runs if e["tid"] == pong), default=None)
+    born = [s for s in starts.values() if s["args"]["wakee_tid"] == pong and
+            s["tid"] == order[0] and first is not None and
+            ns(s["ts"]) <= first]
+    print("thread %d: first run at %s ns, %d wake-ups from %d before it" %
+          (pong, first, len(born), order[0]))
+    check(born or lost, "thread %d: no wake-up from %d before its first run"
+          % (pong, order[0]))
 
 # the stacks they left the CPU with
 # tracepong prints ping_side's thread first
