@@ -8,8 +8,8 @@
  * of current; on sched_waking and sched_wakeup_new (a new task's) every
  * wake-up is a CPROF_REC_WAKE of current and the wakee.  Switches and wake-ups carry no
  * stack: the ring's room bounds them, each one that finds it full counted
- * lost (LOST's other).  The stacks are within ctl's budget of the current
- * window spent walking them (hookcost.c), and only while the CPU's ring is
+ * lost (LOST's other).  The stacks are walked within ctl's budget of the
+ * current window spent in the probes (hookcost.c), and only while the CPU's ring is
  * less than half full: decided before the switch is written, which says
  * so in its flags (no lost sample); one without room is a lost sample.
  * Nothing here sleeps, allocates or takes a lock.
@@ -33,7 +33,7 @@
 
 /* One CPU's recording of the timeline; its own CPU only writes it. */
 struct cprof_tr_cpu {
-	struct cprof_hookcost cost;	/* the stacks' against the budget */
+	struct cprof_hookcost cost;	/* the probes' against the budget */
 	u64 switches;		/* stats: CPROF_REC_SWITCH written */
 	u64 wakes;		/* stats: CPROF_REC_WAKE written */
 	u64 stacks;		/* stats: stacks written */
@@ -68,7 +68,6 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 {
 	struct cprof_sample *smp;
 	u32 depth = min(set->depth, set->offcpu_depth);
-	u64 start = ktime_get_ns();
 	u16 flags;
 	bool kick;
 
@@ -83,7 +82,6 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 			    sizeof(*smp) + (smp->nr_kernel + smp->nr_user + 1) *
 			    sizeof(u64), now, kick);
 	tc->stacks++;
-	cprof_hookcost_add(&tc->cost, ktime_get_ns() - start);
 }
 
 /* Are the stacks of @prev, leaving in @prev_state, the profile's? */
@@ -138,7 +136,7 @@ static void cprof_tr_switch(void *data, bool preempt,
 		flags = cprof_tr_nostack(tc, now);
 	r = cprof_sample_reserve(sizeof(*r), now, false);
 	if (!r)
-		return;
+		goto out;
 	r->time_ns = now;
 	r->cpu = smp_processor_id();
 	r->prev_pid = prev->tgid;
@@ -158,6 +156,9 @@ static void cprof_tr_switch(void *data, bool preempt,
 		tc->nostack_ring++;
 	else if (stack)
 		cprof_tr_stack(set, tc, now);
+out:
+	/* the whole probe's time, from its clock read on */
+	cprof_hookcost_add(&tc->cost, ktime_get_ns() - now);
 }
 
 /*
@@ -168,6 +169,7 @@ static void cprof_tr_wake(struct task_struct *p, u16 flags)
 {
 	const struct cprof_settings *set = READ_ONCE(cprof_tr_set);
 	struct task_struct *waker = current;
+	struct cprof_tr_cpu *tc;
 	unsigned long irqflags;
 	struct cprof_wake *r;
 	u64 now;
@@ -183,10 +185,11 @@ static void cprof_tr_wake(struct task_struct *p, u16 flags)
 	if (!cprof_tr_cpu_wanted(set) &&
 	    !cpumask_test_cpu(task_cpu(p), set->cpus))
 		goto out;
+	tc = this_cpu_ptr(&cprof_tr_cpus);
 	now = ktime_get_ns();
 	r = cprof_sample_reserve(sizeof(*r), now, false);
 	if (!r)
-		goto out;
+		goto cost;
 	r->time_ns = now;
 	r->cpu = smp_processor_id();
 	r->target_cpu = task_cpu(p);
@@ -199,7 +202,9 @@ static void cprof_tr_wake(struct task_struct *p, u16 flags)
 	if (!in_task())
 		flags |= CPROF_WAKE_IRQ;
 	cprof_sample_commit(CPROF_REC_WAKE, flags, sizeof(*r), now, false);
-	this_cpu_ptr(&cprof_tr_cpus)->wakes++;
+	tc->wakes++;
+cost:
+	cprof_hookcost_add(&tc->cost, ktime_get_ns() - now);
 out:
 	local_irq_restore(irqflags);
 }

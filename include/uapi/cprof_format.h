@@ -548,7 +548,7 @@ struct cprof_wake {
 
 /*
  * cprof_switch.rec.flags: prev's stacks were not walked, its CPU past
- * ctl's budget of walking them, or its ring half full (the switches and
+ * ctl's budget of time in the probes, or its ring half full (the switches and
  * wake-ups keep the other half)
  */
 #define CPROF_SWITCH_NOSTACK_BUDGET	(1u << 0)

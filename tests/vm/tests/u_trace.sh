@@ -48,7 +48,8 @@ echo "cli: --kind trace, stopped once tracepong was done: $(wc -c <"$OUT/trace.j
 python3 "$REPO/tests/vm/lib/tracecheck.py" "$OUT/trace.json" "$OUT/tracepong.out" ||
 	fail "the timeline does not show tracepong as it counted itself (above)"
 st=$(stat_of trace_stacks)
-echo "module: $(stat_of trace_switches) switches, $(stat_of trace_wakes) wake-ups, $st stacks recorded, $(stat_of trace_skipped) stacks over budget; $(($(stat_of trace_ns_total) / (st ? st : 1))) ns a stack on average, $(stat_of trace_ns_max) ns the longest"
+ev=$(($(stat_of trace_switches) + $(stat_of trace_wakes)))
+echo "module: $(stat_of trace_switches) switches, $(stat_of trace_wakes) wake-ups, $st stacks recorded, $(stat_of trace_skipped) stacks over budget, $(stat_of trace_nostack_ring) with the ring half full; $(($(stat_of trace_ns_total) / (ev ? ev : 1))) ns a record on average, $(stat_of trace_ns_max) ns the longest probe"
 
 sock=$(mktemp -d)/pprof.sock
 "$CPROF_DUMP" --http "unix:$sock" 2>"$OUT/http.err" &
