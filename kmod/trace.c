@@ -30,6 +30,7 @@
 #include "offcpu.h"
 #include "sample.h"
 #include "trace.h"
+#include "unwind.h"
 
 /* One CPU's recording of the timeline; its own CPU only writes it. */
 struct cprof_tr_cpu {
@@ -84,14 +85,18 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	tc->stacks++;
 }
 
-/* Are the stacks of @prev, leaving in @prev_state, the profile's? */
+/*
+ * Are the stacks of @prev, current, leaving in @prev_state, the profile's?
+ * In user mode, not without user registers (a kernel thread, a user worker,
+ * a task past exit_mm() or in execve()): its sample would be empty.
+ */
 static bool cprof_tr_stack_wanted(const struct cprof_settings *set,
 				  struct task_struct *prev,
 				  unsigned int prev_state)
 {
 	return !is_idle_task(prev) && !(prev_state & TASK_DEAD) &&
 	       (!set->pid || prev->tgid == set->pid) &&
-	       (set->mode != CPROF_MODE_USER || !(prev->flags & PF_KTHREAD));
+	       (set->mode != CPROF_MODE_USER || cprof_saved_user_regs(prev));
 }
 
 /*
