@@ -217,7 +217,10 @@ enum cprof_off_state cprof_offcpu_state(unsigned int state)
 	return CPROF_OFF_OTHER;
 }
 
-/* Is the task leaving this CPU one the profile takes? */
+/*
+ * Is the task leaving this CPU, current, one the profile takes?  In user
+ * mode not one without user registers: its record would have no stack.
+ */
 static bool cprof_off_wanted(const struct cprof_settings *set,
 			     struct task_struct *prev, unsigned int state)
 {
@@ -227,7 +230,7 @@ static bool cprof_off_wanted(const struct cprof_settings *set,
 		return false;
 	if (!set->all_cpus && !cpumask_test_cpu(smp_processor_id(), set->cpus))
 		return false;
-	return set->mode != CPROF_MODE_USER || !(prev->flags & PF_KTHREAD);
+	return set->mode != CPROF_MODE_USER || cprof_saved_user_regs(prev);
 }
 
 /* The task leaving, current, recorded: its stacks and a slot. */
