@@ -796,6 +796,7 @@ bool cprof_sample_half_full(void)
  * @smp: from cprof_sample_reserve(), with room for 2 * @depth + 1 entries
  * @set: the profile's settings
  * @depth: the most frames of each stack
+ * @accesses: the most user accesses the walk makes (at most @set's)
  * @skip: the hook's tracepoint iterator: the kernel stack starts at its
  *	caller
  * @now: the event's time
@@ -803,7 +804,7 @@ bool cprof_sample_half_full(void)
  *
  * The kernel stack from @skip's caller, the user stack from the registers
  * saved at current's kernel entry (tables, frame pointers, at most
- * @set's accesses), then current's cgroup id; the header filled in.
+ * @accesses), then current's cgroup id; the header filled in.
  *
  * Context: as cprof_sample_reserve(), in a task (current's user stack).
  * Return: the sample's flags; its size is sizeof(*@smp) and
@@ -811,7 +812,7 @@ bool cprof_sample_half_full(void)
  */
 u16 cprof_sample_current(struct cprof_sample *smp,
 			 const struct cprof_settings *set, u32 depth,
-			 unsigned long skip, u64 now, bool *kick)
+			 u32 accesses, unsigned long skip, u64 now, bool *kick)
 {
 	struct task_struct *tsk = current;
 	struct cprof_uaccess acc;
@@ -824,7 +825,7 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 	uregs = cprof_saved_user_regs(tsk);
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
-	cprof_uaccess_start(&acc, set->accesses);
+	cprof_uaccess_start(&acc, accesses);
 	if (uregs && set->mode != CPROF_MODE_KERNEL) {
 		struct cprof_uwalk_req req = {
 			.tsk = tsk,

@@ -15,6 +15,7 @@ u64 cprof_cgroup_id(struct task_struct *tsk);
 void *cprof_sample_reserve(u32 size, u64 now, bool sample);
 u16 cprof_sample_current(struct cprof_sample *smp,
 			 const struct cprof_settings *set, u32 depth,
+			 u32 accesses,
 			 unsigned long skip, u64 now, bool *kick);
 void cprof_sample_commit(u16 type, u16 flags, u32 size, u64 now, bool kick);
 void cprof_sample_lose(u64 now, bool sample);

@@ -32,6 +32,14 @@
 #include "trace.h"
 #include "unwind.h"
 
+/*
+ * A stack walked on every switch, the runqueue locked: shallower and with
+ * fewer user reads than ctl's bounds allow a tick (on PREEMPT_RT, too,
+ * the runqueue's lock is a raw spinlock).
+ */
+#define CPROF_TR_DEPTH_MAX	64
+#define CPROF_TR_ACCESSES_MAX	256
+
 /* One CPU's recording of the timeline; its own CPU only writes it. */
 struct cprof_tr_cpu {
 	struct cprof_hookcost cost;	/* the probes' against the budget */
@@ -68,7 +76,8 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 			   struct cprof_tr_cpu *tc, u64 now)
 {
 	struct cprof_sample *smp;
-	u32 depth = min(set->depth, set->offcpu_depth);
+	u32 depth = min3(set->depth, set->offcpu_depth,
+			 (u32)CPROF_TR_DEPTH_MAX);
 	u16 flags;
 	bool kick;
 
@@ -77,6 +86,8 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	if (!smp)
 		return;
 	flags = cprof_sample_current(smp, set, depth,
+				     min(set->accesses,
+					 (u32)CPROF_TR_ACCESSES_MAX),
 				     (unsigned long)cprof_tr_switch_tp->iterator,
 				     now, &kick);
 	cprof_sample_commit(CPROF_REC_SAMPLE, flags,
