@@ -709,8 +709,8 @@ static bool cprof_sample_running(u64 now)
  * @now: the time, kept with a loss
  * @sample: the record is a CPROF_REC_SAMPLE: a loss is a lost sample
  *
- * Context: a hook (offcpu.c, newtask.c, mutex.c): interrupts disabled, so
- * this CPU's tick cannot run meanwhile.
+ * Context: a hook (offcpu.c, newtask.c, mutex.c, trace.c): interrupts
+ * disabled, so this CPU's tick cannot run meanwhile.
  * Return: the record, to fill in and cprof_sample_commit() before anything
  * else reserves, or to drop (the next reservation takes its room); NULL when
  * no profile runs or @now is before its start (not a loss), or this CPU has
@@ -856,7 +856,8 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 
 /**
  * cprof_sample_commit() - commit the record cprof_sample_reserve() gave
- * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU, CPROF_REC_SAMPLE)
+ * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU, CPROF_REC_SAMPLE,
+ *	CPROF_REC_SWITCH, CPROF_REC_WAKE)
  * @flags: its flags
  * @size: its size, a multiple of 8, at most the reserved one
  * @now: the time
