@@ -127,8 +127,7 @@ static u16 cprof_tr_nostack(struct cprof_tr_cpu *tc, u64 now)
 
 /*
  * The sched_switch probe: interrupts disabled, the runqueue locked,
- * current is @prev.  A sleep the waker already called off (the state set
- * back to running) is a preemption.
+ * current is @prev.
  */
 static void cprof_tr_switch(void *data, bool preempt,
 			    struct task_struct *prev,
@@ -159,8 +158,7 @@ static void cprof_tr_switch(void *data, bool preempt,
 	r->prev_tid = prev->pid;
 	r->next_pid = next->tgid;
 	r->next_tid = next->pid;
-	r->prev_state = preempt || READ_ONCE(prev->__state) == TASK_RUNNING ?
-			CPROF_OFF_PREEMPTED : cprof_offcpu_state(prev_state);
+	r->prev_state = cprof_off_state(preempt, prev, prev_state);
 	r->reserved = 0;
 	cprof_tr_comm(r->prev_comm, prev);
 	cprof_tr_comm(r->next_comm, next);
