@@ -67,6 +67,7 @@ static bool cprof_tr_cpu_wanted(const struct cprof_settings *set)
 
 static void cprof_tr_comm(char *dst, struct task_struct *tsk)
 {
+	BUILD_BUG_ON(TASK_COMM_LEN < CPROF_COMM_LEN);
 	memcpy(dst, tsk->comm, CPROF_COMM_LEN);
 	dst[CPROF_COMM_LEN - 1] = '\0';
 }
@@ -93,7 +94,7 @@ static void cprof_tr_stack(const struct cprof_settings *set,
 	cprof_sample_commit(CPROF_REC_SAMPLE, flags,
 			    sizeof(*smp) + (smp->nr_kernel + smp->nr_user + 1) *
 			    sizeof(u64), now, kick);
-	tc->stacks++;
+	WRITE_ONCE(tc->stacks, tc->stacks + 1);
 }
 
 /*
@@ -163,11 +164,11 @@ static void cprof_tr_switch(void *data, bool preempt,
 	cprof_tr_comm(r->prev_comm, prev);
 	cprof_tr_comm(r->next_comm, next);
 	cprof_sample_commit(CPROF_REC_SWITCH, flags, sizeof(*r), now, false);
-	tc->switches++;
+	WRITE_ONCE(tc->switches, tc->switches + 1);
 	if (flags & CPROF_SWITCH_NOSTACK_BUDGET)
-		tc->skipped++;
+		WRITE_ONCE(tc->skipped, tc->skipped + 1);
 	else if (flags & CPROF_SWITCH_NOSTACK_RING)
-		tc->nostack_ring++;
+		WRITE_ONCE(tc->nostack_ring, tc->nostack_ring + 1);
 	else if (stack)
 		cprof_tr_stack(set, tc, now);
 out:
@@ -216,7 +217,7 @@ static void cprof_tr_wake(struct task_struct *p, u16 flags)
 	if (!in_task())
 		flags |= CPROF_WAKE_IRQ;
 	cprof_sample_commit(CPROF_REC_WAKE, flags, sizeof(*r), now, false);
-	tc->wakes++;
+	WRITE_ONCE(tc->wakes, tc->wakes + 1);
 cost:
 	cprof_hookcost_add(&tc->cost, ktime_get_ns() - now);
 out:
