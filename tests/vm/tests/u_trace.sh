@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # u_trace: the scheduler's timeline (profile kind trace) of a 2-thread
-# ping-pong.  cprof-dump --kind trace over the whole machine is started
-# first; once it records, tracepong (tests/workloads/tracepong.c) passes
-# a byte back and forth between its two threads on CPU 0 for 0.5 s, counting
-# its round trips and each thread's own context switches; then stop=1.
+# ping-pong.  tracepong (tests/workloads/tracepong.c) is started stopped;
+# cprof-dump --kind trace -p of its process starts; once it records,
+# tracepong passes a byte back and forth between its two threads on CPU 0
+# for 0.5 s, counting its round trips and each thread's own context
+# switches; then stop=1.
 # tests/vm/lib/tracecheck.py reads the JSON with python3's json:
 #   - every switch of each thread up to its own count is a run ending in
 #     the trace, or records lost are counted;
@@ -25,23 +26,33 @@ set -euo pipefail
 command -v python3 >/dev/null || { echo "u_trace: no python3: skip"; exit 77; }
 [[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
 
-# at most: the profile ends with stop=1 once tracepong is done (waiting
-# for the reader to settle took over a minute on a PREEMPT_RT guest)
+# at most: the profile ends with stop=1 once tracepong is done
 SECONDS_P=600
 # 4 MiB a CPU: a reader on a loaded TCG host can fall a second behind, and
 # the ping-pong fills 1 MiB in less (a ring's loss is counted, but then
 # the count cannot be checked exactly)
 kload buffer_kb=4096
-"$CPROF_DUMP" --kind trace -d $SECONDS_P -o "$OUT/trace.json" 2>"$OUT/cli.err" &
+# only tracepong's process (pid=): the whole machine's trace grew past
+# 52 MB on a PREEMPT_RT guest, its reader never settling
+# shellcheck disable=SC2016 # $$ and $1 are the inner shell's
+taskset -c 0 bash -c 'kill -STOP $$; exec "$1" 0.5' _ "$WORKLOADS/tracepong" \
+	>"$OUT/tracepong.out" &
+pong=$!
+state=
+for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+	read -r _ _ state _ <"/proc/$pong/stat" && [[ $state == T ]] && break
+	sleep 0.1
+done
+[[ $state == T ]] || fail "tracepong did not stop itself (state $state)"
+"$CPROF_DUMP" --kind trace -d $SECONDS_P -p "$pong" -o "$OUT/trace.json" 2>"$OUT/cli.err" &
 cli=$!
 wait_profiling || fail "no profile started: $(cat "$OUT/cli.err")"
 # the recorders are in place a moment after the session begins; the
-# reader keeps up once its unwind tables are loaded
+# reader keeps up once its unwind tables are loaded: 5 s for that at most
 sleep "${CPROF_SLOW:-1}"
-# (a reader that never settles, on a slow guest, is waited for 30 s)
-settle "$cli" || true
-taskset -c 0 "$WORKLOADS/tracepong" 0.5 >"$OUT/tracepong.out" ||
-	fail "tracepong failed: $(cat "$OUT/tracepong.out")"
+settle "$cli" 10 || true
+kill -CONT "$pong"
+wait "$pong" || fail "tracepong failed: $(cat "$OUT/tracepong.out")"
 ctl stop=1
 wait "$cli" || fail "cprof-dump --kind trace failed: $(cat "$OUT/cli.err")"
 echo "cli: --kind trace, stopped once tracepong was done: $(wc -c <"$OUT/trace.json") bytes of JSON; tracepong: $(grep -h round_trips "$OUT/tracepong.out")"
