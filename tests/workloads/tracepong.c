@@ -10,6 +10,10 @@
  *                               it was created (getrusage RUSAGE_THREAD,
  *                               voluntary and involuntary), read between
  *                               A and B, after its last round trip
+ *   base TID switches N before_ns A after_ns B
+ *                               the first thread's count the same way
+ *                               before the second one is created (a
+ *                               timeline of its process from then on)
  *   round_trips R
  * Every switch of a thread taking it off the CPU up to A is one of its N,
  * and none after B is.  Run it on one CPU (taskset -c 0) and the two
@@ -32,7 +36,7 @@ struct side {
 	long long before_ns, after_ns;
 };
 
-static struct side sides[2];
+static struct side sides[2], base;
 
 /* This thread's switches so far, read between two clock stamps. */
 static void count_switches(struct side *s)
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int i;
 
+	count_switches(&base);
 	if (pipe(ping) || pipe(pong) || pthread_create(&t, NULL, pong_side, NULL)) {
 		perror("tracepong");
 		return 1;
@@ -98,6 +103,8 @@ int main(int argc, char **argv)
 		printf("thread %ld switches %ld before_ns %lld after_ns %lld\n",
 		       sides[i].tid, sides[i].switches, sides[i].before_ns,
 		       sides[i].after_ns);
+	printf("base %ld switches %ld before_ns %lld after_ns %lld\n",
+	       base.tid, base.switches, base.before_ns, base.after_ns);
 	printf("round_trips %lu\n", n);
 	return 0;
 }

@@ -4,7 +4,8 @@
 itself.  Prints what it found, one line each; exits 1 after a "FAIL ..."
 line for each check that failed:
   - every switch taking a tracepong thread off the CPU up to its own count
-    is a run ending in the trace (its count lies between the runs ended
+    (less the first thread's base count, read before the ping-pong) is a
+    run ending in the trace (its count lies between the runs ended
     before and after it read it), or the trace counts records lost;
   - on CPU 0 the two threads' runs do not overlap and alternate;
   - wake-up flows go from each thread to the other, each ending on the
@@ -19,6 +20,7 @@ trace = json.load(open(sys.argv[1]))
 events = trace["traceEvents"]
 other = trace["otherData"]
 threads = {}
+base = {}
 order = []
 start_ns = round_trips = None
 for line in open(sys.argv[2]):
@@ -28,6 +30,8 @@ for line in open(sys.argv[2]):
     elif f[0] == "thread":
         threads[int(f[1])] = (int(f[3]), int(f[5]), int(f[7]))
         order.append(int(f[1]))
+    elif f[0] == "base":
+        base[int(f[1])] = (int(f[3]), int(f[5]), int(f[7]))
     elif f[0] == "round_trips":
         round_trips = int(f[1])
 failed = []
@@ -61,10 +65,14 @@ names = {e["tid"]: e["args"]["name"] for e in events
 
 for tid in tids:
     count, before, after = threads[tid]
+    # a thread's switches before the profile: those up to its base count,
+    # the runs ending after that count was read
+    b_count, b_before, b_after = base.get(tid, (0, -1, -1))
+    count -= b_count
     ends = [ns(e["ts"]) + ns(e["dur"]) for e in runs
             if e["tid"] == tid and e["args"]["left"] != "running at the end"]
-    lo = sum(1 for t in ends if t < before)
-    hi = sum(1 for t in ends if t <= after)
+    lo = sum(1 for t in ends if b_after < t < before)
+    hi = sum(1 for t in ends if b_before <= t <= after)
     print("thread %d: %d switches by its own count, %d in the trace "
           "(%d to the moment it counted)" % (tid, count, len(ends), lo))
     check(lo <= count <= hi or (lost and lo <= count <= hi + lost),
