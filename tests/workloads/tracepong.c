@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracepong [SECONDS]: two threads pass one byte back and forth through
- * two pipes for SECONDS (default 1), each in a function of its own
+ * tracepong [SECONDS [stop]]: two threads pass one byte back and forth
+ * through two pipes for SECONDS (default 1), each in a function of its own
  * (ping_side, pong_side), and count what a timeline of them must show.
+ * With "stop" it stops itself (SIGSTOP) first, its libraries mapped, until
+ * a SIGCONT: time to start profiling its process.
  * Prints, once both are done:
  *   start_ns T                  when the first byte was sent (CLOCK_MONOTONIC)
  *   thread TID switches N before_ns A after_ns B
@@ -21,7 +23,9 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,6 +93,12 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int i;
 
+	if (argc > 2 && strcmp(argv[2], "stop")) {
+		fprintf(stderr, "tracepong: bad argument '%s' (stop)\n", argv[2]);
+		return 2;
+	}
+	if (argc > 2)
+		raise(SIGSTOP);
 	count_switches(&base);
 	if (pipe(ping) || pipe(pong) || pthread_create(&t, NULL, pong_side, NULL)) {
 		perror("tracepong");

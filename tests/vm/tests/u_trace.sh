@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # u_trace: the scheduler's timeline (profile kind trace) of a 2-thread
-# ping-pong.  tracepong (tests/workloads/tracepong.c) is started stopped;
+# ping-pong.  tracepong (tests/workloads/tracepong.c) stops itself;
 # cprof-dump --kind trace -p of its process starts; once it records,
 # tracepong passes a byte back and forth between its two threads on CPU 0
 # for 0.5 s, counting its round trips and each thread's own context
@@ -34,9 +34,9 @@ SECONDS_P=600
 kload buffer_kb=4096
 # only tracepong's process (pid=): the whole machine's trace grew past
 # 52 MB on a PREEMPT_RT guest, its reader never settling
-# shellcheck disable=SC2016 # $$ and $1 are the inner shell's
-taskset -c 0 bash -c 'kill -STOP $$; exec "$1" 0.5' _ "$WORKLOADS/tracepong" \
-	>"$OUT/tracepong.out" &
+# (stopped in main(), its libraries mapped: the reader loads their tables
+# when it starts, not while the ping-pong runs)
+taskset -c 0 "$WORKLOADS/tracepong" 0.5 stop >"$OUT/tracepong.out" &
 pong=$!
 state=
 for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
