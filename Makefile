@@ -118,6 +118,8 @@ bench: workloads
 	@set -- build/vm-results/*/b_perf/results; \
 	if [ -e "$$1" ]; then tests/bench/report.sh "$$@"; \
 	else echo "bench: no b_perf results (BENCH_TESTS='$(BENCH_TESTS)'): the figures are in build/vm-results/*/b_*.log"; fi
+	@set -- build/vm-results/*/vm.env; \
+	if [ -e "$$1" ]; then echo "## Summary"; echo; tests/bench/summary.sh $$(dirname "$$@"); fi
 
 install: install-userland install-module
 

@@ -5,6 +5,8 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include "python/pyframes.h"
 #include "cprof_format.h"
 #include "symbolize/debugfetch.h"
+#include "symbolize/kcache.h"
 #include "serve/httpd.h"
 #include "ingest/ingest.h"
 #include "stream/modprofile.h"
@@ -738,8 +741,22 @@ int main(int argc, char **argv)
 	err = check_options();
 	if (err)
 		return err;
+	/*
+	 * One profile converted, then exit: freed memory stays in the heap,
+	 * one heap for all threads.  While kernel symbols load in a thread,
+	 * each unmap flushes the other CPU's TLB and waits for it: under
+	 * emulation on a busy host, a quarter of a conversion.
+	 */
+	if (!env.every && !env.http.addr) {
+		mallopt(M_MMAP_THRESHOLD, 32 << 20);
+		mallopt(M_TRIM_THRESHOLD, INT_MAX);
+		mallopt(M_ARENA_MAX, 1);
+	}
 	debugfetch_setup();
 	tableload_set_cache(env.table_cache);
+	/* before kallsyms is loaded, in a thread or a child */
+	if (env.symbolize)
+		kcache_setup(env.symbol_cache);
 	tableload_set_python(!env.no_python);
 	pyframes_set_read(!env.no_python);
 	err = 1;

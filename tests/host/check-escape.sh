@@ -35,7 +35,8 @@ httpd.c msg            # literals and answer reasons
 httpd.c why            # httpauth: the client'"'"'s values, esc_n()d
 httpd.c w.gone_in      # a literal phase
 ksyms.c err            # ld_err(), itself checked here
-ksyms.c l->err         # ld_err(), itself checked here
+kcache.c l->err        # ksyms__load_quiet(): ld_err(), checked here
+kcache.c l->warn       # get(): a literal, the name of the entry esc()d
 listen.c la->shown     # the address, esc()d where it is made
 pprof.c gz->zs.msg ? gz->zs.msg : "zlib init" # zlib'"'"'s message
 resolve.c line         # the summaries, built of esc()d names

@@ -9,6 +9,7 @@
 #endif
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testutil.h"
+#include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
 
 static char tmpdir[4096];
@@ -48,28 +51,16 @@ static struct ksyms *load_how(enum load_how how, const char *kallsyms,
 	struct ksyms *ks = NULL;
 	char path[4200];
 	int saved, fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
-		perror("capture stderr");
-		exit(1);
-	}
+	fd = stderr_to(path, &saved);
 	if (how == LOAD_SYNC)
 		ks = ksyms__load(kallsyms, modules);
 	else if (how == LOAD_THREAD)
-		ks = ksyms__load_finish(ksyms__load_start(kallsyms, modules));
+		ks = kcache__load_finish(kcache__load_start(kallsyms, modules));
 	else
-		ksyms__load_cancel(ksyms__load_start(kallsyms, modules));
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(fd, buf, len - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
+		kcache__load_cancel(kcache__load_start(kallsyms, modules));
+	stderr_back(fd, saved, buf, len);
 	return ks;
 }
 
@@ -313,6 +304,100 @@ static void test_odd_lines(void)
 	ksyms__free(ks);
 }
 
+/* ksyms__unpack() of a copy of buf (which it then owns, if it takes it). */
+static struct ksyms *unpack_copy(const void *buf, size_t len)
+{
+	void *copy = malloc(len ? len : 1);
+	struct ksyms *ks;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, buf, len);
+	ks = ksyms__unpack(copy, len);
+	if (!ks)
+		free(copy);
+	return ks;
+}
+
+/*
+ * Packed and unpacked: every address the unpacked symbols say they cover
+ * named as kallsyms names it, vmlinux's all (its init code too), modules'
+ * but their last symbol; BPF programs not kept; damaged blocks refused.
+ */
+static void test_pack(void)
+{
+	const char *kpath = fixture("kallsyms", kallsyms_text);
+	const char *mpath = fixture("modules", modules_text);
+	struct ksyms *ks = ksyms__load(kpath, mpath), *pk = NULL;
+	uint64_t a, start = 0, end = 0;
+	bool same = true, covered = true;
+	size_t len = 0, i;
+	uint32_t w;
+	char *buf;
+
+	buf = ksyms__pack(ks, &len);
+	test_cond("pack the fixture", buf && len > 0);
+	if (buf)
+		pk = unpack_copy(buf, len);
+	test_cond("unpack it", pk != NULL);
+	test_cond("symbols from kallsyms cover every address",
+		  ksyms__covers(ks, 0xffffffffc0005010));
+	for (a = 0xffffffff80fffff0; pk && a < 0xffffffff81001010; a += 4) {
+		covered &= ksyms__covers(pk, a) == (a >= 0xffffffff81000000);
+		if (ksyms__covers(pk, a))
+			same &= is(name_at(pk, a), name_at(ks, a));
+	}
+	test_cond("vmlinux: covered from its first symbol, named as kallsyms names it",
+		  same && covered);
+	test_cond("vmlinux's init code: covered, named",
+		  ksyms__covers(pk, 0xffffffff81400010) &&
+		  is(name_at(pk, 0xffffffff81400010), "_sinittext"));
+	test_cond("a module's symbol but its last: covered, named",
+		  ksyms__covers(pk, 0xffffffffc0001010) &&
+		  is(name_at(pk, 0xffffffffc0001010), "moda_first"));
+	test_cond("a module's last symbol (its extent may hold others'): not covered",
+		  !ksyms__covers(pk, 0xffffffffc0001090) &&
+		  !ksyms__covers(pk, 0xffffffffc0003010));
+	test_cond("a BPF program: not kept, not covered",
+		  !ksyms__covers(pk, 0xffffffffc0005010) &&
+		  ksyms__module_range(pk, "bpf", &start, &end));
+	test_cond("unpacked: kallsyms's text range, modules' extents, schedule",
+		  !ksyms__kernel_range(pk, &start, &end) &&
+		  start == 0xffffffff81000000 && end == 0xffffffff81001000 &&
+		  !ksyms__module_range(pk, "modb", &start, &end) &&
+		  start == 0xffffffffc0003000 && end == 0xffffffffc0004000 &&
+		  ksyms__addr_of(pk, "schedule") == 0xffffffff81000100);
+	ksyms__free(pk);
+	test_cond("unpacked symbols are not packed again",
+		  !ksyms__pack(pk = buf ? unpack_copy(buf, len) : NULL, &i));
+	ksyms__free(pk);
+
+	/* damaged: short, one byte more, a name past the strings, unsorted */
+	test_cond("a short block: refused", buf && !unpack_copy(buf, len - 1));
+	if (buf) {
+		char *more = calloc(1, len + 1), *d = malloc(len);
+
+		memcpy(more, buf, len);
+		test_cond("a longer block: refused", !unpack_copy(more, len + 1));
+		/* the first symbol's name (after a 32-byte head): far away */
+		memcpy(d, buf, len);
+		w = UINT32_MAX - 1;
+		memcpy(d + 32 + 16, &w, 4);
+		test_cond("a name past the strings: refused", !unpack_copy(d, len));
+		/* the second symbol's address: below the first's */
+		memcpy(d, buf, len);
+		memset(d + 32 + 24, 0, 8);
+		test_cond("symbols out of order: refused", !unpack_copy(d, len));
+		memcpy(d, buf, len);
+		d[len - 1] = 'x';
+		test_cond("strings not ended: refused", !unpack_copy(d, len));
+		free(more);
+		free(d);
+	}
+	free(buf);
+	ksyms__free(ks);
+}
+
 /* A loader thread: the same table; errors printed only when finished. */
 static void test_loader(void)
 {
@@ -338,8 +423,8 @@ static void test_loader(void)
 	load_how(LOAD_THREAD_CANCEL, kpath, mpath, buf, sizeof(buf));
 	test_cond("loader: cancelled after a good load, prints nothing",
 		  !buf[0]);
-	test_cond("loader: NULL-safe", !ksyms__load_finish(NULL));
-	ksyms__load_cancel(NULL);
+	test_cond("loader: NULL-safe", !kcache__load_finish(NULL));
+	kcache__load_cancel(NULL);
 }
 
 /* The running kernel's own table, when this user may read addresses. */
@@ -392,6 +477,7 @@ int main(void)
 	test_range_fallback();
 	test_errors();
 	test_odd_lines();
+	test_pack();
 	test_loader();
 	test_live_kernel();
 	ret = test_report();

@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "stream/stream.h"
@@ -20,7 +22,11 @@ struct result {
 	unsigned int types[16];	/* records handed out, by type */
 	bool misaligned;
 	char msg[1024];		/* what went to stderr */
+	struct cprof_end end;	/* the END handed out */
 };
+
+/* Decode as the module's own file (stream__from_module)? */
+static bool from_module;
 
 /* Decode everything readable from fd, capturing stderr. */
 static void decode_fd(int fd, struct result *res)
@@ -37,6 +43,8 @@ static void decode_fd(int fd, struct result *res)
 	dup2(errfd, STDERR_FILENO);
 
 	s = stream__new(fd, NAME);
+	if (from_module)
+		stream__from_module(s);
 	if (!stream__read_header(s)) {
 		res->ret = -1;
 	} else {
@@ -44,6 +52,8 @@ static void decode_fd(int fd, struct result *res)
 			if ((uintptr_t)rec % 8)
 				res->misaligned = true;
 			res->types[rec->type < 16 ? rec->type : 0]++;
+			if (rec->type == CPROF_REC_END)
+				memcpy(&res->end, rec, sizeof(res->end));
 		}
 	}
 	stream__free(s);
@@ -390,6 +400,89 @@ static void test_short_reads(void)
 	sb_free(&b);
 }
 
+/*
+ * Decode len bytes of b read from a pty master whose slave is closed: the
+ * bytes, then EIO, as a read of /proc/cprof/profile after procfs removed it.
+ */
+static void decode_eio(const struct sb *b, size_t len, struct result *res)
+{
+	struct termios t;
+	int m, sl;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		abort();
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (sl < 0 || tcgetattr(sl, &t))
+		abort();
+	cfmakeraw(&t);
+	if (tcsetattr(sl, TCSANOW, &t) ||
+	    write(sl, b->buf, len) != (ssize_t)len)
+		abort();
+	close(sl);
+	decode_fd(m, res);
+	close(m);
+}
+
+/* The module unloaded mid-profile: what was read is kept, with one warning. */
+static void test_module_gone(void)
+{
+	size_t last = 0, at_end, i;
+	struct result res;
+	uint64_t start;
+	struct sb b;
+
+	build_valid(&b);
+	start = hdr(&b)->start_time_ns;
+	at_end = b.offs[b.nr_recs - 1];
+	for (i = 0; i < b.nr_recs; i++)
+		if (((struct cprof_rec *)(b.buf + b.offs[i]))->type ==
+		    CPROF_REC_SAMPLE && b.offs[i] < at_end)
+			last = i;
+
+	decode_eio(&b, at_end, &res);
+	test_condf(res.ret == -1 && strstr(res.msg, "failed to read at byte") &&
+		   strstr(res.msg, "Input/output error"),
+		   "EIO from a file that is not the module's is an error: %s",
+		   res.msg);
+
+	from_module = true;
+	decode_eio(&b, at_end, &res);
+	test_condf(res.ret == 0 && res.types[CPROF_REC_SAMPLE] == 3 &&
+		   res.types[CPROF_REC_END] == 1 &&
+		   res.end.reason == CPROF_END_UNLOAD && res.end.samples == 3 &&
+		   res.end.time_ns == (start > 14 ? start : 14) &&
+		   res.end.duration_ns == res.end.time_ns - start,
+		   "the module's file cut before END: 3 samples and an END of reason unload, at the last sample's time (ret %d, %u samples, reason %u, %llu counted, at %llu)",
+		   res.ret, res.types[CPROF_REC_SAMPLE], res.end.reason,
+		   (unsigned long long)res.end.samples,
+		   (unsigned long long)res.end.time_ns);
+	test_condf(strstr(res.msg, "module was unloaded at byte") &&
+		   strstr(res.msg, "holds the 3 samples read") &&
+		   !strchr(res.msg, '\n')[1],
+		   "one warning says so: %s", res.msg);
+
+	decode_eio(&b, b.offs[last] + 20, &res);
+	test_condf(res.ret == 0 && res.types[CPROF_REC_SAMPLE] == 2 &&
+		   res.end.samples == 2 &&
+		   strstr(res.msg, "a record cut in two is left out"),
+		   "cut inside a sample: the samples before it, said (ret %d, %u samples): %s",
+		   res.ret, res.types[CPROF_REC_SAMPLE], res.msg);
+
+	decode_eio(&b, 100, &res);
+	test_condf(res.ret == -1 && !strchr(res.msg, '\n')[1] &&
+		   strstr(res.msg, "at byte 100"),
+		   "cut inside the header: still an error, one line: %s",
+		   res.msg);
+
+	decode_eio(&b, b.len, &res);
+	test_cond("the module's whole stream: its own END, nothing said",
+		  res.ret == 0 && res.end.reason == CPROF_END_COMPLETE &&
+		  res.msg[0] == '\0');
+	from_module = false;
+	sb_free(&b);
+}
+
 /* Records larger than one read buffer's remainder, many of them. */
 static void test_many_records(void)
 {
@@ -583,6 +676,7 @@ int main(void)
 	test_truncations();
 	test_corrupt();
 	test_short_reads();
+	test_module_gone();
 	test_many_records();
 	return test_report();
 }

@@ -215,6 +215,34 @@ static inline uint64_t start_ns(pid_t pid)
 }
 
 /* Count the lines of s. */
+/* Send stderr to a new file at path; *saved keeps the old one. */
+static inline int stderr_to(const char *path, int *saved)
+{
+	int fd;
+
+	fflush(stderr);
+	*saved = dup(2);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (*saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
+		perror("capture stderr");
+		exit(1);
+	}
+	return fd;
+}
+
+/* Put stderr back, and what went to fd into buf (NUL-terminated). */
+static inline void stderr_back(int fd, int saved, char *buf, size_t len)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, buf, len - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
 static inline int nr_lines(const char *s)
 {
 	int n = 0;

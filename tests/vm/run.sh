@@ -561,7 +561,14 @@ kernel_build() {
 
 # kernel_write_plan: the results folder, emptied, with what guest.sh reads
 # there (vm.env and plan); total: 120 s for the boot, and each test's time
-# limit plus 10 s.
+# limit plus 10 s.  vm.env also records, for tests/bench/summary.sh, the
+# -icount shift (empty without), the commit tested ("+" if the tree has
+# changes) and the day.
+if ! commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null); then
+	commit=unknown
+elif ! git -C "$REPO" diff --quiet HEAD --; then
+	commit+=+
+fi
 kernel_write_plan() {
 	rm -rf "$res"
 	mkdir -p "$res"
@@ -573,6 +580,9 @@ kernel_write_plan() {
 		CPROF_DUMP=$REPO/userland/cprof-dump
 		WORKLOADS=$build/workloads
 		DEADLINE=$kdeadline
+		ICOUNT=$icount
+		COMMIT=$commit
+		DATE=$(date -u +%F)
 	EOF
 	# the kernel's symbols, for ksym, once per image
 	[[ $build/vm/$kver/kallsyms -nt ${k_image[$kver]} ]] ||

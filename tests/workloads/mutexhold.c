@@ -7,7 +7,9 @@
  * lock and unlock it every 0.5 ms; then prints "done ROUND FEW_NS MANY_NS",
  * the time the mutex was held in each function as the holder measured it
  * (from the lock taken to the unlock).  Nothing else in the round waits
- * on a futex.  Exits at SIGTERM.
+ * on a futex.  The holder names itself after the function it holds the
+ * mutex in, so that a tool that knows the waker's name and kernel stack
+ * only (BCC's wakeuptime) can tell the two apart.  Exits at SIGTERM.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,8 +67,10 @@ static void *holder(void *arg)
 			pause_ns(1000000);
 			continue;
 		}
+		prctl(PR_SET_NAME, "hold_few");
 		hold_few();
 		pause_ns(3000000);
+		prctl(PR_SET_NAME, "hold_many");
 		hold_many();
 		pause_ns(3000000);
 	}

@@ -121,6 +121,11 @@ void ingest__jit(struct ingest *in, struct jitmaps *jit)
 	in->jit = jit;
 }
 
+void ingest__from_module(struct ingest *in)
+{
+	stream__from_module(in->s);
+}
+
 void ingest__table_wait(struct ingest *in, double seconds)
 {
 	in->table_wait = seconds;

@@ -64,6 +64,8 @@ void ingest__python(struct ingest *in, struct pyframes *py);
 
 /* Read the perf maps of the samples' JIT code into jit (NULL: none) as they grow. */
 void ingest__jit(struct ingest *in, struct jitmaps *jit);
+/* fd is the module's profile: see stream__from_module(). */
+void ingest__from_module(struct ingest *in);
 
 /*
  * At the END record, wait up to seconds (default 5) for the loader to

@@ -10,7 +10,7 @@
 #include "stream/cgroups.h"
 #include "symbolize/debugfetch.h"
 #include "symbolize/jitmap.h"
-#include "symbolize/ksyms.h"
+#include "symbolize/kcache.h"
 #include "python/pyframes.h"
 #include "unwind/tableload.h"
 
@@ -31,7 +31,7 @@ struct pipeline {
 	struct cgroups *cg;
 	struct pyframes *py;
 	struct jitmaps *jit;
-	struct ksyms_loader *ksyms;
+	struct kcache_loader *ksyms;
 };
 
 struct pipeline *pipeline__new(const struct pipeline_opts *o)
@@ -79,7 +79,7 @@ int pipeline__begin(struct pipeline *pl)
 void pipeline__end(struct pipeline *pl)
 {
 	pipeline__close(pl);
-	ksyms__load_cancel(pl->ksyms);
+	kcache__load_cancel(pl->ksyms);
 	pl->ksyms = NULL;
 	cgroups__free(pl->cg);
 	pyframes__free(pl->py);
@@ -161,6 +161,8 @@ struct ingest *pipeline__open(struct pipeline *pl, int fd, const char *name)
 	pl->in = ingest__open(fd, name, pl->unw, pl->cg);
 	if (!pl->in)
 		return NULL;
+	if (fd == pl->mp.fd)
+		ingest__from_module(pl->in);
 	pl->name = name;
 	pl->read_whole = false;
 	if (!pl->o.serve && pl->o.debug_queue)

@@ -46,6 +46,11 @@ struct stream {
 	uint64_t off;		/* stream offset of buf[pos] */
 	int eof;
 	int ended;		/* END record handed out */
+	bool module;		/* the module's own file (stream__from_module) */
+	bool gone;		/* ... which the module removed mid-profile */
+	uint64_t last_ns;	/* the latest sample's time */
+	uint64_t samples;	/* samples handed out */
+	struct cprof_end end;	/* made up when the module went away */
 	struct cprof_header hdr;
 	int (*on_interrupt)(void *arg);
 	void *interrupt_arg;
@@ -140,6 +145,12 @@ static ssize_t stream__fill(struct stream *s, size_t need)
 			    s->on_interrupt(s->interrupt_arg))
 				return -1;
 			continue;
+		}
+		if (n < 0 && errno == EIO && s->module && s->hdr.size) {
+			/* procfs: the file was removed, the module unloaded */
+			s->gone = true;
+			s->eof = 1;
+			break;
 		}
 		if (n < 0)
 			return fail("%s: failed to read at byte %llu: %s",
@@ -490,6 +501,37 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	return 0;
 }
 
+void stream__from_module(struct stream *s)
+{
+	s->module = true;
+}
+
+/*
+ * The module went away before its END record (unloading waits a while for
+ * the reader, then procfs cuts it off): end the stream here with the END
+ * the module would have written, so that what was read is kept.
+ */
+static int stream__end_gone(struct stream *s, size_t partial,
+			    const struct cprof_rec **rec)
+{
+	uint64_t start = s->hdr.start_time_ns;
+
+	warning("%s: the module was unloaded at byte %llu before the profile's END: the profile holds the %llu samples read%s; losses after the last lost record are not counted",
+		esc(s->name), (unsigned long long)s->off,
+		(unsigned long long)s->samples,
+		partial ? ", a record cut in two is left out" : "");
+	stream__consume(s, partial);
+	s->end.rec.type = CPROF_REC_END;
+	s->end.rec.size = sizeof(s->end);
+	s->end.time_ns = s->last_ns > start ? s->last_ns : start;
+	s->end.duration_ns = s->end.time_ns - start;
+	s->end.reason = CPROF_END_UNLOAD;
+	s->end.samples = s->samples;
+	s->ended = 1;
+	*rec = &s->end.rec;
+	return 1;
+}
+
 int stream__next(struct stream *s, const struct cprof_rec **rec)
 {
 	const struct cprof_rec *r;
@@ -508,6 +550,8 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 					    esc(s->name), at);
 			return 0;
 		}
+		if (s->gone && (size_t)have < sizeof(*r))
+			return stream__end_gone(s, have, rec);
 		if (have == 0)
 			return fail("%s: truncated stream: no END record at byte %llu (the profile was cut short)",
 				    esc(s->name), at);
@@ -529,6 +573,8 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 		if (have < 0)
 			return -1;
 		r = (const struct cprof_rec *)(s->buf + s->pos);
+		if (s->gone && (size_t)have < r->size)
+			return stream__end_gone(s, have, rec);
 		if ((size_t)have < r->size)
 			return fail("%s: truncated %s record at byte %llu (need %u bytes, have %zd)",
 				    esc(s->name), stream__rec_name(r->type), at,
@@ -540,6 +586,10 @@ int stream__next(struct stream *s, const struct cprof_rec **rec)
 			continue;	/* a newer record type: skip it */
 		if (r->type == CPROF_REC_END)
 			s->ended = 1;
+		if (r->type == CPROF_REC_SAMPLE) {
+			s->samples++;
+			s->last_ns = ((const struct cprof_sample *)r)->time_ns;
+		}
 		*rec = r;
 		return 1;
 	}

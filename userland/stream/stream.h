@@ -38,6 +38,14 @@ struct stream;
 struct stream *stream__new(int fd, const char *name);
 /* NULL-safe. */
 void stream__free(struct stream *s);
+/*
+ * fd is the module's /proc/cprof/profile: a read failing with EIO after the
+ * header (procfs removed the file: the module was unloaded before it could
+ * write its END) ends the stream with an END of reason CPROF_END_UNLOAD
+ * that stream__next() makes up, counting the samples read, and one
+ * warning.  Any other stream without its END is an error.
+ */
+void stream__from_module(struct stream *s);
 
 /*
  * Read and check the stream header; must be called once, first.  Returns the

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +38,8 @@ struct ksyms {
 	char *strs;
 	uint64_t stext, etext;	/* vmlinux text range, [stext, etext) */
 	int have_etext;		/* from _stext/_etext, so sizes may be capped */
+	bool packed;		/* from ksyms__unpack(): a part of kallsyms */
+	uint64_t vlo, vhi;	/* packed: vmlinux's symbols' span */
 };
 
 /*
@@ -61,7 +62,7 @@ struct raw_mod {
 
 struct loader {
 	const char *path;
-	char err[320];		/* the first error, reported by the caller */
+	char err[KSYMS_ERR_MAX];	/* the first error, reported by the caller */
 	char *strs;
 	size_t strs_len, strs_cap;
 	struct raw_sym *syms;
@@ -539,8 +540,7 @@ static struct ksyms *build(struct loader *ld)
 	return ks;
 }
 
-/* ksyms__load() with its error, if any, in err instead of on stderr. */
-static struct ksyms *load(const char *kallsyms_path, const char *modules_path,
+struct ksyms *ksyms__load_quiet(const char *kallsyms_path, const char *modules_path,
 			  char *err, size_t err_len)
 {
 	struct loader ld = { .path = kallsyms_path };
@@ -571,69 +571,13 @@ out:
 
 struct ksyms *ksyms__load(const char *kallsyms_path, const char *modules_path)
 {
-	char err[sizeof(((struct loader *)0)->err)];
-	struct ksyms *ks = load(kallsyms_path, modules_path, err, sizeof(err));
+	char err[KSYMS_ERR_MAX];
+	struct ksyms *ks = ksyms__load_quiet(kallsyms_path, modules_path, err,
+					     sizeof(err));
 
 	if (err[0])
 		fprintf(stderr, "%s\n", err);
 	return ks;
-}
-
-struct ksyms_loader {
-	pthread_t thread;
-	int threaded;
-	const char *kallsyms_path;
-	const char *modules_path;
-	struct ksyms *ks;
-	char err[sizeof(((struct loader *)0)->err)];
-};
-
-static void *loader_main(void *arg)
-{
-	struct ksyms_loader *l = arg;
-
-	l->ks = load(l->kallsyms_path, l->modules_path, l->err, sizeof(l->err));
-	return NULL;
-}
-
-struct ksyms_loader *ksyms__load_start(const char *kallsyms_path,
-				       const char *modules_path)
-{
-	struct ksyms_loader *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return NULL;
-	l->kallsyms_path = kallsyms_path;
-	l->modules_path = modules_path;
-	l->threaded = !pthread_create(&l->thread, NULL, loader_main, l);
-	return l;
-}
-
-static struct ksyms *finish(struct ksyms_loader *l, int report)
-{
-	struct ksyms *ks;
-
-	if (!l)
-		return NULL;
-	if (l->threaded)
-		pthread_join(l->thread, NULL);
-	else
-		loader_main(l);
-	if (l->err[0] && report)
-		fprintf(stderr, "%s\n", l->err);
-	ks = l->ks;
-	free(l);
-	return ks;
-}
-
-struct ksyms *ksyms__load_finish(struct ksyms_loader *l)
-{
-	return finish(l, 1);
-}
-
-void ksyms__load_cancel(struct ksyms_loader *l)
-{
-	ksyms__free(finish(l, 0));
 }
 
 void ksyms__free(struct ksyms *ks)
@@ -703,4 +647,216 @@ uint64_t ksyms__addr_of(const struct ksyms *ks, const char *name)
 		if (!strcmp(ks->syms[i].name, name))
 			return ks->syms[i].addr;
 	return 0;
+}
+
+/*
+ * The packed form: a head, the symbols (each its name and module as
+ * offsets into the strings, UINT32_MAX for vmlinux), the modules, then
+ * the strings, each ended by a NUL.
+ */
+struct pk_head {
+	uint64_t stext, etext;
+	uint32_t nr_syms, nr_mods, strs_len, pad;
+};
+
+struct pk_sym {
+	uint64_t addr, size;
+	uint32_t name, mod;
+};
+
+struct pk_mod {
+	uint64_t start, end;
+	uint32_t name, pad;
+};
+
+#define PK_NONE	UINT32_MAX
+
+/* The listed module s belongs to, or NULL. */
+static const struct kmod *listed_mod(const struct ksyms *ks,
+				     const struct ksym *s)
+{
+	const struct kmod *m = s->module ? find_mod(ks, s->module) : NULL;
+
+	return m && !m->from_syms && s->addr >= m->start && s->addr < m->end ?
+	       m : NULL;
+}
+
+/*
+ * Is s kept packed: vmlinux's (its init code's too: the boot CPU's idle
+ * stack returns into it), or in a module /proc/modules lists?
+ */
+static bool packs(const struct ksyms *ks, const struct ksym *s)
+{
+	return !s->module || listed_mod(ks, s);
+}
+
+static bool pk_str(char *strs, uint32_t *len, uint32_t cap, const char *s,
+		   uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (n > cap - *len)
+		return false;
+	memcpy(strs + *len, s, n);
+	*off = *len;
+	*len += n;
+	return true;
+}
+
+void *ksyms__pack(const struct ksyms *ks, size_t *len)
+{
+	uint64_t strs = 0, total;
+	struct pk_head h = { 0 };
+	struct pk_sym *ps;
+	struct pk_mod *pm;
+	char *buf, *sp;
+	uint32_t *at;
+	size_t i, j;
+
+	if (!ks || ks->packed || !ks->have_etext)
+		return NULL;
+	for (i = 0; i < ks->nr_mods; i++)
+		if (!ks->mods[i].from_syms) {
+			h.nr_mods++;
+			strs += strlen(ks->mods[i].name) + 1;
+		}
+	for (i = 0; i < ks->nr_syms; i++)
+		if (packs(ks, &ks->syms[i])) {
+			h.nr_syms++;
+			strs += strlen(ks->syms[i].name) + 1;
+		}
+	total = sizeof(h) + (uint64_t)h.nr_syms * sizeof(*ps) +
+		(uint64_t)h.nr_mods * sizeof(*pm) + strs;
+	if (strs >= PK_NONE || total > SIZE_MAX)
+		return NULL;
+	buf = calloc(1, total);
+	/* each module's index among those packed */
+	at = calloc(ks->nr_mods ? ks->nr_mods : 1, sizeof(*at));
+	if (!buf || !at) {
+		free(buf);
+		free(at);
+		return NULL;
+	}
+	h.stext = ks->stext;
+	h.etext = ks->etext;
+	ps = (struct pk_sym *)(buf + sizeof(h));
+	pm = (struct pk_mod *)(ps + h.nr_syms);
+	sp = (char *)(pm + h.nr_mods);
+	for (i = 0, j = 0; i < ks->nr_mods; i++) {
+		const struct kmod *m = &ks->mods[i];
+
+		if (m->from_syms)
+			continue;
+		pm[j].start = m->start;
+		pm[j].end = m->end;
+		at[i] = j;
+		pk_str(sp, &h.strs_len, strs, m->name, &pm[j++].name);
+	}
+	for (i = 0, j = 0; i < ks->nr_syms; i++) {
+		const struct ksym *s = &ks->syms[i];
+		const struct kmod *m;
+
+		if (!packs(ks, s))
+			continue;
+		ps[j].addr = s->addr;
+		ps[j].size = s->size;
+		ps[j].mod = PK_NONE;
+		m = s->module ? listed_mod(ks, s) : NULL;
+		if (m)
+			ps[j].mod = at[m - ks->mods];
+		pk_str(sp, &h.strs_len, strs, s->name, &ps[j++].name);
+	}
+	memcpy(buf, &h, sizeof(h));
+	free(at);
+	*len = total;
+	return buf;
+}
+
+struct ksyms *ksyms__unpack(void *buf, size_t len)
+{
+	const struct pk_head *h = buf;
+	const struct pk_sym *ps;
+	const struct pk_mod *pm;
+	struct ksyms *ks;
+	const char *sp;
+	uint64_t need;
+	size_t i;
+
+	if (len < sizeof(*h))
+		return NULL;
+	need = sizeof(*h) + (uint64_t)h->nr_syms * sizeof(*ps) +
+	       (uint64_t)h->nr_mods * sizeof(*pm) + h->strs_len;
+	if (need != len || !h->strs_len || h->stext >= h->etext)
+		return NULL;
+	ps = (const struct pk_sym *)(h + 1);
+	pm = (const struct pk_mod *)(ps + h->nr_syms);
+	sp = (const char *)(pm + h->nr_mods);
+	if (sp[h->strs_len - 1])
+		return NULL;
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return NULL;
+	ks->syms = calloc(h->nr_syms ? h->nr_syms : 1, sizeof(*ks->syms));
+	ks->mods = calloc(h->nr_mods ? h->nr_mods : 1, sizeof(*ks->mods));
+	if (!ks->syms || !ks->mods)
+		goto bad;
+	for (i = 0; i < h->nr_mods; i++) {
+		if (pm[i].name >= h->strs_len || pm[i].start >= pm[i].end)
+			goto bad;
+		ks->mods[i].name = sp + pm[i].name;
+		ks->mods[i].start = pm[i].start;
+		ks->mods[i].end = pm[i].end;
+	}
+	for (i = 0; i < h->nr_syms; i++) {
+		struct ksym *s = &ks->syms[i];
+
+		/* sorted, or lookups would not find them */
+		if (ps[i].name >= h->strs_len ||
+		    (ps[i].mod != PK_NONE && ps[i].mod >= h->nr_mods) ||
+		    (i && ps[i].addr < ps[i - 1].addr))
+			goto bad;
+		s->addr = ps[i].addr;
+		s->size = ps[i].size;
+		s->name = sp + ps[i].name;
+		s->module = ps[i].mod == PK_NONE ? NULL :
+			    ks->mods[ps[i].mod].name;
+		if (!s->module && (!ks->vhi || s->addr < ks->vlo))
+			ks->vlo = s->addr;
+		if (!s->module && s->addr + s->size > ks->vhi)
+			ks->vhi = s->addr + s->size;
+	}
+	ks->nr_syms = h->nr_syms;
+	ks->nr_mods = h->nr_mods;
+	ks->stext = h->stext;
+	ks->etext = h->etext;
+	ks->have_etext = 1;
+	ks->packed = true;
+	/* the names are in buf: it is ks's now */
+	ks->strs = buf;
+	return ks;
+bad:
+	ksyms__free(ks);
+	return NULL;
+}
+
+bool ksyms__covers(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *s;
+	const struct kmod *m;
+
+	if (!ks || !ks->packed)
+		return true;
+	/* vmlinux's symbols are its build's, moved by KASLR: all there */
+	if (addr >= ks->vlo && addr < ks->vhi)
+		return true;
+	/*
+	 * A module's address: a symbol of its own not its last one (whose
+	 * extent, to the module's end, may hold what kallsyms alone lists).
+	 */
+	s = ksyms__map_addr(ks, addr);
+	if (!s || !s->module || s + 1 >= ks->syms + ks->nr_syms ||
+	    s[1].module != s->module)
+		return false;
+	m = find_mod(ks, s->module);
+	return m && addr >= m->start && addr < m->end;
 }

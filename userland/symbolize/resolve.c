@@ -21,6 +21,7 @@
 #include "symbolize/debugfetch.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/jitmap.h"
+#include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
 #include "lib/mapfile.h"
 #include "python/pyframes.h"
@@ -76,6 +77,9 @@ struct resolver {
 	/* this boot's stream: files are named only if the very file mapped */
 	bool strict_files;
 	struct ksyms *ks;		/* NULL: kernel left unsymbolized */
+	/* where ks came from, and whether all of kallsyms was read since */
+	const char *kallsyms, *modules;
+	bool ks_whole;
 	struct syms_cache *syms;
 	struct jitmaps *jit;		/* perf maps read so far */
 	bool own_jit;			/* made here: freed here */
@@ -319,6 +323,29 @@ static int resolver__add_location(struct resolver *rs, void **slot,
 	return 0;
 }
 
+/*
+ * The kernel symbol of addr.  Symbols from the cache name only some
+ * addresses as kallsyms would (ksyms__covers()): for any other, all of
+ * kallsyms is read, once; the names given so far stay, they are its own.
+ */
+static const struct ksym *resolver__ksym(struct resolver *rs, uint64_t addr)
+{
+	struct ksyms *whole;
+
+	if (!rs->ks)
+		return NULL;
+	if (!ksyms__covers(rs->ks, addr) && !rs->ks_whole) {
+		rs->ks_whole = true;
+		whole = kcache__load_kallsyms(rs->kallsyms, rs->modules);
+		if (whole) {
+			ksyms__free(rs->ks);
+			rs->ks = whole;
+		}
+	}
+	return ksyms__covers(rs->ks, addr) ? ksyms__map_addr(rs->ks, addr) :
+	       NULL;
+}
+
 static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 				     uint32_t *id)
 {
@@ -333,8 +360,7 @@ static int resolver__kernel_location(struct resolver *rs, uint64_t addr,
 		return -1;
 	if (*id)
 		return 0;
-	if (rs->ks)
-		sym = ksyms__map_addr(rs->ks, addr);
+	sym = resolver__ksym(rs, addr);
 	if (resolver__kernel_mapping(rs, sym ? sym->module : NULL, addr,
 				     &mapping))
 		return -1;
@@ -1284,35 +1310,38 @@ static int resolver__py_summary(struct resolver *rs)
 	return 0;
 }
 
-static const char *kallsyms_path(const struct resolve_opts *opts)
-{
-	return opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
-}
-
 int resolve_opts__start_ksyms(struct resolve_opts *opts)
 {
-	opts->ksyms_loader = ksyms__load_start(kallsyms_path(opts),
-					       opts->modules ? opts->modules :
-					       "/proc/modules");
+	opts->ksyms_loader = kcache__load_start(opts->kallsyms, opts->modules);
 	return opts->ksyms_loader ? 0 : -1;
 }
 
 /* Take the loaded kallsyms and check it is from the profiled boot. */
 static void resolver__load_ksyms(struct resolver *rs,
 				 const struct resolve_opts *opts,
-				 struct ksyms_loader *loader)
+				 struct kcache_loader *loader)
 {
 	const struct cprof_header *h = profile__header(rs->p);
-	const char *kallsyms = kallsyms_path(opts);
+	const char *kallsyms = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+	const struct ksym *sym;
 	uint64_t schedule;
 
-	rs->ks = ksyms__load_finish(loader);
+	rs->kallsyms = opts->kallsyms;
+	rs->modules = opts->modules;
+	rs->ks = kcache__load_finish(loader);
 	if (!rs->ks) {
 		warning("no kernel symbols: kernel frames left unsymbolized");
 		return;
 	}
+	if (!h->ksym_schedule)
+		return;
+	/* the stream's schedule first: a lookup, not a walk of every name */
+	sym = ksyms__map_addr(rs->ks, h->ksym_schedule);
+	if (sym && sym->addr == h->ksym_schedule &&
+	    !strcmp(sym->name, "schedule"))
+		return;
 	schedule = ksyms__addr_of(rs->ks, "schedule");
-	if (h->ksym_schedule && schedule != h->ksym_schedule) {
+	if (schedule != h->ksym_schedule) {
 		warning("%s is not from the profiled kernel (schedule at %#llx, the stream says %#llx): kernel frames left unsymbolized",
 			esc(kallsyms), (unsigned long long)schedule,
 			(unsigned long long)h->ksym_schedule);
@@ -1385,7 +1414,7 @@ struct resolved *resolved__new(const struct profile *p,
 	};
 	const struct cprof_header *h = profile__header(p);
 	struct resolve_opts own = *opts;
-	struct ksyms_loader *loader = NULL;
+	struct kcache_loader *loader = NULL;
 	int err = -1;
 
 	if (rs.symbolize && !own.ksyms_loader &&
@@ -1430,7 +1459,7 @@ cleanup:
 		resolved__free(rs.r);
 		rs.r = NULL;
 	}
-	ksyms__load_cancel(loader);
+	kcache__load_cancel(loader);
 	if (rs.tab)
 		htab_delete(rs.tab);
 	free(rs.maps);

@@ -121,7 +121,7 @@ struct resolved {
 	uint32_t pid;			/* the profile's pid=, 0: all */
 };
 
-struct ksyms_loader;
+struct kcache_loader;
 struct cgroups;
 struct pyframes;
 struct jitmaps;
@@ -131,10 +131,10 @@ struct resolve_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
 	const char *modules;		/* NULL: /proc/modules */
 	/*
-	 * Kernel symbols already loading (ksyms__load_start()), or NULL to
+	 * Kernel symbols already loading (kcache__load_start()), or NULL to
 	 * start here; resolved__new() always finishes it.
 	 */
-	struct ksyms_loader *ksyms_loader;
+	struct kcache_loader *ksyms_loader;
 	/*
 	 * Paths of the samples' cgroup ids, used when the profile is of this
 	 * boot of this machine; else (or NULL) a cgroup is shown as "id:N".

@@ -6,7 +6,8 @@
 # (the same path as on the host); run.sh left there:
 #   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_KO_DEBUG=, CPROF_DUMP=,
 #            WORKLOADS= lines, and
-#            DEADLINE= (epoch seconds, 0 for none)
+#            DEADLINE= (epoch seconds, 0 for none), ICOUNT=, COMMIT=,
+#            DATE= (what the run was: for tests/bench/summary.sh)
 #   plan     one "NAME TIMEOUT SCRIPT" line per test, SCRIPT relative to REPO
 #
 # For each test: measure how slow the VM is (CPROF_SLOW, below), clear the

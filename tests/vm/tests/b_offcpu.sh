@@ -17,8 +17,9 @@
 # 10 % at default settings, #21), the switches cprof recorded against
 # those that happened (its budget at work), and the stream's bytes per
 # recorded switch (its OFFCPU and ONCPU records).  A benchmark (make
-# bench): docs/BENCHMARKS.md keeps its figures.
-# vm-timeout: 900
+# bench): docs/BENCHMARKS.md keeps its figures; $OUT/results has them as
+# key value lines (tests/bench/summary.sh).
+# vm-timeout: 2700
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -70,5 +71,15 @@ if [[ -n $BCC ]]; then
 	echo "bcc offcputime -f: $bccr ($(slow "$bccr" "$none")% slower)"
 fi
 echo "cprof recorded $events of $switches switches ($(awk -v a="$events" -v b="$switches" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')%), $((events ? bytes / events : 0)) stream bytes per recorded switch; stats: offcpu_ns_total $(stat_of offcpu_ns_total) offcpu_full $(stat_of offcpu_full)"
+{
+	echo "kernel $(uname -r)"
+	echo "rate_none $none"
+	echo "rate_cprof $cprof"
+	echo "rate_perf $perfr"
+	[[ -z $BCC ]] || echo "rate_bcc $bccr"
+	echo "cprof_events $events"
+	echo "switches $switches"
+	echo "cprof_offcpu_ns_total $(stat_of offcpu_ns_total)"
+} >"$OUT/results"
 ((events > 0)) || fail "no switch recorded"
 rmmod cprof

@@ -13,6 +13,7 @@
 #     or goes on with it).
 # Medians and every run are printed; nothing is asserted but that each
 # profile has samples (make bench: times under TCG move with the host).
+# The medians also go to $OUT/results, key value lines (summary.sh).
 # vm-timeout: 600
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -54,6 +55,11 @@ for ((i = 0; i < 5; i++)); do
 done
 echo "first tick after cprof-dump -d started, cold cache: median $(median "${cold[@]}") ms of ${cold[*]}"
 echo "first tick after cprof-dump -d started, warm cache: median $(median "${warm[@]}") ms of ${warm[*]}"
+{
+	echo "kernel $(uname -r)"
+	echo "first_tick_cold_ms $(median "${cold[@]}")"
+	echo "first_tick_warm_ms $(median "${warm[@]}")"
+} >"$OUT/results"
 
 # --http: the wait for seconds=2 answers
 rmmod cprof 2>/dev/null || true
@@ -76,6 +82,10 @@ for ((i = 0; i < 6; i++)); do
 	waits+=("$(awk -v us=$((t1 - t0)) 'BEGIN { printf "%.2f", us / 1e6 }')")
 done
 echo "seconds=2 answered after: the first request after the server started ${waits[0]} s; the next 5: median $(median "${waits[@]:1}") s of ${waits[*]:1}"
+{
+	echo "http_first_s ${waits[0]}"
+	echo "http_next_median_s $(median "${waits[@]:1}")"
+} >>"$OUT/results"
 echo "the server's log of them:"
 grep 'GET /debug/pprof/profile' "$OUT/http.err" || true
 echo "b_start: ok"

@@ -278,8 +278,11 @@ echo "mutex through the storm: $woken wake-ups recorded of $(stat_of mutex_noted
 	"sleeps noted ($(stat_of mutex_full) without a slot, $(stat_of mutex_skipped) over budget)," \
 	"$(cat "$OUT/mxplugs") hotplug cycles of cpu1; $(stats_line)"
 ((woken > 0)) || fail "no futex wake-up recorded through the storm"
-grep -q ';hold_\(few\|many\);.*try_to_wake_up_\[k\]' "$OUT/mx.folded" ||
-	fail "mutexhold's unlocks are not in the mutex profile"
+# (the holder's frame at least: mutexhold's table may come after the
+# profile on this kernel, and libc's leaf hides hold_few and hold_many
+# from a frame-pointer walk)
+grep -q ';hold\(er\|_few\|_many\);.*try_to_wake_up_\[k\]' "$OUT/mx.folded" ||
+	fail "mutexhold's unlocks are not in the mutex profile: $(head -n 3 "$OUT/mx.folded")"
 rmmod cprof || fail "rmmod after the mutex storm failed"
 contend "$OUT/mutexhold2.out"
 storm 1

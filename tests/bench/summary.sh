@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/summary.sh RESULTDIR...: one markdown table of the figures
+# issue targets are set on, from the benchmarks that ran in each
+# RESULTDIR (build/vm-results/KVER: vm.env and b_*/results, as
+# tests/vm/run.sh and the b_*.sh tests leave them).  A row per figure and
+# kernel: what was measured, the target, met or missed and by how much,
+# and the run (commit, day, how the guest counted time).  Under -icount
+# (ICOUNT= in vm.env) the guest's ns are 2^ICOUNT instructions, and costs
+# are given in instructions.  A figure whose benchmark did not run in
+# RESULTDIR gets no row.
+set -euo pipefail
+
+[[ $# -gt 0 ]] || {
+	echo "usage: $0 build/vm-results/KVER..." >&2
+	exit 2
+}
+
+# kv DIR KVER: "KVER<TAB>key<TAB>value" lines of everything the table reads
+kv() {
+	local d=$1 k=$2 b
+	awk -v K="$k" -F= '$1 ~ /^(ICOUNT|COMMIT|DATE)$/ { printf "%s\tenv.%s\t%s\n", K, $1, $2 }' "$d/vm.env"
+	for b in b_perf b_unwind b_offcpu b_start b_dump; do
+		[[ -r $d/$b/results ]] || continue
+		awk -v K="$k" -v B="$b" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
+	done
+	# b_perf's job runs one by one ("bare|perf|cprof F REP ms"), and the
+	# handler time of its cprof runs ("F REP ticks samples lost throttles ns")
+	[[ ! -r $d/b_perf/runs ]] ||
+		awk -v K="$k" 'NF == 4 { printf "%s\trun.%s.%s.%s\t%s\n", K, $1, $2, $3, $4 }' "$d/b_perf/runs"
+	[[ ! -r $d/b_perf/t-dump ]] ||
+		awk -v K="$k" '{ printf "%s\tt_dump.%d\t%s\n", K, NR, $1 }' "$d/b_perf/t-dump"
+	[[ ! -r $d/b_perf/t-report ]] ||
+		awk -v K="$k" '{ printf "%s\tt_report.%d\t%s\n", K, NR, $1 }' "$d/b_perf/t-report"
+	[[ ! -r $d/b_perf/cprof-runs ]] ||
+		awk -v K="$k" 'NF == 7 { printf "%s\ttickns.%s.%s\t%s\n", K, $1, $2, $7 }' "$d/b_perf/cprof-runs"
+}
+
+for d in "$@"; do
+	[[ -r $d/vm.env ]] || {
+		echo "summary.sh: $d: no vm.env (not a tests/vm/run.sh results folder)" >&2
+		exit 1
+	}
+	kv "$d" "$(basename "$d")"
+done | awk -F'\t' '
+function has(k) { return ((K, k) in V) }
+function v(k) { return has(k) ? V[K, k] : "" }
+# a cost in the unit of the run: instructions under -icount, else us
+function cost(us) {
+	return icount ? sprintf("%d instr", us * 1000 / 2 ^ V[K, "env.ICOUNT"] + 0.5) : sprintf("%.3f us", us)
+}
+function x(r) { return sprintf("%.2fx", r) }
+# at most: met, or missed by what factor
+function atmost(r, t) { return r <= t ? "met" : sprintf("**missed** (%.1fx the target)", r / t) }
+function atleast(r, t) { return r >= t ? "met" : sprintf("**missed** (%.1fx short)", t / r) }
+# a row of figure number ORD: the rows of a figure go together, kernel
+# after kernel
+function row(ord, fig, meas, target, verdict) {
+	ROWS[ord] = ROWS[ord] sprintf("| %s | %s | %s | %s | %s | %s |\n", fig, K, meas, target, verdict, run)
+}
+function pct(r) { return sprintf("%+.1f %%", 100 * (r - 1)) }
+# b_perf job wall times at F Hz: median slowdown of TOOL against bare,
+# the range over all pairs of runs, and the verdict against LIM (%)
+function slowdown(f, tool, lim,   r, i, j, nb, nc, b, c, lo, hi, med, cm, bm, t, cell) {
+	nb = nc = 0
+	for (r = 1; has("run." tool "." f "." r) || has("run.bare." f "." r); r++) {
+		if (has("run.bare." f "." r)) b[++nb] = v("run.bare." f "." r)
+		if (has("run." tool "." f "." r)) c[++nc] = v("run." tool "." f "." r)
+	}
+	if (!nb || !nc || !has("b_perf.wall_bare_" f) || !has("b_perf.wall_" tool "_" f)) return ""
+	lo = 1e30; hi = -1e30
+	for (i = 1; i <= nb; i++)
+		for (j = 1; j <= nc; j++) {
+			t = c[j] / b[i]
+			if (t < lo) lo = t
+			if (t > hi) hi = t
+		}
+	med = v("b_perf.wall_" tool "_" f) / v("b_perf.wall_bare_" f)
+	cell = sprintf("%s (pairs %s to %s; %d runs each)", pct(med), pct(lo), pct(hi), nb)
+	SLO = lo; SHI = hi; SMED = med
+	return cell
+}
+{ V[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; ks[++nk] = $1 } }
+END {
+	print "| figure | kernel | measured | target | verdict | run |"
+	print "| --- | --- | --- | --- | --- | --- |"
+	for (i = 1; i <= nk; i++) {
+		K = ks[i]
+		icount = v("env.ICOUNT") != ""
+		run = sprintf("%s, %s, %s", has("env.COMMIT") ? v("env.COMMIT") : "?",
+		    has("env.DATE") ? v("env.DATE") : "?",
+		    icount ? "-icount shift=" v("env.ICOUNT") : has("env.ICOUNT") ? "wall clock" : "clock not recorded")
+		# the tick on frame-pointer code, beside perf -g on the same job
+		if (has("b_perf.h_cprof_med_999") && has("b_perf.h_perf_med_999")) {
+			c = v("b_perf.h_cprof_med_999"); p = v("b_perf.h_perf_med_999")
+			r = p ? c / p : 99
+			row(1, "tick, FP code (b_perf spin, 999 Hz), per sample against perf -g",
+			    sprintf("%s against %s (floor %s): %s", cost(c), cost(p), cost(v("b_perf.h_null_med_999")), x(r)),
+			    "<= 0.5x", atmost(r, 0.5))
+		}
+		if (has("b_unwind.fptab.median_us") && has("b_unwind.perfg.median_us")) {
+			c = v("b_unwind.fptab.median_us"); p = v("b_unwind.perfg.median_us")
+			r = p ? c / p : 99
+			row(2, "tick, FP code with tables (b_unwind fptab), per sample against perf -g",
+			    sprintf("%s against %s: %s", cost(c), cost(p), x(r)), "<= 0.35x", atmost(r, 0.35))
+		}
+		if (has("b_unwind.table.median_us") && has("b_unwind.dwarf.median_us")) {
+			c = v("b_unwind.table.median_us"); p = v("b_unwind.dwarf.median_us")
+			r = p ? c / p : 99
+			row(3, "tick, tables on -O2 code (b_unwind table), per sample against perf dwarf",
+			    sprintf("%s against %s: %s", cost(c), cost(p), x(r)), "<= 0.1x", atmost(r, 0.1))
+		}
+		# off-CPU: the time each round trip lost, per switch each recorded
+		if (has("b_offcpu.rate_bcc") && v("b_offcpu.cprof_events") > 0 && v("b_offcpu.switches") > 0) {
+			n = v("b_offcpu.rate_none")
+			share = v("b_offcpu.cprof_events") / v("b_offcpu.switches")
+			ce = (1 / v("b_offcpu.rate_cprof") - 1 / n) / (2 * share)
+			be = (1 / v("b_offcpu.rate_bcc") - 1 / n) / 2
+			r = be > 0 ? ce / be : 99
+			row(4, "off-CPU, per recorded switch against BCC offcputime (b_offcpu)",
+			    sprintf("%s against %s (cprof recorded %.1f %% of switches): %s",
+			        cost(ce * 1e6), cost(be * 1e6), 100 * share, x(r)),
+			    "<= 0.5x", atmost(r, 0.5))
+		}
+		# job slowdown: a target at 99 Hz, none at 999 Hz
+		split("99 999", fs, " ")
+		for (j = 1; j <= 2; j++) {
+			f = fs[j]
+			cell = slowdown(f, "cprof", 1)
+			if (cell == "") continue
+			lo = SLO; hi = SHI
+			tk = ""
+			if (has("tickns." f ".1") && has("b_perf.wall_bare_" f)) {
+				s = 0
+				for (r = 1; has("tickns." f "." r); r++) s += v("tickns." f "." r)
+				tk = sprintf("; the ticks alone %.2f %%", 100 * s / (r - 1) / (v("b_perf.wall_bare_" f) * 1e6))
+			}
+			pc = slowdown(f, "perf", 1)
+			if (pc != "") pc = sprintf("; perf record %s", pct(SMED))
+			# met if every pair is within the target either way (a bare
+			# run slower than the cprof run by more says the clock jumped),
+			# missed if every pair is over it
+			if (f != 99)
+				vd = "-"
+			else if ((hi - 1) * 100 <= 1 && (1 - lo) * 100 <= 1)
+				vd = "met"
+			else if ((lo - 1) * 100 > 1)
+				vd = sprintf("**missed** (at least %.1f points over)", (lo - 1) * 100 - 1)
+			else
+				vd = "not decided: the pairs of runs span more than the target"
+			row(4 + j, sprintf("job slowdown at %s Hz (b_perf), cprof against the bare job", f), cell tk pc,
+			    f == 99 ? "<= 1 %" : "-", vd)
+		}
+		if (has("b_start.first_tick_cold_ms")) {
+			c = v("b_start.first_tick_cold_ms") / 1000; w = v("b_start.first_tick_warm_ms") / 1000
+			m = c > w ? c : w
+			row(7, "first tick after cprof-dump -d starts (b_start, median of 5)",
+			    sprintf("cold cache %.2f s, warm %.2f s", c, w), "<= 0.5 s", atmost(m, 0.5))
+		}
+		if (has("b_dump.t_report_ms") && v("b_dump.t_second_ms") > 0) {
+			r = v("b_dump.t_report_ms") / v("b_dump.t_second_ms")
+			row(8, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
+			    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_second_ms"), r),
+			    ">= 10x", atleast(r, 10))
+		} else if (has("b_perf.t_perf_report_ms") && v("b_perf.t_cprof_dump_ms") > 0) {
+			r = v("b_perf.t_perf_report_ms") / v("b_perf.t_cprof_dump_ms")
+			reps = ""
+			for (j = 1; has("t_dump." j) && has("t_report." j); j++)
+				reps = reps sprintf("%s%.2fx", j > 1 ? ", " : "; each run: ", v("t_report." j) / (v("t_dump." j) ? v("t_dump." j) : 1))
+			row(8, sprintf("conversion against perf report --stdio (b_perf, %d samples, median of 3)", v("b_perf.cap_cprof_samples")),
+			    sprintf("perf report %d ms, cprof-dump %d ms: %.2fx faster%s", v("b_perf.t_perf_report_ms"), v("b_perf.t_cprof_dump_ms"), r, reps),
+			    ">= 10x", atleast(r, 10))
+		}
+	}
+	for (o = 1; o <= 8; o++) printf "%s", ROWS[o]
+}'

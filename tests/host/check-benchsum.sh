@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-benchsum.sh: tests/bench/summary.sh on small results folders made
+# here, one whose figures meet every target and one that misses them: the
+# rows it prints (none for a benchmark that did not run), the verdicts,
+# costs in instructions under -icount, and the run each row names.  Run
+# by tests/host/run.sh.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$REPO"
+# shellcheck source=lib.sh
+. tests/host/lib.sh
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+sum=tests/bench/summary.sh
+
+# results DIR ICOUNT FPTAB TABLE BCC_RATE BARE CPROF: a results folder of
+# b_perf, b_unwind, b_offcpu, b_start and b_dump; FPTAB and TABLE are the
+# handler medians (us) against perf -g's 3.0 and dwarf's 9.0, BCC_RATE
+# the round trips/s under bcc (none: 1000, cprof: 990, recording 10 %),
+# BARE and CPROF the job's ms in its two runs at 99 Hz.
+results() {
+	local d=$1
+	mkdir -p "$d"/b_perf "$d"/b_unwind "$d"/b_offcpu "$d"/b_start "$d"/b_dump
+	printf 'REPO=/r\nICOUNT=%s\nCOMMIT=abc1234\nDATE=2026-01-02\n' "$2" >"$d/vm.env"
+	printf '%s\n' 'fptab.median_us '"$3" 'perfg.median_us 3.0' \
+		'table.median_us '"$4" 'dwarf.median_us 9.0' >"$d/b_unwind/results"
+	printf '%s\n' 'rate_none 1000' 'rate_cprof 990' "rate_bcc $5" 'rate_perf 400' \
+		'cprof_events 100' 'switches 1000' >"$d/b_offcpu/results"
+	printf '%s\n' 'first_tick_cold_ms 300' 'first_tick_warm_ms 200' >"$d/b_start/results"
+	printf '%s\n' 't_second_ms 100' 't_report_ms 1500' >"$d/b_dump/results"
+	local bare=$6 cprof=$7
+	printf '%s\n' 'h_null_med_999 0.5' 'h_cprof_med_999 1.0' 'h_perf_med_999 3.0' \
+		"wall_bare_99 $(((${bare% *} + ${bare#* }) / 2))" \
+		"wall_cprof_99 $(((${cprof% *} + ${cprof#* }) / 2))" \
+		'wall_perf_99 1000' 't_perf_report_ms 1000' 't_cprof_dump_ms 10' >"$d/b_perf/results"
+	printf '%s\n' "bare 99 1 ${bare% *}" "cprof 99 1 ${cprof% *}" "perf 99 1 1000" \
+		"bare 99 2 ${bare#* }" "cprof 99 2 ${cprof#* }" "perf 99 2 1000" >"$d/b_perf/runs"
+	printf '%s\n' '99 1 10 10 0 0 20000' '99 2 10 10 0 0 20000' >"$d/b_perf/cprof-runs"
+}
+
+# row OUTPUT FIGURE: the row of FIGURE (its first words)
+row() { grep -F "| $2" <<<"$1" || true; }
+
+# the figures meet every target: off-CPU per recorded switch 0.1x bcc's
+# (10 % of switches recorded, each costing 50.5 us of round trip, bcc's
+# 500 us), the job 0.2 % slower at 99 Hz
+results "$tmp/good/6.1-good" 0 0.9 0.8 500 "1000 1000" "1002 1002"
+out=$("$sum" "$tmp/good/6.1-good" 2>&1) || not_ok "summary.sh failed on good figures: $out"
+rows=$(grep '^| [a-z]' <<<"$out" | grep -v '^| figure |' || true)
+if [[ $(wc -l <<<"$rows") == 7 ]]; then
+	ok "good figures: 7 rows"
+else
+	not_ok "good figures: not 7 rows: $out"
+fi
+expect_none "good figures: every row met, with its kernel and run" \
+	"$(grep -v -- '| 6.1-good | .* | met | abc1234, 2026-01-02, -icount shift=0 |$' || true)"
+expect_found "costs in instructions under -icount shift=0" "900 instr against 3000 instr: 0.30x" \
+	"$(row "$out" "tick, FP code with tables")"
+expect_found "off-CPU: cost per recorded switch against bcc's" "0.10x" "$(row "$out" "off-CPU")"
+
+# a benchmark that did not run has no row; under shift=1 an instruction
+# is 2 ns
+results "$tmp/part/6.12-part" 1 0.9 0.8 500 "1000 1000" "1002 1002"
+rm -r "$tmp/part/6.12-part/b_offcpu" "$tmp/part/6.12-part/b_dump"
+out=$("$sum" "$tmp/part/6.12-part" 2>&1) || not_ok "summary.sh failed without b_offcpu: $out"
+if [[ -z $(row "$out" "off-CPU") ]]; then
+	ok "no b_offcpu results: no off-CPU row"
+else
+	not_ok "an off-CPU row without b_offcpu results: $out"
+fi
+expect_found "no b_dump results: conversion from b_perf's capture" "(b_perf" "$(row "$out" "conversion")"
+sed -i '/^ICOUNT=/d' "$tmp/part/6.12-part/vm.env"
+expect_found "vm.env without ICOUNT=: us, the clock not recorded" "0.900 us against 3.000 us" \
+	"$("$sum" "$tmp/part/6.12-part" 2>&1 | grep -F "2026-01-02, clock not recorded |" || true)"
+expect_found "-icount shift=1: an instruction is 2 ns" "450 instr against 1500 instr" \
+	"$(row "$out" "tick, FP code with tables")"
+
+# every target missed, by a given amount; runs that swing across 1 %;
+# bare runs slower than cprof's (the clock jumped while the guest waited)
+results "$tmp/bad/6.1-bad" 0 2.5 4.5 990 "1000 1000" "1100 1200"
+results "$tmp/bad/6.12-swing" "" 2.5 4.5 990 "1000 1100" "1000 1100"
+results "$tmp/bad/6.13-slowbare" 0 2.5 4.5 990 "1500 6000" "1000 1000"
+out=$("$sum" "$tmp/bad/6.1-bad" "$tmp/bad/6.12-swing" "$tmp/bad/6.13-slowbare" 2>&1) ||
+	not_ok "summary.sh failed on bad figures: $out"
+expect_found "FP code with tables at 0.83x perf -g: missed by 2.4x" "**missed** (2.4x the target)" \
+	"$(row "$out" "tick, FP code with tables")"
+expect_found "tables on -O2 code at 0.5x dwarf: missed by 5.0x" "**missed** (5.0x the target)" \
+	"$(row "$out" "tick, tables on -O2 code" | grep 6.1-bad)"
+expect_found "off-CPU above bcc's: missed" "**missed**" "$(row "$out" "off-CPU" | grep 6.1-bad)"
+expect_found "job 10 to 20 % slower at 99 Hz: missed" "**missed** (at least 9.0 points over)" \
+	"$(row "$out" "job slowdown at 99 Hz" | grep 6.1-bad)"
+expect_found "job runs on both sides of 1 %: not decided" "not decided" \
+	"$(row "$out" "job slowdown at 99 Hz" | grep 6.12-swing)"
+expect_found "bare runs far slower than cprof's: not decided" "not decided" \
+	"$(row "$out" "job slowdown at 99 Hz" | grep 6.13-slowbare)"
+expect_found "without -icount: us, wall clock" "2.500 us against 3.000 us" \
+	"$(row "$out" "tick, FP code with tables" | grep '6.12-swing.*wall clock')"
+expect_found "rows of both kernels" "6.12-swing" "$(row "$out" "first tick")"
+
+report
