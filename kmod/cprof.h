@@ -98,6 +98,13 @@ struct cprof_cpu_stats {
 	u64 mutex_skipped;	/* wake-ups not recorded: over budget */
 	u64 mutex_ns_total;	/* time the hook took recording them */
 	u64 mutex_ns_max;	/* the longest */
+	u64 trace_switches;	/* context switches recorded */
+	u64 trace_wakes;	/* wake-ups recorded */
+	u64 trace_stacks;	/* stacks of tasks leaving recorded */
+	u64 trace_skipped;	/* stacks not walked: over budget */
+	u64 trace_nostack_ring;	/* stacks not walked: ring half full */
+	u64 trace_ns_total;	/* time the probes took, every record */
+	u64 trace_ns_max;	/* the longest */
 	u64 accesses_max;	/* the most user accesses one tick made */
 	u64 budget_truncated;	/* ticks whose walks ran out of accesses */
 	u64 budget_skipped;	/* stack copies, code records: none left */

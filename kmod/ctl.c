@@ -37,6 +37,7 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_THREADS]	= "threads",
 	[CPROF_KIND_THREADCREATE] = "threadcreate",
 	[CPROF_KIND_MUTEX]	= "mutex",
+	[CPROF_KIND_TRACE]	= "trace",
 };
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)

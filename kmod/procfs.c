@@ -17,6 +17,7 @@
 #include "offcpu.h"
 #include "procfs.h"
 #include "sample.h"
+#include "trace.h"
 #include "session.h"
 #include "snapshot.h"
 #include "stream.h"
@@ -113,6 +114,13 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->mutex_skipped += c->mutex_skipped;
 	sum->mutex_ns_total += c->mutex_ns_total;
 	sum->mutex_ns_max = max(sum->mutex_ns_max, c->mutex_ns_max);
+	sum->trace_switches += c->trace_switches;
+	sum->trace_wakes += c->trace_wakes;
+	sum->trace_stacks += c->trace_stacks;
+	sum->trace_skipped += c->trace_skipped;
+	sum->trace_nostack_ring += c->trace_nostack_ring;
+	sum->trace_ns_total += c->trace_ns_total;
+	sum->trace_ns_max = max(sum->trace_ns_max, c->trace_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
 	sum->budget_truncated += c->budget_truncated;
 	sum->budget_skipped += c->budget_skipped;
@@ -162,6 +170,14 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%smutex_skipped %llu\n", prefix, c->mutex_skipped);
 	seq_printf(m, "%smutex_ns_total %llu\n", prefix, c->mutex_ns_total);
 	seq_printf(m, "%smutex_ns_max %llu\n", prefix, c->mutex_ns_max);
+	seq_printf(m, "%strace_switches %llu\n", prefix, c->trace_switches);
+	seq_printf(m, "%strace_wakes %llu\n", prefix, c->trace_wakes);
+	seq_printf(m, "%strace_stacks %llu\n", prefix, c->trace_stacks);
+	seq_printf(m, "%strace_skipped %llu\n", prefix, c->trace_skipped);
+	seq_printf(m, "%strace_nostack_ring %llu\n", prefix,
+		   c->trace_nostack_ring);
+	seq_printf(m, "%strace_ns_total %llu\n", prefix, c->trace_ns_total);
+	seq_printf(m, "%strace_ns_max %llu\n", prefix, c->trace_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
 	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
 		   c->budget_truncated);
@@ -185,6 +201,7 @@ static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
 	cprof_offcpu_stats(cpu, c);
 	cprof_newtask_stats(cpu, c);
 	cprof_mutex_stats(cpu, c);
+	cprof_trace_stats(cpu, c);
 	return period;
 }
 

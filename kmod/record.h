@@ -4,7 +4,8 @@
  * per-CPU rings (sample.c) and, for the kinds offcpu and wall, the
  * scheduler's hook (offcpu.c), for the kind threadcreate the task
  * creation's (newtask.c), for the kind mutex the futex sleeps' and
- * wake-ups' (mutex.c), which write into those rings.
+ * wake-ups' (mutex.c), for the kind trace every switch's and wake-up's
+ * (trace.c), which write into those rings.
  */
 #ifndef CPROF_RECORD_H
 #define CPROF_RECORD_H

@@ -105,6 +105,7 @@ static const char *const ctl_good[][2] = {
 	{ "kind=threads", "kind=threads" }, { "kind=cpu", "kind=cpu" },
 	{ "kind=threadcreate", "kind=threadcreate" },
 	{ "kind=mutex", "kind=mutex" },
+	{ "kind=trace", "kind=trace" },
 	{ "freq=99\n", "freq=99" },
 	{ "depth=12\nseconds=7\n", "seconds=7" },
 };

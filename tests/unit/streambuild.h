@@ -401,6 +401,46 @@ static inline void sb_oncpu(struct sb *b, uint64_t time_ns, uint64_t out_ns,
 	r->cpu = cpu;
 }
 
+/* A context switch (kind trace) on cpu: prev left, next runs. */
+static inline struct cprof_switch *
+sb_switch(struct sb *b, uint64_t time_ns, uint32_t cpu, uint32_t prev_pid,
+	  uint32_t prev_tid, const char *prev_comm, unsigned int prev_state,
+	  uint32_t next_pid, uint32_t next_tid, const char *next_comm)
+{
+	struct cprof_switch *r = sb_rec(b, CPROF_REC_SWITCH, 0, sizeof(*r));
+
+	r->time_ns = time_ns;
+	r->cpu = cpu;
+	r->prev_pid = prev_pid;
+	r->prev_tid = prev_tid;
+	r->prev_state = prev_state;
+	r->next_pid = next_pid;
+	r->next_tid = next_tid;
+	memcpy(r->prev_comm, prev_comm, strnlen(prev_comm, CPROF_COMM_LEN));
+	memcpy(r->next_comm, next_comm, strnlen(next_comm, CPROF_COMM_LEN));
+	return r;
+}
+
+/* A wake-up (kind trace) on cpu: the waker made the wakee runnable. */
+static inline void sb_wake(struct sb *b, uint64_t time_ns, uint32_t cpu,
+			   unsigned int flags, uint32_t waker_pid,
+			   uint32_t waker_tid, const char *waker_comm,
+			   uint32_t wakee_pid, uint32_t wakee_tid,
+			   const char *wakee_comm, uint32_t target_cpu)
+{
+	struct cprof_wake *r = sb_rec(b, CPROF_REC_WAKE, flags, sizeof(*r));
+
+	r->time_ns = time_ns;
+	r->cpu = cpu;
+	r->target_cpu = target_cpu;
+	r->waker_pid = waker_pid;
+	r->waker_tid = waker_tid;
+	r->wakee_pid = wakee_pid;
+	r->wakee_tid = wakee_tid;
+	memcpy(r->waker_comm, waker_comm, strnlen(waker_comm, CPROF_COMM_LEN));
+	memcpy(r->wakee_comm, wakee_comm, strnlen(wakee_comm, CPROF_COMM_LEN));
+}
+
 /* END with the samples added so far. */
 static inline void sb_end(struct sb *b, uint64_t duration_ns,
 			  unsigned int reason, uint64_t lost)

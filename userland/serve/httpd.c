@@ -39,6 +39,7 @@
 #include "serve/httpd.h"
 #include "serve/listen.h"
 #include "stream/modprofile.h"
+#include "output/chrome.h"
 #include "output/output.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
@@ -101,6 +102,7 @@ static const char index_page[] =
 "<tr><td></td><td><a href='mutex?debug=1'>mutex</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='threadcreate?debug=1'>threadcreate</a></td></tr>\n"
+"<tr><td></td><td><a href='trace?seconds=1'>trace</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
 "<p>\nProfile Descriptions:\n<ul>\n"
@@ -135,19 +137,33 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "created new threads and processes on the whole machine (or pid=PID's "
 "threads), kernel and user, each creation counted (threadcreate/count). "
 "Taken over seconds, as profile.</li>\n"
+"<li><div class=profile-name>trace: </div> A timeline of the whole "
+"machine (or of pid=PID's threads): every time a thread ran on a CPU, "
+"who woke whom, and the kernel and user stack each thread left the CPU "
+"with, as the Chrome trace event format (gzipped JSON) that Perfetto's "
+"UI (ui.perfetto.dev) and speedscope open; at most " STRINGIFY(CHROME_BYTES_DEFAULT_MB)
+" MiB of JSON, what did not fit counted in its otherData. Not Go's "
+"runtime execution trace, which only a Go program makes of itself. "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>wall: </div> Where the time of the threads "
 "goes, on the CPU and off it, in one unit (wall/nanoseconds): with "
 "pid=PID, a process's wall-clock profile. Taken over seconds, as "
 "profile.</li>\n"
 "</ul>\n</p>\n</body>\n</html>\n";
 
-/* Queue a response of len bytes of body (taken over: freed by MHD). */
-static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
-			       const char *type, char *body, size_t len,
-			       bool attachment)
+/*
+ * Queue a response of len bytes of body (taken over: freed by MHD) of
+ * type, encoded as encoding (NULL: as is), a download named file (NULL:
+ * none).
+ */
+static enum MHD_Result respond_as(struct MHD_Connection *c,
+				  unsigned int status, const char *type,
+				  const char *encoding, const char *file,
+				  char *body, size_t len)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char disp[64];
 
 	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -156,9 +172,14 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	}
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	if (attachment)
-		MHD_add_response_header(r, "Content-Disposition",
-					"attachment; filename=\"profile\"");
+	if (encoding)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					encoding);
+	if (file) {
+		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
+			 file);
+		MHD_add_response_header(r, "Content-Disposition", disp);
+	}
 	/*
 	 * One request per connection: a connection left open would wait
 	 * idle for the client's next request, and be closed by the idle
@@ -175,6 +196,33 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
+			       const char *type, char *body, size_t len,
+			       bool attachment)
+{
+	return respond_as(c, status, type, NULL,
+			  attachment ? "profile" : NULL, body, len);
+}
+
+/*
+ * A profile's answer: a timeline (kind trace) is gzipped JSON, sent as
+ * JSON whose encoding is gzip (a browser or curl --compressed unpacks
+ * it; saved as is, it is a .json.gz that Perfetto's UI opens); the
+ * others pprof, or text with debug=.
+ */
+static enum MHD_Result respond_profile(struct MHD_Connection *c,
+				       const struct query *q, char *body,
+				       size_t len)
+{
+	if (!strcmp(q->kind, "trace"))
+		return respond_as(c, MHD_HTTP_OK, "application/json", "gzip",
+				  "trace.json", body, len);
+	return respond(c, MHD_HTTP_OK,
+		       q->debug ? "text/plain; charset=utf-8" :
+				  "application/octet-stream",
+		       body, len, !q->debug);
 }
 
 /* An error: one line, as Go's http.Error. */
@@ -425,8 +473,10 @@ static int build_answer(struct server *srv, const struct profile *prof,
 			char **body, size_t *len, char *msg, size_t size)
 {
 	struct output_opts oo = {
-		.format = q->debug == 2 ? FORMAT_THREADS :
+		.format = !strcmp(q->kind, "trace") ? FORMAT_TRACE :
+			  q->debug == 2 ? FORMAT_THREADS :
 			  q->debug ? FORMAT_TEXT : FORMAT_PPROF,
+		.gzip = true,
 	};
 	struct resolve_opts ropts;
 	char why[160];
@@ -524,7 +574,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 		 strcmp(kind, "threads") && strcmp(kind, "threadcreate") &&
 		 strcmp(kind, "mutex"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block and wall are pprof");
+			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block and wall are pprof, trace JSON");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -532,10 +582,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 	if (head) {
 		/* what the answer would be, at no cost: no profile runs */
 		body = strdup("");
-		return body ? respond(c, MHD_HTTP_OK,
-				      q.debug ? "text/plain; charset=utf-8" :
-						"application/octet-stream",
-				      body, 0, !q.debug) : MHD_NO;
+		return body ? respond_profile(c, &q, body, 0) : MHD_NO;
 	}
 	pthread_mutex_lock(&srv->lock);
 	status = srv->busy ? MHD_HTTP_CONFLICT : 0;
@@ -579,10 +626,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 		who, (unsigned long long)profile__nr_records(prof),
 		monotonic_seconds() - t0, t1 - t0, monotonic_seconds() - t1,
 		len);
-	ret = respond(c, MHD_HTTP_OK,
-		      q.debug ? "text/plain; charset=utf-8" :
-				"application/octet-stream",
-		      body, len, !q.debug);
+	ret = respond_profile(c, &q, body, len);
 out:
 	watch_end(&w);
 	profile__free(prof);
@@ -749,6 +793,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 				     "threadcreate");
 	if (!strcmp(url, "/debug/pprof/mutex"))
 		return serve_profile(srv, c, who, version, head, "mutex");
+	if (!strcmp(url, "/debug/pprof/trace"))
+		return serve_profile(srv, c, who, version, head, "trace");
 	if (!strcmp(url, "/debug/pprof/cmdline"))
 		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
@@ -760,7 +806,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex and /debug/pprof/cmdline");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10

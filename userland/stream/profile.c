@@ -20,6 +20,7 @@
 
 #include "stream/profile.h"
 #include "stream/stream.h"
+#include "stream/timeline.h"
 #include "lib/util.h"
 
 struct stack_ent {
@@ -41,6 +42,7 @@ _Static_assert(sizeof(struct cprof_pyframe) == 2 * sizeof(uint64_t),
 
 struct sample_ent {
 	hashval_t hash;
+	uint32_t index;		/* in samples[] */
 	struct prof_sample s;
 };
 
@@ -120,6 +122,8 @@ struct profile {
 	uint64_t map_dropped;
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
 	size_t nr_cpus;
+	struct timeline *timeline;	/* kind trace's; else NULL */
+	uint32_t last_index;		/* the key profile__count() counted */
 };
 
 /*
@@ -243,7 +247,10 @@ struct profile *profile__new(const struct cprof_header *hdr)
 				       calloc, free);
 	p->off_tab = htab_create_alloc(64, off_hash, off_eq, off_del,
 				       calloc, free);
-	if (!p->stack_tab || !p->sample_tab || !p->pid_tab || !p->off_tab) {
+	if (hdr->kind == CPROF_KIND_TRACE)
+		p->timeline = timeline__new();
+	if (!p->stack_tab || !p->sample_tab || !p->pid_tab || !p->off_tab ||
+	    (hdr->kind == CPROF_KIND_TRACE && !p->timeline)) {
 		profile__free(p);
 		return NULL;
 	}
@@ -273,6 +280,7 @@ void profile__free(struct profile *p)
 	for (i = 0; i < p->nr_cpus; i++)
 		free(p->cpus[i].changes);
 	free(p->cpus);
+	timeline__free(p->timeline);
 	free(p);
 }
 
@@ -445,10 +453,12 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 		if (!e)
 			return -1;
 		*e = key;
+		e->index = p->nr_samples;
 		e->s.first_ns = smp->time_ns;
 		p->samples[p->nr_samples++] = e;
 		*slot = e;
 	}
+	p->last_index = e->index;
 	e->s.count += count;
 	e->s.nanos += nanos;
 	if (smp->time_ns < e->s.first_ns)
@@ -489,6 +499,10 @@ static int profile__add_sample(struct profile *p,
 	if (profile__count(p, &of, PROF_ON_CPU, 1, periods *
 			   profile__period(p, smp->cpu, smp->time_ns)))
 		return -1;
+	/* trace: the stacks of the task its CPU's last switch took off */
+	if (p->timeline)
+		timeline__stack(p->timeline, smp->cpu, smp->time_ns, smp->tid,
+				p->last_index);
 	/* the END record counts them */
 	p->nr_records++;
 	return 0;
@@ -1225,6 +1239,11 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 	case CPROF_REC_THREAD:
 		err = profile__add_thread(p, (const struct cprof_thread *)rec);
 		break;
+	case CPROF_REC_SWITCH:
+	case CPROF_REC_WAKE:
+		if (p->timeline)
+			err = timeline__add(p->timeline, rec);
+		break;
 	case CPROF_REC_END:
 		memcpy(&p->end, rec, sizeof(p->end));
 		p->have_end = true;
@@ -1318,4 +1337,9 @@ uint64_t profile__lost_total(const struct profile *p, uint64_t *other)
 		sum += p->cpus[i].lost;
 	*other = p->lost_other;
 	return sum;
+}
+
+const struct timeline *profile__timeline(const struct profile *p)
+{
+	return p->timeline;
 }

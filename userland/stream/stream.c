@@ -67,6 +67,8 @@ static const char *const rec_names[] = {
 	[CPROF_REC_ONCPU]	= "oncpu",
 	[CPROF_REC_THREAD]	= "thread",
 	[CPROF_REC_PYCODE]	= "pycode",
+	[CPROF_REC_SWITCH]	= "switch",
+	[CPROF_REC_WAKE]	= "wake",
 };
 
 static const size_t rec_min_size[] = {
@@ -80,6 +82,8 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_ONCPU]	= sizeof(struct cprof_oncpu),
 	[CPROF_REC_THREAD]	= sizeof(struct cprof_thread),
 	[CPROF_REC_PYCODE]	= sizeof(struct cprof_pycode),
+	[CPROF_REC_SWITCH]	= sizeof(struct cprof_switch),
+	[CPROF_REC_WAKE]	= sizeof(struct cprof_wake),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -365,6 +369,8 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_offcpu *off;
 	const struct cprof_oncpu *on;
 	const struct cprof_thread *th;
+	const struct cprof_switch *sw;
+	const struct cprof_wake *wk;
 	size_t need;
 	unsigned int cpu;
 
@@ -461,6 +467,22 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 				    (unsigned long long)on->time_ns,
 				    (unsigned long long)on->out_ns);
 		cpu = on->cpu;
+		break;
+	case CPROF_REC_SWITCH:
+		sw = (const struct cprof_switch *)r;
+		if (sw->prev_state > CPROF_OFF_MAX)
+			return fail("%s: switch record at byte %llu: prev_state %u (at most %u)",
+				    esc(s->name), at, sw->prev_state,
+				    CPROF_OFF_MAX);
+		cpu = sw->cpu;
+		break;
+	case CPROF_REC_WAKE:
+		wk = (const struct cprof_wake *)r;
+		if (wk->target_cpu >= s->hdr.nr_cpu_ids)
+			return fail("%s: wake record at byte %llu: target_cpu %u out of range (nr_cpu_ids %u)",
+				    esc(s->name), at, wk->target_cpu,
+				    s->hdr.nr_cpu_ids);
+		cpu = wk->cpu;
 		break;
 	case CPROF_REC_THROTTLE:
 		thr = (const struct cprof_throttle *)r;

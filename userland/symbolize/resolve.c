@@ -1360,9 +1360,15 @@ static int resolver__header(struct resolver *rs)
 
 	memcpy(release, h->release, CPROF_RELEASE_LEN);
 	r->kind = h->kind;
+	r->timeline = profile__timeline(rs->p);
 	r->period_ns = h->period_ns;
 	r->time_nanos = h->start_realtime_ns;
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
+	r->start_ns = h->start_time_ns;
+	r->pid = h->pid;
+	r->end_ns = end && end->time_ns ? end->time_ns :
+		    h->start_time_ns + r->duration_nanos;
+	profile__lost_total(rs->p, &r->lost_other);
 	if (h->kind == CPROF_KIND_THREADS ?
 	    resolver__comment(rs, "cprof: Linux %s, a snapshot of every thread, %u CPUs",
 			      release, h->online_cpus) :
@@ -1371,6 +1377,9 @@ static int resolver__header(struct resolver *rs)
 			      release, h->online_cpus) :
 	    h->kind == CPROF_KIND_THREADCREATE ?
 	    resolver__comment(rs, "cprof: Linux %s, every task created (thread or process), by the creating thread's stacks, %u CPUs",
+			      release, h->online_cpus) :
+	    h->kind == CPROF_KIND_TRACE ?
+	    resolver__comment(rs, "cprof: Linux %s, every context switch and wake-up, the stacks of each task leaving the CPU, %u CPUs",
 			      release, h->online_cpus) :
 	    resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
 			      h->freq, h->online_cpus))

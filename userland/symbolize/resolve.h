@@ -110,6 +110,15 @@ struct resolved {
 	uint64_t duration_nanos;
 	uint64_t total_count, total_nanos;	/* lost samples included */
 	uint64_t lost;
+	uint64_t lost_other;		/* other records lost (LOST's) */
+	/*
+	 * Kind trace: the profile's timeline, whose switches name their
+	 * stacks by samples[] index (as profile__timeline()); the profile
+	 * must outlive r.  NULL for other kinds.
+	 */
+	const struct timeline *timeline;
+	uint64_t start_ns, end_ns;	/* the profile's, sample clock */
+	uint32_t pid;			/* the profile's pid=, 0: all */
 };
 
 struct kcache_loader;

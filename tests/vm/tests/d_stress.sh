@@ -29,6 +29,10 @@
 #     sched_waking probes) through the fork/exec storm and mutexhold's
 #     contended mutex while CPU 1 goes offline and back; then 6
 #     kind=mutex profiles unloaded mid-stream, the mutex still contended;
+#   - the scheduler's timeline: cprof-dump -d --kind trace (every switch
+#     and wake-up, a stack at each switch out) through the fork/exec storm
+#     and mutexhold's contended mutex while CPU 1 goes offline and back;
+#     then 6 kind=trace profiles unloaded mid-stream;
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
 #     back; then 10 kind=threads readers unloaded mid-pass; then 60 s of
@@ -289,6 +293,38 @@ kill "$holder"
 wait
 echo "mutex load/unload: 6 cycles, $mxdone streams ended with reason unload"
 ((mxdone >= 3)) || fail "only $mxdone of 6 mutex readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- the timeline: both probes and the stacks through the storm and CPU
+# 1's hotplug
+contend "$OUT/mutexhold3.out"
+kload budget=50
+storm 2
+plug "$OUT/trplugs" &
+plugger=$!
+"$CPROF_DUMP" -d 10 --kind trace -o "$OUT/trace.json" 2>"$OUT/trace.err" ||
+	fail "cprof-dump -d --kind trace through the storm failed: $(cat "$OUT/trace.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the trace profile failed"
+kill "$holder"
+wait
+cat "$OUT/trace.err"
+runs=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+print(sum(1 for e in t["traceEvents"] if e["ph"] == "X" and e["name"] == "mutexhold"))' "$OUT/trace.json") ||
+	fail "the trace through the storm is no JSON"
+echo "trace through the storm: $(stat_of trace_switches) switches, $(stat_of trace_wakes)" \
+	"wake-ups, $(stat_of trace_stacks) stacks ($(stat_of trace_skipped) over budget)," \
+	"$runs runs of mutexhold in the JSON, $(cat "$OUT/trplugs") hotplug cycles of cpu1; $(stats_line)"
+((runs > 0)) || fail "mutexhold's runs are not in the trace"
+rmmod cprof || fail "rmmod after the trace storm failed"
+storm 1
+kind_cycles 6 trace
+trdone=$COMPLETE
+touch "$OUT/stop"
+wait
+echo "trace load/unload: 6 cycles, $trdone streams ended with reason unload"
+((trdone >= 3)) || fail "only $trdone of 6 trace readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- thread snapshots: threads starting and exiting, CPU 1 going offline
