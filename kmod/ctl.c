@@ -37,6 +37,16 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_THREADS]	= "threads",
 	[CPROF_KIND_THREADCREATE] = "threadcreate",
 	[CPROF_KIND_MUTEX]	= "mutex",
+	[CPROF_KIND_HEAP]	= "heap",
+};
+
+/* ctl's heap_<name>=, by enum cprof_heap_fn */
+static const char * const cprof_heap_fn_names[] = {
+	[CPROF_HEAP_MALLOC]	= "malloc",
+	[CPROF_HEAP_CALLOC]	= "calloc",
+	[CPROF_HEAP_REALLOC]	= "realloc",
+	[CPROF_HEAP_MEMALIGN]	= "posix_memalign",
+	[CPROF_HEAP_FREE]	= "free",
 };
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
@@ -100,6 +110,18 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 			return -EINVAL;
 		return 0;
 	}
+	if (!strcmp(line, "heap_rate"))
+		return cprof_parse_u32(val, 1, CPROF_HEAP_RATE_MAX,
+				       &s->heap_rate);
+	if (!strcmp(line, "heap_kb"))
+		return cprof_parse_u32(val, 1, CPROF_HEAP_KB_MAX, &s->heap_kb);
+	if (!strncmp(line, "heap_", 5)) {
+		for (i = 0; i < ARRAY_SIZE(cprof_heap_fn_names); i++)
+			if (!strcmp(line + 5, cprof_heap_fn_names[i]))
+				return kstrtou64(val, 0, &s->heap_fn[i]) ?
+				       -EINVAL : 0;
+		return -EINVAL;
+	}
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -118,7 +140,9 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	}
 	if (!strcmp(line, "kind")) {
 		for (i = 0; i < ARRAY_SIZE(cprof_kind_names); i++) {
-			if (!strcmp(val, cprof_kind_names[i])) {
+			/* a kind number this module does not have */
+			if (cprof_kind_names[i] &&
+			    !strcmp(val, cprof_kind_names[i])) {
 				s->kind = i;
 				return 0;
 			}
@@ -206,6 +230,7 @@ int cprof_ctl_apply(const char *text)
 void cprof_ctl_show(struct seq_file *m)
 {
 	const struct cprof_settings *s = &cprof_set;
+	int i;
 
 	mutex_lock(&cprof_lock);
 	seq_printf(m, "freq=%u\n", s->freq);
@@ -224,6 +249,11 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "kind=%s\n", cprof_kind_names[s->kind]);
 	seq_printf(m, "accesses=%u\n", s->accesses);
 	seq_printf(m, "offcpu_depth=%u\n", s->offcpu_depth);
+	seq_printf(m, "heap_rate=%u\n", s->heap_rate);
+	seq_printf(m, "heap_kb=%u\n", s->heap_kb);
+	for (i = 0; i < ARRAY_SIZE(cprof_heap_fn_names); i++)
+		seq_printf(m, "heap_%s=%#llx\n", cprof_heap_fn_names[i],
+			   s->heap_fn[i]);
 	mutex_unlock(&cprof_lock);
 }
 
@@ -276,6 +306,8 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget,
 	s->budget = budget;
 	s->accesses = accesses;
 	s->offcpu_depth = CPROF_OFFCPU_DEPTH_DEFAULT;
+	s->heap_rate = CPROF_HEAP_RATE_DEFAULT;
+	s->heap_kb = CPROF_HEAP_KB_DEFAULT;
 	s->unwind_mb = CPROF_UNWIND_MB_DEFAULT;
 	s->ustack = CPROF_USTACK_DEFAULT;
 	s->mode = CPROF_MODE_BOTH;

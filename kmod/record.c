@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A profile's recorders: the rings and ticks first, then the scheduler's
- * hook (kinds offcpu and wall), the task creation's (threadcreate) or the
- * futex sleeps' and wake-ups' (mutex) that write into the same rings; they
+ * hook (kinds offcpu and wall), the task creation's (threadcreate), the
+ * futex sleeps' and wake-ups' (mutex) or a process's allocator's probes
+ * (heap) that write into the same rings; they
  * record once all are in place (cprof_record_open()), so that a profile's
  * start is when each of them records.  Stopped hooks and ticks together,
  * so that after a stop nothing writes.  The units below know nothing of
  * each other's lifetime: a hook reserves through sample.c, which never
  * calls back.
  */
+#include "heap.h"
 #include "mutex.h"
 #include "newtask.h"
 #include "offcpu.h"
@@ -24,7 +26,8 @@
  *
  * Context: process, may sleep; no profile running.
  * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s,
- * cprof_newtask_start()'s or cprof_mutex_start()'s error, nothing left
+ * cprof_newtask_start()'s, cprof_mutex_start()'s or cprof_heap_start()'s
+ * error, nothing left
  * running or allocated then.
  */
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
@@ -38,6 +41,8 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 		err = cprof_newtask_start(set);
 	else if (set->kind == CPROF_KIND_MUTEX)
 		err = cprof_mutex_start(set);
+	else if (set->kind == CPROF_KIND_HEAP)
+		err = cprof_heap_start(set);
 	else
 		err = cprof_offcpu_start(set);
 	if (err) {
@@ -75,6 +80,7 @@ void cprof_record_stop(void)
 	cprof_offcpu_stop();
 	cprof_newtask_stop();
 	cprof_mutex_stop();
+	cprof_heap_stop();
 }
 
 /**

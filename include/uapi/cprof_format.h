@@ -54,7 +54,10 @@ enum cprof_mode {
  * the creation of every task (threadcreate: a CPROF_REC_SAMPLE each, no
  * ticks; see struct cprof_sample); or every futex wake-up that ends a
  * wait (mutex: a CPROF_REC_SAMPLE of the waker each, with a struct
- * cprof_waketrail, no ticks).
+ * cprof_waketrail, no ticks); or one process's allocations, sampled by
+ * bytes (heap: a CPROF_REC_SAMPLE of each allocation sampled, with a
+ * struct cprof_heaptrail, and a CPROF_REC_HEAPFREE when it is freed; no
+ * ticks).  Kind 6 is not this header's.
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
@@ -63,7 +66,8 @@ enum cprof_kind {
 	CPROF_KIND_THREADS	= 3,
 	CPROF_KIND_THREADCREATE	= 4,
 	CPROF_KIND_MUTEX	= 5,
-	CPROF_KIND_MAX		= 5,
+	CPROF_KIND_HEAP		= 7,
+	CPROF_KIND_MAX		= 7,
 };
 
 /* header.flags */
@@ -105,6 +109,7 @@ enum cprof_rec_type {
 	CPROF_REC_ONCPU		= 8,
 	CPROF_REC_THREAD	= 9,
 	CPROF_REC_PYCODE	= 10,
+	CPROF_REC_HEAPFREE	= 13,	/* 11 and 12 are not this header's */
 };
 
 struct cprof_rec {
@@ -173,6 +178,12 @@ struct cprof_rec {
  * sched_waking tracepoint in try_to_wake_up() out, the user stack from
  * the system call), then, after the cgroup id, a struct cprof_waketrail:
  * the waiter and how long it waited.
+ *
+ * In a profile of kind heap a sample is one allocation of the profiled
+ * process sampled by bytes (malloc, calloc, realloc, posix_memalign of
+ * glibc), of the allocating thread at its return from the allocator: no
+ * kernel stack, the user stack from the allocator's caller; then, after
+ * the cgroup id, a struct cprof_heaptrail: its size and id.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -242,6 +253,33 @@ struct cprof_waketrail {
 	__u32	reserved2;
 	__u64	delay_ns;
 	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
+/*
+ * An allocation a sample of kind heap stands for, after its frames and
+ * cgroup id, the record's last bytes: the bytes asked for, and an id,
+ * unique in the stream, that a CPROF_REC_HEAPFREE names when the module
+ * sees it freed.
+ */
+struct cprof_heaptrail {
+	__u16	type;			/* CPROF_TRAIL_HEAP */
+	__u16	reserved;
+	__u32	reserved2;
+	__u64	size;
+	__u64	id;
+};
+
+#define CPROF_TRAIL_HEAP	13	/* 3 to 12 are not this header's */
+
+/*
+ * An allocation sampled in a profile of kind heap was freed (free,
+ * realloc), in the profile's time: the id of its sample.  Its sample may
+ * come after it in the stream (another CPU's buffer).
+ */
+struct cprof_heapfree {
+	struct cprof_rec rec;		/* CPROF_REC_HEAPFREE */
+	__u64	time_ns;
+	__u64	id;
 };
 
 #define CPROF_PYFRAME_ENTRY	1ull

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One process's allocations (profile kind heap): uprobes on its C
+ * allocator's functions (ctl's heap_<name>=, their addresses in the
+ * process, resolved here to the mapped file and offset), registered only
+ * while such a profile runs and filtered to that process's mm.  As Go
+ * samples its heap, allocations are sampled by bytes: each CPU counts
+ * down an exponentially distributed number of bytes, mean heap_rate, and
+ * the allocation that crosses zero is sampled.  A sampled allocation is
+ * recorded at its return (the pointer known, the user stack the
+ * caller's): a CPROF_REC_SAMPLE with a struct cprof_heaptrail, its
+ * pointer kept with its size and id in a table of heap_kb KiB (full: the
+ * sample is counted lost); a free of a kept pointer writes a
+ * CPROF_REC_HEAPFREE.  Probes run in the process's context, preemptible;
+ * records are written with interrupts disabled so that a CPU's ring keeps
+ * one producer, within ctl's budget (hookcost.c).  docs/design.md, "Heap".
+ */
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "access.h"
+#include "heap.h"
+#include "hookcost.h"
+#include "sample.h"
+
+#define CPROF_HEAP_HASH_BITS	12
+/* sampled calls between their entry and return, all threads */
+#define CPROF_HEAP_PENDING	64
+
+/* A sampled allocation kept until it is freed. */
+struct cprof_heap_live {
+	struct hlist_node node;
+	u64 ptr;
+	u64 size;
+	u64 id;
+};
+
+/* A sampled call on its way back: the task and its stack at the entry. */
+struct cprof_heap_pend {
+	struct task_struct *tsk;	/* compared, never dereferenced */
+	unsigned long sp;
+	u64 size;
+	unsigned long memptr;		/* posix_memalign's */
+};
+
+/* One CPU's sampling and recording; its own CPU only writes it. */
+struct cprof_heap_cpu {
+	struct cprof_hookcost cost;	/* against the budget; stats */
+	s64 left;			/* bytes to the next sample */
+	u64 events;			/* stats: allocations recorded */
+	u64 frees;			/* stats: frees recorded */
+	u64 full;			/* stats: no room to keep one */
+	u64 skipped;			/* stats: over budget */
+};
+
+static DEFINE_PER_CPU(struct cprof_heap_cpu, cprof_heap_cpus);
+static struct cprof_uprobe cprof_heap_probes[CPROF_HEAP_NR_FN];
+static bool cprof_heap_registered[CPROF_HEAP_NR_FN];	/* cprof_heap_lock */
+static struct mm_struct *cprof_heap_mm __read_mostly;	/* grabbed */
+static const struct cprof_settings *cprof_heap_set __read_mostly;
+static DEFINE_MUTEX(cprof_heap_lock);
+
+/* The live table and the pending calls, under their spinlocks. */
+static DEFINE_SPINLOCK(cprof_heap_live_lock);
+static struct hlist_head cprof_heap_buckets[1 << CPROF_HEAP_HASH_BITS];
+static struct cprof_heap_live *cprof_heap_pool;
+static HLIST_HEAD(cprof_heap_free_list);
+static atomic_t cprof_heap_nr_live = ATOMIC_INIT(0);
+static atomic64_t cprof_heap_last_id = ATOMIC64_INIT(0);
+static DEFINE_SPINLOCK(cprof_heap_pend_lock);
+static struct cprof_heap_pend cprof_heap_pend[CPROF_HEAP_PENDING];
+static atomic_t cprof_heap_nr_pend = ATOMIC_INIT(0);
+
+/* log2(@q) in 16.16 fixed point, @q > 0: the bits by squaring. */
+static u32 cprof_heap_log2(u32 q)
+{
+	u32 ip = ilog2(q), frac = 0;
+	u64 x = ((u64)q << 31) >> ip;	/* q / 2^ip in 1.31: [1, 2) */
+	int i;
+
+	for (i = 15; i >= 0; i--) {
+		x = (x * x) >> 31;
+		if (x >= 1ull << 32) {
+			frac |= 1u << i;
+			x >>= 1;
+		}
+	}
+	return ip << 16 | frac;
+}
+
+/*
+ * Bytes to the next sample: exponentially distributed, mean @rate, as
+ * Go's runtime draws it: -ln(U) * rate, U uniform in (0, 1] in 2^-26
+ * steps.
+ */
+static s64 cprof_heap_next(u32 rate)
+{
+	u32 q = (get_random_u32() >> 6) + 1;
+	u64 nlog2 = (26ull << 16) - cprof_heap_log2(q);	/* -log2(U), 16.16 */
+	u64 nln = (nlog2 * 45426) >> 16;		/* * ln 2, 16.16 */
+
+	return ((nln * rate) >> 16) + 1;
+}
+
+/* Is an allocation of @size bytes sampled?  Counts it down this CPU's. */
+static bool cprof_heap_sampled(u64 size, u32 rate)
+{
+	struct cprof_heap_cpu *hc;
+	unsigned long flags;
+	bool hit = false;
+
+	if (rate <= 1)
+		return true;
+	local_irq_save(flags);
+	hc = this_cpu_ptr(&cprof_heap_cpus);
+	if (size >= hc->left) {
+		hc->left = cprof_heap_next(rate);
+		hit = true;
+	} else {
+		hc->left -= size;
+	}
+	local_irq_restore(flags);
+	return hit;
+}
+
+static struct hlist_head *cprof_heap_bucket(u64 ptr)
+{
+	return &cprof_heap_buckets[hash_64(ptr, CPROF_HEAP_HASH_BITS)];
+}
+
+/* Forget a kept allocation at @ptr: its id, or 0 if none was kept. */
+static u64 cprof_heap_forget(u64 ptr)
+{
+	struct cprof_heap_live *e;
+	u64 id = 0;
+
+	spin_lock(&cprof_heap_live_lock);
+	hlist_for_each_entry(e, cprof_heap_bucket(ptr), node) {
+		if (e->ptr == ptr) {
+			id = e->id;
+			hlist_del(&e->node);
+			hlist_add_head(&e->node, &cprof_heap_free_list);
+			atomic_dec(&cprof_heap_nr_live);
+			break;
+		}
+	}
+	spin_unlock(&cprof_heap_live_lock);
+	return id;
+}
+
+/* A kept allocation freed: its record. */
+static void cprof_heap_record_free(u64 id)
+{
+	struct cprof_heapfree *rec;
+	unsigned long flags;
+	u64 now = ktime_get_ns();
+
+	local_irq_save(flags);
+	rec = cprof_sample_reserve(sizeof(*rec), now, false);
+	if (rec) {
+		rec->time_ns = now;
+		rec->id = id;
+		cprof_sample_commit(CPROF_REC_HEAPFREE, 0, sizeof(*rec), now,
+				    false);
+		this_cpu_ptr(&cprof_heap_cpus)->frees++;
+	}
+	local_irq_restore(flags);
+}
+
+/* A free of @ptr (free(), realloc()) in the profiled process. */
+static void cprof_heap_freed(u64 ptr)
+{
+	u64 id;
+
+	if (!ptr || !atomic_read(&cprof_heap_nr_live))
+		return;
+	id = cprof_heap_forget(ptr);
+	if (id)
+		cprof_heap_record_free(id);
+}
+
+/* Write the sample of current's allocation; interrupts disabled. */
+static bool cprof_heap_write(const struct cprof_settings *set, u64 size,
+			     u64 id, u64 now)
+{
+	struct cprof_heap_cpu *hc = this_cpu_ptr(&cprof_heap_cpus);
+	struct cprof_heaptrail *trail;
+	struct cprof_sample *smp;
+	u32 depth = set->depth, n;
+	bool kick;
+	u16 flags;
+
+	if (cprof_hookcost_over(&hc->cost, now, set->budget)) {
+		if (cprof_sample_skip(now, true))
+			hc->skipped++;
+		return false;
+	}
+	smp = cprof_sample_reserve(sizeof(*smp) + (2 * depth + 1) *
+				   sizeof(u64) + sizeof(*trail), now, true);
+	if (!smp)
+		return false;
+	flags = cprof_sample_current(smp, set, depth, 0, now, &kick);
+	n = smp->nr_kernel + smp->nr_user + 1;
+	trail = (struct cprof_heaptrail *)(smp->ips + n);
+	memset(trail, 0, sizeof(*trail));
+	trail->type = CPROF_TRAIL_HEAP;
+	trail->size = size;
+	trail->id = id;
+	cprof_sample_commit(CPROF_REC_SAMPLE, flags, sizeof(*smp) +
+			    n * sizeof(u64) + sizeof(*trail), now, kick);
+	hc->events++;
+	cprof_hookcost_add(&hc->cost, ktime_get_ns() - now);
+	return true;
+}
+
+/* A sampled allocation of @size bytes at @ptr returned to current. */
+static void cprof_heap_allocated(u64 ptr, u64 size)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_heap_set);
+	struct cprof_heap_live *e = NULL;
+	unsigned long flags;
+	u64 id, now = ktime_get_ns();
+	bool written = false;
+
+	if (!set)
+		return;
+	/* an address kept already was freed by a call not seen returning */
+	cprof_heap_freed(ptr);
+	spin_lock(&cprof_heap_live_lock);
+	if (!hlist_empty(&cprof_heap_free_list)) {
+		e = hlist_entry(cprof_heap_free_list.first,
+				struct cprof_heap_live, node);
+		hlist_del(&e->node);
+	}
+	spin_unlock(&cprof_heap_live_lock);
+	id = atomic64_inc_return(&cprof_heap_last_id);
+	local_irq_save(flags);
+	if (e)
+		written = cprof_heap_write(set, size, id, now);
+	else if (cprof_sample_skip(now, true))
+		this_cpu_ptr(&cprof_heap_cpus)->full++;
+	local_irq_restore(flags);
+	if (!e)
+		return;
+	spin_lock(&cprof_heap_live_lock);
+	if (written) {
+		e->ptr = ptr;
+		e->size = size;
+		e->id = id;
+		hlist_add_head(&e->node, cprof_heap_bucket(ptr));
+		atomic_inc(&cprof_heap_nr_live);
+	} else {
+		hlist_add_head(&e->node, &cprof_heap_free_list);
+	}
+	spin_unlock(&cprof_heap_live_lock);
+}
+
+/* Note a sampled call of current at its entry; false: no room. */
+static bool cprof_heap_pend_add(unsigned long sp, u64 size,
+				unsigned long memptr)
+{
+	bool added = false;
+	int i;
+
+	spin_lock(&cprof_heap_pend_lock);
+	for (i = 0; i < CPROF_HEAP_PENDING; i++) {
+		struct cprof_heap_pend *p = &cprof_heap_pend[i];
+
+		/* a slot of current's own that never returned is reused */
+		if (!p->tsk || p->tsk == current) {
+			if (!p->tsk)
+				atomic_inc(&cprof_heap_nr_pend);
+			p->tsk = current;
+			p->sp = sp;
+			p->size = size;
+			p->memptr = memptr;
+			added = true;
+			break;
+		}
+	}
+	spin_unlock(&cprof_heap_pend_lock);
+	return added;
+}
+
+/* The sampled call of current returning to @sp's frame, taken; or false. */
+static bool cprof_heap_pend_take(unsigned long sp, struct cprof_heap_pend *out)
+{
+	bool found = false;
+	int i;
+
+	spin_lock(&cprof_heap_pend_lock);
+	for (i = 0; i < CPROF_HEAP_PENDING; i++) {
+		struct cprof_heap_pend *p = &cprof_heap_pend[i];
+
+		if (p->tsk == current && p->sp == sp) {
+			*out = *p;
+			p->tsk = NULL;
+			atomic_dec(&cprof_heap_nr_pend);
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&cprof_heap_pend_lock);
+	return found;
+}
+
+static enum cprof_heap_fn cprof_heap_fn_of(struct uprobe_consumer *self)
+{
+	return container_of(self, struct cprof_uprobe, uc) - cprof_heap_probes;
+}
+
+/* Only the profiled process's breakpoints are kept. */
+static bool cprof_heap_want(struct mm_struct *mm)
+{
+	return mm == READ_ONCE(cprof_heap_mm);
+}
+
+/* At an allocator function's entry, in the process's context. */
+static int cprof_heap_entry(struct uprobe_consumer *self,
+			    struct pt_regs *regs)
+{
+	const struct cprof_settings *set = READ_ONCE(cprof_heap_set);
+	enum cprof_heap_fn fn = cprof_heap_fn_of(self);
+	unsigned long memptr = 0;
+	u64 size;
+
+	/* another process mapping the file: no breakpoint there */
+	if (current->mm != READ_ONCE(cprof_heap_mm))
+		return UPROBE_HANDLER_REMOVE;
+	if (!set)
+		return 0;
+	switch (fn) {
+	case CPROF_HEAP_FREE:
+		cprof_heap_freed(regs->di);
+		return 0;
+	case CPROF_HEAP_MALLOC:
+		size = regs->di;
+		break;
+	case CPROF_HEAP_CALLOC:
+		if (check_mul_overflow((u64)regs->di, (u64)regs->si, &size))
+			return 0;
+		break;
+	case CPROF_HEAP_REALLOC:
+		cprof_heap_freed(regs->di);
+		size = regs->si;
+		break;
+	case CPROF_HEAP_MEMALIGN:
+		memptr = regs->di;
+		size = regs->dx;
+		break;
+	default:
+		return 0;
+	}
+	if (!size || !cprof_heap_sampled(size, set->heap_rate))
+		return 0;
+	if (!cprof_heap_pend_add(regs->sp, size, memptr)) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		if (cprof_sample_skip(ktime_get_ns(), true))
+			this_cpu_ptr(&cprof_heap_cpus)->full++;
+		local_irq_restore(flags);
+	}
+	return 0;
+}
+
+/*
+ * At an allocator function's return: @regs are the caller's, the return
+ * address popped.  Every call of a function with a return handler comes
+ * here; only a sampled one was noted.
+ */
+static int cprof_heap_return(struct uprobe_consumer *self,
+			     unsigned long func, struct pt_regs *regs)
+{
+	struct cprof_heap_pend p;
+	u64 ptr = regs->ax;
+
+	if (!atomic_read(&cprof_heap_nr_pend) ||
+	    current->mm != READ_ONCE(cprof_heap_mm) ||
+	    !cprof_heap_pend_take(regs->sp - sizeof(long), &p))
+		return 0;
+	if (cprof_heap_fn_of(self) == CPROF_HEAP_MEMALIGN) {
+		/* it returns 0 and stores the pointer */
+		if (ptr || get_user(ptr, (u64 __user *)p.memptr))
+			return 0;
+	}
+	if (ptr)
+		cprof_heap_allocated(ptr, p.size);
+	return 0;
+}
+
+/* The file and offset at @addr in @mm, which must be code of a file. */
+static int cprof_heap_locate(struct mm_struct *mm, u64 addr,
+			     struct cprof_uprobe *up)
+{
+	struct vm_area_struct *vma;
+	int err = -EINVAL;
+
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	if (vma && vma->vm_start <= addr && vma->vm_file &&
+	    vma->vm_flags & VM_EXEC) {
+		up->inode = igrab(file_inode(vma->vm_file));
+		up->offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+			     addr - vma->vm_start;
+		err = up->inode ? 0 : -ENOENT;
+	}
+	mmap_read_unlock(mm);
+	return err;
+}
+
+/* The process profiled, its mm held; checks the opener may probe it. */
+static struct mm_struct *cprof_heap_target(u32 pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	int err;
+
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_TGID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task);
+	err = mm ? cprof_access_probe(task, mm) : -ESRCH;
+	put_task_struct(task);
+	if (err) {
+		if (mm)
+			mmput(mm);
+		return ERR_PTR(err);
+	}
+	return mm;
+}
+
+/* Probes removed, the table and the files let go; cprof_heap_lock held. */
+static void cprof_heap_teardown(void)
+{
+	int i;
+
+	for (i = 0; i < CPROF_HEAP_NR_FN; i++)
+		if (cprof_heap_registered[i])
+			cprof_compat_uprobe_unregister(&cprof_heap_probes[i]);
+	cprof_compat_uprobe_sync();
+	for (i = 0; i < CPROF_HEAP_NR_FN; i++) {
+		cprof_heap_registered[i] = false;
+		iput(cprof_heap_probes[i].inode);
+		cprof_heap_probes[i].inode = NULL;
+	}
+	WRITE_ONCE(cprof_heap_set, NULL);
+	if (cprof_heap_mm) {
+		mmdrop(cprof_heap_mm);
+		WRITE_ONCE(cprof_heap_mm, NULL);
+	}
+	kvfree(cprof_heap_pool);
+	cprof_heap_pool = NULL;
+}
+
+/* An empty live table of heap_kb KiB and no pending call. */
+static int cprof_heap_table(const struct cprof_settings *set)
+{
+	size_t i, n = ((size_t)set->heap_kb << 10) / sizeof(*cprof_heap_pool);
+
+	cprof_heap_pool = kvcalloc(n, sizeof(*cprof_heap_pool), GFP_KERNEL);
+	if (!cprof_heap_pool)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(cprof_heap_buckets); i++)
+		INIT_HLIST_HEAD(&cprof_heap_buckets[i]);
+	INIT_HLIST_HEAD(&cprof_heap_free_list);
+	for (i = 0; i < n; i++)
+		hlist_add_head(&cprof_heap_pool[i].node, &cprof_heap_free_list);
+	atomic_set(&cprof_heap_nr_live, 0);
+	memset(cprof_heap_pend, 0, sizeof(cprof_heap_pend));
+	atomic_set(&cprof_heap_nr_pend, 0);
+	atomic64_set(&cprof_heap_last_id, 0);
+	return 0;
+}
+
+/**
+ * cprof_heap_start() - probe the allocator of a profile of kind heap
+ * @set: the profile's settings, read until cprof_heap_stop(): pid, the
+ *	functions' addresses in it (malloc and free at least), rate, table
+ *
+ * Context: process, the opener of the profile, may sleep; the rings are
+ * set up.
+ * Return: 0; -EINVAL without pid, malloc or free, or for an address that
+ * is not code of a file in the process; -ESRCH: no such process (or no
+ * memory of its own); -EACCES: the opener may not ptrace it; -ENOMEM;
+ * or uprobe_register()'s error.  Nothing is left registered on error.
+ */
+int cprof_heap_start(const struct cprof_settings *set)
+{
+	struct mm_struct *mm;
+	int cpu, i, err = 0;
+
+	if (!set->pid || !set->heap_fn[CPROF_HEAP_MALLOC] ||
+	    !set->heap_fn[CPROF_HEAP_FREE])
+		return -EINVAL;
+	mm = cprof_heap_target(set->pid);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	mutex_lock(&cprof_heap_lock);
+	if (WARN_ON_ONCE(cprof_heap_mm)) {
+		err = -EBUSY;
+		goto unlock;
+	}
+	for (i = 0; i < CPROF_HEAP_NR_FN && !err; i++) {
+		memset(&cprof_heap_probes[i], 0, sizeof(cprof_heap_probes[i]));
+		if (set->heap_fn[i])
+			err = cprof_heap_locate(mm, set->heap_fn[i],
+						&cprof_heap_probes[i]);
+	}
+	if (!err)
+		err = cprof_heap_table(set);
+	mmgrab(mm);
+	WRITE_ONCE(cprof_heap_mm, mm);
+	if (err)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		struct cprof_heap_cpu *hc = per_cpu_ptr(&cprof_heap_cpus, cpu);
+
+		cprof_hookcost_reset(&hc->cost);
+		hc->left = cprof_heap_next(set->heap_rate);
+	}
+	WRITE_ONCE(cprof_heap_set, set);
+	for (i = 0; i < CPROF_HEAP_NR_FN && !err; i++) {
+		struct cprof_uprobe *up = &cprof_heap_probes[i];
+
+		if (!up->inode)
+			continue;
+		up->uc.handler = cprof_heap_entry;
+		if (i != CPROF_HEAP_FREE)
+			up->uc.ret_handler = cprof_heap_return;
+		up->want = cprof_heap_want;
+		err = cprof_compat_uprobe_register(up);
+		cprof_heap_registered[i] = !err;
+	}
+fail:
+	if (err)
+		cprof_heap_teardown();
+unlock:
+	mutex_unlock(&cprof_heap_lock);
+	mmput(mm);
+	return err;
+}
+
+/**
+ * cprof_heap_stop() - the probes removed, what was kept freed
+ *
+ * After this returns no probe of the module is in the process and none
+ * runs.  Idempotent.
+ *
+ * Context: process, may sleep: waits for running probes.
+ */
+void cprof_heap_stop(void)
+{
+	mutex_lock(&cprof_heap_lock);
+	if (cprof_heap_mm)
+		cprof_heap_teardown();
+	mutex_unlock(&cprof_heap_lock);
+}
+
+/**
+ * cprof_heap_stats() - one CPU's allocation counters since load
+ * @cpu: the CPU
+ * @st: its heap_* fields are set
+ *
+ * Context: any; the counters may be a little stale.
+ */
+void cprof_heap_stats(int cpu, struct cprof_cpu_stats *st)
+{
+	const struct cprof_heap_cpu *hc = per_cpu_ptr(&cprof_heap_cpus, cpu);
+
+	st->heap_events = READ_ONCE(hc->events);
+	st->heap_frees = READ_ONCE(hc->frees);
+	st->heap_full = READ_ONCE(hc->full);
+	st->heap_skipped = READ_ONCE(hc->skipped);
+	cprof_hookcost_stats(&hc->cost, &st->heap_ns_total, &st->heap_ns_max);
+}
