@@ -78,6 +78,8 @@ static void cprof_put_header(struct cprof_reader *rd)
 			 rd->snap ? 0 : cprof_session_deadline(rd->s) - start;
 	h->mode = set->mode;
 	h->kind = set->kind;
+	if (set->kind == CPROF_KIND_HEAP)
+		h->heap_rate = set->heap_rate;
 	h->pid = set->pid;
 	h->flags = set->idle ? CPROF_HDR_IDLE : 0;
 	h->profile_id = cprof_session_id(rd->s);

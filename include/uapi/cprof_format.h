@@ -95,7 +95,7 @@ struct cprof_header {
 	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
 	/* from here on, absent (0, cpu) in a header of 160 bytes */
 	__u32	kind;			/* enum cprof_kind */
-	__u32	reserved;
+	__u32	heap_rate;		/* kind heap: mean bytes a sample; else 0 */
 };
 
 enum cprof_rec_type {
