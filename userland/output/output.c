@@ -666,7 +666,7 @@ int output__write(const struct resolved *r, const struct output_opts *o,
 {
 	switch (o->format) {
 	case FORMAT_PPROF:
-		return pprof__write(r, out, name);
+		return pprof__write_heap(r, out, name, o->allocs);
 	case FORMAT_FOLDED:
 		return output__folded(r, out, name, o->cgroup);
 	case FORMAT_TOP:

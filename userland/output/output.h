@@ -56,6 +56,7 @@ struct output_opts {
 	enum output_format format;
 	int nodes;		/* top */
 	bool cgroup;		/* folded, top */
+	bool allocs;		/* pprof of kind heap: alloc_space first */
 };
 
 /* r in the chosen format (pprof: pprof__write()).  0 ok, -1 after printing why. */
