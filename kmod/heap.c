@@ -30,6 +30,7 @@
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "access.h"
 #include "heap.h"
@@ -558,20 +559,31 @@ unlock:
 	return err;
 }
 
-/**
- * cprof_heap_stop() - the probes removed, what was kept freed
- *
- * After this returns no probe of the module is in the process and none
- * runs.  Idempotent.
- *
- * Context: process, may sleep: waits for running probes.
- */
-void cprof_heap_stop(void)
+static void cprof_heap_stop_fn(struct work_struct *work)
 {
 	mutex_lock(&cprof_heap_lock);
 	if (cprof_heap_mm)
 		cprof_heap_teardown();
 	mutex_unlock(&cprof_heap_lock);
+}
+
+static DECLARE_WORK(cprof_heap_stop_work, cprof_heap_stop_fn);
+
+/**
+ * cprof_heap_stop() - the probes removed, what was kept freed
+ *
+ * After this returns no probe of the module is in the process and none
+ * runs.  A worker removes them: a reader killed by a signal closes the
+ * profile as it exits, and get_user_pages() would refuse it the
+ * process's text to restore (a fatal signal pending), leaving the
+ * breakpoints there.  Idempotent.
+ *
+ * Context: process, may sleep: waits for the worker and running probes.
+ */
+void cprof_heap_stop(void)
+{
+	schedule_work(&cprof_heap_stop_work);
+	flush_work(&cprof_heap_stop_work);
 }
 
 /**
