@@ -160,7 +160,12 @@ for ((i = 0; i < 50; i++)); do
 	[[ $(stat_of profiling) == 0 ]] && break
 	sleep 0.1
 done
-[[ $(byte_at "$addr") != cc ]] || fail "malloc at $addr in heaper is still a breakpoint after the reader was killed -9"
+for ((i = 0; i < 50; i++)); do
+	[[ $(byte_at "$addr") != cc ]] && break
+	sleep 0.1
+done
+[[ $(byte_at "$addr") != cc ]] ||
+	fail "malloc at $addr in heaper is still a breakpoint after the reader was killed -9 (profiling $(stat_of profiling); $(pgrep -a cprof-dump | head -n 3))"
 after=$(speed)
 echo "speed: a malloc and free pair ${before} ns before, ${during} ns under the probes, ${after} ns once the reader was killed -9"
 ((after < 3 * before + 100)) ||
