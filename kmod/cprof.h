@@ -31,10 +31,10 @@
 #define CPROF_OFFCPU_DEPTH_DEFAULT	32
 /* kind heap: bytes between samples on average (Go's MemProfileRate) */
 #define CPROF_HEAP_RATE_DEFAULT	(512 * 1024)
-#define CPROF_HEAP_RATE_MAX	(1024 * 1024 * 1024)
+#define CPROF_HEAP_RATE_MAX	1073741824
 /* kind heap: KiB for the allocations sampled and not yet freed */
 #define CPROF_HEAP_KB_DEFAULT	1024
-#define CPROF_HEAP_KB_MAX	(256 * 1024)
+#define CPROF_HEAP_KB_MAX	262144
 
 /* kind heap: the allocator's functions probed, ctl's heap_<name>= */
 enum cprof_heap_fn {

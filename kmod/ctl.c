@@ -40,14 +40,6 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_HEAP]	= "heap",
 };
 
-/* ctl's heap_<name>=, by enum cprof_heap_fn */
-static const char * const cprof_heap_fn_names[] = {
-	[CPROF_HEAP_MALLOC]	= "malloc",
-	[CPROF_HEAP_CALLOC]	= "calloc",
-	[CPROF_HEAP_REALLOC]	= "realloc",
-	[CPROF_HEAP_MEMALIGN]	= "posix_memalign",
-	[CPROF_HEAP_FREE]	= "free",
-};
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 {
@@ -57,6 +49,12 @@ static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* A user address: decimal or 0x hexadecimal, 0 for none. */
+static int cprof_parse_addr(const char *val, u64 *out)
+{
+	return kstrtou64(val, 0, out) ? -EINVAL : 0;
 }
 
 static int cprof_parse_cpus(const char *val, struct cprof_settings *s)
@@ -115,13 +113,16 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 				       &s->heap_rate);
 	if (!strcmp(line, "heap_kb"))
 		return cprof_parse_u32(val, 1, CPROF_HEAP_KB_MAX, &s->heap_kb);
-	if (!strncmp(line, "heap_", 5)) {
-		for (i = 0; i < ARRAY_SIZE(cprof_heap_fn_names); i++)
-			if (!strcmp(line + 5, cprof_heap_fn_names[i]))
-				return kstrtou64(val, 0, &s->heap_fn[i]) ?
-				       -EINVAL : 0;
-		return -EINVAL;
-	}
+	if (!strcmp(line, "heap_malloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_MALLOC]);
+	if (!strcmp(line, "heap_calloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_CALLOC]);
+	if (!strcmp(line, "heap_realloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_REALLOC]);
+	if (!strcmp(line, "heap_posix_memalign"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_MEMALIGN]);
+	if (!strcmp(line, "heap_free"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_FREE]);
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -230,7 +231,6 @@ int cprof_ctl_apply(const char *text)
 void cprof_ctl_show(struct seq_file *m)
 {
 	const struct cprof_settings *s = &cprof_set;
-	int i;
 
 	mutex_lock(&cprof_lock);
 	seq_printf(m, "freq=%u\n", s->freq);
@@ -251,9 +251,12 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "offcpu_depth=%u\n", s->offcpu_depth);
 	seq_printf(m, "heap_rate=%u\n", s->heap_rate);
 	seq_printf(m, "heap_kb=%u\n", s->heap_kb);
-	for (i = 0; i < ARRAY_SIZE(cprof_heap_fn_names); i++)
-		seq_printf(m, "heap_%s=%#llx\n", cprof_heap_fn_names[i],
-			   s->heap_fn[i]);
+	seq_printf(m, "heap_malloc=%#llx\n", s->heap_fn[CPROF_HEAP_MALLOC]);
+	seq_printf(m, "heap_calloc=%#llx\n", s->heap_fn[CPROF_HEAP_CALLOC]);
+	seq_printf(m, "heap_realloc=%#llx\n", s->heap_fn[CPROF_HEAP_REALLOC]);
+	seq_printf(m, "heap_posix_memalign=%#llx\n",
+		   s->heap_fn[CPROF_HEAP_MEMALIGN]);
+	seq_printf(m, "heap_free=%#llx\n", s->heap_fn[CPROF_HEAP_FREE]);
 	mutex_unlock(&cprof_lock);
 }
 

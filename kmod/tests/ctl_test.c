@@ -110,7 +110,7 @@ static const char *const ctl_good[][2] = {
 	{ "heap_rate=1073741824", "heap_rate=1073741824" },
 	{ "heap_kb=1", "heap_kb=1" }, { "heap_kb=262144", "heap_kb=262144" },
 	{ "heap_malloc=0x7f0012345670", "heap_malloc=0x7f0012345670" },
-	{ "heap_free=0", "heap_free=0" },
+	{ "heap_free=0", "heap_free=0x0" },
 	{ "heap_posix_memalign=4096", "heap_posix_memalign=0x1000" },
 	{ "freq=99\n", "freq=99" },
 	{ "depth=12\nseconds=7\n", "seconds=7" },
