@@ -275,19 +275,20 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		size_t tsize = heap ? sizeof(struct cprof_heaptrail) :
 				      sizeof(struct cprof_waketrail);
 		unsigned int ttype = heap ? CPROF_TRAIL_HEAP : CPROF_TRAIL_WAKE;
-		const char *tname = heap ? "an allocation" : "a waiter";
 		const __u16 *type;
 
 		if (r->size != need + tsize)
 			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and %s (%zu bytes)",
 				    esc(s->name), at, r->size, nr_kernel, nr_user,
-				    cgroup ? ", a cgroup" : "", tname,
+				    cgroup ? ", a cgroup" : "",
+				    heap ? "an allocation" : "a waiter",
 				    need + tsize);
 		type = (const __u16 *)((const char *)r + need);
 		if (*type != ttype)
 			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (%s's is %u)",
 				    esc(s->name), at, *type,
-				    at + (unsigned long long)need, tname, ttype);
+				    at + (unsigned long long)need,
+				    heap ? "an allocation" : "a waiter", ttype);
 		return 0;
 	}
 	/* version 3: a sample's Python frames may follow */
