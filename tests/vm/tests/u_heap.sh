@@ -4,10 +4,10 @@
 # u_heap: where a process's live memory was allocated (profile kind
 # heap), against the program's own count.  heaper
 # (tests/workloads/heaper.c) keeps, at each SIGUSR1, 8 MiB from keep_few
-# and 24 MiB from keep_many (1:3, 8 KiB blocks) while churn allocates and
-# frees 128 MiB, and prints what it kept; each profile is started first
+# and 24 MiB from keep_many (1:3, 16 KiB blocks) while churn allocates and
+# frees 64 MiB, and prints what it kept; each profile is started first
 # and ended with stop=1 once heaper is done:
-#   - cprof-dump --kind heap -d N -p PID --rate 8192, read by go tool
+#   - cprof-dump --kind heap -d N -p PID --rate 16384, read by go tool
 #     pprof: Go's four sample types, space/bytes the period type;
 #     inuse_space splits between keep_few and keep_many within 3 points of
 #     heaper's own split; alloc_space ranks churn first;
@@ -26,11 +26,12 @@ set -euo pipefail
 
 FEW_KB=8192
 MANY_KB=24576
-CHURN_KB=131072
-RATE=8192
+CHURN_KB=65536
+BLOCK=16384
+RATE=16384
 SECONDS_P=120
 kload
-"$WORKLOADS/heaper" $FEW_KB $MANY_KB $CHURN_KB >"$OUT/heaper.out" &
+"$WORKLOADS/heaper" $FEW_KB $MANY_KB $CHURN_KB $BLOCK >"$OUT/heaper.out" &
 hp=$!
 bg+=("$hp")
 wait_lines "$OUT/heaper.out" 1 || fail "heaper did not start"
