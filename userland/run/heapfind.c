@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/util.h"
 #include "run/heapfind.h"
 
 #define NR_FN		5
@@ -182,7 +183,7 @@ int heapfind__settings(long pid, unsigned long rate, char *buf,
 			found = true;
 		} else if (xf.fn[0]) {
 			snprintf(msg, msg_size, "process %ld's malloc is %s's, not glibc's (jemalloc, tcmalloc?): kind heap probes glibc's allocator only",
-				 pid, maps[i].path);
+				 pid, esc(maps[i].path));
 			return -1;
 		}
 	}
