@@ -78,7 +78,8 @@ if [[ -n $ML ]]; then
 		(($(grep -c 'Top 20 stacks' "$OUT/memleak.txt" || true) > n)) && break
 		sleep 0.1
 	done
-	kill -INT "$ml"
+	# TERM: a job of a script ignores SIGINT
+	kill "$ml"
 	wait "$ml" || true
 	# the last report: bytes by the functions its stacks hold
 	rank_ml=$(awk '/Top 20 stacks/ { delete b; next }
