@@ -334,7 +334,9 @@ static void top_header(const struct resolved *r, FILE *out)
 				    r->kind == CPROF_KIND_THREADS ? "threads" :
 				    r->kind == CPROF_KIND_THREADCREATE ?
 				    "threadcreate" :
-				    r->kind == CPROF_KIND_MUTEX ? "delay" : "cpu");
+				    r->kind == CPROF_KIND_MUTEX ? "delay" :
+				    r->kind == CPROF_KIND_HEAP ? "alloc_space" :
+				    "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
