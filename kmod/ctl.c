@@ -40,7 +40,6 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_HEAP]	= "heap",
 };
 
-
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 {
 	u32 v;
