@@ -42,6 +42,18 @@ speed() {
 round() {
 	signal USR1 $((1200 * ${CPROF_SLOW:-1})) || fail "heaper did not finish a round"
 }
+# settle PID: until PID's CPU time stops growing (cprof-dump loading the
+# unwind tables of what runs, memleak compiling), at most 60 s: the
+# guest's 2 CPUs are then heaper's again
+settle() {
+	local i a b
+	for ((i = 0; i < 120; i++)); do
+		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		sleep 0.5
+		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		((b - a < 5)) && return 0
+	done
+}
 
 none=$(speed)
 
@@ -49,6 +61,7 @@ none=$(speed)
 cli=$!
 wait_profiling || fail "no heap profile started"
 sleep "${CPROF_SLOW:-1}"
+settle "$cli"
 cprof=$(speed)
 round
 ctl stop=1
@@ -71,6 +84,7 @@ if [[ -n $ML ]]; then
 		sleep 0.1
 	done
 	sleep 2
+	settle "$ml"
 	memleak=$(speed)
 	round
 	n=$(grep -c 'Top 20 stacks' "$OUT/memleak.txt" || true)
