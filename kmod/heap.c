@@ -471,6 +471,42 @@ static void cprof_heap_teardown(void)
 	cprof_heap_pool = NULL;
 }
 
+/* Registering the probes, in a worker: its result. */
+struct cprof_heap_reg {
+	struct work_struct work;
+	int err;
+};
+
+/*
+ * The probes registered, or on error none: writing and restoring the
+ * breakpoints in the process's text (get_user_pages()) fails for a task
+ * with a fatal signal pending, so a worker does it, never the opener,
+ * which may be killed meanwhile.  cprof_heap_start() holds cprof_heap_lock
+ * for it.
+ */
+static void cprof_heap_register_fn(struct work_struct *work)
+{
+	struct cprof_heap_reg *reg = container_of(work, struct cprof_heap_reg,
+						  work);
+	int i, err = 0;
+
+	for (i = 0; i < CPROF_HEAP_NR_FN && !err; i++) {
+		struct cprof_uprobe *up = &cprof_heap_probes[i];
+
+		if (!up->inode)
+			continue;
+		up->uc.handler = cprof_heap_entry;
+		if (i != CPROF_HEAP_FREE)
+			up->uc.ret_handler = cprof_heap_return;
+		up->want = cprof_heap_want;
+		err = cprof_compat_uprobe_register(up);
+		cprof_heap_registered[i] = !err;
+	}
+	if (err)
+		cprof_heap_teardown();
+	reg->err = err;
+}
+
 /* An empty live table of heap_kb KiB and no pending call. */
 static int cprof_heap_table(const struct cprof_settings *set)
 {
@@ -501,10 +537,12 @@ static int cprof_heap_table(const struct cprof_settings *set)
  * Return: 0; -EINVAL without pid, malloc or free, or for an address that
  * is not code of a file in the process; -ESRCH: no such process (or no
  * memory of its own); -EACCES: the opener may not ptrace it; -ENOMEM;
- * or uprobe_register()'s error.  Nothing is left registered on error.
+ * or uprobe_register()'s error.  Nothing is left registered on error, a
+ * fatal signal to the opener meanwhile included: a worker registers.
  */
 int cprof_heap_start(const struct cprof_settings *set)
 {
+	struct cprof_heap_reg reg;
 	struct mm_struct *mm;
 	int cpu, i, err = 0;
 
@@ -538,20 +576,13 @@ int cprof_heap_start(const struct cprof_settings *set)
 		hc->left = cprof_heap_next(set->heap_rate);
 	}
 	WRITE_ONCE(cprof_heap_set, set);
-	for (i = 0; i < CPROF_HEAP_NR_FN && !err; i++) {
-		struct cprof_uprobe *up = &cprof_heap_probes[i];
-
-		if (!up->inode)
-			continue;
-		up->uc.handler = cprof_heap_entry;
-		if (i != CPROF_HEAP_FREE)
-			up->uc.ret_handler = cprof_heap_return;
-		up->want = cprof_heap_want;
-		err = cprof_compat_uprobe_register(up);
-		cprof_heap_registered[i] = !err;
-	}
+	INIT_WORK_ONSTACK(&reg.work, cprof_heap_register_fn);
+	schedule_work(&reg.work);
+	flush_work(&reg.work);
+	destroy_work_on_stack(&reg.work);
+	err = reg.err;
 fail:
-	if (err)
+	if (err && cprof_heap_mm)
 		cprof_heap_teardown();
 unlock:
 	mutex_unlock(&cprof_heap_lock);
