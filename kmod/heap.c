@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/irqflags.h>
+#include <linux/local_lock.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -59,6 +60,7 @@ struct cprof_heap_pend {
 
 /* One CPU's sampling and recording; its own CPU only writes it. */
 struct cprof_heap_cpu {
+	local_lock_t lock;		/* left's */
 	struct cprof_hookcost cost;	/* against the budget; stats */
 	s64 left;			/* bytes to the next sample */
 	u64 events;			/* stats: allocations recorded */
@@ -67,7 +69,9 @@ struct cprof_heap_cpu {
 	u64 skipped;			/* stats: over budget */
 };
 
-static DEFINE_PER_CPU(struct cprof_heap_cpu, cprof_heap_cpus);
+static DEFINE_PER_CPU(struct cprof_heap_cpu, cprof_heap_cpus) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
 static struct cprof_uprobe cprof_heap_probes[CPROF_HEAP_NR_FN];
 static bool cprof_heap_registered[CPROF_HEAP_NR_FN];	/* cprof_heap_lock */
 static struct mm_struct *cprof_heap_mm __read_mostly;	/* grabbed */
@@ -116,16 +120,19 @@ static s64 cprof_heap_next(u32 rate)
 	return ((nln * rate) >> 16) + 1;
 }
 
-/* Is an allocation of @size bytes sampled?  Counts it down this CPU's. */
+/*
+ * Is an allocation of @size bytes sampled?  Counts it down this CPU's,
+ * under a local lock, not with interrupts off: the probes run in process
+ * context only, and get_random_u32() takes sleeping locks on PREEMPT_RT.
+ */
 static bool cprof_heap_sampled(u64 size, u32 rate)
 {
 	struct cprof_heap_cpu *hc;
-	unsigned long flags;
 	bool hit = false;
 
 	if (rate <= 1)
 		return true;
-	local_irq_save(flags);
+	local_lock(&cprof_heap_cpus.lock);
 	hc = this_cpu_ptr(&cprof_heap_cpus);
 	if (size >= hc->left) {
 		hc->left = cprof_heap_next(rate);
@@ -133,7 +140,7 @@ static bool cprof_heap_sampled(u64 size, u32 rate)
 	} else {
 		hc->left -= size;
 	}
-	local_irq_restore(flags);
+	local_unlock(&cprof_heap_cpus.lock);
 	return hit;
 }
 
