@@ -39,6 +39,8 @@
 #include "sample.h"
 
 #define CPROF_HEAP_HASH_BITS	12
+/* glibc's posix_memalign() calls malloc() for an alignment up to this */
+#define CPROF_HEAP_MALLOC_ALIGN	16
 /* sampled calls between their entry and return, all threads */
 #define CPROF_HEAP_PENDING	64
 
@@ -287,8 +289,12 @@ static bool cprof_heap_pend_add(unsigned long sp, u64 size,
 	for (i = 0; i < CPROF_HEAP_PENDING; i++) {
 		struct cprof_heap_pend *p = &cprof_heap_pend[i];
 
-		/* a slot of current's own that never returned is reused */
-		if (!p->tsk || p->tsk == current) {
+		/*
+		 * a slot of current's own that never returned is reused;
+		 * one higher up its stack is a call still running, that
+		 * called this one (realloc calling malloc)
+		 */
+		if (!p->tsk || (p->tsk == current && p->sp <= sp)) {
 			if (!p->tsk)
 				atomic_inc(&cprof_heap_nr_pend);
 			p->tsk = current;
@@ -362,10 +368,16 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 			return 0;
 		break;
 	case CPROF_HEAP_REALLOC:
+		/* realloc(NULL, n) is malloc(n), whose probe counts it */
+		if (!regs->di)
+			return 0;
 		cprof_heap_freed(regs->di);
 		size = regs->si;
 		break;
 	case CPROF_HEAP_MEMALIGN:
+		/* glibc's malloc gives 16 bytes' alignment: it calls it */
+		if (regs->si <= CPROF_HEAP_MALLOC_ALIGN)
+			return 0;
 		memptr = regs->di;
 		size = regs->dx;
 		break;
