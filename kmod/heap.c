@@ -43,6 +43,8 @@
 #define CPROF_HEAP_MALLOC_ALIGN	16
 /* sampled calls between their entry and return, all threads */
 #define CPROF_HEAP_PENDING	64
+/* a pending call older than this may give its slot to another thread's */
+#define CPROF_HEAP_PEND_NS	NSEC_PER_SEC
 
 /* A sampled allocation kept until it is freed. */
 struct cprof_heap_live {
@@ -52,9 +54,11 @@ struct cprof_heap_live {
 	u64 id;
 };
 
-/* A sampled call on its way back: the task and its stack at the entry. */
+/* A sampled call on its way back: the thread and its stack at the entry. */
 struct cprof_heap_pend {
-	struct task_struct *tsk;	/* compared, never dereferenced */
+	pid_t pid;			/* with start, the thread; 0: free */
+	u64 start;			/* the thread's start_time */
+	u64 time;			/* ns at the entry */
 	unsigned long sp;
 	u64 size;
 	unsigned long memptr;		/* posix_memalign's */
@@ -278,35 +282,55 @@ static void cprof_heap_allocated(u64 ptr, u64 size)
 	spin_unlock(&cprof_heap_live_lock);
 }
 
-/* Note a sampled call of current at its entry; false: no room. */
+/* Is @p a call of current's? */
+static bool cprof_heap_pend_mine(const struct cprof_heap_pend *p)
+{
+	return p->pid == current->pid && p->start == current->start_time;
+}
+
+/*
+ * Note a sampled call of current at its entry; false: no room.  A call
+ * whose return is never seen (the thread killed in it, exec, longjmp)
+ * leaves its slot: current's own lower or level with @sp is such a call
+ * and is reused first (one higher up its stack is a call still running
+ * that called this one: realloc calling malloc), then an empty slot, then
+ * any noted more than CPROF_HEAP_PEND_NS ago.
+ */
 static bool cprof_heap_pend_add(unsigned long sp, u64 size,
 				unsigned long memptr)
 {
-	bool added = false;
+	struct cprof_heap_pend *own = NULL, *empty = NULL, *old = NULL, *p;
+	u64 now = ktime_get_ns();
 	int i;
 
 	spin_lock(&cprof_heap_pend_lock);
 	for (i = 0; i < CPROF_HEAP_PENDING; i++) {
-		struct cprof_heap_pend *p = &cprof_heap_pend[i];
-
-		/*
-		 * a slot of current's own that never returned is reused;
-		 * one higher up its stack is a call still running, that
-		 * called this one (realloc calling malloc)
-		 */
-		if (!p->tsk || (p->tsk == current && p->sp <= sp)) {
-			if (!p->tsk)
-				atomic_inc(&cprof_heap_nr_pend);
-			p->tsk = current;
-			p->sp = sp;
-			p->size = size;
-			p->memptr = memptr;
-			added = true;
-			break;
+		p = &cprof_heap_pend[i];
+		if (!p->pid) {
+			if (!empty)
+				empty = p;
+		} else if (cprof_heap_pend_mine(p)) {
+			if (p->sp <= sp) {
+				own = p;
+				break;
+			}
+		} else if (!old && now - p->time > CPROF_HEAP_PEND_NS) {
+			old = p;
 		}
 	}
+	p = own ?: empty ?: old;
+	if (p) {
+		if (p == empty)
+			atomic_inc(&cprof_heap_nr_pend);
+		p->pid = current->pid;
+		p->start = current->start_time;
+		p->time = now;
+		p->sp = sp;
+		p->size = size;
+		p->memptr = memptr;
+	}
 	spin_unlock(&cprof_heap_pend_lock);
-	return added;
+	return p;
 }
 
 /* The sampled call of current returning to @sp's frame, taken; or false. */
@@ -319,9 +343,9 @@ static bool cprof_heap_pend_take(unsigned long sp, struct cprof_heap_pend *out)
 	for (i = 0; i < CPROF_HEAP_PENDING; i++) {
 		struct cprof_heap_pend *p = &cprof_heap_pend[i];
 
-		if (p->tsk == current && p->sp == sp) {
+		if (p->pid && p->sp == sp && cprof_heap_pend_mine(p)) {
 			*out = *p;
-			p->tsk = NULL;
+			p->pid = 0;
 			atomic_dec(&cprof_heap_nr_pend);
 			found = true;
 			break;
