@@ -25,6 +25,7 @@
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
+#include <linux/ptrace.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -378,7 +379,7 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 	/* another process mapping the file: no breakpoint there */
 	if (current->mm != READ_ONCE(cprof_heap_mm))
 		return UPROBE_HANDLER_REMOVE;
-	if (!set)
+	if (!set || !user_64bit_mode(regs))
 		return 0;
 	switch (fn) {
 	case CPROF_HEAP_FREE:
@@ -432,7 +433,7 @@ static int cprof_heap_return(struct uprobe_consumer *self,
 	struct cprof_heap_pend p;
 	u64 ptr = regs->ax;
 
-	if (!atomic_read(&cprof_heap_nr_pend) ||
+	if (!atomic_read(&cprof_heap_nr_pend) || !user_64bit_mode(regs) ||
 	    current->mm != READ_ONCE(cprof_heap_mm) ||
 	    !cprof_heap_pend_take(regs->sp - sizeof(long), &p))
 		return 0;
@@ -466,7 +467,10 @@ static int cprof_heap_locate(struct mm_struct *mm, u64 addr,
 	return err;
 }
 
-/* The process profiled, its mm held; checks the opener may probe it. */
+/*
+ * The process profiled, its mm held; checks the opener may probe it and
+ * that it is a 64-bit process (not 32-bit, not x32).
+ */
 static struct mm_struct *cprof_heap_target(u32 pid)
 {
 	struct task_struct *task;
@@ -482,6 +486,9 @@ static struct mm_struct *cprof_heap_target(u32 pid)
 		return ERR_PTR(-ESRCH);
 	mm = get_task_mm(task);
 	err = mm ? cprof_access_probe(task, mm) : -ESRCH;
+	/* the probes read arguments as x86-64's convention passes them */
+	if (!err && test_tsk_thread_flag(task, TIF_ADDR32))
+		err = -ENOEXEC;
 	put_task_struct(task);
 	if (err) {
 		if (mm)
@@ -579,7 +586,8 @@ static int cprof_heap_table(const struct cprof_settings *set)
  * set up.
  * Return: 0; -EINVAL without pid, malloc or free, or for an address that
  * is not code of a file in the process; -ESRCH: no such process (or no
- * memory of its own); -EACCES: the opener may not ptrace it; -ENOMEM;
+ * memory of its own); -EACCES: the opener may not ptrace it; -ENOEXEC:
+ * not a 64-bit process; -ENOMEM;
  * or uprobe_register()'s error.  Nothing is left registered on error, a
  * fatal signal to the opener meanwhile included: a worker registers.
  */
