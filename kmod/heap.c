@@ -61,8 +61,10 @@ struct cprof_heap_pend {
 	u64 start;			/* the thread's start_time */
 	u64 time;			/* ns at the entry */
 	unsigned long sp;
-	u64 size;
+	u64 size;			/* 0: not sampled (realloc) */
 	unsigned long memptr;		/* posix_memalign's */
+	u64 old;			/* realloc's block, kept ... */
+	u64 old_id;			/* ... with this id; else 0 */
 };
 
 /* One CPU's sampling and recording; its own CPU only writes it. */
@@ -156,8 +158,8 @@ static struct hlist_head *cprof_heap_bucket(u64 ptr)
 	return &cprof_heap_buckets[hash_64(ptr, CPROF_HEAP_HASH_BITS)];
 }
 
-/* Forget a kept allocation at @ptr: its id, or 0 if none was kept. */
-static u64 cprof_heap_forget(u64 ptr)
+/* The id of the allocation kept at @ptr, or 0 if none is. */
+static u64 cprof_heap_lookup(u64 ptr)
 {
 	struct cprof_heap_live *e;
 	u64 id = 0;
@@ -165,6 +167,26 @@ static u64 cprof_heap_forget(u64 ptr)
 	spin_lock(&cprof_heap_live_lock);
 	hlist_for_each_entry(e, cprof_heap_bucket(ptr), node) {
 		if (e->ptr == ptr) {
+			id = e->id;
+			break;
+		}
+	}
+	spin_unlock(&cprof_heap_live_lock);
+	return id;
+}
+
+/*
+ * Forget the allocation kept at @ptr, if its id is @want (0: any): its
+ * id, or 0 if none was kept.
+ */
+static u64 cprof_heap_forget(u64 ptr, u64 want)
+{
+	struct cprof_heap_live *e;
+	u64 id = 0;
+
+	spin_lock(&cprof_heap_live_lock);
+	hlist_for_each_entry(e, cprof_heap_bucket(ptr), node) {
+		if (e->ptr == ptr && (!want || e->id == want)) {
 			id = e->id;
 			hlist_del(&e->node);
 			hlist_add_head(&e->node, &cprof_heap_free_list);
@@ -195,14 +217,17 @@ static void cprof_heap_record_free(u64 id)
 	local_irq_restore(flags);
 }
 
-/* A free of @ptr (free(), realloc()) in the profiled process. */
-static void cprof_heap_freed(u64 ptr)
+/*
+ * A free of @ptr (free(), realloc()) in the profiled process: of the
+ * allocation kept there whose id is @want, 0: whichever.
+ */
+static void cprof_heap_freed(u64 ptr, u64 want)
 {
 	u64 id;
 
 	if (!ptr || !atomic_read(&cprof_heap_nr_live))
 		return;
-	id = cprof_heap_forget(ptr);
+	id = cprof_heap_forget(ptr, want);
 	if (id)
 		cprof_heap_record_free(id);
 }
@@ -253,7 +278,7 @@ static void cprof_heap_allocated(u64 ptr, u64 size)
 	if (!set)
 		return;
 	/* an address kept already was freed by a call not seen returning */
-	cprof_heap_freed(ptr);
+	cprof_heap_freed(ptr, 0);
 	spin_lock(&cprof_heap_live_lock);
 	if (!hlist_empty(&cprof_heap_free_list)) {
 		e = hlist_entry(cprof_heap_free_list.first,
@@ -290,15 +315,16 @@ static bool cprof_heap_pend_mine(const struct cprof_heap_pend *p)
 }
 
 /*
- * Note a sampled call of current at its entry; false: no room.  A call
+ * Note a call of current at its entry (sampled, or a realloc of a kept
+ * block), as @note says; false: no room.  A call
  * whose return is never seen (the thread killed in it, exec, longjmp)
  * leaves its slot: current's own lower or level with @sp is such a call
  * and is reused first (one higher up its stack is a call still running
  * that called this one: realloc calling malloc), then an empty slot, then
  * any noted more than CPROF_HEAP_PEND_NS ago.
  */
-static bool cprof_heap_pend_add(unsigned long sp, u64 size,
-				unsigned long memptr)
+static bool cprof_heap_pend_add(unsigned long sp,
+				const struct cprof_heap_pend *note)
 {
 	struct cprof_heap_pend *own = NULL, *empty = NULL, *old = NULL, *p;
 	u64 now = ktime_get_ns();
@@ -327,8 +353,10 @@ static bool cprof_heap_pend_add(unsigned long sp, u64 size,
 		p->start = current->start_time;
 		p->time = now;
 		p->sp = sp;
-		p->size = size;
-		p->memptr = memptr;
+		p->size = note->size;
+		p->memptr = note->memptr;
+		p->old = note->old;
+		p->old_id = note->old_id;
 	}
 	spin_unlock(&cprof_heap_pend_lock);
 	return p;
@@ -373,7 +401,7 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 {
 	const struct cprof_settings *set = READ_ONCE(cprof_heap_set);
 	enum cprof_heap_fn fn = cprof_heap_fn_of(self);
-	unsigned long memptr = 0;
+	struct cprof_heap_pend note = {};
 	u64 size;
 
 	/* another process mapping the file: no breakpoint there */
@@ -383,7 +411,7 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 		return 0;
 	switch (fn) {
 	case CPROF_HEAP_FREE:
-		cprof_heap_freed(regs->di);
+		cprof_heap_freed(regs->di, 0);
 		return 0;
 	case CPROF_HEAP_MALLOC:
 		size = regs->di;
@@ -393,27 +421,39 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 			return 0;
 		break;
 	case CPROF_HEAP_REALLOC:
-		/* realloc(NULL, n) is malloc(n), whose probe counts it */
-		if (!regs->di)
+		/*
+		 * realloc(NULL, n) is malloc(n), realloc(p, 0) free(p): their
+		 * probes count them.  A kept block is freed only if the call
+		 * succeeds: noted, whether sampled or not.
+		 */
+		if (!regs->di || !regs->si)
 			return 0;
-		cprof_heap_freed(regs->di);
+		note.old = regs->di;
+		if (atomic_read(&cprof_heap_nr_live))
+			note.old_id = cprof_heap_lookup(note.old);
 		size = regs->si;
 		break;
 	case CPROF_HEAP_MEMALIGN:
 		/* glibc's malloc gives 16 bytes' alignment: it calls it */
 		if (regs->si <= CPROF_HEAP_MALLOC_ALIGN)
 			return 0;
-		memptr = regs->di;
+		note.memptr = regs->di;
 		size = regs->dx;
 		break;
 	default:
 		return 0;
 	}
-	if (!size || !cprof_heap_sampled(size, set->heap_rate))
+	if (size && cprof_heap_sampled(size, set->heap_rate))
+		note.size = size;
+	if (!note.size && !note.old_id)
 		return 0;
-	if (!cprof_heap_pend_add(regs->sp, size, memptr)) {
+	if (!cprof_heap_pend_add(regs->sp, &note)) {
 		unsigned long flags;
 
+		/* realloc's block then taken as freed, as it most likely is */
+		cprof_heap_freed(note.old, note.old_id);
+		if (!note.size)
+			return 0;
 		local_irq_save(flags);
 		if (cprof_sample_skip(ktime_get_ns(), true))
 			this_cpu_ptr(&cprof_heap_cpus)->full++;
@@ -442,7 +482,12 @@ static int cprof_heap_return(struct uprobe_consumer *self,
 		if (ptr || get_user(ptr, (u64 __user *)p.memptr))
 			return 0;
 	}
-	if (ptr)
+	/* failed: a realloc's block is still the caller's */
+	if (!ptr)
+		return 0;
+	if (p.old_id)
+		cprof_heap_freed(p.old, p.old_id);
+	if (p.size)
 		cprof_heap_allocated(ptr, p.size);
 	return 0;
 }
