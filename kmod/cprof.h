@@ -121,6 +121,7 @@ struct cprof_cpu_stats {
 	u64 heap_events;	/* allocations recorded */
 	u64 heap_frees;		/* frees of those recorded */
 	u64 heap_full;		/* allocations sampled, no room to keep */
+	u64 heap_free_lost;	/* frees of those, no room to record */
 	u64 heap_skipped;	/* allocations sampled, over budget */
 	u64 heap_ns_total;	/* time the probes took recording */
 	u64 heap_ns_max;	/* the longest */

@@ -75,6 +75,7 @@ struct cprof_heap_cpu {
 	u64 events;			/* stats: allocations recorded */
 	u64 frees;			/* stats: frees recorded */
 	u64 full;			/* stats: no room to keep one */
+	u64 free_lost;			/* stats: no room for a free */
 	u64 skipped;			/* stats: over budget */
 };
 
@@ -198,23 +199,28 @@ static u64 cprof_heap_forget(u64 ptr, u64 want)
 	return id;
 }
 
-/* A kept allocation freed: its record. */
-static void cprof_heap_record_free(u64 id)
+/* A kept allocation freed: its record; false: no room in the ring. */
+static bool cprof_heap_record_free(u64 id)
 {
+	struct cprof_heap_cpu *hc;
 	struct cprof_heapfree *rec;
 	unsigned long flags;
 	u64 now = ktime_get_ns();
 
 	local_irq_save(flags);
+	hc = this_cpu_ptr(&cprof_heap_cpus);
 	rec = cprof_sample_reserve(sizeof(*rec), now, false);
 	if (rec) {
 		rec->time_ns = now;
 		rec->id = id;
 		cprof_sample_commit(CPROF_REC_HEAPFREE, 0, sizeof(*rec), now,
 				    false);
-		this_cpu_ptr(&cprof_heap_cpus)->frees++;
+		hc->frees++;
+	} else {
+		hc->free_lost++;
 	}
 	local_irq_restore(flags);
+	return rec;
 }
 
 /*
@@ -227,9 +233,15 @@ static void cprof_heap_freed(u64 ptr, u64 want)
 
 	if (!ptr || !atomic_read(&cprof_heap_nr_live))
 		return;
-	id = cprof_heap_forget(ptr, want);
-	if (id)
-		cprof_heap_record_free(id);
+	id = cprof_heap_lookup(ptr);
+	if (!id || (want && id != want))
+		return;
+	/*
+	 * kept until its record is written: the reader, not told, would
+	 * count it in use; a later allocation at @ptr tries again
+	 */
+	if (cprof_heap_record_free(id))
+		cprof_heap_forget(ptr, id);
 }
 
 /* Write the sample of current's allocation; interrupts disabled. */
@@ -727,6 +739,7 @@ void cprof_heap_stats(int cpu, struct cprof_cpu_stats *st)
 	st->heap_events = READ_ONCE(hc->events);
 	st->heap_frees = READ_ONCE(hc->frees);
 	st->heap_full = READ_ONCE(hc->full);
+	st->heap_free_lost = READ_ONCE(hc->free_lost);
 	st->heap_skipped = READ_ONCE(hc->skipped);
 	cprof_hookcost_stats(&hc->cost, &st->heap_ns_total, &st->heap_ns_max);
 }

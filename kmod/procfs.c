@@ -117,6 +117,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->heap_events += c->heap_events;
 	sum->heap_frees += c->heap_frees;
 	sum->heap_full += c->heap_full;
+	sum->heap_free_lost += c->heap_free_lost;
 	sum->heap_skipped += c->heap_skipped;
 	sum->heap_ns_total += c->heap_ns_total;
 	sum->heap_ns_max = max(sum->heap_ns_max, c->heap_ns_max);
@@ -172,6 +173,7 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%sheap_events %llu\n", prefix, c->heap_events);
 	seq_printf(m, "%sheap_frees %llu\n", prefix, c->heap_frees);
 	seq_printf(m, "%sheap_full %llu\n", prefix, c->heap_full);
+	seq_printf(m, "%sheap_free_lost %llu\n", prefix, c->heap_free_lost);
 	seq_printf(m, "%sheap_skipped %llu\n", prefix, c->heap_skipped);
 	seq_printf(m, "%sheap_ns_total %llu\n", prefix, c->heap_ns_total);
 	seq_printf(m, "%sheap_ns_max %llu\n", prefix, c->heap_ns_max);
