@@ -65,6 +65,7 @@ struct cprof_heap_pend {
 	unsigned long memptr;		/* posix_memalign's */
 	u64 old;			/* realloc's block, kept ... */
 	u64 old_id;			/* ... with this id; else 0 */
+	bool outer;			/* noted for the malloc it calls */
 };
 
 /* One CPU's sampling and recording; its own CPU only writes it. */
@@ -369,9 +370,31 @@ static bool cprof_heap_pend_add(unsigned long sp,
 		p->memptr = note->memptr;
 		p->old = note->old;
 		p->old_id = note->old_id;
+		p->outer = note->outer;
 	}
 	spin_unlock(&cprof_heap_pend_lock);
 	return p;
+}
+
+/*
+ * Is a noted call of current's running higher up its stack than @sp, one
+ * that calls malloc (posix_memalign, realloc)?  It counts the bytes.
+ */
+static bool cprof_heap_pend_inner(unsigned long sp)
+{
+	u64 now = ktime_get_ns();
+	bool inner = false;
+	int i;
+
+	spin_lock(&cprof_heap_pend_lock);
+	for (i = 0; i < CPROF_HEAP_PENDING && !inner; i++) {
+		struct cprof_heap_pend *p = &cprof_heap_pend[i];
+
+		inner = p->pid && p->sp > sp && cprof_heap_pend_mine(p) &&
+			now - p->time <= CPROF_HEAP_PEND_NS;
+	}
+	spin_unlock(&cprof_heap_pend_lock);
+	return inner;
 }
 
 /* The sampled call of current returning to @sp's frame, taken; or false. */
@@ -426,6 +449,10 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 		cprof_heap_freed(regs->di, 0);
 		return 0;
 	case CPROF_HEAP_MALLOC:
+		/* called by a noted posix_memalign or realloc, which count it */
+		if (atomic_read(&cprof_heap_nr_pend) &&
+		    cprof_heap_pend_inner(regs->sp))
+			return 0;
 		size = regs->di;
 		break;
 	case CPROF_HEAP_CALLOC:
@@ -446,9 +473,12 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 		size = regs->si;
 		break;
 	case CPROF_HEAP_MEMALIGN:
-		/* glibc's malloc gives 16 bytes' alignment: it calls it */
-		if (regs->si <= CPROF_HEAP_MALLOC_ALIGN)
-			return 0;
+		/*
+		 * glibc's malloc gives 16 bytes' alignment: posix_memalign
+		 * calls it, from a frame that hides the caller's (a tail
+		 * call), so each such call is noted to count it here
+		 */
+		note.outer = regs->si <= CPROF_HEAP_MALLOC_ALIGN;
 		note.memptr = regs->di;
 		size = regs->dx;
 		break;
@@ -457,13 +487,14 @@ static int cprof_heap_entry(struct uprobe_consumer *self,
 	}
 	if (size && cprof_heap_sampled(size, set->heap_rate))
 		note.size = size;
-	if (!note.size && !note.old_id)
+	if (!note.size && !note.old_id && !note.outer)
 		return 0;
 	if (!cprof_heap_pend_add(regs->sp, &note)) {
 		unsigned long flags;
 
 		/* realloc's block then taken as freed, as it most likely is */
-		cprof_heap_freed(note.old, note.old_id);
+		if (note.old_id)
+			cprof_heap_freed(note.old, note.old_id);
 		if (!note.size)
 			return 0;
 		local_irq_save(flags);
@@ -488,6 +519,8 @@ static int cprof_heap_return(struct uprobe_consumer *self,
 	if (!atomic_read(&cprof_heap_nr_pend) || !user_64bit_mode(regs) ||
 	    current->mm != READ_ONCE(cprof_heap_mm) ||
 	    !cprof_heap_pend_take(regs->sp - sizeof(long), &p))
+		return 0;
+	if (!p.size && !p.old_id)
 		return 0;
 	if (cprof_heap_fn_of(self) == CPROF_HEAP_MEMALIGN) {
 		/* it returns 0 and stores the pointer */
