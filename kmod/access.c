@@ -81,10 +81,10 @@ static bool cprof_access_same_ids(const struct cred *tcred)
  * @task: a user process
  * @mm: its address space, held
  *
- * As ptrace's attach (its real ids): the same user, whose process may be
- * dumped (not setuid, not made undumpable), or CAP_SYS_PTRACE in the
- * process's user namespace.  (The LSMs' ptrace hook cannot be asked by a
- * module.)
+ * As ptrace's attach (its real ids): the same user or CAP_SYS_PTRACE in
+ * the process's user namespace; and, for a process that may not be dumped
+ * (setuid, made undumpable), CAP_SYS_PTRACE in its memory's namespace too.
+ * (The LSMs' ptrace hook cannot be asked by a module.)
  *
  * Context: process, the opener.
  * Return: 0, or -EACCES.
@@ -94,9 +94,10 @@ int cprof_access_probe(struct task_struct *task, struct mm_struct *mm)
 	const struct cred *tcred = get_task_cred(task);
 	bool ok;
 
-	ok = (cprof_access_same_ids(tcred) &&
-	      get_dumpable(mm) == SUID_DUMP_USER) ||
-	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	ok = (cprof_access_same_ids(tcred) ||
+	      ns_capable(tcred->user_ns, CAP_SYS_PTRACE)) &&
+	     (get_dumpable(mm) == SUID_DUMP_USER ||
+	      ns_capable(mm->user_ns, CAP_SYS_PTRACE));
 	put_cred(tcred);
 	return ok ? 0 : -EACCES;
 }
