@@ -39,7 +39,6 @@
 #include "hookcost.h"
 #include "sample.h"
 
-#define CPROF_HEAP_HASH_BITS	12
 /* glibc's posix_memalign() calls malloc() for an alignment up to this */
 #define CPROF_HEAP_MALLOC_ALIGN	16
 /* sampled calls between their entry and return, all threads */
@@ -91,7 +90,8 @@ static DEFINE_MUTEX(cprof_heap_lock);
 
 /* The live table and the pending calls, under their spinlocks. */
 static DEFINE_SPINLOCK(cprof_heap_live_lock);
-static struct hlist_head cprof_heap_buckets[1 << CPROF_HEAP_HASH_BITS];
+static struct hlist_head *cprof_heap_buckets;	/* 1 << cprof_heap_bits */
+static unsigned int cprof_heap_bits;
 static struct cprof_heap_live *cprof_heap_pool;
 static HLIST_HEAD(cprof_heap_free_list);
 static atomic_t cprof_heap_nr_live = ATOMIC_INIT(0);
@@ -157,7 +157,7 @@ static bool cprof_heap_sampled(u64 size, u32 rate)
 
 static struct hlist_head *cprof_heap_bucket(u64 ptr)
 {
-	return &cprof_heap_buckets[hash_64(ptr, CPROF_HEAP_HASH_BITS)];
+	return &cprof_heap_buckets[hash_64(ptr, cprof_heap_bits)];
 }
 
 /* The id of the allocation kept at @ptr, or 0 if none is. */
@@ -609,6 +609,8 @@ static void cprof_heap_teardown(void)
 	}
 	kvfree(cprof_heap_pool);
 	cprof_heap_pool = NULL;
+	kvfree(cprof_heap_buckets);
+	cprof_heap_buckets = NULL;
 }
 
 /* Registering the probes, in a worker: its result. */
@@ -647,15 +649,26 @@ static void cprof_heap_register_fn(struct work_struct *work)
 	reg->err = err;
 }
 
-/* An empty live table of heap_kb KiB and no pending call. */
+/*
+ * An empty live table of heap_kb KiB and no pending call: its entries and
+ * a bucket for each one or two of them (a power of two), so that a chain
+ * stays short whatever heap_kb.
+ */
 static int cprof_heap_table(const struct cprof_settings *set)
 {
-	size_t i, n = ((size_t)set->heap_kb << 10) / sizeof(*cprof_heap_pool);
+	size_t i, n, nb, bytes = (size_t)set->heap_kb << 10;
 
+	nb = rounddown_pow_of_two(max_t(size_t, 1, bytes /
+			(sizeof(*cprof_heap_pool) + sizeof(*cprof_heap_buckets))));
+	n = (bytes - nb * sizeof(*cprof_heap_buckets)) /
+	    sizeof(*cprof_heap_pool);
+	cprof_heap_bits = ilog2(nb);
+	cprof_heap_buckets = kvmalloc_array(nb, sizeof(*cprof_heap_buckets),
+					    GFP_KERNEL);
 	cprof_heap_pool = kvcalloc(n, sizeof(*cprof_heap_pool), GFP_KERNEL);
-	if (!cprof_heap_pool)
+	if (!cprof_heap_buckets || !cprof_heap_pool)
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(cprof_heap_buckets); i++)
+	for (i = 0; i < nb; i++)
 		INIT_HLIST_HEAD(&cprof_heap_buckets[i]);
 	INIT_HLIST_HEAD(&cprof_heap_free_list);
 	for (i = 0; i < n; i++)
