@@ -4,10 +4,10 @@
  * a round at each SIGUSR1, so that a test can start a heap profile first.
  * Prints "ready PID", then for each round: the blocks kept by the round
  * before freed, keep_few() and keep_many() keep FEW_KB and MANY_KB of
- * BLOCK-byte blocks (default 8192), keep_many's by malloc, keep_few's by
- * realloc(NULL, BLOCK) and posix_memalign(16) in turn (which call glibc's
- * malloc), interleaved with churn(), which allocates and frees CHURN_KB
- * in all; then "done ROUND
+ * BLOCK-byte blocks (default 8192), keep_few's by realloc(NULL, BLOCK),
+ * keep_many's by malloc and posix_memalign(16) in turn (glibc's realloc
+ * and posix_memalign call its malloc), interleaved with churn(), which
+ * allocates and frees CHURN_KB in all; then "done ROUND
  * few FEWBYTES many MANYBYTES churn CHURNBYTES": the truth, the live bytes
  * of each keeper and the bytes churn() allocated.  Then, at each SIGUSR2,
  * "speed NS": the nanoseconds one malloc and free of BLOCK bytes takes,
@@ -43,24 +43,24 @@ static void keep(void *p)
 	kept[nr_kept++] = p;
 }
 
-/* through the calls glibc makes malloc(): each must count once */
+/* realloc(NULL, n): glibc's realloc jumps to malloc, counted once */
 NOINLINE void keep_few(void)
 {
-	static unsigned int n;
 	void *volatile none = NULL;	/* no folding into malloc() */
+
+	keep(realloc(none, block));
+}
+
+/* malloc, and posix_memalign(16), which calls it, in turn */
+NOINLINE void keep_many(void)
+{
+	static unsigned int n;
 	void *p = NULL;
 
 	if (n++ % 2)
-		keep(realloc(none, block));
-	else if (!posix_memalign(&p, 16, block))
-		keep(p);
+		keep(malloc(block));
 	else
-		keep(NULL);
-}
-
-NOINLINE void keep_many(void)
-{
-	keep(malloc(block));
+		keep(posix_memalign(&p, 16, block) ? NULL : p);
 }
 
 /* allocates and frees: counted in alloc_space, never in inuse_space */

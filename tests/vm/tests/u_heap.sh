@@ -4,9 +4,10 @@
 # u_heap: where a process's live memory was allocated (profile kind
 # heap), against the program's own count.  heaper
 # (tests/workloads/heaper.c) keeps, at each SIGUSR1, 8 MiB from keep_few
-# (by realloc(NULL, n) and posix_memalign(16), which call glibc's malloc,
-# each counted once) and 24 MiB from keep_many (by malloc; 1:3, 16 KiB
-# blocks) while churn allocates and
+# (by realloc(NULL, n)) and 24 MiB from keep_many (by malloc and
+# posix_memalign(16) in turn; 1:3, 16 KiB blocks; glibc's realloc and
+# posix_memalign call malloc: each counted once, at its caller) while
+# churn allocates and
 # frees 64 MiB, and prints what it kept; each profile is started first
 # and ended with stop=1 once heaper is done:
 #   - cprof-dump --kind heap -d N -p PID --rate 16384, read by go tool
