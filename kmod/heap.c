@@ -87,6 +87,8 @@ static bool cprof_heap_registered[CPROF_HEAP_NR_FN];	/* cprof_heap_lock */
 static struct mm_struct *cprof_heap_mm __read_mostly;	/* grabbed */
 static const struct cprof_settings *cprof_heap_set __read_mostly;
 static DEFINE_MUTEX(cprof_heap_lock);
+static u64 cprof_heap_deadline;		/* the profile's end */
+static bool cprof_heap_gone;		/* the process exited; heap_lock */
 
 /* The live table and the pending calls, under their spinlocks. */
 static DEFINE_SPINLOCK(cprof_heap_live_lock);
@@ -711,6 +713,7 @@ int cprof_heap_start(const struct cprof_settings *set)
 		err = -EBUSY;
 		goto unlock;
 	}
+	WRITE_ONCE(cprof_heap_gone, false);
 	for (i = 0; i < CPROF_HEAP_NR_FN && !err; i++) {
 		memset(&cprof_heap_probes[i], 0, sizeof(cprof_heap_probes[i]));
 		if (set->heap_fn[i])
@@ -754,6 +757,61 @@ static void cprof_heap_stop_fn(struct work_struct *work)
 
 static DECLARE_WORK(cprof_heap_stop_work, cprof_heap_stop_fn);
 
+/*
+ * The probes removed at the profile's deadline, or once the process has
+ * exited, whether its reader reads or not (each trap slows the process);
+ * otherwise a look again in a second.
+ */
+static void cprof_heap_watch_fn(struct work_struct *work)
+{
+	struct delayed_work *dw = to_delayed_work(work);
+	u64 now = ktime_get_ns();
+
+	mutex_lock(&cprof_heap_lock);
+	if (cprof_heap_mm) {
+		if (!atomic_read(&cprof_heap_mm->mm_users)) {
+			WRITE_ONCE(cprof_heap_gone, true);
+			cprof_heap_teardown();
+		} else if (now >= cprof_heap_deadline) {
+			cprof_heap_teardown();
+		} else {
+			schedule_delayed_work(dw, nsecs_to_jiffies(min_t(u64,
+					NSEC_PER_SEC, cprof_heap_deadline - now)) + 1);
+		}
+	}
+	mutex_unlock(&cprof_heap_lock);
+}
+
+static DECLARE_DELAYED_WORK(cprof_heap_watch, cprof_heap_watch_fn);
+
+/**
+ * cprof_heap_open() - remove the probes at the deadline by themselves
+ * @deadline_ns: the profile's end, ktime_get_ns(); or CPROF_NO_DEADLINE
+ *
+ * Also once the process has exited: cprof_heap_exited() says so then.
+ * Nothing without a heap profile.
+ *
+ * Context: any, after cprof_heap_start().
+ */
+void cprof_heap_open(u64 deadline_ns)
+{
+	if (!READ_ONCE(cprof_heap_mm))
+		return;
+	cprof_heap_deadline = deadline_ns;
+	schedule_delayed_work(&cprof_heap_watch, 0);
+}
+
+/**
+ * cprof_heap_exited() - has the profiled process exited?
+ *
+ * Context: any.
+ * Return: true once the probes were removed because it did.
+ */
+bool cprof_heap_exited(void)
+{
+	return READ_ONCE(cprof_heap_gone);
+}
+
 /**
  * cprof_heap_stop() - the probes removed, what was kept freed
  *
@@ -767,8 +825,10 @@ static DECLARE_WORK(cprof_heap_stop_work, cprof_heap_stop_fn);
  */
 void cprof_heap_stop(void)
 {
+	cancel_delayed_work_sync(&cprof_heap_watch);
 	schedule_work(&cprof_heap_stop_work);
 	flush_work(&cprof_heap_stop_work);
+	WRITE_ONCE(cprof_heap_gone, false);
 }
 
 /**

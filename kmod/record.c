@@ -63,6 +63,19 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 void cprof_record_open(u64 from, u64 deadline_ns)
 {
 	cprof_sample_open(from, deadline_ns);
+	cprof_heap_open(deadline_ns);
+}
+
+/**
+ * cprof_record_target_exited() - has the one process profiled exited?
+ *
+ * Only a heap profile's recorders follow one process: then it may end.
+ *
+ * Context: any.
+ */
+bool cprof_record_target_exited(void)
+{
+	return cprof_heap_exited();
 }
 
 /**

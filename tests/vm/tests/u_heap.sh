@@ -17,7 +17,9 @@
 #   - the probes go with the reader: while a profile runs, malloc's first
 #     byte in heaper's memory is a breakpoint (int3); once the reader is
 #     killed -9 it is malloc's own again, and a malloc and free pair is as
-#     fast as before the profile (within 3 times, a noisy guest).
+#     fast as before the profile (within 3 times, a noisy guest);
+#   - a 3 s profile whose reader is stopped (SIGSTOP) loses its probes at
+#     the deadline all the same; a profile ends when its process exits.
 # Prints the module's cost per recorded allocation and the speeds.
 # Runs on every kernel.
 # vm-timeout: 180
@@ -174,5 +176,43 @@ after=$(speed)
 echo "speed: a malloc and free pair ${before} ns before, ${during} ns under the probes, ${after} ns once the reader was killed -9"
 ((after < 3 * before + 100)) ||
 	fail "malloc and free take ${after} ns after the reader was killed, ${before} ns before: the probes stayed"
+
+# The probes go at the deadline though the reader, stopped, never reads.
+"$CPROF_DUMP" --kind heap -d 3 -p "$pid" --rate "$RATE" \
+	-o "$OUT/stopped.pb.gz" 2>"$OUT/stopped.err" &
+k=$!
+wait_profiling || fail "stopped: no profile started"
+for ((i = 0; i < 50; i++)); do
+	[[ $(byte_at "$addr") == cc ]] && break
+	sleep 0.1
+done
+kill -STOP "$k"
+t0=$SECONDS
+for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+	[[ $(byte_at "$addr") != cc ]] && break
+	sleep 0.1
+done
+[[ $(byte_at "$addr") != cc ]] ||
+	fail "malloc at $addr in heaper is still a breakpoint past a 3 s profile's deadline, its reader stopped"
+echo "stopped reader: malloc's breakpoint gone $((SECONDS - t0)) s after the reader stopped (deadline 3 s)"
+kill -CONT "$k"
+wait "$k" || fail "cprof-dump of a 3 s profile, stopped and continued, failed: $(cat "$OUT/stopped.err")"
+
+# A profile of a process that exits ends then, long before its deadline.
+"$CPROF_DUMP" --kind heap -d "$SECONDS_P" -p "$pid" --rate "$RATE" \
+	-o "$OUT/exited.pb.gz" 2>"$OUT/exited.err" &
+k=$!
+wait_profiling || fail "exited: no profile started"
+kill "$hp"
+wait "$hp" 2>/dev/null || true
+t0=$SECONDS
+for ((i = 0; i < 100 * ${CPROF_SLOW:-1}; i++)); do
+	kill -0 "$k" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$k" 2>/dev/null &&
+	fail "a ${SECONDS_P} s heap profile still runs 10 s after its process exited"
+wait "$k" || fail "cprof-dump of an exited process failed: $(cat "$OUT/exited.err")"
+echo "exited process: its profile ended $((SECONDS - t0)) s after it did"
 stop
 echo "u_heap: ok"
