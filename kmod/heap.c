@@ -82,6 +82,7 @@ struct cprof_heap_cpu {
 static DEFINE_PER_CPU(struct cprof_heap_cpu, cprof_heap_cpus) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
+
 static struct cprof_uprobe cprof_heap_probes[CPROF_HEAP_NR_FN];
 static bool cprof_heap_registered[CPROF_HEAP_NR_FN];	/* cprof_heap_lock */
 static struct mm_struct *cprof_heap_mm __read_mostly;	/* grabbed */
@@ -330,13 +331,13 @@ static bool cprof_heap_pend_mine(const struct cprof_heap_pend *p)
 }
 
 /*
- * Note a call of current at its entry (sampled, or a realloc of a kept
- * block), as @note says; false: no room.  A call
- * whose return is never seen (the thread killed in it, exec, longjmp)
- * leaves its slot: current's own lower or level with @sp is such a call
- * and is reused first (one higher up its stack is a call still running
- * that called this one: realloc calling malloc), then an empty slot, then
- * any noted more than CPROF_HEAP_PEND_NS ago.
+ * Note a call of current at its entry as @note says (sampled, a realloc
+ * of a kept block, a posix_memalign that calls malloc); false: no room.
+ * A call whose return is never seen (the thread killed in it, exec,
+ * longjmp) leaves its slot: current's own lower or level with @sp is such
+ * a call and is reused first (one higher up its stack is a call still
+ * running that called this one: realloc calling malloc), then an empty
+ * slot, then any noted more than CPROF_HEAP_PEND_NS ago.
  */
 static bool cprof_heap_pend_add(unsigned long sp,
 				const struct cprof_heap_pend *note)
@@ -356,7 +357,7 @@ static bool cprof_heap_pend_add(unsigned long sp,
 				own = p;
 				break;
 			}
-		} else if (!old && now - p->time > CPROF_HEAP_PEND_NS) {
+		} else if (!old && (s64)(now - p->time) > CPROF_HEAP_PEND_NS) {
 			old = p;
 		}
 	}
@@ -393,7 +394,7 @@ static bool cprof_heap_pend_inner(unsigned long sp)
 		struct cprof_heap_pend *p = &cprof_heap_pend[i];
 
 		inner = p->pid && p->sp > sp && cprof_heap_pend_mine(p) &&
-			now - p->time <= CPROF_HEAP_PEND_NS;
+			(s64)(now - p->time) <= CPROF_HEAP_PEND_NS;
 	}
 	spin_unlock(&cprof_heap_pend_lock);
 	return inner;
@@ -765,7 +766,7 @@ static DECLARE_WORK(cprof_heap_stop_work, cprof_heap_stop_fn);
 static void cprof_heap_watch_fn(struct work_struct *work)
 {
 	struct delayed_work *dw = to_delayed_work(work);
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), wait;
 
 	mutex_lock(&cprof_heap_lock);
 	if (cprof_heap_mm) {
@@ -775,8 +776,8 @@ static void cprof_heap_watch_fn(struct work_struct *work)
 		} else if (now >= cprof_heap_deadline) {
 			cprof_heap_teardown();
 		} else {
-			schedule_delayed_work(dw, nsecs_to_jiffies(min_t(u64,
-					NSEC_PER_SEC, cprof_heap_deadline - now)) + 1);
+			wait = min_t(u64, NSEC_PER_SEC, cprof_heap_deadline - now);
+			schedule_delayed_work(dw, nsecs_to_jiffies(wait) + 1);
 		}
 	}
 	mutex_unlock(&cprof_heap_lock);
