@@ -72,6 +72,7 @@ void cprof_record_open(u64 from, u64 deadline_ns)
  * Only a heap profile's recorders follow one process: then it may end.
  *
  * Context: any.
+ * Return: true once the process a heap profile probes has exited.
  */
 bool cprof_record_target_exited(void)
 {
