@@ -13,6 +13,7 @@
 #include "ctl.h"
 #include "maps.h"
 #include "mutex.h"
+#include "heap.h"
 #include "newtask.h"
 #include "offcpu.h"
 #include "procfs.h"
@@ -121,6 +122,13 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->trace_nostack_ring += c->trace_nostack_ring;
 	sum->trace_ns_total += c->trace_ns_total;
 	sum->trace_ns_max = max(sum->trace_ns_max, c->trace_ns_max);
+	sum->heap_events += c->heap_events;
+	sum->heap_frees += c->heap_frees;
+	sum->heap_full += c->heap_full;
+	sum->heap_free_lost += c->heap_free_lost;
+	sum->heap_skipped += c->heap_skipped;
+	sum->heap_ns_total += c->heap_ns_total;
+	sum->heap_ns_max = max(sum->heap_ns_max, c->heap_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
 	sum->budget_truncated += c->budget_truncated;
 	sum->budget_skipped += c->budget_skipped;
@@ -178,6 +186,13 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 		   c->trace_nostack_ring);
 	seq_printf(m, "%strace_ns_total %llu\n", prefix, c->trace_ns_total);
 	seq_printf(m, "%strace_ns_max %llu\n", prefix, c->trace_ns_max);
+	seq_printf(m, "%sheap_events %llu\n", prefix, c->heap_events);
+	seq_printf(m, "%sheap_frees %llu\n", prefix, c->heap_frees);
+	seq_printf(m, "%sheap_full %llu\n", prefix, c->heap_full);
+	seq_printf(m, "%sheap_free_lost %llu\n", prefix, c->heap_free_lost);
+	seq_printf(m, "%sheap_skipped %llu\n", prefix, c->heap_skipped);
+	seq_printf(m, "%sheap_ns_total %llu\n", prefix, c->heap_ns_total);
+	seq_printf(m, "%sheap_ns_max %llu\n", prefix, c->heap_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
 	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
 		   c->budget_truncated);
@@ -202,6 +217,7 @@ static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
 	cprof_newtask_stats(cpu, c);
 	cprof_mutex_stats(cpu, c);
 	cprof_trace_stats(cpu, c);
+	cprof_heap_stats(cpu, c);
 	return period;
 }
 

@@ -16,6 +16,7 @@
 
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns);
 void cprof_record_open(u64 from, u64 deadline_ns);
+bool cprof_record_target_exited(void);
 void cprof_record_stop(void);
 void cprof_record_exit(void);
 

@@ -520,7 +520,8 @@ static bool cprof_ticking(void)
 	return cprof_tick_set->kind != CPROF_KIND_OFFCPU &&
 	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE &&
 	       cprof_tick_set->kind != CPROF_KIND_MUTEX &&
-	       cprof_tick_set->kind != CPROF_KIND_TRACE;
+	       cprof_tick_set->kind != CPROF_KIND_TRACE &&
+	       cprof_tick_set->kind != CPROF_KIND_HEAP;
 }
 
 static int cprof_cpu_online(unsigned int cpu)

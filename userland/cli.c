@@ -26,6 +26,7 @@
 #include "stream/modprofile.h"
 #include "output/chrome.h"
 #include "output/output.h"
+#include "run/heapfind.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
@@ -60,6 +61,7 @@ enum {
 	OPT_SYMBOL_CACHE,
 	OPT_KIND,
 	OPT_TRACE_BYTES,
+	OPT_RATE,
 };
 
 static struct env {
@@ -71,6 +73,7 @@ static struct env {
 	long freq;		/* 0: leave as set */
 	long pid;		/* -1: not given (every process) */
 	const char *kind;	/* --kind; NULL: cpu */
+	long rate;		/* --rate: kind heap's mean bytes a sample */
 	const char *kallsyms;
 	const char *modules;
 	const char *proc_dir;
@@ -88,6 +91,7 @@ static struct env {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
 	.symbolize = true,
 	.pid = -1,
+	.rate = HEAP_RATE_DEFAULT,
 	.proc_dir = MODPROFILE_PROC_DIR,
 	.unwind_tables = true,
 	.http = {
@@ -162,7 +166,9 @@ static const struct argp_option opts[] = {
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both), threadcreate (the stacks that create threads and processes, each creation counted) or mutex (the stacks that end futex waits, the unlockers, with each wait) or trace (every context switch and wake-up, and the stacks each task leaves the CPU with: a timeline); threads: a snapshot of every thread now (no -d needed)", 0 },
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both), threadcreate (the stacks that create threads and processes, each creation counted), mutex (the stacks that end futex waits, the unlockers, with each wait), trace (every context switch and wake-up, and the stacks each task leaves the CPU with: a timeline) or heap (-p PID's glibc allocations, sampled by bytes: Go's heap profile); threads: a snapshot of every thread now (no -d needed)", 0 },
+	{ "rate", OPT_RATE, "BYTES", 0,
+	  "With --kind heap: sample one allocation per BYTES allocated on average (default 524288, Go's)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "no-python-frames", OPT_NO_PYTHON, NULL, 0,
@@ -273,12 +279,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
 		    strcmp(arg, "wall") && strcmp(arg, "threads") &&
 		    strcmp(arg, "threadcreate") && strcmp(arg, "mutex") &&
-		    strcmp(arg, "trace")) {
-			fail("bad --kind '%s': cpu, offcpu, wall, threads, threadcreate, mutex or trace",
+		    strcmp(arg, "trace") && strcmp(arg, "heap")) {
+			fail("bad --kind '%s': cpu, offcpu, wall, threads, threadcreate, mutex, trace or heap",
 			     esc(arg));
 			return EINVAL;
 		}
 		env.kind = arg;
+		break;
+	case OPT_RATE:
+		if (parse_long("rate", arg, 1, HEAP_RATE_MAX, &env.rate))
+			return EINVAL;
 		break;
 	case OPT_KALLSYMS:
 		env.kallsyms = arg;
@@ -433,9 +443,16 @@ static int start_profile(void)
 		.pid = env.pid,
 		.kind = env.kind,
 	};
+	static char heap[512];
 	char msg[1024];
 	int err;
 
+	if (env.kind && !strcmp(env.kind, "heap")) {
+		if (heapfind__settings(env.pid, env.rate, heap, sizeof(heap),
+				       msg, sizeof(msg)))
+			return fail("%s", msg);
+		set.extra = heap;
+	}
 	pipeline__load_tables(pl, env.pid);
 	if (pipeline__start(pl, &set, &interrupted, &err, msg, sizeof(msg)))
 		return fail("%s", msg);
@@ -453,10 +470,18 @@ static void warn_not_recorded(const struct profile *prof, const char *name)
 
 	if (profile__header(prof)->kind != CPROF_KIND_THREADCREATE &&
 	    profile__header(prof)->kind != CPROF_KIND_MUTEX &&
-	    profile__header(prof)->kind != CPROF_KIND_TRACE)
+	    profile__header(prof)->kind != CPROF_KIND_TRACE &&
+	    profile__header(prof)->kind != CPROF_KIND_HEAP)
 		return;
 	if (end && end->lost > lost)
 		lost = end->lost;
+	if (profile__header(prof)->kind == CPROF_KIND_HEAP) {
+		if (lost || other)
+			warning("%s: %llu sampled allocations not recorded (buffers full, over the budget, or the module's table of live allocations full: ctl's heap_kb=) and %llu frees not recorded (they count as in use)",
+				esc(name), (unsigned long long)lost,
+				(unsigned long long)other);
+		return;
+	}
 	if ((lost || other) && profile__header(prof)->kind == CPROF_KIND_TRACE)
 		warning("%s: %llu context switches and wake-ups not recorded (buffers full), %llu stacks of tasks leaving the CPU not recorded (buffers full, or over the budget): said in the trace's otherData",
 			esc(name), (unsigned long long)other,
@@ -484,7 +509,8 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 	    profile__header(prof)->kind == CPROF_KIND_THREADS ||
 	    profile__header(prof)->kind == CPROF_KIND_THREADCREATE ||
 	    profile__header(prof)->kind == CPROF_KIND_MUTEX ||
-	    profile__header(prof)->kind == CPROF_KIND_TRACE)
+	    profile__header(prof)->kind == CPROF_KIND_TRACE ||
+	    profile__header(prof)->kind == CPROF_KIND_HEAP)
 		return;
 	profile__lost_total(prof, &other);
 	profile__off_unmatched(prof, &open, &orphans);
@@ -652,6 +678,10 @@ static int check_options(void)
 	    strlen(env.output) > 3 &&
 	    !strcmp(env.output + strlen(env.output) - 3, ".gz"))
 		env.out.gzip = true;
+	if (env.kind && !strcmp(env.kind, "heap") && env.pid <= 0) {
+		fail("--kind heap profiles one process: give -p PID");
+		return 2;
+	}
 	if (env.keep && !env.every) {
 		fail("--keep rotates the files of --every: use them together");
 		return 2;

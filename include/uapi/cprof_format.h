@@ -57,7 +57,10 @@ enum cprof_mode {
  * cprof_waketrail, no ticks); or a timeline of the scheduler (trace: a
  * CPROF_REC_SWITCH for every context switch, a CPROF_REC_WAKE for every
  * wake-up, and the stacks of the task leaving as a CPROF_REC_SAMPLE, no
- * ticks; see struct cprof_switch).
+ * ticks; see struct cprof_switch); or one process's allocations, sampled
+ * by bytes (heap: a CPROF_REC_SAMPLE of each allocation sampled, with a
+ * struct cprof_heaptrail, and a CPROF_REC_HEAPFREE when it is freed; no
+ * ticks).
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
@@ -67,7 +70,8 @@ enum cprof_kind {
 	CPROF_KIND_THREADCREATE	= 4,
 	CPROF_KIND_MUTEX	= 5,
 	CPROF_KIND_TRACE	= 6,
-	CPROF_KIND_MAX		= 6,
+	CPROF_KIND_HEAP		= 7,
+	CPROF_KIND_MAX		= 7,
 };
 
 /* header.flags */
@@ -95,7 +99,7 @@ struct cprof_header {
 	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
 	/* from here on, absent (0, cpu) in a header of 160 bytes */
 	__u32	kind;			/* enum cprof_kind */
-	__u32	reserved;
+	__u32	heap_rate;		/* kind heap: mean bytes a sample; else 0 */
 };
 
 enum cprof_rec_type {
@@ -111,6 +115,7 @@ enum cprof_rec_type {
 	CPROF_REC_PYCODE	= 10,
 	CPROF_REC_SWITCH	= 11,
 	CPROF_REC_WAKE		= 12,
+	CPROF_REC_HEAPFREE	= 13,
 };
 
 struct cprof_rec {
@@ -190,6 +195,12 @@ struct cprof_rec {
  * spare the ring or ctl's budget says so in its flags
  * (CPROF_SWITCH_NOSTACK_*), which are no lost samples; a sample that
  * finds the ring full is LOST's.
+ *
+ * In a profile of kind heap a sample is one allocation of the profiled
+ * process sampled by bytes (malloc, calloc, realloc, posix_memalign of
+ * glibc), of the allocating thread at its return from the allocator: no
+ * kernel stack, the user stack from the allocator's caller; then, after
+ * the cgroup id, a struct cprof_heaptrail: its size and id.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -259,6 +270,33 @@ struct cprof_waketrail {
 	__u32	reserved2;
 	__u64	delay_ns;
 	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
+/*
+ * An allocation a sample of kind heap stands for, after its frames and
+ * cgroup id, the record's last bytes: the bytes asked for, and an id,
+ * unique in the stream, that a CPROF_REC_HEAPFREE names when the module
+ * sees it freed.
+ */
+struct cprof_heaptrail {
+	__u16	type;			/* CPROF_TRAIL_HEAP */
+	__u16	reserved;
+	__u32	reserved2;
+	__u64	size;
+	__u64	id;
+};
+
+#define CPROF_TRAIL_HEAP	3
+
+/*
+ * An allocation sampled in a profile of kind heap was freed (free,
+ * realloc), in the profile's time: the id of its sample.  Its sample may
+ * come after it in the stream (another CPU's buffer).
+ */
+struct cprof_heapfree {
+	struct cprof_rec rec;		/* CPROF_REC_HEAPFREE */
+	__u64	time_ns;
+	__u64	id;
 };
 
 #define CPROF_PYFRAME_ENTRY	1ull

@@ -235,6 +235,41 @@ static inline void sb_sample_wake(struct sb *b, uint64_t time_ns,
 }
 
 /*
+ * A sample of kind heap: the allocating thread's user stack and cgroup id
+ * 1, then the allocation's size and id.
+ */
+static inline void sb_sample_heap(struct sb *b, uint64_t time_ns,
+				  uint32_t pid, uint32_t tid, const char *comm,
+				  unsigned int nr_user, const uint64_t *uips,
+				  uint64_t size, uint64_t id)
+{
+	size_t frames = 8 * (nr_user + 1);
+	size_t rsize = sizeof(struct cprof_sample) + frames +
+		       sizeof(struct cprof_heaptrail);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE,
+					CPROF_SAMPLE_CGROUP, rsize);
+	struct cprof_heaptrail *t;
+
+	sb_sample_fill(s, time_ns, pid, tid, 0, comm, 0, NULL, nr_user, uips);
+	s->ips[nr_user] = 1;
+	t = (struct cprof_heaptrail *)((char *)s + sizeof(*s) + frames);
+	t->type = CPROF_TRAIL_HEAP;
+	t->size = size;
+	t->id = id;
+	b->nr_samples++;
+}
+
+/* An allocation of kind heap, sampled as id, freed. */
+static inline void sb_heapfree(struct sb *b, uint64_t time_ns, uint64_t id)
+{
+	struct cprof_heapfree *f = sb_rec(b, CPROF_REC_HEAPFREE, 0,
+					  sizeof(*f));
+
+	f->time_ns = time_ns;
+	f->id = id;
+}
+
+/*
  * A code object's record (CPROF_REC_PYCODE) of CPython version: its
  * qualname's, filename's and line table's object bytes, as the module
  * copies them.

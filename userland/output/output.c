@@ -335,7 +335,9 @@ static void top_header(const struct resolved *r, FILE *out)
 				    r->kind == CPROF_KIND_THREADS ? "threads" :
 				    r->kind == CPROF_KIND_THREADCREATE ?
 				    "threadcreate" :
-				    r->kind == CPROF_KIND_MUTEX ? "delay" : "cpu");
+				    r->kind == CPROF_KIND_MUTEX ? "delay" :
+				    r->kind == CPROF_KIND_HEAP ? "alloc_space" :
+				    "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -688,7 +690,7 @@ int output__write(const struct resolved *r, const struct output_opts *o,
 			    esc(name));
 	switch (o->format) {
 	case FORMAT_PPROF:
-		return pprof__write(r, out, name);
+		return pprof__write_heap(r, out, name, o->allocs);
 	case FORMAT_FOLDED:
 		return output__folded(r, out, name, o->cgroup);
 	case FORMAT_TOP:

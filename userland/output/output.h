@@ -61,6 +61,7 @@ struct output_opts {
 	enum output_format format;
 	int nodes;		/* top */
 	bool cgroup;		/* folded, top */
+	bool allocs;		/* pprof of kind heap: alloc_space first */
 	bool gzip;		/* trace */
 	size_t trace_bytes;	/* trace: the JSON's budget; 0: the default */
 };

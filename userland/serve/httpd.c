@@ -41,6 +41,7 @@
 #include "stream/modprofile.h"
 #include "output/chrome.h"
 #include "output/output.h"
+#include "run/heapfind.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
@@ -85,6 +86,8 @@ struct query {
 	const struct httpd_opts *o;
 	const char *kind;		/* ctl's kind=: the URL's */
 	long seconds, freq, pid;
+	long rate;			/* kind heap: mean bytes a sample */
+	bool allocs;			/* kind heap: /allocs, not /heap */
 	long debug;			/* 0: pprof; 1: text; 2: every thread */
 	bool nosymbol;
 	char err[256];			/* the first bad parameter */
@@ -96,9 +99,11 @@ static const char index_page[] =
 "<p>Set debug=1 as a query parameter to export in legacy text format</p>\n"
 "<br>\nTypes of profiles available:\n"
 "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
+"<tr><td></td><td><a href='allocs'>allocs</a></td></tr>\n"
 "<tr><td></td><td><a href='block'>block</a></td></tr>\n"
 "<tr><td></td><td><a href='cmdline'>cmdline</a></td></tr>\n"
 "<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
+"<tr><td></td><td><a href='heap'>heap</a></td></tr>\n"
 "<tr><td></td><td><a href='mutex?debug=1'>mutex</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='threadcreate?debug=1'>threadcreate</a></td></tr>\n"
@@ -106,6 +111,9 @@ static const char index_page[] =
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
 "<p>\nProfile Descriptions:\n<ul>\n"
+"<li><div class=profile-name>allocs: </div> A sampling of the memory "
+"allocations of process pid=PID (required), as heap, shown by "
+"alloc_space.</li>\n"
 "<li><div class=profile-name>block: </div> Where the threads of the "
 "whole machine (or pid=PID's) wait off the CPU, and how long: sleeping, "
 "blocked on I/O, locks, pipes and sockets, preempted (contentions and "
@@ -119,6 +127,13 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "their state and how long they have been off the CPU (threads/count). "
 "Taken at once: seconds does not apply. debug=1 groups them by stack, "
 "debug=2 lists every thread.</li>\n"
+"<li><div class=profile-name>heap: </div> A sampling of the memory "
+"allocations of process pid=PID (required): uprobes on its glibc malloc, "
+"calloc, realloc, posix_memalign and free, one allocation sampled per "
+"rate=BYTES allocated on average (default 524288, Go's), with Go's four "
+"types (alloc_objects, alloc_space, inuse_objects, inuse_space) scaled as "
+"Go scales them. Allocations made before the profile started are unseen. "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>mutex: </div> Stack traces of holders of "
 "contended locks: of each thread of the whole machine (or pid=PID's) "
 "whose futex call (a pthread mutex unlocked, a condition signalled) "
@@ -296,6 +311,9 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 	else if (!strcmp(key, "pid"))
 		parse_param(key, val, val_size, 0, MODPROFILE_PID_MAX, &q->pid,
 			    q->err, sizeof(q->err));
+	else if (!strcmp(key, "rate"))
+		parse_param(key, val, val_size, 1, HEAP_RATE_MAX, &q->rate,
+			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "nosymbol")) {
 		if (parse_param(key, val, val_size, 0, 1, &flag, q->err,
 				sizeof(q->err)))
@@ -432,8 +450,15 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 		.kind = q->kind,
 	};
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+	char heap[512];
 	int err;
 
+	if (!strcmp(q->kind, "heap")) {
+		if (heapfind__settings(q->pid, q->rate, heap, sizeof(heap), msg,
+				       size))
+			return MHD_HTTP_BAD_REQUEST;
+		set.extra = heap;
+	}
 	pipeline__load_tables(srv->pl, q->pid);
 	if (pipeline__start(srv->pl, &set, NULL, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
@@ -477,6 +502,7 @@ static int build_answer(struct server *srv, const struct profile *prof,
 			  q->debug == 2 ? FORMAT_THREADS :
 			  q->debug ? FORMAT_TEXT : FORMAT_PPROF,
 		.gzip = true,
+		.allocs = q->allocs,
 	};
 	struct resolve_opts ropts;
 	char why[160];
@@ -545,16 +571,17 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 
 /*
  * A profile of kind (ctl's kind=: profile, block, wall, goroutine,
- * threadcreate, mutex) for c's request.
+ * threadcreate, mutex, trace, heap) for c's request; allocs: /allocs.
  */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
 				     const char *who, const char *version,
-				     bool head, const char *kind)
+				     bool head, const char *kind, bool allocs)
 {
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
 		.o = srv->o, .pid = -1, .kind = kind,
+		.rate = HEAP_RATE_DEFAULT, .allocs = allocs,
 		.seconds = srv->o->max_seconds < SECONDS_DEFAULT ?
 			   srv->o->max_seconds : SECONDS_DEFAULT,
 	};
@@ -574,7 +601,10 @@ static enum MHD_Result serve_profile(struct server *srv,
 		 strcmp(kind, "threads") && strcmp(kind, "threadcreate") &&
 		 strcmp(kind, "mutex"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block and wall are pprof, trace JSON");
+			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block, wall, heap and allocs are pprof, trace JSON");
+	else if (!q.err[0] && !strcmp(kind, "heap") && q.pid <= 0)
+		snprintf(q.err, sizeof(q.err),
+			 "pid=PID is required: heap and allocs profile one process's allocations");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -781,20 +811,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who, version, head, "cpu");
+		return serve_profile(srv, c, who, version, head, "cpu", false);
 	if (!strcmp(url, "/debug/pprof/block"))
-		return serve_profile(srv, c, who, version, head, "offcpu");
+		return serve_profile(srv, c, who, version, head, "offcpu", false);
 	if (!strcmp(url, "/debug/pprof/wall"))
-		return serve_profile(srv, c, who, version, head, "wall");
+		return serve_profile(srv, c, who, version, head, "wall", false);
 	if (!strcmp(url, "/debug/pprof/goroutine"))
-		return serve_profile(srv, c, who, version, head, "threads");
+		return serve_profile(srv, c, who, version, head, "threads", false);
 	if (!strcmp(url, "/debug/pprof/threadcreate"))
 		return serve_profile(srv, c, who, version, head,
-				     "threadcreate");
+				     "threadcreate", false);
+	if (!strcmp(url, "/debug/pprof/heap"))
+		return serve_profile(srv, c, who, version, head, "heap", false);
+	if (!strcmp(url, "/debug/pprof/allocs"))
+		return serve_profile(srv, c, who, version, head, "heap", true);
 	if (!strcmp(url, "/debug/pprof/mutex"))
-		return serve_profile(srv, c, who, version, head, "mutex");
+		return serve_profile(srv, c, who, version, head, "mutex", false);
 	if (!strcmp(url, "/debug/pprof/trace"))
-		return serve_profile(srv, c, who, version, head, "trace");
+		return serve_profile(srv, c, who, version, head, "trace", false);
 	if (!strcmp(url, "/debug/pprof/cmdline"))
 		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {

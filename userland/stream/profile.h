@@ -63,7 +63,10 @@ struct prof_sample {
 	uint32_t waiter_pid, waiter_tid;
 	char waiter_comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	uint64_t count;		/* samples, or times it left the CPU */
-	uint64_t nanos;		/* sum of their effective periods, or time off */
+	/* sum of their effective periods, or time off; kind heap: bytes */
+	uint64_t nanos;
+	/* kind heap: of count and nanos, those not seen freed */
+	uint64_t live_count, live_bytes;
 	uint64_t first_ns;	/* earliest sample time (sample clock) */
 };
 

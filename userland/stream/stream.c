@@ -69,6 +69,7 @@ static const char *const rec_names[] = {
 	[CPROF_REC_PYCODE]	= "pycode",
 	[CPROF_REC_SWITCH]	= "switch",
 	[CPROF_REC_WAKE]	= "wake",
+	[CPROF_REC_HEAPFREE]	= "heapfree",
 };
 
 static const size_t rec_min_size[] = {
@@ -84,6 +85,7 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_PYCODE]	= sizeof(struct cprof_pycode),
 	[CPROF_REC_SWITCH]	= sizeof(struct cprof_switch),
 	[CPROF_REC_WAKE]	= sizeof(struct cprof_wake),
+	[CPROF_REC_HEAPFREE]	= sizeof(struct cprof_heapfree),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -281,20 +283,27 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
 			    esc(s->name), what, at, nr_user, CPROF_MAX_DEPTH);
 	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
-	if (r->type == CPROF_REC_SAMPLE && s->hdr.kind == CPROF_KIND_MUTEX) {
-		const struct cprof_waketrail *wt;
+	/* kinds mutex and heap: one trailer of a fixed size, always */
+	if (r->type == CPROF_REC_SAMPLE && (s->hdr.kind == CPROF_KIND_MUTEX ||
+					    s->hdr.kind == CPROF_KIND_HEAP)) {
+		bool heap = s->hdr.kind == CPROF_KIND_HEAP;
+		size_t tsize = heap ? sizeof(struct cprof_heaptrail) :
+				      sizeof(struct cprof_waketrail);
+		unsigned int ttype = heap ? CPROF_TRAIL_HEAP : CPROF_TRAIL_WAKE;
+		const __u16 *type;
 
-		if (r->size != need + sizeof(*wt))
-			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and a waiter (%zu bytes)",
+		if (r->size != need + tsize)
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and %s (%zu bytes)",
 				    esc(s->name), at, r->size, nr_kernel, nr_user,
 				    cgroup ? ", a cgroup" : "",
-				    need + sizeof(*wt));
-		wt = (const struct cprof_waketrail *)((const char *)r + need);
-		if (wt->type != CPROF_TRAIL_WAKE)
-			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (a waiter's is %u)",
-				    esc(s->name), at, wt->type,
+				    heap ? "an allocation" : "a waiter",
+				    need + tsize);
+		type = (const __u16 *)((const char *)r + need);
+		if (*type != ttype)
+			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (%s's is %u)",
+				    esc(s->name), at, *type,
 				    at + (unsigned long long)need,
-				    CPROF_TRAIL_WAKE);
+				    heap ? "an allocation" : "a waiter", ttype);
 		return 0;
 	}
 	/* version 3: a sample's Python frames may follow */
@@ -354,6 +363,12 @@ const struct cprof_waketrail *stream__sample_waketrail(const struct cprof_sample
 {
 	return stream__sample_trail(smp, CPROF_TRAIL_WAKE,
 				    sizeof(struct cprof_waketrail));
+}
+
+const struct cprof_heaptrail *stream__sample_heaptrail(const struct cprof_sample *smp)
+{
+	return stream__sample_trail(smp, CPROF_TRAIL_HEAP,
+				    sizeof(struct cprof_heaptrail));
 }
 
 /* Checks beyond the fixed size; 0 ok, -1 after printing why. */

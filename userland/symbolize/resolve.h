@@ -77,7 +77,8 @@ struct res_location {
 struct res_sample {
 	uint32_t loc;			/* first in loc_ids[], leaf first */
 	uint32_t nr_locs;
-	uint64_t count, nanos;
+	uint64_t count, nanos;		/* kind heap: allocations, bytes */
+	uint64_t live_count, live_bytes;	/* kind heap: not seen freed */
 	int64_t pid, tid, cpu;		/* -1: no such label */
 	int64_t comm;			/* string; 0: no label */
 	int64_t cgroup;			/* string (path or "id:N"); 0: none */
@@ -106,6 +107,7 @@ struct resolved {
 	uint32_t kind;			/* enum cprof_kind: what count and
 					   nanos measure */
 	uint64_t period_ns;
+	uint32_t heap_rate;		/* kind heap: mean bytes a sample */
 	uint64_t time_nanos;		/* wall clock start */
 	uint64_t duration_nanos;
 	uint64_t total_count, total_nanos;	/* lost samples included */
