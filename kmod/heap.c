@@ -268,7 +268,8 @@ static bool cprof_heap_write(const struct cprof_settings *set, u64 size,
 				   sizeof(u64) + sizeof(*trail), now, true);
 	if (!smp)
 		return false;
-	flags = cprof_sample_current(smp, set, depth, 0, now, &kick);
+	flags = cprof_sample_current(smp, set, depth, set->accesses, 0, now,
+				     &kick);
 	n = smp->nr_kernel + smp->nr_user + 1;
 	trail = (struct cprof_heaptrail *)(smp->ips + n);
 	memset(trail, 0, sizeof(*trail));
