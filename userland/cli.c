@@ -659,7 +659,7 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex and /debug/pprof/trace)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace, /debug/pprof/heap and /debug/pprof/allocs)");
 		return 2;
 	}
 	/* a timeline is written as one, gzipped into a .gz file */

@@ -840,7 +840,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace and /debug/pprof/cmdline");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace, /debug/pprof/heap, /debug/pprof/allocs and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10
