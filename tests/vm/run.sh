@@ -742,32 +742,41 @@ ksym() {
 # not an oops (seen in p_offcpu under TCG: CPU 0 in exc_int3, CPU 1
 # patching in smp_call_function_many_cond).  The handler's frame (struct
 # pt_regs: ip at 0x80, cs 0x88, ss 0xa0) is found through the CPU's
-# registers (or RSP - 0x80 at the entry); it must be a kernel frame whose
-# ip is in kernel text, and neither the byte at ip - 1 (as trapped) nor at
-# ip (backed up) an int3.
+# registers, or on its stack: at RSP at the entry, above the return
+# address once the handler runs (exc_int3 tail-calls irqentry_nmi_exit,
+# where both CPUs of a 6.1-rt guest were found looping), so the 32 words
+# from RSP are searched; it must be a kernel frame whose ip is in kernel
+# text, and neither the byte at ip - 1 (as trapped) nor at ip (backed up)
+# an int3.
 int3_stale_loop() {
-	local cpu=$1 regs ptrs p out ip cs ss bytes w
+	local cpu=$1 regs ptrs p out ip cs ss bytes w k
 	regs=$(awk -v c="$cpu" '
 		/^CPU#[0-9]+/ { in_cpu = (substr($1, 5) + 0 == c) }
 		in_cpu' <<<"$2" | tr ' ' '\n')
 	[[ $(ksym "$(sed -n 's/^RIP=//p' <<<"$regs")") =~ ^(asm_)?(exc_int3|do_int3|poke_int3_handler|kprobe_int3_handler|irqentry_nmi_(enter|exit))\+ ]] || return 2
-	ptrs=$(sed -n 's/^R[A-Z0-9]*=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs" | sort -u)
-	# at the handler's entry, RSP is at the frame's ip
+	[[ -n $int3_seen ]] || int3_seen="CPU $cpu in the int3 handler, its frame not found"
+	# where a frame's ip may be: 0x80 into a frame a register points to,
+	# or any of the 32 words from RSP
+	ptrs=$(sed -n 's/^R[A-Z0-9]*=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs" | sort -u |
+		while read -r p; do printf '%x\n' $((0x$p + 0x80)); done)
 	p=$(sed -n 's/^RSP=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs")
-	[[ -z $p ]] || ptrs+=" $(printf '%x' $((0x$p - 0x80)))"
+	[[ -z $p ]] || ptrs+=$'\n'"$p:32"
 	for p in $ptrs; do
-		out=$(mon_cmd "$(printf 'cpu %d\nx /5gx 0x%x' "$cpu" $((0x$p + 0x80)))" |
+		out=$(mon_cmd "$(printf 'cpu %d\nx /%dgx 0x%s' "$cpu" $((${p#*:} == 32 ? 36 : 5)) "${p%:*}")" |
 			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr ' ' '\n' | sed -n 's/^0x//p')
 		mapfile -t w <<<"$out"
-		ip=${w[0]:-} cs=${w[1]:-} ss=${w[4]:-}
-		[[ $cs == 0000000000000010 && $ss == 0000000000000018 ]] || continue
-		[[ $(ksym "$ip") == [a-z_]*+0x* ]] || continue
-		bytes=$(mon_cmd "$(printf 'cpu %d\nx /2bx 0x%x' "$cpu" $((0x$ip - 1)))" |
-			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr -d '\n')
-		echo "int3 frame of CPU $cpu at 0x$p: ip $(ksym "$ip"), bytes at ip - 1: $bytes" >>"$res/hang.txt"
-		[[ $bytes =~ ^0x[0-9a-f]{2}\ 0x[0-9a-f]{2}$ && $bytes != *0xcc* ]] || return 1
-		stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes}"
-		return 0
+		for ((k = 0; k + 4 < ${#w[@]}; k++)); do
+			ip=${w[k]:-} cs=${w[k + 1]:-} ss=${w[k + 4]:-}
+			[[ $cs == 0000000000000010 && $ss == 0000000000000018 ]] || continue
+			[[ $(ksym "$ip") == [a-z_]*+0x* ]] || continue
+			bytes=$(mon_cmd "$(printf 'cpu %d\nx /2bx 0x%x' "$cpu" $((0x$ip - 1)))" |
+				awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr -d '\n')
+			int3_seen="CPU $cpu's int3 frame: ip $(ksym "$ip"), bytes at ip - 1: $bytes"
+			echo "$int3_seen" >>"$res/hang.txt"
+			[[ $bytes =~ ^0x[0-9a-f]{2}\ 0x[0-9a-f]{2}$ && $bytes != *0xcc* ]] || return 1
+			stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes}"
+			return 0
+		done
 	done
 	# no frame yet (the entry code builds it): read again
 	return 2
@@ -812,6 +821,8 @@ vm_diagnose() {
 				((rc == 2)) || break 2
 			done
 		done
+		# what CI's output shows of it: the frame, or that none was found
+		[[ -n $stale_loop || -z $int3_seen ]] || fate+="; $int3_seen"
 	fi
 	mon_cmd nmi >/dev/null
 	# the panic's backtrace, then the VM's exit (panic=-1, -no-reboot)
@@ -936,7 +947,7 @@ kernel_report() {
 run_kernel() {
 	local kver=$1 kdeadline=$2 res=$build/vm-results/$1 initrd total
 	local attempt=1 t0 slow=1 qemu_pid rc seen=0 timed_out='' stalled='' hung='' why=''
-	local stale_loop=''
+	local stale_loop='' int3_seen=''
 	local boot_note='' done_seen='' fate='' left='' running
 	local -A result=() retried=()
 
@@ -989,7 +1000,7 @@ run_kernel() {
 			attempt=$((attempt + 1))
 			seen=0
 			slow=1
-			timed_out='' stalled='' hung='' fate='' boot_note='' stale_loop=''
+			timed_out='' stalled='' hung='' fate='' boot_note='' stale_loop='' int3_seen=''
 			kernel_rest_plan
 			continue
 		fi
