@@ -11,17 +11,17 @@
 #include "access.h"
 #include "cprof.h"
 #include "ctl.h"
+#include "heap.h"
 #include "maps.h"
 #include "mutex.h"
-#include "heap.h"
 #include "newtask.h"
 #include "offcpu.h"
 #include "procfs.h"
 #include "sample.h"
-#include "trace.h"
 #include "session.h"
 #include "snapshot.h"
 #include "stream.h"
+#include "trace.h"
 #include "utable.h"
 
 #define CPROF_CTL_WRITE_MAX	4096
@@ -222,20 +222,26 @@ static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
 }
 
 /*
- * The totals, and below each CPU's lines: each in a frame of its own, so
- * that no frame holds more than two sets of counters (a KASAN build's
- * redzones make them large).
+ * The totals, then each CPU's lines in a frame of its own: the sum and a
+ * CPU's counters are allocated, since two sets of them pass a KASAN
+ * build's frame limit (its redzones).
  */
-static noinline_for_stack void cprof_stats_show_total(struct seq_file *m)
+static int cprof_stats_show_total(struct seq_file *m)
 {
-	struct cprof_cpu_stats sum = {}, c;
+	struct cprof_cpu_stats *sum, *c;
 	int cpu;
 
+	sum = kcalloc(2, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	c = sum + 1;
 	for_each_possible_cpu(cpu) {
-		cprof_stats_get(cpu, &c);
-		cprof_stats_add(&sum, &c);
+		cprof_stats_get(cpu, c);
+		cprof_stats_add(sum, c);
 	}
-	cprof_stats_print(m, "", &sum);
+	cprof_stats_print(m, "", sum);
+	kfree(sum);
+	return 0;
 }
 
 static noinline_for_stack void cprof_stats_show_cpus(struct seq_file *m)
@@ -262,6 +268,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 {
 	struct cprof_maps_usage mu;
 	u64 tables, bytes, evicted, dropped, unwalked;
+	int err;
 
 	seq_printf(m, "profiling %d\n", cprof_session_active());
 	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
@@ -279,7 +286,9 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, "maps_evicted %llu\n", mu.evicted);
 	seq_printf(m, "maps_exited %llu\n", mu.exited);
 	seq_printf(m, "maps_capped %llu\n", mu.capped);
-	cprof_stats_show_total(m);
+	err = cprof_stats_show_total(m);
+	if (err)
+		return err;
 	cprof_stats_show_cpus(m);
 	return 0;
 }
