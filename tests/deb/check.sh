@@ -49,7 +49,7 @@ fi
 # cannot see them), are dependencies of the package all the same.
 deps=$(dpkg-deb -f build/deb/cprof-dump_"${version}"_*.deb Depends)
 for lib in libmicrohttpd12 libgnutls30; do
-	if [[ ",$deps," =~ [,\ ]$lib[\ ,] ]]; then
+	if [[ ",$deps," =~ [,\ ]${lib}[\ ,] ]]; then
 		ok "cprof-dump's package depends on $lib (--http loads it)"
 	else
 		not_ok "cprof-dump's package does not depend on $lib: Depends: $deps"
