@@ -14,29 +14,18 @@
 #include "serve/mhd.h"
 #include "lib/util.h"
 
-#define MHD_SYM(f) __typeof__(f) *sym_##f
-
-MHD_SYM(MHD_start_daemon);
-MHD_SYM(MHD_quiesce_daemon);
-MHD_SYM(MHD_stop_daemon);
-MHD_SYM(MHD_get_daemon_info);
-MHD_SYM(MHD_get_connection_info);
-MHD_SYM(MHD_get_connection_values_n);
-MHD_SYM(MHD_lookup_connection_value);
-MHD_SYM(MHD_create_response_from_buffer);
-MHD_SYM(MHD_add_response_header);
-MHD_SYM(MHD_queue_response);
-MHD_SYM(MHD_destroy_response);
-MHD_SYM(gnutls_certificate_type_get);
-MHD_SYM(gnutls_certificate_verify_peers);
+#define DEFINE(lib, f) __typeof__(f) *sym_##f;
+MHD_FUNCTIONS(DEFINE)
 
 struct lib {
 	const char *soname, *package;
 };
 
+enum { LIB_MHD, LIB_GNUTLS };
+
 static const struct lib libs[] = {
-	{ "libmicrohttpd.so.12", "libmicrohttpd12" },
-	{ "libgnutls.so.30", "libgnutls30" },
+	[LIB_MHD] = { "libmicrohttpd.so.12", "libmicrohttpd12" },
+	[LIB_GNUTLS] = { "libgnutls.so.30", "libgnutls30" },
 };
 
 /* A function: which of libs[] has it, its name, where its address goes. */
@@ -46,22 +35,10 @@ struct fn {
 	void **slot;
 };
 
-#define FN(lib, f) { lib, #f, (void **)&sym_##f }
+#define FN(lib, f) { LIB_##lib, #f, (void **)&sym_##f },
 
 static const struct fn fns[] = {
-	FN(0, MHD_start_daemon),
-	FN(0, MHD_quiesce_daemon),
-	FN(0, MHD_stop_daemon),
-	FN(0, MHD_get_daemon_info),
-	FN(0, MHD_get_connection_info),
-	FN(0, MHD_get_connection_values_n),
-	FN(0, MHD_lookup_connection_value),
-	FN(0, MHD_create_response_from_buffer),
-	FN(0, MHD_add_response_header),
-	FN(0, MHD_queue_response),
-	FN(0, MHD_destroy_response),
-	FN(1, gnutls_certificate_type_get),
-	FN(1, gnutls_certificate_verify_peers),
+	MHD_FUNCTIONS(FN)
 };
 
 #define NR_LIBS	(sizeof(libs) / sizeof(libs[0]))

@@ -22,22 +22,24 @@
  */
 int mhd__load(void);
 
-#define MHD_SYM(f) extern __typeof__(f) *sym_##f
+/* Every function serve/ calls: X(library, function). */
+#define MHD_FUNCTIONS(X)					\
+	X(MHD, MHD_start_daemon)				\
+	X(MHD, MHD_quiesce_daemon)				\
+	X(MHD, MHD_stop_daemon)					\
+	X(MHD, MHD_get_daemon_info)				\
+	X(MHD, MHD_get_connection_info)				\
+	X(MHD, MHD_get_connection_values_n)			\
+	X(MHD, MHD_lookup_connection_value)			\
+	X(MHD, MHD_create_response_from_buffer)			\
+	X(MHD, MHD_add_response_header)				\
+	X(MHD, MHD_queue_response)				\
+	X(MHD, MHD_destroy_response)				\
+	X(GNUTLS, gnutls_certificate_type_get)			\
+	X(GNUTLS, gnutls_certificate_verify_peers)
 
-MHD_SYM(MHD_start_daemon);
-MHD_SYM(MHD_quiesce_daemon);
-MHD_SYM(MHD_stop_daemon);
-MHD_SYM(MHD_get_daemon_info);
-MHD_SYM(MHD_get_connection_info);
-MHD_SYM(MHD_get_connection_values_n);
-MHD_SYM(MHD_lookup_connection_value);
-MHD_SYM(MHD_create_response_from_buffer);
-MHD_SYM(MHD_add_response_header);
-MHD_SYM(MHD_queue_response);
-MHD_SYM(MHD_destroy_response);
-MHD_SYM(gnutls_certificate_type_get);
-MHD_SYM(gnutls_certificate_verify_peers);
-
-#undef MHD_SYM
+#define MHD_DECLARE(lib, f) extern __typeof__(f) *sym_##f;
+MHD_FUNCTIONS(MHD_DECLARE)
+#undef MHD_DECLARE
 
 #endif /* CPROF_MHD_H */
