@@ -45,6 +45,16 @@ else
 	tail -n 30 "$logs/deb-build.log" | sed 's/^/    /'
 	finish
 fi
+# --http's libraries, which cprof-dump loads with dlopen() (so shlibs
+# cannot see them), are dependencies of the package all the same.
+deps=$(dpkg-deb -f build/deb/cprof-dump_"${version}"_*.deb Depends)
+for lib in libmicrohttpd12 libgnutls30; do
+	if [[ ",$deps," =~ [,\ ]${lib}[\ ,] ]]; then
+		ok "cprof-dump's package depends on $lib (--http loads it)"
+	else
+		not_ok "cprof-dump's package does not depend on $lib: Depends: $deps"
+	fi
+done
 # lintian's tags, the overridden ones aside: none.
 tags=$(sed -n '/^lintian /,$p' "$logs/deb-build.log" | grep -E '^[EWIPXC]: ' || true)
 if [[ -z $tags ]]; then

@@ -38,6 +38,9 @@ ksyms.c err            # ld_err(), itself checked here
 kcache.c l->err        # ksyms__load_quiet(): ld_err(), checked here
 kcache.c l->warn       # get(): a literal, the name of the entry esc()d
 listen.c la->shown     # the address, esc()d where it is made
+mhd.c lib->soname      # libs[]: literals
+mhd.c lib->package     # libs[]: literals
+mhd.c fn->name         # fns[]: literals (FN()'"'"'s #f)
 pprof.c gz->zs.msg ? gz->zs.msg : "zlib init" # zlib'"'"'s message
 resolve.c line         # the summaries, built of esc()d names
 stream.c what          # stream__rec_name(): a literal

@@ -16,6 +16,7 @@
 #include <gnutls/x509.h>
 
 #include "serve/httpauth.h"
+#include "serve/mhd.h"
 #include "serve/listen.h"
 #include "lib/safeopen.h"
 #include "lib/util.h"
@@ -192,10 +193,11 @@ static bool same_secret(const char *x, size_t xlen, const char *y,
 
 static bool token_ok(const struct httpauth *a, struct MHD_Connection *c)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *h;
 	size_t len;
 
+	h = sym_MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h || strncasecmp(h, "Bearer ", 7))
 		return false;
 	h += 7;
@@ -225,13 +227,13 @@ static bool client_cert_ok(struct MHD_Connection *c)
 	const union MHD_ConnectionInfo *ci;
 	unsigned int status = ~0u;
 
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	ci = sym_MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	if (!ci || !ci->tls_session)
 		return false;
-	if (gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509)
+	if (sym_gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509)
 		return false;
-	return !gnutls_certificate_verify_peers(ci->tls_session, &purpose, 1,
-						&status) && !status;
+	return !sym_gnutls_certificate_verify_peers(ci->tls_session, &purpose, 1,
+						    &status) && !status;
 }
 
 /* Host: an IP address or localhost, with or without a port. */
@@ -263,8 +265,8 @@ static bool host_is_address(const char *host)
 static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 			  char *why, size_t size)
 {
-	const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							"Sec-Fetch-Site");
+	const char *site = sym_MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    "Sec-Fetch-Site");
 	const char *host;
 
 	if (site && strcmp(site, "same-origin") && strcmp(site, "none")) {
@@ -273,8 +275,8 @@ static unsigned int check(const struct httpauth *a, struct MHD_Connection *c,
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (a->host_check) {
-		host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						   MHD_HTTP_HEADER_HOST);
+		host = sym_MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
 		if (host && !host_is_address(host)) {
 			snprintf(why, size, "refused: Host %s is not an IP address or localhost (a name may lead a web page here)",
 				 esc_n(host, 64));

@@ -38,6 +38,7 @@
 #include "serve/httpauth.h"
 #include "serve/httpd.h"
 #include "serve/listen.h"
+#include "serve/mhd.h"
 #include "stream/modprofile.h"
 #include "output/chrome.h"
 #include "output/output.h"
@@ -180,20 +181,21 @@ static enum MHD_Result respond_as(struct MHD_Connection *c,
 	enum MHD_Result ret;
 	char disp[64];
 
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = sym_MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	sym_MHD_add_response_header(r, "Content-Type", type);
+	sym_MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (encoding)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
-					encoding);
+		sym_MHD_add_response_header(r,
+					    MHD_HTTP_HEADER_CONTENT_ENCODING,
+					    encoding);
 	if (file) {
 		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
 			 file);
-		MHD_add_response_header(r, "Content-Disposition", disp);
+		sym_MHD_add_response_header(r, "Content-Disposition", disp);
 	}
 	/*
 	 * One request per connection: a connection left open would wait
@@ -201,15 +203,15 @@ static enum MHD_Result respond_as(struct MHD_Connection *c,
 	 * timeout just as a client (pprof posting to /symbol after a long
 	 * profile) reuses it.
 	 */
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	sym_MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-					"Bearer realm=\"cprof\"");
+		sym_MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					    "Bearer realm=\"cprof\"");
 	if (status != MHD_HTTP_OK)
 		/* google/pprof shows the body of such an error */
-		MHD_add_response_header(r, "X-Go-Pprof", "1");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		sym_MHD_add_response_header(r, "X-Go-Pprof", "1");
+	ret = sym_MHD_queue_response(c, status, r);
+	sym_MHD_destroy_response(r);
 	return ret;
 }
 
@@ -399,12 +401,12 @@ static void watch_start(struct watch *w, struct MHD_Connection *c,
 	w->pl = NULL;
 	w->running = false;
 	pthread_mutex_init(&w->lock, NULL);
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ci = sym_MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!ci || pipe2(w->wake, O_CLOEXEC))
 		return;
 	w->conn_fd = ci->connect_fd;
 	getsockopt(w->conn_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
-	tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	tls = sym_MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	w->unix_sock = domain == AF_UNIX;
 	w->probe = !w->unix_sock && !(tls && tls->tls_session) &&
 		   !strcmp(version, MHD_HTTP_VERSION_1_1);
@@ -532,7 +534,7 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 	ssize_t n;
 	int fd;
 
-	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	sym_MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (q.err[0])
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
 	if (q.pid > 0)
@@ -593,7 +595,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 	double t0 = monotonic_seconds(), t1;
 	enum MHD_Result ret;
 
-	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	sym_MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (!q.err[0] && q.debug == 2 && strcmp(kind, "threads"))
 		snprintf(q.err, sizeof(q.err),
 			 "debug=2 is served for goroutine only");
@@ -704,7 +706,7 @@ static void describe(struct MHD_Connection *c, const char *method,
 	const union MHD_ConnectionInfo *ci;
 	char host[64] = "unix";
 
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	ci = sym_MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (ci && ci->client_addr && ci->client_addr->sa_family != AF_UNIX &&
 	    getnameinfo(ci->client_addr, sizeof(struct sockaddr_storage),
 			host, sizeof(host), NULL, 0, NI_NUMERICHOST))
@@ -722,10 +724,10 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	struct server *srv = cls;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		fd = MHD_get_connection_info(c,
-					     MHD_CONNECTION_INFO_CONNECTION_FD);
-		addr = MHD_get_connection_info(c,
-					       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		fd = sym_MHD_get_connection_info(c,
+				MHD_CONNECTION_INFO_CONNECTION_FD);
+		addr = sym_MHD_get_connection_info(c,
+				MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		/* without it, no deadline for it: the idle timeout holds */
 		*socket_context = fd ? connguard__add(srv->guard,
 						      fd->connect_fd,
@@ -749,7 +751,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 static void authenticated(struct server *srv, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		sym_MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	if (ci)
 		connguard__authenticated(srv->guard, ci->socket_context);
@@ -856,7 +858,8 @@ static void drain(struct server *srv, struct MHD_Daemon *d)
 		pthread_mutex_lock(&srv->lock);
 		busy = srv->busy;
 		pthread_mutex_unlock(&srv->lock);
-		di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		di = sym_MHD_get_daemon_info(d,
+					 MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 		if (!busy && (!di || !di->num_connections))
 			return;
 		usleep(50 * 1000);
@@ -883,19 +886,19 @@ static struct MHD_Daemon *start_daemon(struct server *srv, int fd)
 
 	if (cert)
 		flags |= MHD_USE_TLS;
-	return MHD_start_daemon(flags, 0, on_accept, srv->guard, handle, srv,
-				/* first: MHD says so of options before it */
-				MHD_OPTION_EXTERNAL_LOGGER, connguard__mhd_log,
-				srv->guard,
-				MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS_MAX,
-				MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)IDLE_TIMEOUT_S,
-				MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-				srv,
-				MHD_OPTION_URI_LOG_CALLBACK, check_uri, NULL,
-				MHD_OPTION_ARRAY, cert ? tls : tls + 4,
-				MHD_OPTION_END);
+	return sym_MHD_start_daemon(flags, 0, on_accept, srv->guard, handle, srv,
+				    /* first: MHD says so of options before it */
+				    MHD_OPTION_EXTERNAL_LOGGER, connguard__mhd_log,
+				    srv->guard,
+				    MHD_OPTION_LISTEN_SOCKET, fd,
+				    MHD_OPTION_CONNECTION_LIMIT, CONNECTIONS_MAX,
+				    MHD_OPTION_CONNECTION_TIMEOUT,
+				    (unsigned int)IDLE_TIMEOUT_S,
+				    MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+				    srv,
+				    MHD_OPTION_URI_LOG_CALLBACK, check_uri, NULL,
+				    MHD_OPTION_ARRAY, cert ? tls : tls + 4,
+				    MHD_OPTION_END);
 }
 
 /* A group name or number: its gid, or (gid_t)-1 after printing why. */
@@ -934,6 +937,11 @@ int httpd__run(const struct httpd_opts *o)
 	srv.auth = httpauth__new(&o->auth, &la);
 	if (!srv.auth)
 		return 1;
+	/* the libraries only now: the other modes never pay their start-up */
+	if (mhd__load()) {
+		httpauth__free(srv.auth);
+		return 1;
+	}
 	srv.guard = connguard__new();
 	fd = srv.guard ? listen__open(&la, gid) : -1;
 	if (fd < 0) {
@@ -1001,10 +1009,10 @@ int httpd__run(const struct httpd_opts *o)
 	if (srv.cur)
 		pipeline__stop(srv.cur);
 	pthread_mutex_unlock(&srv.lock);
-	fd = MHD_quiesce_daemon(d);
+	fd = sym_MHD_quiesce_daemon(d);
 	listen__close(&la, fd);
 	drain(&srv, d);
-	MHD_stop_daemon(d);
+	sym_MHD_stop_daemon(d);
 	pipeline__free(srv.pl);
 	httpauth__free(srv.auth);
 	connguard__free(srv.guard);
