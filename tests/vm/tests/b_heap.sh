@@ -42,26 +42,15 @@ speed() {
 round() {
 	signal USR1 $((1200 * ${CPROF_SLOW:-1})) || fail "heaper did not finish a round"
 }
-# settle PID: until PID's CPU time stops growing (cprof-dump loading the
-# unwind tables of what runs, memleak compiling), at most 60 s: the
-# guest's 2 CPUs are then heaper's again
-settle() {
-	local i a b
-	for ((i = 0; i < 120; i++)); do
-		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		sleep 0.5
-		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
-		((b - a < 5)) && return 0
-	done
-}
-
 none=$(speed)
 
 "$CPROF_DUMP" --kind heap -d 600 -p "$pid" -o "$OUT/cprof.pb.gz" 2>"$OUT/cprof.err" &
 cli=$!
 wait_profiling || fail "no heap profile started"
 sleep "${CPROF_SLOW:-1}"
-settle "$cli"
+# cprof-dump loading the unwind tables of what runs (memleak compiling,
+# below): at most 60 s, the guest's 2 CPUs then heaper's again
+settle "$cli" 120
 cprof=$(speed)
 round
 ctl stop=1
@@ -84,7 +73,7 @@ if [[ -n $ML ]]; then
 		sleep 0.1
 	done
 	sleep 2
-	settle "$ml"
+	settle "$ml" 120
 	memleak=$(speed)
 	round
 	n=$(grep -c 'Top 20 stacks' "$OUT/memleak.txt" || true)
