@@ -69,6 +69,16 @@ int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags)
 	struct unwind_state state;
 
 	ips[0] = regs->ip;
+	/*
+	 * A new task interrupted before its first function's frame (in
+	 * ret_from_fork, or the prologue of schedule_tail() or of a kernel
+	 * thread's function) still has the frame pointer copy_thread()
+	 * encoded to its first registers: nothing lies below, and the
+	 * frame-pointer unwinder, led to a kernel thread's zeroed ones, warns
+	 * of their bad 'bp'.  (Without frame pointers that encoding is 0.)
+	 */
+	if (regs->bp == (unsigned long)task_pt_regs(current) + 1)
+		return 1;
 	unwind_start(&state, current, regs, NULL);
 	return cprof_unwind_collect(&state, ips, 1, max, flags);
 }

@@ -3,11 +3,12 @@
 #
 # tests/test.sh [NAME] (make test, make test T=NAME): the contributor's
 # loop, minutes where make check takes most of an hour.
-#   - no NAME: the style checks (tests/lint.sh, stopping there if they
-#     fail), then at once the host unit tests plain and sanitized (make -C
-#     userland test) and the module's tests, k_* (k_ktap's in-kernel
-#     suites first), on one kernel (TEST_KERNEL, default 6.1), whose VM
-#     boots while the unit tests build; the host checks
+#   - no NAME: the module's tests, k_* (k_ktap's in-kernel suites
+#     first), on one kernel (TEST_KERNEL, default 6.1), whose VM starts
+#     at once, the longest part; beside it the style checks
+#     (tests/lint.sh, in builds of their own: if they fail, the VM is
+#     stopped and nothing else runs), then the host unit tests plain and
+#     sanitized (make -C userland test); the host checks
 #     (tests/host/run.sh) are make check's;
 #   - NAME: that test alone, wherever it lives: a unit test
 #     (tests/unit/NAME.c, both builds), a host check (tests/host/NAME.sh)
@@ -47,19 +48,19 @@ vm() {
 
 name=${1:-}
 if [[ -z $name ]]; then
-	run "tests/lint.sh" "$logs/lint.log" tests/lint.sh --fail-fast || {
-		echo "test: make lint failed: nothing else runs until it passes"
-		totals
-		exit 1
-	}
 	# cprof-dump first: run.sh would build it too, in the same folder
 	make -s -C userland -j"$(nproc)" cprof-dump
 	tests/vm/run.sh --kernel "$kernel" 'k_*' >"$logs/vm.log" 2>&1 &
 	vm_pid=$!
 	# (a background job ignores ^C: it goes with this script)
 	trap 'kill "$vm_pid" 2>/dev/null || true' EXIT
+	run "tests/lint.sh" "$logs/lint.log" tests/lint.sh --fail-fast || {
+		echo "test: make lint failed: the VM stopped, nothing else runs until it passes"
+		totals
+		exit 1
+	}
 	unit || true
-	echo "test: the k_ tests on $kernel, under way since the unit tests began:"
+	echo "test: the k_ tests on $kernel, under way since lint began:"
 	rc=0
 	wait "$vm_pid" || rc=$?
 	trap - EXIT
