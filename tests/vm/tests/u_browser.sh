@@ -104,9 +104,13 @@ for f in leaf1 leaf2 leaf3; do
 done
 [[ $(head -n 1 "$OUT/speedscope.rows") == "leaf3: "* ]] || fail "speedscope's first row is not leaf3"
 
-# A timeline of tracepong's two threads, in speedscope's time order view.
+# A timeline of tracepong's two threads, in speedscope's time order view:
+# 256 KiB of it at most (a second of the ping-pong is some 20 MB of it,
+# which chromium under TCG on a loaded host took past its 240 s to
+# render)
 spawn taskset -c 0 "$WORKLOADS/tracepong" 600
-"$CPROF_DUMP" --kind trace -d 1 -p "${bg[-1]}" -o "$OUT/trace.json" 2>"$OUT/trace.err" ||
+"$CPROF_DUMP" --kind trace -d 1 --trace-bytes 262144 -p "${bg[-1]}" \
+	-o "$OUT/trace.json" 2>"$OUT/trace.err" ||
 	fail "cprof-dump --kind trace failed: $(cat "$OUT/trace.err")"
 stop
 rm -f "$OUT/speedscope.url"
