@@ -11,9 +11,14 @@
  * ask it (perf_allow_kernel(); its CPU-wide question cannot be asked).
  * Lockdown (LOCKDOWN_PERF) refuses profiling altogether.  The check is
  * made at open, with the opener's credentials, so a file descriptor handed
- * to another program carries the opener's rights and no more.
+ * to another program carries the opener's rights and no more.  A profile
+ * that probes one process's code (kind heap) also needs what attaching
+ * to it with ptrace needs, as perf's uprobes do.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
 #include <linux/kernel.h>
 #include <linux/security.h>
 #include <linux/string.h>
@@ -56,4 +61,43 @@ bool cprof_access_kernel_addrs(void)
 
 	snprintf(buf, sizeof(buf), "%pK", (void *)cprof_access_kernel_addrs);
 	return strspn(buf, "0") != strlen(buf);
+}
+
+/* Are the current task's real ids all of @tcred's? */
+static bool cprof_access_same_ids(const struct cred *tcred)
+{
+	const struct cred *cred = current_cred();
+
+	return uid_eq(cred->uid, tcred->euid) &&
+	       uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) &&
+	       gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) &&
+	       gid_eq(cred->gid, tcred->gid);
+}
+
+/**
+ * cprof_access_probe() - may the current task probe @task's code?
+ * @task: a user process
+ * @mm: its address space, held
+ *
+ * As ptrace's attach (its real ids): the same user or CAP_SYS_PTRACE in
+ * the process's user namespace; and, for a process that may not be dumped
+ * (setuid, made undumpable), CAP_SYS_PTRACE in its memory's namespace too.
+ * (The LSMs' ptrace hook cannot be asked by a module.)
+ *
+ * Context: process, the opener.
+ * Return: 0, or -EACCES.
+ */
+int cprof_access_probe(struct task_struct *task, struct mm_struct *mm)
+{
+	const struct cred *tcred = get_task_cred(task);
+	bool ok;
+
+	ok = (cprof_access_same_ids(tcred) ||
+	      ns_capable(tcred->user_ns, CAP_SYS_PTRACE)) &&
+	     (get_dumpable(mm) == SUID_DUMP_USER ||
+	      ns_capable(mm->user_ns, CAP_SYS_PTRACE));
+	put_cred(tcred);
+	return ok ? 0 : -EACCES;
 }

@@ -7,4 +7,9 @@
 int cprof_access_check(void);
 bool cprof_access_kernel_addrs(void);
 
+struct mm_struct;
+struct task_struct;
+
+int cprof_access_probe(struct task_struct *task, struct mm_struct *mm);
+
 #endif /* CPROF_ACCESS_H */

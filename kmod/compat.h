@@ -96,4 +96,81 @@ static inline int cprof_compat_allow_kernel(void)
 }
 #endif
 
+/*
+ * Uprobes (kind heap).  Until 6.11 a consumer is registered and removed
+ * by its file and offset (uprobe_register(), uprobe_unregister(), which
+ * waits for running handlers) and its filter is told why it is asked;
+ * since 6.12 uprobe_register() returns the probe, which removing takes
+ * (uprobe_unregister_nosync(), then uprobe_unregister_sync() once for
+ * all), and the filter takes the mm alone.  Kbuild looks in the header.
+ */
+#include <linux/err.h>
+#include <linux/uprobes.h>
+
+struct uprobe;
+
+/*
+ * One consumer of a probe at a file's offset: uc's handlers set by the
+ * user, its filter by registering, asking want().
+ */
+struct cprof_uprobe {
+	struct uprobe_consumer uc;
+	bool (*want)(struct mm_struct *mm);	/* is @mm's probe kept? */
+	struct inode *inode;
+	loff_t offset;
+	struct uprobe *probe;		/* 6.12 on: what removing takes */
+};
+
+#ifdef CPROF_HAVE_UPROBE_FILTER_CTX
+static inline bool cprof_compat_uprobe_filter(struct uprobe_consumer *self,
+					      enum uprobe_filter_ctx ctx,
+					      struct mm_struct *mm)
+#else
+static inline bool cprof_compat_uprobe_filter(struct uprobe_consumer *self,
+					      struct mm_struct *mm)
+#endif
+{
+	return container_of(self, struct cprof_uprobe, uc)->want(mm);
+}
+
+#ifdef CPROF_HAVE_UPROBE_NOSYNC
+static inline int cprof_compat_uprobe_register(struct cprof_uprobe *p)
+{
+	struct uprobe *u;
+
+	p->uc.filter = cprof_compat_uprobe_filter;
+	u = uprobe_register(p->inode, p->offset, 0, &p->uc);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	p->probe = u;
+	return 0;
+}
+
+static inline void cprof_compat_uprobe_unregister(struct cprof_uprobe *p)
+{
+	uprobe_unregister_nosync(p->probe, &p->uc);
+}
+
+static inline void cprof_compat_uprobe_sync(void)
+{
+	uprobe_unregister_sync();
+}
+#else
+static inline int cprof_compat_uprobe_register(struct cprof_uprobe *p)
+{
+	p->uc.filter = cprof_compat_uprobe_filter;
+	return uprobe_register(p->inode, p->offset, &p->uc);
+}
+
+static inline void cprof_compat_uprobe_unregister(struct cprof_uprobe *p)
+{
+	uprobe_unregister(p->inode, p->offset, &p->uc);
+}
+
+/* uprobe_unregister() waited for the handlers already */
+static inline void cprof_compat_uprobe_sync(void)
+{
+}
+#endif
+
 #endif /* CPROF_COMPAT_H */

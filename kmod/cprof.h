@@ -29,6 +29,22 @@
 #define CPROF_ACCESSES_MAX	4096
 /* frames a recorded switch walks, kernel and user each: runqueue locked */
 #define CPROF_OFFCPU_DEPTH_DEFAULT	32
+/* kind heap: bytes between samples on average (Go's MemProfileRate) */
+#define CPROF_HEAP_RATE_DEFAULT	(512 * 1024)
+#define CPROF_HEAP_RATE_MAX	1073741824
+/* kind heap: KiB for the allocations sampled and not yet freed */
+#define CPROF_HEAP_KB_DEFAULT	1024
+#define CPROF_HEAP_KB_MAX	262144
+
+/* kind heap: the allocator's functions probed, ctl's heap_<name>= */
+enum cprof_heap_fn {
+	CPROF_HEAP_MALLOC,
+	CPROF_HEAP_CALLOC,
+	CPROF_HEAP_REALLOC,
+	CPROF_HEAP_MEMALIGN,	/* posix_memalign */
+	CPROF_HEAP_FREE,
+	CPROF_HEAP_NR_FN,
+};
 
 /* What ctl shows and sets; frozen while a profile runs. */
 struct cprof_settings {
@@ -45,6 +61,10 @@ struct cprof_settings {
 		u32 kind;		/* enum cprof_kind */
 		u32 accesses;		/* user accesses an event may make */
 		u32 offcpu_depth;	/* frames a recorded switch walks */
+		u32 heap_rate;		/* kind heap: mean bytes per sample */
+		u32 heap_kb;		/* kind heap: live allocations kept */
+		/* kind heap: each function's address in pid's memory, or 0 */
+		u64 heap_fn[CPROF_HEAP_NR_FN];
 		bool idle;
 		bool all_cpus;
 	);
@@ -98,6 +118,20 @@ struct cprof_cpu_stats {
 	u64 mutex_skipped;	/* wake-ups not recorded: over budget */
 	u64 mutex_ns_total;	/* time the hook took recording them */
 	u64 mutex_ns_max;	/* the longest */
+	u64 trace_switches;	/* context switches recorded */
+	u64 trace_wakes;	/* wake-ups recorded */
+	u64 trace_stacks;	/* stacks of tasks leaving recorded */
+	u64 trace_skipped;	/* stacks not walked: over budget */
+	u64 trace_nostack_ring;	/* stacks not walked: ring half full */
+	u64 trace_ns_total;	/* time the probes took, every record */
+	u64 trace_ns_max;	/* the longest */
+	u64 heap_events;	/* allocations recorded */
+	u64 heap_frees;		/* frees of those recorded */
+	u64 heap_full;		/* allocations sampled, no room to keep */
+	u64 heap_free_lost;	/* frees of those, no room to record */
+	u64 heap_skipped;	/* allocations sampled, over budget */
+	u64 heap_ns_total;	/* time the probes took recording */
+	u64 heap_ns_max;	/* the longest */
 	u64 accesses_max;	/* the most user accesses one tick made */
 	u64 budget_truncated;	/* ticks whose walks ran out of accesses */
 	u64 budget_skipped;	/* stack copies, code records: none left */

@@ -37,6 +37,8 @@ static const char * const cprof_kind_names[] = {
 	[CPROF_KIND_THREADS]	= "threads",
 	[CPROF_KIND_THREADCREATE] = "threadcreate",
 	[CPROF_KIND_MUTEX]	= "mutex",
+	[CPROF_KIND_TRACE]	= "trace",
+	[CPROF_KIND_HEAP]	= "heap",
 };
 
 static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
@@ -47,6 +49,12 @@ static int cprof_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* A user address: decimal or 0x hexadecimal, 0 for none. */
+static int cprof_parse_addr(const char *val, u64 *out)
+{
+	return kstrtou64(val, 0, out) ? -EINVAL : 0;
 }
 
 static int cprof_parse_cpus(const char *val, struct cprof_settings *s)
@@ -100,6 +108,21 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 			return -EINVAL;
 		return 0;
 	}
+	if (!strcmp(line, "heap_rate"))
+		return cprof_parse_u32(val, 1, CPROF_HEAP_RATE_MAX,
+				       &s->heap_rate);
+	if (!strcmp(line, "heap_kb"))
+		return cprof_parse_u32(val, 1, CPROF_HEAP_KB_MAX, &s->heap_kb);
+	if (!strcmp(line, "heap_malloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_MALLOC]);
+	if (!strcmp(line, "heap_calloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_CALLOC]);
+	if (!strcmp(line, "heap_realloc"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_REALLOC]);
+	if (!strcmp(line, "heap_posix_memalign"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_MEMALIGN]);
+	if (!strcmp(line, "heap_free"))
+		return cprof_parse_addr(val, &s->heap_fn[CPROF_HEAP_FREE]);
 	if (!strcmp(line, "cpus"))
 		return cprof_parse_cpus(val, s);
 	if (!strcmp(line, "idle")) {
@@ -118,7 +141,9 @@ static int cprof_parse_line(char *line, struct cprof_settings *s,
 	}
 	if (!strcmp(line, "kind")) {
 		for (i = 0; i < ARRAY_SIZE(cprof_kind_names); i++) {
-			if (!strcmp(val, cprof_kind_names[i])) {
+			/* a kind number this module does not have */
+			if (cprof_kind_names[i] &&
+			    !strcmp(val, cprof_kind_names[i])) {
 				s->kind = i;
 				return 0;
 			}
@@ -224,6 +249,14 @@ void cprof_ctl_show(struct seq_file *m)
 	seq_printf(m, "kind=%s\n", cprof_kind_names[s->kind]);
 	seq_printf(m, "accesses=%u\n", s->accesses);
 	seq_printf(m, "offcpu_depth=%u\n", s->offcpu_depth);
+	seq_printf(m, "heap_rate=%u\n", s->heap_rate);
+	seq_printf(m, "heap_kb=%u\n", s->heap_kb);
+	seq_printf(m, "heap_malloc=%#llx\n", s->heap_fn[CPROF_HEAP_MALLOC]);
+	seq_printf(m, "heap_calloc=%#llx\n", s->heap_fn[CPROF_HEAP_CALLOC]);
+	seq_printf(m, "heap_realloc=%#llx\n", s->heap_fn[CPROF_HEAP_REALLOC]);
+	seq_printf(m, "heap_posix_memalign=%#llx\n",
+		   s->heap_fn[CPROF_HEAP_MEMALIGN]);
+	seq_printf(m, "heap_free=%#llx\n", s->heap_fn[CPROF_HEAP_FREE]);
 	mutex_unlock(&cprof_lock);
 }
 
@@ -276,6 +309,8 @@ int cprof_ctl_init(u32 freq, u32 seconds, u32 depth, u32 budget,
 	s->budget = budget;
 	s->accesses = accesses;
 	s->offcpu_depth = CPROF_OFFCPU_DEPTH_DEFAULT;
+	s->heap_rate = CPROF_HEAP_RATE_DEFAULT;
+	s->heap_kb = CPROF_HEAP_KB_DEFAULT;
 	s->unwind_mb = CPROF_UNWIND_MB_DEFAULT;
 	s->ustack = CPROF_USTACK_DEFAULT;
 	s->mode = CPROF_MODE_BOTH;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The budget of a hook that records every event, none sampled away
- * (newtask.c, mutex.c): a CPU that spent more than ctl's budget (% of a
- * CPU) of the current CPROF_HOOKCOST_WINDOW_NS recording skips the
- * events until the window ends, each counted lost.  docs/design.md,
- * "Tasks created".
+ * (newtask.c, mutex.c, trace.c): a CPU that spent more than ctl's budget
+ * (% of a CPU) of the current CPROF_HOOKCOST_WINDOW_NS recording skips
+ * the events (trace.c: the stacks) until the window ends, each counted.
+ * docs/design.md, "Tasks created".
  */
 #include <linux/compiler.h>
 #include <linux/time64.h>

@@ -6,7 +6,7 @@
 
 /*
  * One CPU's time recording the events of a hook that records every one
- * (kinds threadcreate and mutex), against ctl's budget: its own CPU only
+ * (kinds threadcreate, mutex and trace), against ctl's budget: its own CPU only
  * writes it; hookcost.c reads its fields.
  */
 struct cprof_hookcost {

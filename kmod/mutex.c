@@ -237,7 +237,7 @@ static void cprof_mx_record(const struct cprof_settings *set,
 				   sizeof(*wt), now, true);
 	if (!smp)
 		return;
-	flags = cprof_sample_current(smp, set, depth,
+	flags = cprof_sample_current(smp, set, depth, set->accesses,
 				     (unsigned long)cprof_mx_wake_tp->iterator,
 				     now, &kick);
 	nr = smp->nr_kernel + smp->nr_user + 1;

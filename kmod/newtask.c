@@ -72,7 +72,7 @@ static void cprof_nt_record(const struct cprof_settings *set,
 				   now, true);
 	if (!smp)
 		return;
-	flags = cprof_sample_current(smp, set, depth,
+	flags = cprof_sample_current(smp, set, depth, set->accesses,
 				     (unsigned long)cprof_nt_tp->iterator, now,
 				     &kick);
 	cprof_sample_commit(CPROF_REC_SAMPLE, flags,

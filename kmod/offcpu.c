@@ -182,15 +182,22 @@ static void cprof_off_in(struct task_struct *next)
 	cprof_sample_commit(CPROF_REC_ONCPU, 0, sizeof(*r), now, false);
 }
 
-/*
- * Why @prev leaves.  A task whose sleep a pending signal called off is
- * runnable again (its state set back under the runqueue lock, which is
- * held) though the tracepoint passes the state it had; an idle kernel
- * thread's wait (TASK_IDLE) is no uninterruptible sleep.
+/**
+ * cprof_off_state() - why @prev leaves the CPU
+ * @preempt: sched_switch's
+ * @prev: the task leaving
+ * @state: the state sched_switch passes
+ *
+ * A task whose sleep a pending signal called off is runnable again (its
+ * state set back under the runqueue lock, which is held) though the
+ * tracepoint passes the state it had; an idle kernel thread's wait
+ * (TASK_IDLE) is no uninterruptible sleep.
+ *
+ * Context: a sched_switch probe, the runqueue locked.
+ * Return: preempted, or the sleep @prev goes into.
  */
-static enum cprof_off_state cprof_off_state(bool preempt,
-					    struct task_struct *prev,
-					    unsigned int state)
+enum cprof_off_state cprof_off_state(bool preempt, struct task_struct *prev,
+				     unsigned int state)
 {
 	if (preempt || READ_ONCE(prev->__state) == TASK_RUNNING)
 		return CPROF_OFF_PREEMPTED;
@@ -217,7 +224,10 @@ enum cprof_off_state cprof_offcpu_state(unsigned int state)
 	return CPROF_OFF_OTHER;
 }
 
-/* Is the task leaving this CPU one the profile takes? */
+/*
+ * Is the task leaving this CPU, current, one the profile takes?  In user
+ * mode not one without user registers: its record would have no stack.
+ */
 static bool cprof_off_wanted(const struct cprof_settings *set,
 			     struct task_struct *prev, unsigned int state)
 {
@@ -227,7 +237,7 @@ static bool cprof_off_wanted(const struct cprof_settings *set,
 		return false;
 	if (!set->all_cpus && !cpumask_test_cpu(smp_processor_id(), set->cpus))
 		return false;
-	return set->mode != CPROF_MODE_USER || !(prev->flags & PF_KTHREAD);
+	return set->mode != CPROF_MODE_USER || cprof_saved_user_regs(prev);
 }
 
 /* The task leaving, current, recorded: its stacks and a slot. */

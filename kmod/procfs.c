@@ -11,6 +11,7 @@
 #include "access.h"
 #include "cprof.h"
 #include "ctl.h"
+#include "heap.h"
 #include "maps.h"
 #include "mutex.h"
 #include "newtask.h"
@@ -20,6 +21,7 @@
 #include "session.h"
 #include "snapshot.h"
 #include "stream.h"
+#include "trace.h"
 #include "utable.h"
 
 #define CPROF_CTL_WRITE_MAX	4096
@@ -113,6 +115,20 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->mutex_skipped += c->mutex_skipped;
 	sum->mutex_ns_total += c->mutex_ns_total;
 	sum->mutex_ns_max = max(sum->mutex_ns_max, c->mutex_ns_max);
+	sum->trace_switches += c->trace_switches;
+	sum->trace_wakes += c->trace_wakes;
+	sum->trace_stacks += c->trace_stacks;
+	sum->trace_skipped += c->trace_skipped;
+	sum->trace_nostack_ring += c->trace_nostack_ring;
+	sum->trace_ns_total += c->trace_ns_total;
+	sum->trace_ns_max = max(sum->trace_ns_max, c->trace_ns_max);
+	sum->heap_events += c->heap_events;
+	sum->heap_frees += c->heap_frees;
+	sum->heap_full += c->heap_full;
+	sum->heap_free_lost += c->heap_free_lost;
+	sum->heap_skipped += c->heap_skipped;
+	sum->heap_ns_total += c->heap_ns_total;
+	sum->heap_ns_max = max(sum->heap_ns_max, c->heap_ns_max);
 	sum->accesses_max = max(sum->accesses_max, c->accesses_max);
 	sum->budget_truncated += c->budget_truncated;
 	sum->budget_skipped += c->budget_skipped;
@@ -162,6 +178,21 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%smutex_skipped %llu\n", prefix, c->mutex_skipped);
 	seq_printf(m, "%smutex_ns_total %llu\n", prefix, c->mutex_ns_total);
 	seq_printf(m, "%smutex_ns_max %llu\n", prefix, c->mutex_ns_max);
+	seq_printf(m, "%strace_switches %llu\n", prefix, c->trace_switches);
+	seq_printf(m, "%strace_wakes %llu\n", prefix, c->trace_wakes);
+	seq_printf(m, "%strace_stacks %llu\n", prefix, c->trace_stacks);
+	seq_printf(m, "%strace_skipped %llu\n", prefix, c->trace_skipped);
+	seq_printf(m, "%strace_nostack_ring %llu\n", prefix,
+		   c->trace_nostack_ring);
+	seq_printf(m, "%strace_ns_total %llu\n", prefix, c->trace_ns_total);
+	seq_printf(m, "%strace_ns_max %llu\n", prefix, c->trace_ns_max);
+	seq_printf(m, "%sheap_events %llu\n", prefix, c->heap_events);
+	seq_printf(m, "%sheap_frees %llu\n", prefix, c->heap_frees);
+	seq_printf(m, "%sheap_full %llu\n", prefix, c->heap_full);
+	seq_printf(m, "%sheap_free_lost %llu\n", prefix, c->heap_free_lost);
+	seq_printf(m, "%sheap_skipped %llu\n", prefix, c->heap_skipped);
+	seq_printf(m, "%sheap_ns_total %llu\n", prefix, c->heap_ns_total);
+	seq_printf(m, "%sheap_ns_max %llu\n", prefix, c->heap_ns_max);
 	seq_printf(m, "%saccesses_max %llu\n", prefix, c->accesses_max);
 	seq_printf(m, "%sbudget_truncated %llu\n", prefix,
 		   c->budget_truncated);
@@ -185,24 +216,32 @@ static u64 cprof_stats_get(int cpu, struct cprof_cpu_stats *c)
 	cprof_offcpu_stats(cpu, c);
 	cprof_newtask_stats(cpu, c);
 	cprof_mutex_stats(cpu, c);
+	cprof_trace_stats(cpu, c);
+	cprof_heap_stats(cpu, c);
 	return period;
 }
 
 /*
- * The totals, and below each CPU's lines: each in a frame of its own, so
- * that no frame holds more than two sets of counters (a KASAN build's
- * redzones make them large).
+ * The totals, then each CPU's lines in a frame of its own: the sum and a
+ * CPU's counters are allocated, since two sets of them pass a KASAN
+ * build's frame limit (its redzones).
  */
-static noinline_for_stack void cprof_stats_show_total(struct seq_file *m)
+static int cprof_stats_show_total(struct seq_file *m)
 {
-	struct cprof_cpu_stats sum = {}, c;
+	struct cprof_cpu_stats *sum, *c;
 	int cpu;
 
+	sum = kcalloc(2, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	c = sum + 1;
 	for_each_possible_cpu(cpu) {
-		cprof_stats_get(cpu, &c);
-		cprof_stats_add(&sum, &c);
+		cprof_stats_get(cpu, c);
+		cprof_stats_add(sum, c);
 	}
-	cprof_stats_print(m, "", &sum);
+	cprof_stats_print(m, "", sum);
+	kfree(sum);
+	return 0;
 }
 
 static noinline_for_stack void cprof_stats_show_cpus(struct seq_file *m)
@@ -229,6 +268,7 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 {
 	struct cprof_maps_usage mu;
 	u64 tables, bytes, evicted, dropped, unwalked;
+	int err;
 
 	seq_printf(m, "profiling %d\n", cprof_session_active());
 	seq_printf(m, "buffer_bytes %llu\n", cprof_sample_ring_bytes());
@@ -246,7 +286,9 @@ static int cprof_stats_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, "maps_evicted %llu\n", mu.evicted);
 	seq_printf(m, "maps_exited %llu\n", mu.exited);
 	seq_printf(m, "maps_capped %llu\n", mu.capped);
-	cprof_stats_show_total(m);
+	err = cprof_stats_show_total(m);
+	if (err)
+		return err;
 	cprof_stats_show_cpus(m);
 	return 0;
 }

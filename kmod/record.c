@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A profile's recorders: the rings and ticks first, then the scheduler's
- * hook (kinds offcpu and wall), the task creation's (threadcreate) or the
- * futex sleeps' and wake-ups' (mutex) that write into the same rings; they
- * record once all are in place (cprof_record_open()), so that a profile's
- * start is when each of them records.  Stopped hooks and ticks together,
- * so that after a stop nothing writes.  The units below know nothing of
- * each other's lifetime: a hook reserves through sample.c, which never
- * calls back.
+ * hook (kinds offcpu and wall), the task creation's (threadcreate), the
+ * futex sleeps' and wake-ups' (mutex), the switches' and wake-ups'
+ * (trace) or a process's allocator's probes (heap) that write into the
+ * same rings; they record once all are in place (cprof_record_open()), so
+ * that a profile's start is when each of them records.  Stopped hooks and
+ * ticks together, so that after a stop nothing writes.  The units below
+ * know nothing of each other's lifetime: a hook reserves through
+ * sample.c, which never calls back.
  */
+#include "heap.h"
 #include "mutex.h"
 #include "newtask.h"
 #include "offcpu.h"
 #include "record.h"
 #include "sample.h"
+#include "trace.h"
 
 /**
  * cprof_record_start() - give the profile its rings, ticks and hook
@@ -24,8 +27,8 @@
  *
  * Context: process, may sleep; no profile running.
  * Return: 0, or cprof_sample_start()'s, cprof_offcpu_start()'s,
- * cprof_newtask_start()'s or cprof_mutex_start()'s error, nothing left
- * running or allocated then.
+ * cprof_newtask_start()'s, cprof_mutex_start()'s, cprof_trace_start()'s
+ * or cprof_heap_start()'s error, nothing left running or allocated then.
  */
 int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 {
@@ -38,6 +41,10 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 		err = cprof_newtask_start(set);
 	else if (set->kind == CPROF_KIND_MUTEX)
 		err = cprof_mutex_start(set);
+	else if (set->kind == CPROF_KIND_TRACE)
+		err = cprof_trace_start(set);
+	else if (set->kind == CPROF_KIND_HEAP)
+		err = cprof_heap_start(set);
 	else
 		err = cprof_offcpu_start(set);
 	if (err) {
@@ -58,6 +65,20 @@ int cprof_record_start(const struct cprof_settings *set, u64 period_ns)
 void cprof_record_open(u64 from, u64 deadline_ns)
 {
 	cprof_sample_open(from, deadline_ns);
+	cprof_heap_open(deadline_ns);
+}
+
+/**
+ * cprof_record_target_exited() - has the one process profiled exited?
+ *
+ * Only a heap profile's recorders follow one process: then it may end.
+ *
+ * Context: any.
+ * Return: true once the process a heap profile probes has exited.
+ */
+bool cprof_record_target_exited(void)
+{
+	return cprof_heap_exited();
 }
 
 /**
@@ -75,6 +96,8 @@ void cprof_record_stop(void)
 	cprof_offcpu_stop();
 	cprof_newtask_stop();
 	cprof_mutex_stop();
+	cprof_trace_stop();
+	cprof_heap_stop();
 }
 
 /**

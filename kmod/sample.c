@@ -8,8 +8,8 @@
  * total size.  Each CPU throttles itself to ctl's budget, lengthening its
  * period (CPROF_REC_THROTTLE), and each tick's user reads are bounded by
  * ctl's accesses (struct cprof_uaccess).  The scheduler's hooks (offcpu.c,
- * mutex.c) and the task creation hook (newtask.c) write into the same
- * rings through cprof_sample_reserve(), cprof_sample_current() and
+ * mutex.c, trace.c) and the task creation hook (newtask.c) write into the
+ * same rings through cprof_sample_reserve(), cprof_sample_current() and
  * cprof_sample_commit(), on their own CPU with interrupts disabled: a ring
  * still has one producer at a time (those kinds have no ticks).  Why:
  * docs/design.md, "The tick", "Buffers and the stream", "Self-throttle",
@@ -519,7 +519,9 @@ static bool cprof_ticking(void)
 {
 	return cprof_tick_set->kind != CPROF_KIND_OFFCPU &&
 	       cprof_tick_set->kind != CPROF_KIND_THREADCREATE &&
-	       cprof_tick_set->kind != CPROF_KIND_MUTEX;
+	       cprof_tick_set->kind != CPROF_KIND_MUTEX &&
+	       cprof_tick_set->kind != CPROF_KIND_TRACE &&
+	       cprof_tick_set->kind != CPROF_KIND_HEAP;
 }
 
 static int cprof_cpu_online(unsigned int cpu)
@@ -708,8 +710,8 @@ static bool cprof_sample_running(u64 now)
  * @now: the time, kept with a loss
  * @sample: the record is a CPROF_REC_SAMPLE: a loss is a lost sample
  *
- * Context: a hook (offcpu.c, newtask.c, mutex.c): interrupts disabled, so
- * this CPU's tick cannot run meanwhile.
+ * Context: a hook (offcpu.c, newtask.c, mutex.c, trace.c): interrupts
+ * disabled, so this CPU's tick cannot run meanwhile.
  * Return: the record, to fill in and cprof_sample_commit() before anything
  * else reserves, or to drop (the next reservation takes its room); NULL when
  * no profile runs or @now is before its start (not a loss), or this CPU has
@@ -774,10 +776,28 @@ bool cprof_sample_skip(u64 now, bool sample)
 }
 
 /**
+ * cprof_sample_half_full() - is this CPU's ring half full or more?
+ *
+ * For a hook that writes small records and large ones: the large ones
+ * can give way while the reader catches up.
+ *
+ * Context: as cprof_sample_reserve().
+ * Return: true if so, or if this CPU has no ring.
+ */
+bool cprof_sample_half_full(void)
+{
+	struct cprof_cpu *pc = this_cpu_ptr(&cprof_cpus);
+
+	/* pairs with smp_store_release() in cprof_cpu_ring() */
+	return !smp_load_acquire(&pc->ready) || cprof_ring_half_full(&pc->ring);
+}
+
+/**
  * cprof_sample_current() - a hook's sample of current, its stacks taken
  * @smp: from cprof_sample_reserve(), with room for 2 * @depth + 1 entries
  * @set: the profile's settings
  * @depth: the most frames of each stack
+ * @accesses: the most user accesses the walk makes (at most @set's)
  * @skip: the hook's tracepoint iterator: the kernel stack starts at its
  *	caller
  * @now: the event's time
@@ -785,7 +805,7 @@ bool cprof_sample_skip(u64 now, bool sample)
  *
  * The kernel stack from @skip's caller, the user stack from the registers
  * saved at current's kernel entry (tables, frame pointers, at most
- * @set's accesses), then current's cgroup id; the header filled in.
+ * @accesses), then current's cgroup id; the header filled in.
  *
  * Context: as cprof_sample_reserve(), in a task (current's user stack).
  * Return: the sample's flags; its size is sizeof(*@smp) and
@@ -793,7 +813,7 @@ bool cprof_sample_skip(u64 now, bool sample)
  */
 u16 cprof_sample_current(struct cprof_sample *smp,
 			 const struct cprof_settings *set, u32 depth,
-			 unsigned long skip, u64 now, bool *kick)
+			 u32 accesses, unsigned long skip, u64 now, bool *kick)
 {
 	struct task_struct *tsk = current;
 	struct cprof_uaccess acc;
@@ -806,7 +826,7 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 	uregs = cprof_saved_user_regs(tsk);
 	if (!uregs && tsk->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
-	cprof_uaccess_start(&acc, set->accesses);
+	cprof_uaccess_start(&acc, accesses);
 	if (uregs && set->mode != CPROF_MODE_KERNEL) {
 		struct cprof_uwalk_req req = {
 			.tsk = tsk,
@@ -837,7 +857,8 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 
 /**
  * cprof_sample_commit() - commit the record cprof_sample_reserve() gave
- * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU, CPROF_REC_SAMPLE)
+ * @type: its type (CPROF_REC_OFFCPU, CPROF_REC_ONCPU, CPROF_REC_SAMPLE,
+ *	CPROF_REC_SWITCH, CPROF_REC_WAKE)
  * @flags: its flags
  * @size: its size, a multiple of 8, at most the reserved one
  * @now: the time

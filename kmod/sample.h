@@ -15,10 +15,12 @@ u64 cprof_cgroup_id(struct task_struct *tsk);
 void *cprof_sample_reserve(u32 size, u64 now, bool sample);
 u16 cprof_sample_current(struct cprof_sample *smp,
 			 const struct cprof_settings *set, u32 depth,
+			 u32 accesses,
 			 unsigned long skip, u64 now, bool *kick);
 void cprof_sample_commit(u16 type, u16 flags, u32 size, u64 now, bool kick);
 void cprof_sample_lose(u64 now, bool sample);
 bool cprof_sample_skip(u64 now, bool sample);
+bool cprof_sample_half_full(void);
 void cprof_sample_release(void);
 size_t cprof_sample_drain(int cpu, void *dst, size_t room, u64 *nr_samples);
 bool cprof_sample_drained(void);

@@ -82,7 +82,8 @@ struct cprof_session *cprof_session_begin(const struct cprof_settings *set,
 		return ERR_PTR(-ENOMEM);
 	}
 	cprof_settings_copy(&s->set, set);
-	if (!kernel_addrs)
+	/* an allocation's kernel stack is the uprobe's, the same each time */
+	if (!kernel_addrs || set->kind == CPROF_KIND_HEAP)
 		s->set.mode = CPROF_MODE_USER;
 	s->kernel_addrs = kernel_addrs;
 	s->period_ns = div_u64(NSEC_PER_SEC, set->freq);

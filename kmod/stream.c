@@ -78,6 +78,8 @@ static void cprof_put_header(struct cprof_reader *rd)
 			 rd->snap ? 0 : cprof_session_deadline(rd->s) - start;
 	h->mode = set->mode;
 	h->kind = set->kind;
+	if (set->kind == CPROF_KIND_HEAP)
+		h->heap_rate = set->heap_rate;
 	h->pid = set->pid;
 	h->flags = set->idle ? CPROF_HDR_IDLE : 0;
 	h->profile_id = cprof_session_id(rd->s);
@@ -211,14 +213,16 @@ static void cprof_reader_finish(struct cprof_reader *rd)
 
 /*
  * Should the profile end now?  Stops the ticks the first time it should.
- * A snapshot ends when its pass is done, whatever the seconds.
+ * A snapshot ends when its pass is done, whatever the seconds; a profile
+ * of one process (kind heap) when the process has exited.
  */
 static bool cprof_reader_should_stop(struct cprof_reader *rd)
 {
 	if (fatal_signal_pending(current))
 		cprof_session_stop(rd->s, CPROF_END_SIGNAL);
 	else if (rd->snap ? cprof_snap_done(rd->snap) :
-		 ktime_get_ns() >= cprof_session_deadline(rd->s))
+		 ktime_get_ns() >= cprof_session_deadline(rd->s) ||
+		 cprof_record_target_exited())
 		cprof_session_stop(rd->s, CPROF_END_COMPLETE);
 	if (cprof_session_state(rd->s) == CPROF_SESSION_RUNNING)
 		return false;

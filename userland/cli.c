@@ -24,7 +24,9 @@
 #include "serve/httpd.h"
 #include "ingest/ingest.h"
 #include "stream/modprofile.h"
+#include "output/chrome.h"
 #include "output/output.h"
+#include "run/heapfind.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
@@ -58,6 +60,8 @@ enum {
 	OPT_TABLE_CACHE,
 	OPT_SYMBOL_CACHE,
 	OPT_KIND,
+	OPT_TRACE_BYTES,
+	OPT_RATE,
 };
 
 static struct env {
@@ -69,6 +73,7 @@ static struct env {
 	long freq;		/* 0: leave as set */
 	long pid;		/* -1: not given (every process) */
 	const char *kind;	/* --kind; NULL: cpu */
+	long rate;		/* --rate: kind heap's mean bytes a sample */
 	const char *kallsyms;
 	const char *modules;
 	const char *proc_dir;
@@ -81,10 +86,12 @@ static struct env {
 	const char *table_cache;	/* --table-cache; NULL: the default */
 	const char *symbol_cache;	/* --symbol-cache; NULL: the default */
 	bool no_python;			/* --no-python-frames */
+	bool format_set;		/* -f given */
 } env = {
 	.out = { .format = FORMAT_PPROF, .nodes = 20 },
 	.symbolize = true,
 	.pid = -1,
+	.rate = HEAP_RATE_DEFAULT,
 	.proc_dir = MODPROFILE_PROC_DIR,
 	.unwind_tables = true,
 	.http = {
@@ -97,7 +104,7 @@ const char *argp_program_version = "cprof-dump " CPROF_RELEASE;
 static const char argp_program_doc[] =
 "Convert a cprof CPU profile stream into pprof, folded stacks or a top table.\n"
 "\n"
-"USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top|text]\n"
+"USAGE: cprof-dump [-i FILE|-] [-o FILE|-] [-f pprof|folded|top|text|trace]\n"
 "                  [--no-symbolize] [-n NODES]\n"
 "                  [-d SECONDS [-F FREQ] [-p PID] [--no-unwind-tables]]\n"
 "       cprof-dump --every SECONDS [--keep N] [-o DIR] [-d SECONDS]\n"
@@ -140,7 +147,10 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0,
 	  "Write to FILE ('-': stdout, the default; pprof needs -o on a terminal)", 0 },
 	{ "format", 'f', "FORMAT", 0,
-	  "pprof (default), folded, top, text (Go's debug=1 form) or threads (a snapshot's every thread: Go's goroutine debug=2)", 0 },
+	  "pprof (default), folded, top, text (Go's debug=1 form), threads (a snapshot's every thread: Go's goroutine debug=2) or trace (--kind trace's timeline as the Chrome trace event format, JSON, gzipped when -o ends in .gz; the default of --kind trace)", 0 },
+	{ "trace-bytes", OPT_TRACE_BYTES, "BYTES", 0,
+	  "-f trace: at most BYTES of JSON, before gzip (default "
+	  STRINGIFY(CHROME_BYTES_DEFAULT_MB) " MiB); the events past them left out and counted", 0 },
 	{ "cgroup", OPT_CGROUP, NULL, 0,
 	  "folded and top: a root frame cgroup:PATH for each sample's cgroup", 0 },
 	{ "no-symbolize", OPT_NO_SYMBOLIZE, NULL, 0,
@@ -156,7 +166,9 @@ static const struct argp_option opts[] = {
 	{ "frequency", 'F', "HZ", 0, "With -d: samples per second per CPU", 0 },
 	{ "pid", 'p', "PID", 0, "With -d: profile only this process (0: all)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
-	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both), threadcreate (the stacks that create threads and processes, each creation counted) or mutex (the stacks that end futex waits, the unlockers, with each wait); threads: a snapshot of every thread now (no -d needed)", 0 },
+	  "With -d: cpu (default: where the CPUs run), offcpu (where tasks wait off the CPU, and how long), wall (both), threadcreate (the stacks that create threads and processes, each creation counted), mutex (the stacks that end futex waits, the unlockers, with each wait), trace (every context switch and wake-up, and the stacks each task leaves the CPU with: a timeline) or heap (-p PID's glibc allocations, sampled by bytes: Go's heap profile); threads: a snapshot of every thread now (no -d needed)", 0 },
+	{ "rate", OPT_RATE, "BYTES", 0,
+	  "With --kind heap: sample one allocation per BYTES allocated on average (default 524288, Go's)", 0 },
 	{ "no-unwind-tables", OPT_NO_TABLES, NULL, 0,
 	  "With -d: walk user stacks by frame pointers only", 0 },
 	{ "no-python-frames", OPT_NO_PYTHON, NULL, 0,
@@ -228,10 +240,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.out.format = FORMAT_TEXT;
 		else if (!strcmp(arg, "threads"))
 			env.out.format = FORMAT_THREADS;
+		else if (!strcmp(arg, "trace"))
+			env.out.format = FORMAT_TRACE;
 		else {
-			fail("invalid format: '%s' (pprof, folded, top, text or threads)", esc(arg));
+			fail("invalid format: '%s' (pprof, folded, top, text, threads or trace)", esc(arg));
 			return EINVAL;
 		}
+		env.format_set = true;
+		break;
+	case OPT_TRACE_BYTES:
+		if (parse_long("trace bytes", arg, CHROME_BYTES_MIN, LONG_MAX,
+			       &l))
+			return EINVAL;
+		env.out.trace_bytes = l;
 		break;
 	case OPT_NO_SYMBOLIZE:
 		env.symbolize = false;
@@ -257,12 +278,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_KIND:
 		if (strcmp(arg, "cpu") && strcmp(arg, "offcpu") &&
 		    strcmp(arg, "wall") && strcmp(arg, "threads") &&
-		    strcmp(arg, "threadcreate") && strcmp(arg, "mutex")) {
-			fail("bad --kind '%s': cpu, offcpu, wall, threads, threadcreate or mutex",
+		    strcmp(arg, "threadcreate") && strcmp(arg, "mutex") &&
+		    strcmp(arg, "trace") && strcmp(arg, "heap")) {
+			fail("bad --kind '%s': cpu, offcpu, wall, threads, threadcreate, mutex, trace or heap",
 			     esc(arg));
 			return EINVAL;
 		}
 		env.kind = arg;
+		break;
+	case OPT_RATE:
+		if (parse_long("rate", arg, 1, HEAP_RATE_MAX, &env.rate))
+			return EINVAL;
 		break;
 	case OPT_KALLSYMS:
 		env.kallsyms = arg;
@@ -417,9 +443,16 @@ static int start_profile(void)
 		.pid = env.pid,
 		.kind = env.kind,
 	};
+	static char heap[512];
 	char msg[1024];
 	int err;
 
+	if (env.kind && !strcmp(env.kind, "heap")) {
+		if (heapfind__settings(env.pid, env.rate, heap, sizeof(heap),
+				       msg, sizeof(msg)))
+			return fail("%s", msg);
+		set.extra = heap;
+	}
 	pipeline__load_tables(pl, env.pid);
 	if (pipeline__start(pl, &set, &interrupted, &err, msg, sizeof(msg)))
 		return fail("%s", msg);
@@ -427,8 +460,8 @@ static int start_profile(void)
 }
 
 /*
- * Task creations, futex wake-ups: those not recorded, so that the counts
- * are short.
+ * Task creations, futex wake-ups, a timeline's switches, wake-ups and
+ * stacks: those not recorded, so that the counts are short.
  */
 static void warn_not_recorded(const struct profile *prof, const char *name)
 {
@@ -436,11 +469,24 @@ static void warn_not_recorded(const struct profile *prof, const char *name)
 	uint64_t other, lost = profile__lost_total(prof, &other);
 
 	if (profile__header(prof)->kind != CPROF_KIND_THREADCREATE &&
-	    profile__header(prof)->kind != CPROF_KIND_MUTEX)
+	    profile__header(prof)->kind != CPROF_KIND_MUTEX &&
+	    profile__header(prof)->kind != CPROF_KIND_TRACE &&
+	    profile__header(prof)->kind != CPROF_KIND_HEAP)
 		return;
 	if (end && end->lost > lost)
 		lost = end->lost;
-	if (lost && profile__header(prof)->kind == CPROF_KIND_MUTEX)
+	if (profile__header(prof)->kind == CPROF_KIND_HEAP) {
+		if (lost || other)
+			warning("%s: %llu sampled allocations not recorded (buffers full, over the budget, or the module's table of live allocations full: ctl's heap_kb=) and %llu frees not recorded (they count as in use)",
+				esc(name), (unsigned long long)lost,
+				(unsigned long long)other);
+		return;
+	}
+	if ((lost || other) && profile__header(prof)->kind == CPROF_KIND_TRACE)
+		warning("%s: %llu context switches and wake-ups not recorded (buffers full), %llu stacks of tasks leaving the CPU not recorded (buffers full, or over the budget): said in the trace's otherData",
+			esc(name), (unsigned long long)other,
+			(unsigned long long)lost);
+	else if (lost && profile__header(prof)->kind == CPROF_KIND_MUTEX)
 		warning("%s: %llu futex wake-ups not recorded (buffers full, over the budget, or no room to note the sleep): counted as [lost samples], without their stacks or delay",
 			esc(name), (unsigned long long)lost);
 	else if (lost)
@@ -462,7 +508,9 @@ static void warn_off_cpu(const struct profile *prof, const char *name)
 	if (profile__header(prof)->kind == CPROF_KIND_CPU ||
 	    profile__header(prof)->kind == CPROF_KIND_THREADS ||
 	    profile__header(prof)->kind == CPROF_KIND_THREADCREATE ||
-	    profile__header(prof)->kind == CPROF_KIND_MUTEX)
+	    profile__header(prof)->kind == CPROF_KIND_MUTEX ||
+	    profile__header(prof)->kind == CPROF_KIND_TRACE ||
+	    profile__header(prof)->kind == CPROF_KIND_HEAP)
 		return;
 	profile__lost_total(prof, &other);
 	profile__off_unmatched(prof, &open, &orphans);
@@ -611,7 +659,27 @@ static int check_options(void)
 		return 2;
 	}
 	if (env.kind && (!env.duration || env.every)) {
-		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate and /debug/pprof/mutex)");
+		fail("--kind runs a profile of that kind: use it with -d SECONDS (--every profiles CPU time; --http serves /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace, /debug/pprof/heap and /debug/pprof/allocs)");
+		return 2;
+	}
+	/* a timeline is written as one, gzipped into a .gz file */
+	if (env.kind && !strcmp(env.kind, "trace") && !env.format_set)
+		env.out.format = FORMAT_TRACE;
+	if (env.kind && !strcmp(env.kind, "trace") &&
+	    env.out.format != FORMAT_TRACE) {
+		fail("--kind trace is a timeline: it is written with -f trace only");
+		return 2;
+	}
+	if (env.out.format == FORMAT_TRACE && env.every) {
+		fail("-f trace writes --kind trace's timeline: --every profiles CPU time");
+		return 2;
+	}
+	if (env.out.format == FORMAT_TRACE && env.output &&
+	    strlen(env.output) > 3 &&
+	    !strcmp(env.output + strlen(env.output) - 3, ".gz"))
+		env.out.gzip = true;
+	if (env.kind && !strcmp(env.kind, "heap") && env.pid <= 0) {
+		fail("--kind heap profiles one process: give -p PID");
 		return 2;
 	}
 	if (env.keep && !env.every) {

@@ -54,7 +54,13 @@ enum cprof_mode {
  * the creation of every task (threadcreate: a CPROF_REC_SAMPLE each, no
  * ticks; see struct cprof_sample); or every futex wake-up that ends a
  * wait (mutex: a CPROF_REC_SAMPLE of the waker each, with a struct
- * cprof_waketrail, no ticks).
+ * cprof_waketrail, no ticks); or a timeline of the scheduler (trace: a
+ * CPROF_REC_SWITCH for every context switch, a CPROF_REC_WAKE for every
+ * wake-up, and the stacks of the task leaving as a CPROF_REC_SAMPLE, no
+ * ticks; see struct cprof_switch); or one process's allocations, sampled
+ * by bytes (heap: a CPROF_REC_SAMPLE of each allocation sampled, with a
+ * struct cprof_heaptrail, and a CPROF_REC_HEAPFREE when it is freed; no
+ * ticks).
  */
 enum cprof_kind {
 	CPROF_KIND_CPU		= 0,
@@ -63,7 +69,9 @@ enum cprof_kind {
 	CPROF_KIND_THREADS	= 3,
 	CPROF_KIND_THREADCREATE	= 4,
 	CPROF_KIND_MUTEX	= 5,
-	CPROF_KIND_MAX		= 5,
+	CPROF_KIND_TRACE	= 6,
+	CPROF_KIND_HEAP		= 7,
+	CPROF_KIND_MAX		= 7,
 };
 
 /* header.flags */
@@ -91,7 +99,7 @@ struct cprof_header {
 	char	release[CPROF_RELEASE_LEN]; /* kernel release, NUL-padded */
 	/* from here on, absent (0, cpu) in a header of 160 bytes */
 	__u32	kind;			/* enum cprof_kind */
-	__u32	reserved;
+	__u32	heap_rate;		/* kind heap: mean bytes a sample; else 0 */
 };
 
 enum cprof_rec_type {
@@ -105,6 +113,9 @@ enum cprof_rec_type {
 	CPROF_REC_ONCPU		= 8,
 	CPROF_REC_THREAD	= 9,
 	CPROF_REC_PYCODE	= 10,
+	CPROF_REC_SWITCH	= 11,
+	CPROF_REC_WAKE		= 12,
+	CPROF_REC_HEAPFREE	= 13,
 };
 
 struct cprof_rec {
@@ -173,6 +184,23 @@ struct cprof_rec {
  * sched_waking tracepoint in try_to_wake_up() out, the user stack from
  * the system call), then, after the cgroup id, a struct cprof_waketrail:
  * the waiter and how long it waited.
+ *
+ * In a profile of kind trace a sample is the stacks of a task leaving the
+ * CPU (the kernel stack from the sched_switch tracepoint in __schedule()
+ * out, the user stack from the system call or the interrupted
+ * instruction), right after its CPROF_REC_SWITCH in the CPU's part of the
+ * stream: same cpu, time_ns and tid (the switch's prev_tid).  Nothing
+ * after the cgroup id.  A switch whose stacks were not recorded (the idle
+ * task's, an exiting one's) has none; one whose stacks were left out to
+ * spare the ring or ctl's budget says so in its flags
+ * (CPROF_SWITCH_NOSTACK_*), which are no lost samples; a sample that
+ * finds the ring full is LOST's.
+ *
+ * In a profile of kind heap a sample is one allocation of the profiled
+ * process sampled by bytes (malloc, calloc, realloc, posix_memalign of
+ * glibc), of the allocating thread at its return from the allocator: no
+ * kernel stack, the user stack from the allocator's caller; then, after
+ * the cgroup id, a struct cprof_heaptrail: its size and id.
  */
 struct cprof_sample {
 	struct cprof_rec rec;		/* CPROF_REC_SAMPLE */
@@ -242,6 +270,33 @@ struct cprof_waketrail {
 	__u32	reserved2;
 	__u64	delay_ns;
 	char	comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
+/*
+ * An allocation a sample of kind heap stands for, after its frames and
+ * cgroup id, the record's last bytes: the bytes asked for, and an id,
+ * unique in the stream, that a CPROF_REC_HEAPFREE names when the module
+ * sees it freed.
+ */
+struct cprof_heaptrail {
+	__u16	type;			/* CPROF_TRAIL_HEAP */
+	__u16	reserved;
+	__u32	reserved2;
+	__u64	size;
+	__u64	id;
+};
+
+#define CPROF_TRAIL_HEAP	3
+
+/*
+ * An allocation sampled in a profile of kind heap was freed (free,
+ * realloc), in the profile's time: the id of its sample.  Its sample may
+ * come after it in the stream (another CPU's buffer).
+ */
+struct cprof_heapfree {
+	struct cprof_rec rec;		/* CPROF_REC_HEAPFREE */
+	__u64	time_ns;
+	__u64	id;
 };
 
 #define CPROF_PYFRAME_ENTRY	1ull
@@ -481,6 +536,67 @@ struct cprof_oncpu {
 	__u32	cpu;			/* where it came back */
 };
 
+/*
+ * One context switch (kind trace), from the sched_switch tracepoint, on
+ * cpu: prev left it at time_ns, next runs on it from then on.  A tid of 0
+ * is the CPU's idle task.  prev_state: why prev left (enum
+ * cprof_off_state: preempted, or the sleep it went into).  Every switch of
+ * a CPU the profile takes is one, or LOST's other (the ring full): with
+ * pid=, those where prev or next is of that process.  The stacks of prev
+ * (not the idle task) follow as a CPROF_REC_SAMPLE when recorded.
+ */
+struct cprof_switch {
+	struct cprof_rec rec;		/* CPROF_REC_SWITCH */
+	__u64	time_ns;
+	__u32	cpu;
+	__u32	prev_pid;		/* tgid */
+	__u32	prev_tid;
+	__u32	next_pid;		/* tgid */
+	__u32	next_tid;
+	__u16	prev_state;		/* enum cprof_off_state */
+	__u16	reserved;
+	char	prev_comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	char	next_comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
+/*
+ * One wake-up (kind trace), from the sched_waking tracepoint (a new task's
+ * first from sched_wakeup_new, CPROF_WAKE_NEW): on cpu, at
+ * time_ns, the waker (the task running there: with CPROF_WAKE_IRQ, the one
+ * an interrupt handler that woke the task interrupted) made the wakee
+ * runnable; target_cpu is where the wakee last ran, as the tracepoint's
+ * own target_cpu (the scheduler may pick another: its CPROF_REC_SWITCH
+ * says where it ran).  Every wake-up on a CPU the profile takes, or of a
+ * task last run on one (target_cpu), is one, or LOST's other: with pid=,
+ * those where the waker or the wakee is of that process (the wakee only
+ * with CPROF_WAKE_IRQ).
+ */
+struct cprof_wake {
+	struct cprof_rec rec;		/* CPROF_REC_WAKE */
+	__u64	time_ns;
+	__u32	cpu;
+	__u32	target_cpu;
+	__u32	waker_pid;		/* tgid */
+	__u32	waker_tid;
+	__u32	wakee_pid;		/* tgid */
+	__u32	wakee_tid;
+	char	waker_comm[CPROF_COMM_LEN];	/* NUL-terminated */
+	char	wakee_comm[CPROF_COMM_LEN];	/* NUL-terminated */
+};
+
+/*
+ * cprof_switch.rec.flags: prev's stacks were not walked, its CPU past
+ * ctl's budget of time in the probes, or its ring half full (the switches and
+ * wake-ups keep the other half)
+ */
+#define CPROF_SWITCH_NOSTACK_BUDGET	(1u << 0)
+#define CPROF_SWITCH_NOSTACK_RING	(1u << 1)
+
+/* cprof_wake.rec.flags: woken from an interrupt, not by the task */
+#define CPROF_WAKE_IRQ		(1u << 0)
+/* cprof_wake.rec.flags: a new task's first (sched_wakeup_new) */
+#define CPROF_WAKE_NEW		(1u << 1)
+
 /* Records lost on one CPU because its buffer was full. */
 struct cprof_lost {
 	struct cprof_rec rec;		/* CPROF_REC_LOST */
@@ -488,7 +604,7 @@ struct cprof_lost {
 	__u32	cpu;
 	__u32	reserved;
 	__u64	samples;		/* samples lost since the last report */
-	__u64	other;			/* off- and on-CPU records lost */
+	__u64	other;			/* other records lost (off-CPU, switch...) */
 };
 
 /*

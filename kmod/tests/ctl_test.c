@@ -105,6 +105,14 @@ static const char *const ctl_good[][2] = {
 	{ "kind=threads", "kind=threads" }, { "kind=cpu", "kind=cpu" },
 	{ "kind=threadcreate", "kind=threadcreate" },
 	{ "kind=mutex", "kind=mutex" },
+	{ "kind=trace", "kind=trace" },
+	{ "kind=heap", "kind=heap" },
+	{ "heap_rate=1", "heap_rate=1" },
+	{ "heap_rate=1073741824", "heap_rate=1073741824" },
+	{ "heap_kb=1", "heap_kb=1" }, { "heap_kb=262144", "heap_kb=262144" },
+	{ "heap_malloc=0x7f0012345670", "heap_malloc=0x7f0012345670" },
+	{ "heap_free=0", "heap_free=0x0" },
+	{ "heap_posix_memalign=4096", "heap_posix_memalign=0x1000" },
 	{ "freq=99\n", "freq=99" },
 	{ "depth=12\nseconds=7\n", "seconds=7" },
 };
@@ -120,7 +128,9 @@ static const char *const ctl_bad[] = {
 	"budget=51", "unwind_mb=4097", "unwind_mb=-1", "accesses=0",
 	"accesses=4097", "offcpu_depth=0", "offcpu_depth=128",
 	"ustack=32776", "ustack=12", "ustack=-8", "kind=off", "kind=",
-	"kind=CPU", "kind=thread", "freq=50\nbogus=1", "freq=50\n\nseconds=5",
+	"kind=CPU", "kind=thread", "heap_rate=0", "heap_rate=1073741825",
+	"heap_kb=0", "heap_kb=262145", "heap_malloc=", "heap_malloc=x",
+	"heap_memalign=1", "heap_=1", "heap_free=-1", "freq=50\nbogus=1", "freq=50\n\nseconds=5",
 	"freq=50\nfreq=0", "freq=50\n\n", "stop=0", "stop=yes", "stop=",
 	"stop=1\nfreq=50", "freq=50\nstop=1",
 };
@@ -144,7 +154,9 @@ static void ctl_cases(struct ktap *k)
 	static const char all[] =
 		"freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0\nmode=user\n"
 		"idle=1\nbudget=50\nunwind_mb=16\nustack=4096\nkind=wall\n"
-		"accesses=4096\noffcpu_depth=1\n";
+		"accesses=4096\noffcpu_depth=1\nheap_rate=4096\nheap_kb=64\n"
+		"heap_malloc=0x10\nheap_calloc=0x20\nheap_realloc=0x30\n"
+		"heap_posix_memalign=0x40\nheap_free=0x50\n";
 	char *text;
 	int err, i;
 
@@ -165,7 +177,10 @@ static void ctl_cases(struct ktap *k)
 			      "freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0\n"
 			      "mode=user\nidle=1\nbudget=50\nunwind_mb=16\n"
 			      "ustack=4096\nkind=wall\naccesses=4096\n"
-			      "offcpu_depth=1\n"),
+			      "offcpu_depth=1\nheap_rate=4096\n"
+			      "heap_kb=64\nheap_malloc=0x10\n"
+			      "heap_calloc=0x20\nheap_realloc=0x30\n"
+			      "heap_posix_memalign=0x40\nheap_free=0x50\n"),
 		   "read back as %s", ktap_name(ctl_after, ctl_name,
 						sizeof(ctl_name)));
 	ktap_end(k, "every key in one write reads back in ctl's order");

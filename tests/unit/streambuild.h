@@ -235,6 +235,41 @@ static inline void sb_sample_wake(struct sb *b, uint64_t time_ns,
 }
 
 /*
+ * A sample of kind heap: the allocating thread's user stack and cgroup id
+ * 1, then the allocation's size and id.
+ */
+static inline void sb_sample_heap(struct sb *b, uint64_t time_ns,
+				  uint32_t pid, uint32_t tid, const char *comm,
+				  unsigned int nr_user, const uint64_t *uips,
+				  uint64_t size, uint64_t id)
+{
+	size_t frames = 8 * (nr_user + 1);
+	size_t rsize = sizeof(struct cprof_sample) + frames +
+		       sizeof(struct cprof_heaptrail);
+	struct cprof_sample *s = sb_rec(b, CPROF_REC_SAMPLE,
+					CPROF_SAMPLE_CGROUP, rsize);
+	struct cprof_heaptrail *t;
+
+	sb_sample_fill(s, time_ns, pid, tid, 0, comm, 0, NULL, nr_user, uips);
+	s->ips[nr_user] = 1;
+	t = (struct cprof_heaptrail *)((char *)s + sizeof(*s) + frames);
+	t->type = CPROF_TRAIL_HEAP;
+	t->size = size;
+	t->id = id;
+	b->nr_samples++;
+}
+
+/* An allocation of kind heap, sampled as id, freed. */
+static inline void sb_heapfree(struct sb *b, uint64_t time_ns, uint64_t id)
+{
+	struct cprof_heapfree *f = sb_rec(b, CPROF_REC_HEAPFREE, 0,
+					  sizeof(*f));
+
+	f->time_ns = time_ns;
+	f->id = id;
+}
+
+/*
  * A code object's record (CPROF_REC_PYCODE) of CPython version: its
  * qualname's, filename's and line table's object bytes, as the module
  * copies them.
@@ -399,6 +434,46 @@ static inline void sb_oncpu(struct sb *b, uint64_t time_ns, uint64_t out_ns,
 	r->out_ns = out_ns;
 	r->tid = tid;
 	r->cpu = cpu;
+}
+
+/* A context switch (kind trace) on cpu: prev left, next runs. */
+static inline struct cprof_switch *
+sb_switch(struct sb *b, uint64_t time_ns, uint32_t cpu, uint32_t prev_pid,
+	  uint32_t prev_tid, const char *prev_comm, unsigned int prev_state,
+	  uint32_t next_pid, uint32_t next_tid, const char *next_comm)
+{
+	struct cprof_switch *r = sb_rec(b, CPROF_REC_SWITCH, 0, sizeof(*r));
+
+	r->time_ns = time_ns;
+	r->cpu = cpu;
+	r->prev_pid = prev_pid;
+	r->prev_tid = prev_tid;
+	r->prev_state = prev_state;
+	r->next_pid = next_pid;
+	r->next_tid = next_tid;
+	memcpy(r->prev_comm, prev_comm, strnlen(prev_comm, CPROF_COMM_LEN));
+	memcpy(r->next_comm, next_comm, strnlen(next_comm, CPROF_COMM_LEN));
+	return r;
+}
+
+/* A wake-up (kind trace) on cpu: the waker made the wakee runnable. */
+static inline void sb_wake(struct sb *b, uint64_t time_ns, uint32_t cpu,
+			   unsigned int flags, uint32_t waker_pid,
+			   uint32_t waker_tid, const char *waker_comm,
+			   uint32_t wakee_pid, uint32_t wakee_tid,
+			   const char *wakee_comm, uint32_t target_cpu)
+{
+	struct cprof_wake *r = sb_rec(b, CPROF_REC_WAKE, flags, sizeof(*r));
+
+	r->time_ns = time_ns;
+	r->cpu = cpu;
+	r->target_cpu = target_cpu;
+	r->waker_pid = waker_pid;
+	r->waker_tid = waker_tid;
+	r->wakee_pid = wakee_pid;
+	r->wakee_tid = wakee_tid;
+	memcpy(r->waker_comm, waker_comm, strnlen(waker_comm, CPROF_COMM_LEN));
+	memcpy(r->wakee_comm, wakee_comm, strnlen(wakee_comm, CPROF_COMM_LEN));
 }
 
 /* END with the samples added so far. */

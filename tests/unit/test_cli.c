@@ -101,7 +101,7 @@ static void test_options(void)
 	test_cond("-F without -d", run("%s -F 99 -i x", d) != 0 &&
 		  err_is("use them with -d SECONDS"));
 	test_cond("--kind bogus", run("%s -d 1 --kind bogus", d) != 0 &&
-		  err_is("bad --kind 'bogus': cpu, offcpu, wall, threads, threadcreate or mutex"));
+		  err_is("bad --kind 'bogus': cpu, offcpu, wall, threads, threadcreate, mutex, trace or heap"));
 	test_cond("--kind without -d", run("%s --kind offcpu -i x", d) != 0 &&
 		  err_is("--kind runs a profile of that kind"));
 	test_cond("--kind with --every", run("%s --kind wall --every 5 -o y", d) != 0 &&

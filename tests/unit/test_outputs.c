@@ -318,7 +318,7 @@ static bool secret_intact(void)
 }
 
 /* stderr to path (the refusals of 500 attempts); the old one back: -1. */
-static int stderr_to(const char *path, int old)
+static int stderr_swap(const char *path, int old)
 {
 	int fd;
 
@@ -349,9 +349,9 @@ static int run_windows(const char *name, const char *errname,
 
 	if (fd < 0)
 		return -1;
-	saved = stderr_to(tmp_path(errname), -1);
+	saved = stderr_swap(tmp_path(errname), -1);
 	err = windows_run(fd, name, wo);
-	stderr_to(NULL, saved);
+	stderr_swap(NULL, saved);
 	close(fd);
 	return err;
 }
@@ -419,7 +419,7 @@ static void race_output(enum plant how, const char *dir, bool sticky)
 	/* the race is on from the first attempt */
 	while (access(name, F_OK) && errno == ENOENT)
 		usleep(1000);
-	saved = stderr_to(tmp_path("race-err.txt"), -1);
+	saved = stderr_swap(tmp_path("race-err.txt"), -1);
 	for (i = 0; i < ATTEMPTS; i++) {
 		struct atomicfile *o;
 
@@ -454,7 +454,7 @@ static void race_output(enum plant how, const char *dir, bool sticky)
 		if (pty >= 0)
 			dev_bytes += pty_bytes(pty);
 	}
-	stderr_to(NULL, saved);
+	stderr_swap(NULL, saved);
 	bytes = stop_attacker(&a, &plants);
 	if (!secret_intact()) {
 		changed++;

@@ -5,6 +5,7 @@
  * protobuf-c and compared with the model and with what the stream said.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "output/output.h"
@@ -558,6 +559,85 @@ static void test_mutex(void)
 	resolved__free(r);
 }
 
+/*
+ * Allocations sampled by bytes: Go's heap profile's four types, each
+ * scaled as Go scales a sample (1/(1-exp(-size/rate))), in use until a
+ * free names its id, whether the free comes before or after its sample
+ * in the stream; period space/bytes of the rate; allocs names
+ * alloc_space its default type.
+ */
+static void test_heap(void)
+{
+	const char *in = tmp_path("heap.bin"), *out = tmp_path("heap.pb.gz");
+	struct cprof_header h = sb_default_header();
+	Perftools__Profiles__Profile *p = NULL;
+	int64_t v[4] = { 0 };
+	double scale = 1 / (1 - exp(-4096.0 / 8192));
+	struct resolved *r;
+	size_t i, k;
+	struct sb b;
+	FILE *f;
+
+	h.kind = CPROF_KIND_HEAP;
+	h.heap_rate = 8192;
+	h.period_ns = 1;
+	sb_init(&b);
+	sb_header(&b, &h);
+	sb_mmap(&b, 1, 42, 0x400000, 0x500000, 0x1000, "/usr/bin/x", bid, 20);
+	/* 4 allocations of 4096 bytes: 1 freed after, 1 freed before */
+	sb_sample_heap(&b, 10, 42, 42, "alloc", 2, uips, 4096, 1);
+	sb_sample_heap(&b, 11, 42, 42, "alloc", 2, uips, 4096, 2);
+	sb_heapfree(&b, 12, 3);
+	sb_sample_heap(&b, 13, 42, 42, "alloc", 2, uips, 4096, 3);
+	sb_sample_heap(&b, 14, 42, 42, "alloc", 2, uips, 4096, 4);
+	sb_heapfree(&b, 15, 1);
+	sb_end(&b, 300000000, CPROF_END_COMPLETE, 0);
+	r = to_pprof(&b, in, out, "heap stream", &p);
+	if (!r)
+		return;
+	if (p) {
+		const char *const *str = (const char *const *)p->string_table;
+		static const char *const types[4][2] = {
+			{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+			{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+		};
+		bool named = p->n_sample_type == 4;
+
+		for (k = 0; named && k < 4; k++)
+			named = !strcmp(str[p->sample_type[k]->type], types[k][0]) &&
+				!strcmp(str[p->sample_type[k]->unit], types[k][1]);
+		test_condf(named && !strcmp(str[p->period_type->type], "space") &&
+			   !strcmp(str[p->period_type->unit], "bytes") &&
+			   p->period == 8192 && !p->default_sample_type,
+			   "Go's heap types, period space/bytes 8192 (%zu types, period %lld)",
+			   p->n_sample_type, (long long)p->period);
+		for (i = 0; i < p->n_sample; i++)
+			for (k = 0; k < 4 && k < p->sample[i]->n_value; k++)
+				v[k] += p->sample[i]->value[k];
+		test_condf(v[0] == (int64_t)(4 * scale) &&
+			   v[1] == (int64_t)(4 * 4096 * scale) &&
+			   v[2] == (int64_t)(2 * scale) &&
+			   v[3] == (int64_t)(2 * 4096 * scale),
+			   "4 allocated, 2 in use (one freed before its sample came), scaled by %.3f: %lld %lld %lld %lld",
+			   scale, (long long)v[0], (long long)v[1],
+			   (long long)v[2], (long long)v[3]);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	} else {
+		test_cond("gunzip + unpack the heap pprof", 0);
+	}
+	f = fopen(out, "w");
+	test_cond("write it as allocs", f && pprof__write_heap(r, f, out, true) == 0);
+	if (f)
+		fclose(f);
+	p = pprof_read(out);
+	test_cond("allocs: default sample type alloc_space",
+		  p && p->default_sample_type > 0 &&
+		  !strcmp(p->string_table[p->default_sample_type], "alloc_space"));
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	resolved__free(r);
+}
+
 int main(void)
 {
 	const char *in = tmp_path("s.bin"), *out = tmp_path("out.pb.gz");
@@ -590,5 +670,6 @@ int main(void)
 	test_threads();
 	test_threadcreate();
 	test_mutex();
+	test_heap();
 	return test_report();
 }

@@ -587,7 +587,7 @@ static void test_offcpu(void)
 		{ "every 0", 0, "every 0 (must be 1 or more)" },
 		{ "state out of range", 1, "state 9 (at most 4)" },
 		{ "back before it left", 2, "back at 5 before it left at 100" },
-		{ "kind out of range", 3, "bad kind 7 at byte 160" },
+		{ "kind out of range", 3, "bad kind 8 at byte 160" },
 	};
 	struct cprof_header h = sb_default_header();
 	uint64_t u[2] = { 0x401000, 0x402000 };
@@ -599,7 +599,7 @@ static void test_offcpu(void)
 
 	for (i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
 		h.kind = i < sizeof(bad) / sizeof(bad[0]) && bad[i].field == 3 ?
-			 7 : CPROF_KIND_OFFCPU;
+			 CPROF_KIND_MAX + 1 : CPROF_KIND_OFFCPU;
 		sb_init(&b);
 		sb_header(&b, &h);
 		sb_offcpu(&b, 100, 42, 43, 1, "x", CPROF_OFF_SLEEPING, 2, 0,

@@ -31,6 +31,8 @@ static const char *const layouts[] = {
 	"I time out_ns tid cpu",
 	"P time tid status nr text frame...",
 	"W time tid wpid wtid delay_ns",
+	"A time tid size id",
+	"F time id",
 	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
 	"L time cpu samples other",
@@ -132,14 +134,23 @@ static int python_line(const struct cprof_sample *s, const void *at,
 
 /*
  * A sample's trailer: the thread it woke (kind mutex), "W" and the
- * waiter's pid, tid and wait, or its Python frames.  0, or -1 if it does
+ * waiter's pid, tid and wait; the allocation it stands for (kind heap),
+ * "A" and its size and id; or its Python frames.  0, or -1 if it does
  * not fit its room.
  */
 static int trailer_line(const struct cprof_sample *s, const void *at,
 			size_t room)
 {
 	const struct cprof_waketrail *w = at;
+	const struct cprof_heaptrail *a = at;
 
+	if (room == sizeof(*a) && a->type == CPROF_TRAIL_HEAP) {
+		add("A %" PRIu64 " %u %" PRIu64 " %" PRIu64,
+		    (uint64_t)s->time_ns, s->tid, (uint64_t)a->size,
+		    (uint64_t)a->id);
+		end_line();
+		return 0;
+	}
 	if (room < sizeof(*w) || w->type != CPROF_TRAIL_WAKE)
 		return python_line(s, at, room);
 	if (room != sizeof(*w))
@@ -322,6 +333,16 @@ int main(int argc, char **argv)
 			    (uint64_t)e->lost);
 			end_line();
 			ended = 1;
+			break;
+		}
+		case CPROF_REC_HEAPFREE: {
+			const struct cprof_heapfree *f = (void *)buf;
+
+			if (rec.size != sizeof(*f))
+				return 1;
+			add("F %" PRIu64 " %" PRIu64, (uint64_t)f->time_ns,
+			    (uint64_t)f->id);
+			end_line();
 			break;
 		}
 		default:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/chrome.h"
 #include "output/output.h"
 #include "output/pprof.h"
 #include "lib/util.h"
@@ -334,7 +335,9 @@ static void top_header(const struct resolved *r, FILE *out)
 				    r->kind == CPROF_KIND_THREADS ? "threads" :
 				    r->kind == CPROF_KIND_THREADCREATE ?
 				    "threadcreate" :
-				    r->kind == CPROF_KIND_MUTEX ? "delay" : "cpu");
+				    r->kind == CPROF_KIND_MUTEX ? "delay" :
+				    r->kind == CPROF_KIND_HEAP ? "alloc_space" :
+				    "cpu");
 	if (r->time_nanos) {
 		time_t sec = r->time_nanos / 1000000000;
 		struct tm tm;
@@ -661,12 +664,33 @@ int output__threads(const struct resolved *r, FILE *out, const char *name)
 	return 0;
 }
 
+int output__trace(const struct resolved *r, const struct output_opts *o,
+		  FILE *out, const char *name)
+{
+	uint64_t dropped = 0;
+
+	if (chrome__write(r, out, name, o->gzip,
+			  o->trace_bytes ? o->trace_bytes : CHROME_BYTES_DEFAULT,
+			  output__frame_name, &dropped))
+		return -1;
+	if (dropped)
+		warning("%s: %llu events left out past the trace's %zu bytes (said in its otherData)",
+			esc(name), (unsigned long long)dropped,
+			o->trace_bytes ? o->trace_bytes :
+			(size_t)CHROME_BYTES_DEFAULT);
+	return 0;
+}
+
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name)
 {
+	/* its samples are the stacks of its switches, no profile's */
+	if (r->kind == CPROF_KIND_TRACE && o->format != FORMAT_TRACE)
+		return fail("%s: a profile of kind trace is a timeline: write it with -f trace",
+			    esc(name));
 	switch (o->format) {
 	case FORMAT_PPROF:
-		return pprof__write(r, out, name);
+		return pprof__write_heap(r, out, name, o->allocs);
 	case FORMAT_FOLDED:
 		return output__folded(r, out, name, o->cgroup);
 	case FORMAT_TOP:
@@ -675,6 +699,8 @@ int output__write(const struct resolved *r, const struct output_opts *o,
 		return output__text(r, out, name);
 	case FORMAT_THREADS:
 		return output__threads(r, out, name);
+	case FORMAT_TRACE:
+		return output__trace(r, o, out, name);
 	}
 	return fail("unknown output format %d", o->format);
 }

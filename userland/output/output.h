@@ -48,17 +48,35 @@ int output__text(const struct resolved *r, FILE *out, const char *name);
  */
 int output__threads(const struct resolved *r, FILE *out, const char *name);
 
+/*
+ * trace: a profile of kind trace as the Chrome trace event format
+ *   (chrome.h), JSON, gzipped with gzip.
+ */
 enum output_format {
-	FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP, FORMAT_TEXT, FORMAT_THREADS
+	FORMAT_PPROF, FORMAT_FOLDED, FORMAT_TOP, FORMAT_TEXT, FORMAT_THREADS,
+	FORMAT_TRACE
 };
 
 struct output_opts {
 	enum output_format format;
 	int nodes;		/* top */
 	bool cgroup;		/* folded, top */
+	bool allocs;		/* pprof of kind heap: alloc_space first */
+	bool gzip;		/* trace */
+	size_t trace_bytes;	/* trace: the JSON's budget; 0: the default */
 };
 
-/* r in the chosen format (pprof: pprof__write()).  0 ok, -1 after printing why. */
+/*
+ * trace: r (kind trace) as chrome__write() writes it, within
+ * o->trace_bytes; events left out past it said in one warning line.
+ */
+int output__trace(const struct resolved *r, const struct output_opts *o,
+		  FILE *out, const char *name);
+
+/*
+ * r in the chosen format (pprof: pprof__write()); a profile of kind trace
+ * in trace only.  0 ok, -1 after printing why.
+ */
 int output__write(const struct resolved *r, const struct output_opts *o,
 		  FILE *out, const char *name);
 

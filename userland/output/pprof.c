@@ -7,6 +7,7 @@
  * into a deflate stream: the encoded profile is never held in memory whole.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +82,7 @@ static void gz_buffer__append(ProtobufCBuffer *b, size_t len,
 /* Everything the Profile message points to, freed in one place. */
 struct pb {
 	Perftools__Profiles__Profile prof;
-	Perftools__Profiles__ValueType types[3], *type_ptrs[2];
+	Perftools__Profiles__ValueType types[5], *type_ptrs[4];
 	Perftools__Profiles__Sample *samples, **sample_ptrs;
 	Perftools__Profiles__Label *labels, **label_ptrs;
 	int64_t *values;
@@ -97,7 +98,9 @@ struct pb {
 enum {
 	S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_PID, S_TID, S_COMM, S_ID,
 	S_CGROUP, S_STATE, S_CONTENTIONS, S_DELAY, S_WALL, S_THREADS, S_OFF,
-	S_THREADCREATE, S_WAITER_PID, S_WAITER_TID, S_WAITER_COMM, NR_EXTRA
+	S_THREADCREATE, S_WAITER_PID, S_WAITER_TID, S_WAITER_COMM,
+	S_ALLOC_OBJECTS, S_ALLOC_SPACE, S_INUSE_OBJECTS, S_INUSE_SPACE,
+	S_SPACE, S_BYTES, NR_EXTRA
 };
 
 static const char *const extra_strings[NR_EXTRA] = {
@@ -109,7 +112,33 @@ static const char *const extra_strings[NR_EXTRA] = {
 	[S_OFF] = "offcpu", [S_THREADCREATE] = "threadcreate",
 	[S_WAITER_PID] = "waiter_pid", [S_WAITER_TID] = "waiter_tid",
 	[S_WAITER_COMM] = "waiter_comm",
+	[S_ALLOC_OBJECTS] = "alloc_objects", [S_ALLOC_SPACE] = "alloc_space",
+	[S_INUSE_OBJECTS] = "inuse_objects", [S_INUSE_SPACE] = "inuse_space",
+	[S_SPACE] = "space", [S_BYTES] = "bytes",
 };
+
+#define NR_VALUES	4	/* most values a sample has: a heap's */
+
+/*
+ * Go's estimate of the allocations a sample of @count of @bytes stands
+ * for when one in every @rate bytes on average is sampled (runtime/pprof's
+ * scaleHeapSample): each of the average size had 1 - exp(-size/rate)
+ * chances of being sampled.
+ */
+static void heap_scale(uint64_t count, uint64_t bytes, uint32_t rate,
+		       int64_t *count_out, int64_t *bytes_out)
+{
+	double scale;
+
+	if (!count || !bytes || rate <= 1) {
+		*count_out = count;
+		*bytes_out = bytes;
+		return;
+	}
+	scale = 1 / (1 - exp(-((double)bytes / count) / rate));
+	*count_out = (int64_t)(count * scale);
+	*bytes_out = (int64_t)(bytes * scale);
+}
 
 #define NR_LABELS	9	/* most labels a sample has */
 
@@ -146,14 +175,18 @@ static void pb__label(Perftools__Profiles__Label *l, int64_t key, int64_t num,
 	l->str = str;
 }
 
-/* Build pb->prof over r.  0 ok, -1 ENOMEM. */
-static int pb__build(struct pb *pb, const struct resolved *r)
+/*
+ * Build pb->prof over r; allocs: a heap profile shows alloc_space first,
+ * as Go's /debug/pprof/allocs.  0 ok, -1 ENOMEM.
+ */
+static int pb__build(struct pb *pb, const struct resolved *r, bool allocs)
 {
 	Perftools__Profiles__Profile *p = &pb->prof;
 	size_t nstr = strtab__nr(r->strings), i, j, nl = 0;
 	int64_t x = nstr;	/* index of the first extra string */
-	/* tasks created: a count, no time */
-	size_t nvalues = r->kind == CPROF_KIND_THREADCREATE ? 1 : 2;
+	/* tasks created: a count, no time; allocations: Go's four */
+	size_t nvalues = r->kind == CPROF_KIND_THREADCREATE ? 1 :
+			 r->kind == CPROF_KIND_HEAP ? 4 : 2;
 	/* waits, Go's block and mutex profiles' */
 	bool contention = r->kind == CPROF_KIND_OFFCPU ||
 			  r->kind == CPROF_KIND_MUTEX;
@@ -163,7 +196,7 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	pb->labels = calloc(r->nr_samples * NR_LABELS, sizeof(*pb->labels));
 	pb->label_ptrs = calloc(r->nr_samples * NR_LABELS,
 				sizeof(*pb->label_ptrs));
-	pb->values = calloc(r->nr_samples * 2, sizeof(*pb->values));
+	pb->values = calloc(r->nr_samples * NR_VALUES, sizeof(*pb->values));
 	pb->loc_ids = calloc(r->nr_loc_ids, sizeof(*pb->loc_ids));
 	pb->maps = calloc(r->nr_mappings, sizeof(*pb->maps));
 	pb->map_ptrs = calloc(r->nr_mappings, sizeof(*pb->map_ptrs));
@@ -222,6 +255,25 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 	p->period = contention ||
 		    r->kind == CPROF_KIND_THREADS ||
 		    r->kind == CPROF_KIND_THREADCREATE ? 1 : r->period_ns;
+	/*
+	 * Allocations: Go's heap profile's types, scaled as Go scales them,
+	 * the period its sampling rate in bytes.
+	 */
+	if (r->kind == CPROF_KIND_HEAP) {
+		for (i = 0; i < 5; i++)
+			perftools__profiles__value_type__init(&pb->types[i]);
+		for (i = 0; i < 4; i++) {
+			pb->types[i].type = x + S_ALLOC_OBJECTS + i;
+			pb->types[i].unit = x + (i % 2 ? S_BYTES : S_COUNT);
+			pb->type_ptrs[i] = &pb->types[i];
+		}
+		pb->types[4].type = x + S_SPACE;
+		pb->types[4].unit = x + S_BYTES;
+		p->period_type = &pb->types[4];
+		p->period = r->heap_rate;
+		if (allocs)
+			p->default_sample_type = x + S_ALLOC_SPACE;
+	}
 	if (r->kind == CPROF_KIND_THREADS)
 		p->default_sample_type = x + S_THREADS;
 	p->time_nanos = r->time_nanos;
@@ -295,9 +347,15 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 		perftools__profiles__sample__init(ps);
 		ps->location_id = s->nr_locs ? &pb->loc_ids[s->loc] : NULL;
 		ps->n_location_id = s->nr_locs;
-		ps->value = &pb->values[2 * i];
+		ps->value = &pb->values[NR_VALUES * i];
 		ps->value[0] = s->count;
 		ps->value[1] = s->nanos;
+		if (r->kind == CPROF_KIND_HEAP) {
+			heap_scale(s->count, s->nanos, r->heap_rate,
+				   &ps->value[0], &ps->value[1]);
+			heap_scale(s->live_count, s->live_bytes, r->heap_rate,
+				   &ps->value[2], &ps->value[3]);
+		}
 		ps->n_value = nvalues;
 		ps->label = &pb->label_ptrs[nl];
 		j = 0;
@@ -334,11 +392,17 @@ static int pb__build(struct pb *pb, const struct resolved *r)
 
 int pprof__write(const struct resolved *r, FILE *out, const char *name)
 {
+	return pprof__write_heap(r, out, name, false);
+}
+
+int pprof__write_heap(const struct resolved *r, FILE *out, const char *name,
+		      bool allocs)
+{
 	struct gz_buffer *gz = NULL;
 	struct pb pb = { 0 };
 	int err = -1;
 
-	if (pb__build(&pb, r)) {
+	if (pb__build(&pb, r, allocs)) {
 		fail("failed to build the pprof message: %s", strerror(ENOMEM));
 		goto cleanup;
 	}

@@ -40,7 +40,9 @@
 #include "serve/listen.h"
 #include "serve/mhd.h"
 #include "stream/modprofile.h"
+#include "output/chrome.h"
 #include "output/output.h"
+#include "run/heapfind.h"
 #include "run/pipeline.h"
 #include "stream/profile.h"
 #include "symbolize/resolve.h"
@@ -85,6 +87,8 @@ struct query {
 	const struct httpd_opts *o;
 	const char *kind;		/* ctl's kind=: the URL's */
 	long seconds, freq, pid;
+	long rate;			/* kind heap: mean bytes a sample */
+	bool allocs;			/* kind heap: /allocs, not /heap */
 	long debug;			/* 0: pprof; 1: text; 2: every thread */
 	bool nosymbol;
 	char err[256];			/* the first bad parameter */
@@ -96,15 +100,21 @@ static const char index_page[] =
 "<p>Set debug=1 as a query parameter to export in legacy text format</p>\n"
 "<br>\nTypes of profiles available:\n"
 "<table>\n<thead><td>Count</td><td>Profile</td></thead>\n"
+"<tr><td></td><td><a href='allocs'>allocs</a></td></tr>\n"
 "<tr><td></td><td><a href='block'>block</a></td></tr>\n"
 "<tr><td></td><td><a href='cmdline'>cmdline</a></td></tr>\n"
 "<tr><td></td><td><a href='goroutine?debug=1'>goroutine</a></td></tr>\n"
+"<tr><td></td><td><a href='heap'>heap</a></td></tr>\n"
 "<tr><td></td><td><a href='mutex?debug=1'>mutex</a></td></tr>\n"
 "<tr><td></td><td><a href='profile?debug=1'>profile</a></td></tr>\n"
 "<tr><td></td><td><a href='threadcreate?debug=1'>threadcreate</a></td></tr>\n"
+"<tr><td></td><td><a href='trace?seconds=1'>trace</a></td></tr>\n"
 "<tr><td></td><td><a href='wall'>wall</a></td></tr>\n"
 "</table>\n<br>\n"
 "<p>\nProfile Descriptions:\n<ul>\n"
+"<li><div class=profile-name>allocs: </div> A sampling of the memory "
+"allocations of process pid=PID (required), as heap, shown by "
+"alloc_space.</li>\n"
 "<li><div class=profile-name>block: </div> Where the threads of the "
 "whole machine (or pid=PID's) wait off the CPU, and how long: sleeping, "
 "blocked on I/O, locks, pipes and sockets, preempted (contentions and "
@@ -118,6 +128,13 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "their state and how long they have been off the CPU (threads/count). "
 "Taken at once: seconds does not apply. debug=1 groups them by stack, "
 "debug=2 lists every thread.</li>\n"
+"<li><div class=profile-name>heap: </div> A sampling of the memory "
+"allocations of process pid=PID (required): uprobes on its glibc malloc, "
+"calloc, realloc, posix_memalign and free, one allocation sampled per "
+"rate=BYTES allocated on average (default 524288, Go's), with Go's four "
+"types (alloc_objects, alloc_space, inuse_objects, inuse_space) scaled as "
+"Go scales them. Allocations made before the profile started are unseen. "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>mutex: </div> Stack traces of holders of "
 "contended locks: of each thread of the whole machine (or pid=PID's) "
 "whose futex call (a pthread mutex unlocked, a condition signalled) "
@@ -136,19 +153,33 @@ STRINGIFY(SECONDS_DEFAULT) "), as profile.</li>\n"
 "created new threads and processes on the whole machine (or pid=PID's "
 "threads), kernel and user, each creation counted (threadcreate/count). "
 "Taken over seconds, as profile.</li>\n"
+"<li><div class=profile-name>trace: </div> A timeline of the whole "
+"machine (or of pid=PID's threads): every time a thread ran on a CPU, "
+"who woke whom, and the kernel and user stack each thread left the CPU "
+"with, as the Chrome trace event format (gzipped JSON) that Perfetto's "
+"UI (ui.perfetto.dev) and speedscope open; at most " STRINGIFY(CHROME_BYTES_DEFAULT_MB)
+" MiB of JSON, what did not fit counted in its otherData. Not Go's "
+"runtime execution trace, which only a Go program makes of itself. "
+"Taken over seconds, as profile.</li>\n"
 "<li><div class=profile-name>wall: </div> Where the time of the threads "
 "goes, on the CPU and off it, in one unit (wall/nanoseconds): with "
 "pid=PID, a process's wall-clock profile. Taken over seconds, as "
 "profile.</li>\n"
 "</ul>\n</p>\n</body>\n</html>\n";
 
-/* Queue a response of len bytes of body (taken over: freed by MHD). */
-static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
-			       const char *type, char *body, size_t len,
-			       bool attachment)
+/*
+ * Queue a response of len bytes of body (taken over: freed by MHD) of
+ * type, encoded as encoding (NULL: as is), a download named file (NULL:
+ * none).
+ */
+static enum MHD_Result respond_as(struct MHD_Connection *c,
+				  unsigned int status, const char *type,
+				  const char *encoding, const char *file,
+				  char *body, size_t len)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char disp[64];
 
 	r = sym_MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -157,9 +188,15 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	}
 	sym_MHD_add_response_header(r, "Content-Type", type);
 	sym_MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	if (attachment)
-		sym_MHD_add_response_header(r, "Content-Disposition",
-					    "attachment; filename=\"profile\"");
+	if (encoding)
+		sym_MHD_add_response_header(r,
+					    MHD_HTTP_HEADER_CONTENT_ENCODING,
+					    encoding);
+	if (file) {
+		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
+			 file);
+		sym_MHD_add_response_header(r, "Content-Disposition", disp);
+	}
 	/*
 	 * One request per connection: a connection left open would wait
 	 * idle for the client's next request, and be closed by the idle
@@ -176,6 +213,33 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	ret = sym_MHD_queue_response(c, status, r);
 	sym_MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
+			       const char *type, char *body, size_t len,
+			       bool attachment)
+{
+	return respond_as(c, status, type, NULL,
+			  attachment ? "profile" : NULL, body, len);
+}
+
+/*
+ * A profile's answer: a timeline (kind trace) is gzipped JSON, sent as
+ * JSON whose encoding is gzip (a browser or curl --compressed unpacks
+ * it; saved as is, it is a .json.gz that Perfetto's UI opens); the
+ * others pprof, or text with debug=.
+ */
+static enum MHD_Result respond_profile(struct MHD_Connection *c,
+				       const struct query *q, char *body,
+				       size_t len)
+{
+	if (!strcmp(q->kind, "trace"))
+		return respond_as(c, MHD_HTTP_OK, "application/json", "gzip",
+				  "trace.json", body, len);
+	return respond(c, MHD_HTTP_OK,
+		       q->debug ? "text/plain; charset=utf-8" :
+				  "application/octet-stream",
+		       body, len, !q->debug);
 }
 
 /* An error: one line, as Go's http.Error. */
@@ -248,6 +312,9 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "pid"))
 		parse_param(key, val, val_size, 0, MODPROFILE_PID_MAX, &q->pid,
+			    q->err, sizeof(q->err));
+	else if (!strcmp(key, "rate"))
+		parse_param(key, val, val_size, 1, HEAP_RATE_MAX, &q->rate,
 			    q->err, sizeof(q->err));
 	else if (!strcmp(key, "nosymbol")) {
 		if (parse_param(key, val, val_size, 0, 1, &flag, q->err,
@@ -385,8 +452,15 @@ static unsigned int run_profile(struct server *srv, const struct query *q,
 		.kind = q->kind,
 	};
 	unsigned int status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+	char heap[512];
 	int err;
 
+	if (!strcmp(q->kind, "heap")) {
+		if (heapfind__settings(q->pid, q->rate, heap, sizeof(heap), msg,
+				       size))
+			return MHD_HTTP_BAD_REQUEST;
+		set.extra = heap;
+	}
 	pipeline__load_tables(srv->pl, q->pid);
 	if (pipeline__start(srv->pl, &set, NULL, &err, msg, size)) {
 		status = err == EBUSY ? MHD_HTTP_CONFLICT :
@@ -426,8 +500,11 @@ static int build_answer(struct server *srv, const struct profile *prof,
 			char **body, size_t *len, char *msg, size_t size)
 {
 	struct output_opts oo = {
-		.format = q->debug == 2 ? FORMAT_THREADS :
+		.format = !strcmp(q->kind, "trace") ? FORMAT_TRACE :
+			  q->debug == 2 ? FORMAT_THREADS :
 			  q->debug ? FORMAT_TEXT : FORMAT_PPROF,
+		.gzip = true,
+		.allocs = q->allocs,
 	};
 	struct resolve_opts ropts;
 	char why[160];
@@ -496,16 +573,17 @@ static enum MHD_Result serve_cmdline(struct server *srv,
 
 /*
  * A profile of kind (ctl's kind=: profile, block, wall, goroutine,
- * threadcreate, mutex) for c's request.
+ * threadcreate, mutex, trace, heap) for c's request; allocs: /allocs.
  */
 static enum MHD_Result serve_profile(struct server *srv,
 				     struct MHD_Connection *c,
 				     const char *who, const char *version,
-				     bool head, const char *kind)
+				     bool head, const char *kind, bool allocs)
 {
 	/* Go's default, within the ceiling the server was given */
 	struct query q = {
 		.o = srv->o, .pid = -1, .kind = kind,
+		.rate = HEAP_RATE_DEFAULT, .allocs = allocs,
 		.seconds = srv->o->max_seconds < SECONDS_DEFAULT ?
 			   srv->o->max_seconds : SECONDS_DEFAULT,
 	};
@@ -525,7 +603,10 @@ static enum MHD_Result serve_profile(struct server *srv,
 		 strcmp(kind, "threads") && strcmp(kind, "threadcreate") &&
 		 strcmp(kind, "mutex"))
 		snprintf(q.err, sizeof(q.err),
-			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block and wall are pprof");
+			 "debug=1 is served for profile, goroutine, threadcreate and mutex only: block, wall, heap and allocs are pprof, trace JSON");
+	else if (!q.err[0] && !strcmp(kind, "heap") && q.pid <= 0)
+		snprintf(q.err, sizeof(q.err),
+			 "pid=PID is required: heap and allocs profile one process's allocations");
 	if (q.err[0]) {
 		fprintf(stderr, PROG_NAME ": %s: 400: %s\n", who, q.err);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, q.err);
@@ -533,10 +614,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 	if (head) {
 		/* what the answer would be, at no cost: no profile runs */
 		body = strdup("");
-		return body ? respond(c, MHD_HTTP_OK,
-				      q.debug ? "text/plain; charset=utf-8" :
-						"application/octet-stream",
-				      body, 0, !q.debug) : MHD_NO;
+		return body ? respond_profile(c, &q, body, 0) : MHD_NO;
 	}
 	pthread_mutex_lock(&srv->lock);
 	status = srv->busy ? MHD_HTTP_CONFLICT : 0;
@@ -580,10 +658,7 @@ static enum MHD_Result serve_profile(struct server *srv,
 		who, (unsigned long long)profile__nr_records(prof),
 		monotonic_seconds() - t0, t1 - t0, monotonic_seconds() - t1,
 		len);
-	ret = respond(c, MHD_HTTP_OK,
-		      q.debug ? "text/plain; charset=utf-8" :
-				"application/octet-stream",
-		      body, len, !q.debug);
+	ret = respond_profile(c, &q, body, len);
 out:
 	watch_end(&w);
 	profile__free(prof);
@@ -738,18 +813,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     "only GET is served");
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return serve_profile(srv, c, who, version, head, "cpu");
+		return serve_profile(srv, c, who, version, head, "cpu", false);
 	if (!strcmp(url, "/debug/pprof/block"))
-		return serve_profile(srv, c, who, version, head, "offcpu");
+		return serve_profile(srv, c, who, version, head, "offcpu", false);
 	if (!strcmp(url, "/debug/pprof/wall"))
-		return serve_profile(srv, c, who, version, head, "wall");
+		return serve_profile(srv, c, who, version, head, "wall", false);
 	if (!strcmp(url, "/debug/pprof/goroutine"))
-		return serve_profile(srv, c, who, version, head, "threads");
+		return serve_profile(srv, c, who, version, head, "threads", false);
 	if (!strcmp(url, "/debug/pprof/threadcreate"))
 		return serve_profile(srv, c, who, version, head,
-				     "threadcreate");
+				     "threadcreate", false);
+	if (!strcmp(url, "/debug/pprof/heap"))
+		return serve_profile(srv, c, who, version, head, "heap", false);
+	if (!strcmp(url, "/debug/pprof/allocs"))
+		return serve_profile(srv, c, who, version, head, "heap", true);
 	if (!strcmp(url, "/debug/pprof/mutex"))
-		return serve_profile(srv, c, who, version, head, "mutex");
+		return serve_profile(srv, c, who, version, head, "mutex", false);
+	if (!strcmp(url, "/debug/pprof/trace"))
+		return serve_profile(srv, c, who, version, head, "trace", false);
 	if (!strcmp(url, "/debug/pprof/cmdline"))
 		return serve_cmdline(srv, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof")) {
@@ -761,7 +842,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			       strlen(body), false);
 	}
 	return respond_error(c, MHD_HTTP_NOT_FOUND,
-			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex and /debug/pprof/cmdline");
+			     "404 page not found: cprof serves /debug/pprof/, /debug/pprof/profile, /debug/pprof/block, /debug/pprof/wall, /debug/pprof/goroutine, /debug/pprof/threadcreate, /debug/pprof/mutex, /debug/pprof/trace, /debug/pprof/heap, /debug/pprof/allocs and /debug/pprof/cmdline");
 }
 
 #define STOP_DRAIN_S	10

@@ -32,7 +32,7 @@ int modprofile__start(struct modprofile *mp,
 		      const struct modprofile_settings *s, int *err,
 		      char *msg, size_t size)
 {
-	char ctl[4096], settings[160];
+	char ctl[4096], settings[768];
 	int len;
 	ssize_t n;
 
@@ -47,6 +47,14 @@ int modprofile__start(struct modprofile *mp,
 	/* the whole machine unless asked: not what an earlier profile left */
 	len += snprintf(settings + len, sizeof(settings) - len, "pid=%ld\n",
 			s->pid > 0 ? s->pid : 0);
+	if (s->extra)
+		len += snprintf(settings + len, sizeof(settings) - len, "%s",
+				s->extra);
+	if (len >= (int)sizeof(settings)) {
+		*err = E2BIG;
+		snprintf(msg, size, "settings too long for %s", ctl);
+		return -1;
+	}
 	mp->ctl_fd = open(ctl, O_WRONLY | O_CLOEXEC);
 	if (mp->ctl_fd < 0) {
 		*err = errno;

@@ -22,6 +22,7 @@ struct modprofile_settings {
 	long freq;		/* 0: leave as set */
 	long pid;		/* <= 0: every process */
 	const char *kind;	/* ctl's kind=; NULL: cpu */
+	const char *extra;	/* more ctl lines (kind heap's), or NULL */
 };
 
 struct modprofile {

@@ -20,6 +20,7 @@
 
 #include "stream/profile.h"
 #include "stream/stream.h"
+#include "stream/timeline.h"
 #include "lib/util.h"
 
 struct stack_ent {
@@ -41,6 +42,7 @@ _Static_assert(sizeof(struct cprof_pyframe) == 2 * sizeof(uint64_t),
 
 struct sample_ent {
 	hashval_t hash;
+	uint32_t index;		/* in samples[] */
 	struct prof_sample s;
 };
 
@@ -120,6 +122,9 @@ struct profile {
 	uint64_t map_dropped;
 	struct cpu_state *cpus;		/* the CPUs seen so far, [0, nr_cpus) */
 	size_t nr_cpus;
+	struct timeline *timeline;	/* kind trace's; else NULL */
+	uint32_t last_index;		/* the key profile__count() counted */
+	htab_t heap_tab;		/* kind heap: struct heap_live by id */
 };
 
 /*
@@ -227,6 +232,29 @@ static void pid_del(void *e)
 	free(pm);
 }
 
+/*
+ * Kind heap: an allocation sampled and not seen freed (its key's entry
+ * and size), or one seen freed before its sample came (ent NULL).
+ */
+struct heap_live {
+	uint64_t id;
+	struct sample_ent *ent;
+	uint64_t size;
+};
+
+static hashval_t heap_hash(const void *e)
+{
+	const struct heap_live *h = e;
+
+	return iterative_hash(&h->id, sizeof(h->id), 0);
+}
+
+static int heap_eq(const void *a, const void *b)
+{
+	return ((const struct heap_live *)a)->id ==
+	       ((const struct heap_live *)b)->id;
+}
+
 struct profile *profile__new(const struct cprof_header *hdr)
 {
 	struct profile *p = calloc(1, sizeof(*p));
@@ -243,7 +271,12 @@ struct profile *profile__new(const struct cprof_header *hdr)
 				       calloc, free);
 	p->off_tab = htab_create_alloc(64, off_hash, off_eq, off_del,
 				       calloc, free);
-	if (!p->stack_tab || !p->sample_tab || !p->pid_tab || !p->off_tab) {
+	p->heap_tab = htab_create_alloc(64, heap_hash, heap_eq, free,
+					calloc, free);
+	if (hdr->kind == CPROF_KIND_TRACE)
+		p->timeline = timeline__new();
+	if (!p->stack_tab || !p->sample_tab || !p->pid_tab || !p->off_tab ||
+	    !p->heap_tab || (hdr->kind == CPROF_KIND_TRACE && !p->timeline)) {
 		profile__free(p);
 		return NULL;
 	}
@@ -264,6 +297,8 @@ void profile__free(struct profile *p)
 		htab_delete(p->pid_tab);
 	if (p->off_tab)
 		htab_delete(p->off_tab);
+	if (p->heap_tab)
+		htab_delete(p->heap_tab);
 	for (i = 0; i < p->nr_stacks; i++)
 		free(p->stacks[i]);
 	free(p->stacks);
@@ -273,6 +308,7 @@ void profile__free(struct profile *p)
 	for (i = 0; i < p->nr_cpus; i++)
 		free(p->cpus[i].changes);
 	free(p->cpus);
+	timeline__free(p->timeline);
 	free(p);
 }
 
@@ -396,10 +432,11 @@ static int profile__intern_stack(struct profile *p,
 	return 0;
 }
 
-/* Count @count times of @nanos in all under smp's key. */
-static int profile__count(struct profile *p, const struct sample_of *smp,
-			  unsigned int off_state, uint64_t count,
-			  uint64_t nanos)
+/* Count @count times of @nanos in all under smp's key: its entry. */
+static struct sample_ent *profile__count_ent(struct profile *p,
+					     const struct sample_of *smp,
+					     unsigned int off_state,
+					     uint64_t count, uint64_t nanos)
 {
 	struct sample_ent key = { 0 }, *e;
 	uint64_t words[4 + CPROF_COMM_LEN / 8];
@@ -407,7 +444,7 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 	size_t n;
 
 	if (profile__intern_stack(p, smp, &key.s.stack))
-		return -1;
+		return NULL;
 	key.s.pid = smp->pid;
 	key.s.tid = smp->tid;
 	key.s.cpu = smp->cpu;
@@ -435,20 +472,22 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 	key.hash = hash_words(words, 4 + sizeof(key.s.comm) / 8, 0);
 	slot = htab_find_slot_with_hash(p->sample_tab, &key, key.hash, INSERT);
 	if (!slot)
-		return -1;
+		return NULL;
 	e = *slot;
 	if (!e) {
 		if (grow_array(&p->samples, &p->alloc_samples, p->nr_samples + 1,
 			 sizeof(*p->samples)))
-			return -1;
+			return NULL;
 		e = malloc(sizeof(*e));
 		if (!e)
-			return -1;
+			return NULL;
 		*e = key;
+		e->index = p->nr_samples;
 		e->s.first_ns = smp->time_ns;
 		p->samples[p->nr_samples++] = e;
 		*slot = e;
 	}
+	p->last_index = e->index;
 	e->s.count += count;
 	e->s.nanos += nanos;
 	if (smp->time_ns < e->s.first_ns)
@@ -457,6 +496,52 @@ static int profile__count(struct profile *p, const struct sample_of *smp,
 		p->nr_user++;
 		if (smp->flags & CPROF_SAMPLE_USER_TABLE)
 			p->nr_user_table++;
+	}
+	return e;
+}
+
+static int profile__count(struct profile *p, const struct sample_of *smp,
+			  unsigned int off_state, uint64_t count,
+			  uint64_t nanos)
+{
+	return profile__count_ent(p, smp, off_state, count, nanos) ? 0 : -1;
+}
+
+/*
+ * Kind heap: allocation @id of @size under @e (NULL: a free of @id) meets
+ * its other half, or waits for it.  0 ok, -1 ENOMEM.
+ */
+static int profile__heap_join(struct profile *p, uint64_t id,
+			      struct sample_ent *e, uint64_t size)
+{
+	struct heap_live key = { .id = id }, *h;
+	void **slot;
+
+	slot = htab_find_slot(p->heap_tab, &key, INSERT);
+	if (!slot)
+		return -1;
+	h = *slot;
+	if (h) {
+		/* a free and its allocation: whichever came first waited */
+		struct sample_ent *live = e ? NULL : h->ent;
+
+		if (live) {
+			live->s.live_count--;
+			live->s.live_bytes -= h->size;
+		}
+		htab_clear_slot(p->heap_tab, slot);
+		return 0;
+	}
+	h = malloc(sizeof(*h));
+	if (!h) {
+		htab_clear_slot(p->heap_tab, slot);
+		return -1;
+	}
+	*h = (struct heap_live){ .id = id, .ent = e, .size = size };
+	*slot = h;
+	if (e) {
+		e->s.live_count++;
+		e->s.live_bytes += size;
 	}
 	return 0;
 }
@@ -473,7 +558,19 @@ static int profile__add_sample(struct profile *p,
 		.wake = stream__sample_waketrail(smp),
 	};
 
+	const struct cprof_heaptrail *heap = stream__sample_heaptrail(smp);
 	uint64_t periods = 1;
+
+	/* heap: one allocation sampled, its bytes, live until freed */
+	if (heap) {
+		struct sample_ent *e = profile__count_ent(p, &of, PROF_ON_CPU,
+							  1, heap->size);
+
+		if (!e || profile__heap_join(p, heap->id, e, heap->size))
+			return -1;
+		p->nr_records++;
+		return 0;
+	}
 
 	/* mutex: one wait ended, how long it was */
 	if (of.wake) {
@@ -489,6 +586,10 @@ static int profile__add_sample(struct profile *p,
 	if (profile__count(p, &of, PROF_ON_CPU, 1, periods *
 			   profile__period(p, smp->cpu, smp->time_ns)))
 		return -1;
+	/* trace: the stacks of the task its CPU's last switch took off */
+	if (p->timeline)
+		timeline__stack(p->timeline, smp->cpu, smp->time_ns, smp->tid,
+				p->last_index);
 	/* the END record counts them */
 	p->nr_records++;
 	return 0;
@@ -1225,6 +1326,15 @@ int profile__add(struct profile *p, const struct cprof_rec *rec)
 	case CPROF_REC_THREAD:
 		err = profile__add_thread(p, (const struct cprof_thread *)rec);
 		break;
+	case CPROF_REC_SWITCH:
+	case CPROF_REC_WAKE:
+		if (p->timeline)
+			err = timeline__add(p->timeline, rec);
+		break;
+	case CPROF_REC_HEAPFREE:
+		err = profile__heap_join(p,
+			((const struct cprof_heapfree *)rec)->id, NULL, 0);
+		break;
 	case CPROF_REC_END:
 		memcpy(&p->end, rec, sizeof(p->end));
 		p->have_end = true;
@@ -1318,4 +1428,9 @@ uint64_t profile__lost_total(const struct profile *p, uint64_t *other)
 		sum += p->cpus[i].lost;
 	*other = p->lost_other;
 	return sum;
+}
+
+const struct timeline *profile__timeline(const struct profile *p)
+{
+	return p->timeline;
 }

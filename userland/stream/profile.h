@@ -15,7 +15,8 @@
  * so far (on the CPU: PROF_ON_CPU, 0 ns).
  * MMAP records are kept per pid for the symbolizer (one that repeats the
  * pid's last record is not kept again; past profile__cap_mmaps(), those no
- * sample uses are dropped); LOST records are summed per CPU.
+ * sample uses are dropped); LOST records are summed per CPU.  A profile
+ * of kind trace keeps its SWITCH and WAKE records too (timeline.h).
  */
 #ifndef CPROF_PROFILE_H
 #define CPROF_PROFILE_H
@@ -62,7 +63,10 @@ struct prof_sample {
 	uint32_t waiter_pid, waiter_tid;
 	char waiter_comm[CPROF_COMM_LEN];	/* NUL-terminated */
 	uint64_t count;		/* samples, or times it left the CPU */
-	uint64_t nanos;		/* sum of their effective periods, or time off */
+	/* sum of their effective periods, or time off; kind heap: bytes */
+	uint64_t nanos;
+	/* kind heap: of count and nanos, those not seen freed */
+	uint64_t live_count, live_bytes;
 	uint64_t first_ns;	/* earliest sample time (sample clock) */
 };
 
@@ -182,5 +186,13 @@ uint32_t profile__off_sampled(const struct profile *p, uint64_t *waits,
 			      uint64_t *weighted);
 /* Sum over all CPUs of LOST samples, and of other lost records. */
 uint64_t profile__lost_total(const struct profile *p, uint64_t *other);
+
+struct timeline;
+/*
+ * A profile of kind trace: its SWITCH and WAKE records, each switch with
+ * the sample of its leaving task's stacks (timeline.h).  NULL for another
+ * kind.  Owned by p.
+ */
+const struct timeline *profile__timeline(const struct profile *p);
 
 #endif /* CPROF_PROFILE_H */

@@ -67,6 +67,9 @@ static const char *const rec_names[] = {
 	[CPROF_REC_ONCPU]	= "oncpu",
 	[CPROF_REC_THREAD]	= "thread",
 	[CPROF_REC_PYCODE]	= "pycode",
+	[CPROF_REC_SWITCH]	= "switch",
+	[CPROF_REC_WAKE]	= "wake",
+	[CPROF_REC_HEAPFREE]	= "heapfree",
 };
 
 static const size_t rec_min_size[] = {
@@ -80,6 +83,9 @@ static const size_t rec_min_size[] = {
 	[CPROF_REC_ONCPU]	= sizeof(struct cprof_oncpu),
 	[CPROF_REC_THREAD]	= sizeof(struct cprof_thread),
 	[CPROF_REC_PYCODE]	= sizeof(struct cprof_pycode),
+	[CPROF_REC_SWITCH]	= sizeof(struct cprof_switch),
+	[CPROF_REC_WAKE]	= sizeof(struct cprof_wake),
+	[CPROF_REC_HEAPFREE]	= sizeof(struct cprof_heapfree),
 };
 
 #define NR_KNOWN	(sizeof(rec_names) / sizeof(rec_names[0]))
@@ -277,20 +283,27 @@ static int stream__check_frames(struct stream *s, const struct cprof_rec *r,
 		return fail("%s: %s record at byte %llu: nr_user %u exceeds %d",
 			    esc(s->name), what, at, nr_user, CPROF_MAX_DEPTH);
 	need = head + sizeof(__u64) * (nr_kernel + nr_user + cgroup);
-	if (r->type == CPROF_REC_SAMPLE && s->hdr.kind == CPROF_KIND_MUTEX) {
-		const struct cprof_waketrail *wt;
+	/* kinds mutex and heap: one trailer of a fixed size, always */
+	if (r->type == CPROF_REC_SAMPLE && (s->hdr.kind == CPROF_KIND_MUTEX ||
+					    s->hdr.kind == CPROF_KIND_HEAP)) {
+		bool heap = s->hdr.kind == CPROF_KIND_HEAP;
+		size_t tsize = heap ? sizeof(struct cprof_heaptrail) :
+				      sizeof(struct cprof_waketrail);
+		unsigned int ttype = heap ? CPROF_TRAIL_HEAP : CPROF_TRAIL_WAKE;
+		const __u16 *type;
 
-		if (r->size != need + sizeof(*wt))
-			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and a waiter (%zu bytes)",
+		if (r->size != need + tsize)
+			return fail("%s: sample record at byte %llu: size %u does not match %u kernel + %u user frames%s and %s (%zu bytes)",
 				    esc(s->name), at, r->size, nr_kernel, nr_user,
 				    cgroup ? ", a cgroup" : "",
-				    need + sizeof(*wt));
-		wt = (const struct cprof_waketrail *)((const char *)r + need);
-		if (wt->type != CPROF_TRAIL_WAKE)
-			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (a waiter's is %u)",
-				    esc(s->name), at, wt->type,
+				    heap ? "an allocation" : "a waiter",
+				    need + tsize);
+		type = (const __u16 *)((const char *)r + need);
+		if (*type != ttype)
+			return fail("%s: sample record at byte %llu: trailer type %u at byte %llu (%s's is %u)",
+				    esc(s->name), at, *type,
 				    at + (unsigned long long)need,
-				    CPROF_TRAIL_WAKE);
+				    heap ? "an allocation" : "a waiter", ttype);
 		return 0;
 	}
 	/* version 3: a sample's Python frames may follow */
@@ -352,6 +365,12 @@ const struct cprof_waketrail *stream__sample_waketrail(const struct cprof_sample
 				    sizeof(struct cprof_waketrail));
 }
 
+const struct cprof_heaptrail *stream__sample_heaptrail(const struct cprof_sample *smp)
+{
+	return stream__sample_trail(smp, CPROF_TRAIL_HEAP,
+				    sizeof(struct cprof_heaptrail));
+}
+
 /* Checks beyond the fixed size; 0 ok, -1 after printing why. */
 static int stream__check(struct stream *s, const struct cprof_rec *r)
 {
@@ -365,6 +384,8 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 	const struct cprof_offcpu *off;
 	const struct cprof_oncpu *on;
 	const struct cprof_thread *th;
+	const struct cprof_switch *sw;
+	const struct cprof_wake *wk;
 	size_t need;
 	unsigned int cpu;
 
@@ -461,6 +482,22 @@ static int stream__check(struct stream *s, const struct cprof_rec *r)
 				    (unsigned long long)on->time_ns,
 				    (unsigned long long)on->out_ns);
 		cpu = on->cpu;
+		break;
+	case CPROF_REC_SWITCH:
+		sw = (const struct cprof_switch *)r;
+		if (sw->prev_state > CPROF_OFF_MAX)
+			return fail("%s: switch record at byte %llu: prev_state %u (at most %u)",
+				    esc(s->name), at, sw->prev_state,
+				    CPROF_OFF_MAX);
+		cpu = sw->cpu;
+		break;
+	case CPROF_REC_WAKE:
+		wk = (const struct cprof_wake *)r;
+		if (wk->target_cpu >= s->hdr.nr_cpu_ids)
+			return fail("%s: wake record at byte %llu: target_cpu %u out of range (nr_cpu_ids %u)",
+				    esc(s->name), at, wk->target_cpu,
+				    s->hdr.nr_cpu_ids);
+		cpu = wk->cpu;
 		break;
 	case CPROF_REC_THROTTLE:
 		thr = (const struct cprof_throttle *)r;

@@ -96,6 +96,11 @@ const struct cprof_pytrail *stream__sample_pytrail(const struct cprof_sample *sm
  * wait, after its frames and cgroup id; NULL if it has none.
  */
 const struct cprof_waketrail *stream__sample_waketrail(const struct cprof_sample *smp);
+/*
+ * The allocation a checked sample of a profile of kind heap stands for
+ * (its size and id); NULL for another sample.
+ */
+const struct cprof_heaptrail *stream__sample_heaptrail(const struct cprof_sample *smp);
 
 /* "sample", "mmap", ... or "unknown". */
 const char *stream__rec_name(unsigned int type);

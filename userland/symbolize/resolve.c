@@ -1048,6 +1048,8 @@ static int resolver__samples(struct resolver *rs)
 			.loc = rs->r->nr_loc_ids,
 			.count = ps->count,
 			.nanos = ps->nanos,
+			.live_count = ps->live_count,
+			.live_bytes = ps->live_bytes,
 			.pid = ps->pid,
 			.tid = ps->tid,
 			.cpu = ps->cpu,
@@ -1122,8 +1124,9 @@ static int resolver__lost(struct resolver *rs)
 		s.count = profile__lost(p, cpu, &nanos);
 		if (!s.count)
 			continue;
-		/* a futex wake-up lost: its delay unknown */
-		s.nanos = h->kind == CPROF_KIND_MUTEX ? 0 : nanos;
+		/* a futex wake-up lost: its delay unknown; an allocation's size */
+		s.nanos = h->kind == CPROF_KIND_MUTEX ||
+			  h->kind == CPROF_KIND_HEAP ? 0 : nanos;
 		s.cpu = cpu;
 		s.loc = rs->r->nr_loc_ids;
 		sum += s.count;
@@ -1132,7 +1135,8 @@ static int resolver__lost(struct resolver *rs)
 	}
 	if (rs->r->lost > sum) {
 		s.count = rs->r->lost - sum;
-		s.nanos = h->kind == CPROF_KIND_MUTEX ? 0 :
+		s.nanos = h->kind == CPROF_KIND_MUTEX ||
+			  h->kind == CPROF_KIND_HEAP ? 0 :
 			  s.count * h->period_ns;
 		s.cpu = -1;
 		s.loc = rs->r->nr_loc_ids;
@@ -1141,6 +1145,9 @@ static int resolver__lost(struct resolver *rs)
 	}
 	if (h->kind == CPROF_KIND_MUTEX)
 		return resolver__comment(rs, "%llu futex wake-ups not recorded (per-CPU buffers full, over the budget, or no room to note the sleep): counted as [lost samples], their delay unknown",
+					 (unsigned long long)rs->r->lost);
+	if (h->kind == CPROF_KIND_HEAP)
+		return resolver__comment(rs, "%llu sampled allocations not recorded (per-CPU buffers full, over the budget, or the module's table of live allocations full): counted as [lost samples], their size unknown",
 					 (unsigned long long)rs->r->lost);
 	if (h->kind == CPROF_KIND_THREADCREATE)
 		return resolver__comment(rs, "%llu task creations not recorded (per-CPU buffers full, or over the budget): counted as [lost samples]",
@@ -1360,17 +1367,30 @@ static int resolver__header(struct resolver *rs)
 
 	memcpy(release, h->release, CPROF_RELEASE_LEN);
 	r->kind = h->kind;
+	r->timeline = profile__timeline(rs->p);
 	r->period_ns = h->period_ns;
+	r->heap_rate = h->kind == CPROF_KIND_HEAP ? h->heap_rate : 0;
 	r->time_nanos = h->start_realtime_ns;
 	r->duration_nanos = end ? end->duration_ns : h->duration_ns;
+	r->start_ns = h->start_time_ns;
+	r->pid = h->pid;
+	r->end_ns = end && end->time_ns ? end->time_ns :
+		    h->start_time_ns + r->duration_nanos;
+	profile__lost_total(rs->p, &r->lost_other);
 	if (h->kind == CPROF_KIND_THREADS ?
 	    resolver__comment(rs, "cprof: Linux %s, a snapshot of every thread, %u CPUs",
 			      release, h->online_cpus) :
 	    h->kind == CPROF_KIND_MUTEX ?
 	    resolver__comment(rs, "cprof: Linux %s, every futex wait ended by a futex call, by the waker's stacks (the unlocker), %u CPUs",
 			      release, h->online_cpus) :
+	    h->kind == CPROF_KIND_HEAP ?
+	    resolver__comment(rs, "cprof: Linux %s, process %u's glibc allocations sampled once per %u bytes on average, by the allocating thread's stack; allocations made before the probes attached are unseen, inuse counts those not seen freed by the end",
+			      release, h->pid, h->heap_rate) :
 	    h->kind == CPROF_KIND_THREADCREATE ?
 	    resolver__comment(rs, "cprof: Linux %s, every task created (thread or process), by the creating thread's stacks, %u CPUs",
+			      release, h->online_cpus) :
+	    h->kind == CPROF_KIND_TRACE ?
+	    resolver__comment(rs, "cprof: Linux %s, every context switch and wake-up, the stacks of each task leaving the CPU, %u CPUs",
 			      release, h->online_cpus) :
 	    resolver__comment(rs, "cprof: Linux %s, %u Hz, %u CPUs", release,
 			      h->freq, h->online_cpus))

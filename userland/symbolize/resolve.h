@@ -77,7 +77,8 @@ struct res_location {
 struct res_sample {
 	uint32_t loc;			/* first in loc_ids[], leaf first */
 	uint32_t nr_locs;
-	uint64_t count, nanos;
+	uint64_t count, nanos;		/* kind heap: allocations, bytes */
+	uint64_t live_count, live_bytes;	/* kind heap: not seen freed */
 	int64_t pid, tid, cpu;		/* -1: no such label */
 	int64_t comm;			/* string; 0: no label */
 	int64_t cgroup;			/* string (path or "id:N"); 0: none */
@@ -106,10 +107,20 @@ struct resolved {
 	uint32_t kind;			/* enum cprof_kind: what count and
 					   nanos measure */
 	uint64_t period_ns;
+	uint32_t heap_rate;		/* kind heap: mean bytes a sample */
 	uint64_t time_nanos;		/* wall clock start */
 	uint64_t duration_nanos;
 	uint64_t total_count, total_nanos;	/* lost samples included */
 	uint64_t lost;
+	uint64_t lost_other;		/* other records lost (LOST's) */
+	/*
+	 * Kind trace: the profile's timeline, whose switches name their
+	 * stacks by samples[] index (as profile__timeline()); the profile
+	 * must outlive r.  NULL for other kinds.
+	 */
+	const struct timeline *timeline;
+	uint64_t start_ns, end_ns;	/* the profile's, sample clock */
+	uint32_t pid;			/* the profile's pid=, 0: all */
 };
 
 struct kcache_loader;

@@ -67,11 +67,12 @@ wait_started() {
 	fail "${2%% *} did not start: $(tail -n 5 "$1")"
 }
 
-# settle PID: wait (30 s at most) until PID's CPU time grows by less than
-# a tenth of the time passing (a reader done loading unwind tables)
+# settle PID [TRIES]: wait (TRIES half-seconds, default 60: 30 s, at most)
+# until PID's CPU time grows by less than a tenth of the time passing (a
+# reader done loading unwind tables)
 settle() {
 	local i a b
-	for ((i = 0; i < 60; i++)); do
+	for ((i = 0; i < ${2:-60}; i++)); do
 		a=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0
 		sleep 0.5
 		b=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null) || return 0

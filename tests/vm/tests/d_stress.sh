@@ -29,6 +29,15 @@
 #     sched_waking probes) through the fork/exec storm and mutexhold's
 #     contended mutex while CPU 1 goes offline and back; then 6
 #     kind=mutex profiles unloaded mid-stream, the mutex still contended;
+#   - the scheduler's timeline: cprof-dump -d --kind trace (every switch
+#     and wake-up, a stack at each switch out) through the fork/exec storm
+#     and mutexhold's contended mutex while CPU 1 goes offline and back;
+#     then 6 kind=trace profiles unloaded mid-stream;
+#   - allocations: cprof-dump -d --kind heap (uprobes on heaper's malloc,
+#     calloc, realloc, posix_memalign and free) through the fork/exec
+#     storm and heaper's rounds while CPU 1 goes offline and back, one
+#     sample per 4 KiB; then 6 kind=heap profiles unloaded mid-stream,
+#     heaper still allocating, its malloc no breakpoint after each;
 #   - thread snapshots (cprof-dump --kind threads) of parked's 2000
 #     threads through the fork/exec storm while CPU 1 goes offline and
 #     back; then 10 kind=threads readers unloaded mid-pass; then 60 s of
@@ -289,6 +298,98 @@ kill "$holder"
 wait
 echo "mutex load/unload: 6 cycles, $mxdone streams ended with reason unload"
 ((mxdone >= 3)) || fail "only $mxdone of 6 mutex readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- the timeline: both probes and the stacks through the storm and CPU
+# 1's hotplug
+contend "$OUT/mutexhold3.out"
+kload budget=50
+storm 2
+plug "$OUT/trplugs" &
+plugger=$!
+"$CPROF_DUMP" -d 10 --kind trace -o "$OUT/trace.json" 2>"$OUT/trace.err" ||
+	fail "cprof-dump -d --kind trace through the storm failed: $(cat "$OUT/trace.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the trace profile failed"
+kill "$holder"
+wait
+cat "$OUT/trace.err"
+runs=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+print(sum(1 for e in t["traceEvents"] if e["ph"] == "X" and e["name"] == "mutexhold"))' "$OUT/trace.json") ||
+	fail "the trace through the storm is no JSON"
+echo "trace through the storm: $(stat_of trace_switches) switches, $(stat_of trace_wakes)" \
+	"wake-ups, $(stat_of trace_stacks) stacks ($(stat_of trace_skipped) over budget)," \
+	"$runs runs of mutexhold in the JSON, $(cat "$OUT/trplugs") hotplug cycles of cpu1; $(stats_line)"
+((runs > 0)) || fail "mutexhold's runs are not in the trace"
+rmmod cprof || fail "rmmod after the trace storm failed"
+storm 1
+kind_cycles 6 trace
+trdone=$COMPLETE
+touch "$OUT/stop"
+wait
+echo "trace load/unload: 6 cycles, $trdone streams ended with reason unload"
+((trdone >= 3)) || fail "only $trdone of 6 trace readers got a complete stream at rmmod"
+[[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
+
+# --- allocations: the uprobes through the storm, CPU 1's hotplug, rmmod
+# allocate() FILE: heaper allocating, a round every 0.2 s (in $heaper,
+# its rounds by $hround)
+allocate() {
+	"$WORKLOADS/heaper" 2048 6144 16384 >"$1" &
+	heaper=$!
+	wait_lines "$1" 1 || fail "heaper did not start"
+	( while kill -USR1 "$heaper" 2>/dev/null; do sleep 0.2; done ) &
+	hround=$!
+}
+allocate "$OUT/heaper.out"
+hpid=$(awk '$1 == "ready" { print $2 }' "$OUT/heaper.out")
+kload budget=50
+storm 2
+plug "$OUT/hpplugs" &
+plugger=$!
+h0=$(stat_of heap_events)
+"$CPROF_DUMP" -d 10 --kind heap -p "$hpid" --rate 4096 -f folded \
+	-o "$OUT/hp.folded" 2>"$OUT/hp.err" ||
+	fail "cprof-dump -d --kind heap through the storm failed: $(cat "$OUT/hp.err")"
+touch "$OUT/stop"
+wait "$plugger" || fail "CPU 1 hotplug during the heap profile failed"
+sampled=$(($(stat_of heap_events) - h0))
+cat "$OUT/hp.err"
+echo "heap through the storm: $sampled allocations recorded, $(stat_of heap_frees) frees" \
+	"($(stat_of heap_full) without room, $(stat_of heap_skipped) over budget)," \
+	"$(cat "$OUT/hpplugs") hotplug cycles of cpu1; $(stats_line)"
+((sampled > 0)) || fail "no allocation recorded through the storm"
+grep -q ';keep_\(few\|many\)[; ]' "$OUT/hp.folded" ||
+	fail "heaper's allocations are not in the heap profile"
+# the addresses cprof-dump gave, for profiles without it
+mapfile -t heapset < <(grep -E '^(pid|heap_[a-z_]+)=' /proc/cprof/ctl)
+malloc_at=$(sed -n 's/^heap_malloc=//p' /proc/cprof/ctl)
+rmmod cprof || fail "rmmod after the heap storm failed"
+storm 1
+hpdone=0
+for ((i = 0; i < 6; i++)); do
+	kload
+	ctl kind=heap seconds=30 heap_rate=4096 "${heapset[@]}"
+	cat /proc/cprof/profile >"$OUT/kcycle.raw" 2>/dev/null &
+	reader=$!
+	sleep 0.$((RANDOM % 7 + 2))
+	rmmod cprof || fail "heap cycle $((i + 1)): rmmod failed"
+	wait "$reader" || true
+	if [[ -s $OUT/kcycle.raw ]] &&
+		"$WORKLOADS/streamtext" <"$OUT/kcycle.raw" >"$OUT/kcycle.txt" 2>/dev/null &&
+		rawk '$1 == "E" && $E_reason == 2 { ok = 1 } END { exit !ok }' "$OUT/kcycle.txt"; then
+		hpdone=$((hpdone + 1))
+	fi
+	byte=$(dd if="/proc/$hpid/mem" bs=1 count=1 skip=$((malloc_at)) iflag=skip_bytes 2>/dev/null |
+		od -An -tx1 | tr -d ' \n')
+	[[ $byte != cc ]] || fail "heap cycle $((i + 1)): heaper's malloc still a breakpoint after rmmod"
+done
+touch "$OUT/stop"
+kill "$hround" "$heaper"
+wait
+echo "heap load/unload: 6 cycles, $hpdone streams ended with reason unload"
+((hpdone >= 3)) || fail "only $hpdone of 6 heap readers got a complete stream at rmmod"
 [[ ! -d /proc/cprof ]] || fail "/proc/cprof left behind"
 
 # --- thread snapshots: threads starting and exiting, CPU 1 going offline

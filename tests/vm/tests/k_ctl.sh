@@ -70,7 +70,7 @@ r=$(write $'freq=123\nseconds=2\ndepth=10\ncpus=0\nmode=user\nidle=1\nbudget=50\
 [[ $r == ok* ]] || fail "good write rejected: $r"
 r=$(write "cpus=0-1")
 [[ $r == ok* ]] || fail "good write without newline rejected: $r"
-want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget=50\nunwind_mb=16\nustack=4096\nkind=wall\naccesses=4096\noffcpu_depth=1'
+want=$'freq=123\nseconds=2\ndepth=10\npid=1\ncpus=0-1\nmode=user\nidle=1\nbudget=50\nunwind_mb=16\nustack=4096\nkind=wall\naccesses=4096\noffcpu_depth=1\nheap_rate=524288\nheap_kb=1024\nheap_malloc=0x0\nheap_calloc=0x0\nheap_realloc=0x0\nheap_posix_memalign=0x0\nheap_free=0x0'
 [[ $(cat /proc/cprof/ctl) == "$want" ]] || fail "settings read back as: $(cat /proc/cprof/ctl)"
 r=$(write "kind=threads")
 [[ $r == ok* && $(grep '^kind=' /proc/cprof/ctl) == kind=threads ]] ||

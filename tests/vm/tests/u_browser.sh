@@ -9,7 +9,10 @@
 #     for leaf1, leaf2, leaf3 and main;
 #   - speedscope (npm) opens the same profile file (its own command line
 #     makes the page); chromium renders its sandwich view, whose table names
-#     leaf1, leaf2 and leaf3, with leaf3 the largest.
+#     leaf1, leaf2 and leaf3, with leaf3 the largest;
+#   - speedscope opens a timeline (cprof-dump --kind trace -p of tracepong's
+#     two threads, the Chrome trace event format) without an error: the
+#     page loads it and names its thread profiles tracepong.
 # The pages are the same on every kernel: this runs on 6.1 only.
 # vm-timeout: 600
 set -euo pipefail
@@ -100,6 +103,35 @@ for f in leaf1 leaf2 leaf3; do
 	grep -q "^$f: " "$OUT/speedscope.rows" || fail "speedscope's table does not name $f"
 done
 [[ $(head -n 1 "$OUT/speedscope.rows") == "leaf3: "* ]] || fail "speedscope's first row is not leaf3"
+
+# A timeline of tracepong's two threads, in speedscope's time order view:
+# 256 KiB of it at most (a second of the ping-pong is some 20 MB of it,
+# which chromium under TCG on a loaded host took past its 240 s to
+# render)
+spawn taskset -c 0 "$WORKLOADS/tracepong" 600
+"$CPROF_DUMP" --kind trace -d 1 --trace-bytes 262144 -p "${bg[-1]}" \
+	-o "$OUT/trace.json" 2>"$OUT/trace.err" ||
+	fail "cprof-dump --kind trace failed: $(cat "$OUT/trace.err")"
+stop
+rm -f "$OUT/speedscope.url"
+BROWSER=$HOME/browser TMPDIR=$HOME timeout 60 "$speedscope" "$OUT/trace.json" >"$OUT/speedscope-trace.log" 2>&1 ||
+	fail "speedscope failed on the trace: $(cat "$OUT/speedscope-trace.log")"
+for _ in $(seq 1 100); do
+	[[ -s $OUT/speedscope.url ]] && break
+	sleep 0.1
+done
+url=$(cat "$OUT/speedscope.url")
+[[ $url == file://*'#localProfilePath='* ]] || fail "speedscope gave no page for the trace: $(cat "$OUT/speedscope-trace.log")"
+t0=$(date +%s%N)
+chromium_dom "$OUT/speedscope-trace.html" "$url" --allow-file-access-from-files
+echo "chromium rendered speedscope's view of a $(wc -c <"$OUT/trace.json")-byte trace in $((($(date +%s%N) - t0) / 1000000)) ms"
+grep -q '<title>trace.json - speedscope' "$OUT/speedscope-trace.html" ||
+	fail "speedscope did not load the trace: $(grep -o '<title>[^<]*' "$OUT/speedscope-trace.html")"
+! grep -qi 'something went wrong' "$OUT/speedscope-trace.html" ||
+	fail "speedscope said something went wrong with the trace"
+sed 's/<title>[^<]*//' "$OUT/speedscope-trace.html" | grep -q 'tracepong' ||
+	fail "speedscope's page names no tracepong thread"
+echo "speedscope's profile: $(grep -o '[^<>]*tracepong[^<>]*' "$OUT/speedscope-trace.html" | grep -v ' - speedscope' | head -n 1)"
 kill -TERM "$server"
 wait "$server" || fail "the server exited with $?"
 echo "u_browser: ok"
