@@ -41,15 +41,17 @@ wait_profiling() {
 	return 1
 }
 
-# wait_lines FILE N [TENTHS]: until FILE has N lines, for at most TENTHS
-# tenths of a second (default 100 times CPROF_SLOW); false if it did not.
+# wait_lines FILE N [TENTHS]: until FILE has N whole lines, their
+# newlines written (a half-written line counted before, and p_mutex once
+# read an empty pid after it), for at most TENTHS tenths of a second
+# (default 100 times CPROF_SLOW); false if it did not.
 wait_lines() {
-	local i
-	local -a lines
+	local i text
 	for ((i = 0; i < ${3:-$((100 * ${CPROF_SLOW:-1}))}; i++)); do
-		lines=()
-		[[ -f $1 ]] && mapfile -t lines <"$1"
-		((${#lines[@]} >= $2)) && return 0
+		text=
+		[[ -f $1 ]] && { IFS= read -r -d '' text <"$1" || true; }
+		text=${text//[!$'\n']/}
+		((${#text} >= $2)) && return 0
 		sleep 0.1
 	done
 	return 1
