@@ -755,14 +755,14 @@ int3_stale_loop() {
 		in_cpu' <<<"$2" | tr ' ' '\n')
 	[[ $(ksym "$(sed -n 's/^RIP=//p' <<<"$regs")") =~ ^(asm_)?(exc_int3|do_int3|poke_int3_handler|kprobe_int3_handler|irqentry_nmi_(enter|exit))\+ ]] || return 2
 	[[ -n $int3_seen ]] || int3_seen="CPU $cpu in the int3 handler, its frame not found"
-	# where a frame's ip may be: 0x80 into a frame a register points to,
-	# or any of the 32 words from RSP
+	# where a frame's ip may be, ADDR:WORDS to read: 0x80 into a frame a
+	# register points to (its 5 words), or any of the 32 words from RSP
 	ptrs=$(sed -n 's/^R[A-Z0-9]*=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs" | sort -u |
-		while read -r p; do printf '%x\n' $((0x$p + 0x80)); done)
+		while read -r p; do printf '%x:5\n' $((0x$p + 0x80)); done)
 	p=$(sed -n 's/^RSP=\(ff[0-9a-f]\{14\}\)$/\1/p' <<<"$regs")
-	[[ -z $p ]] || ptrs+=$'\n'"$p:32"
+	[[ -z $p ]] || ptrs+=$'\n'"$p:36"
 	for p in $ptrs; do
-		out=$(mon_cmd "$(printf 'cpu %d\nx /%dgx 0x%s' "$cpu" $((${p#*:} == 32 ? 36 : 5)) "${p%:*}")" |
+		out=$(mon_cmd "$(printf 'cpu %d\nx /%dgx 0x%s' "$cpu" "${p#*:}" "${p%:*}")" |
 			awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr ' ' '\n' | sed -n 's/^0x//p')
 		mapfile -t w <<<"$out"
 		for ((k = 0; k + 4 < ${#w[@]}; k++)); do
