@@ -158,9 +158,18 @@ END {
 			row(7, "first tick after cprof-dump -d starts (b_start, median of 5)",
 			    sprintf("cold cache %.2f s, warm %.2f s", c, w), "<= 0.5 s", atmost(m, 0.5))
 		}
+		if (has("b_start.http_first_s")) {
+			# seconds=2: the first request within N + 3 s, the next (symbols
+			# and tables cached) within N + 1.5 s
+			f = v("b_start.http_first_s"); n = v("b_start.http_next_median_s")
+			m = f / 5 > n / 3.5 ? f / 5 : n / 3.5
+			row(8, "/debug/pprof/profile?seconds=2 answered (b_start: the first request after the server started; the next 5, median)",
+			    sprintf("first %.2f s, next %.2f s", f, n), "<= 5 s, <= 3.5 s",
+			    m <= 1 ? "met" : sprintf("**missed** (%.1fx the target)", m))
+		}
 		if (has("b_dump.t_report_ms") && v("b_dump.t_second_ms") > 0) {
 			r = v("b_dump.t_report_ms") / v("b_dump.t_second_ms")
-			row(8, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
+			row(9, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_second_ms"), r),
 			    ">= 10x", atleast(r, 10))
 		} else if (has("b_perf.t_perf_report_ms") && v("b_perf.t_cprof_dump_ms") > 0) {
@@ -168,10 +177,10 @@ END {
 			reps = ""
 			for (j = 1; has("t_dump." j) && has("t_report." j); j++)
 				reps = reps sprintf("%s%.2fx", j > 1 ? ", " : "; each run: ", v("t_report." j) / (v("t_dump." j) ? v("t_dump." j) : 1))
-			row(8, sprintf("conversion against perf report --stdio (b_perf, %d samples, median of 3)", v("b_perf.cap_cprof_samples")),
+			row(9, sprintf("conversion against perf report --stdio (b_perf, %d samples, median of 3)", v("b_perf.cap_cprof_samples")),
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.2fx faster%s", v("b_perf.t_perf_report_ms"), v("b_perf.t_cprof_dump_ms"), r, reps),
 			    ">= 10x", atleast(r, 10))
 		}
 	}
-	for (o = 1; o <= 8; o++) printf "%s", ROWS[o]
+	for (o = 1; o <= 9; o++) printf "%s", ROWS[o]
 }'
