@@ -891,10 +891,14 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
  * @size: bytes of stack wanted, a multiple of 8
  *
  * Copies up to @size bytes of user memory from the frame's stack pointer,
- * a page at a time until one is not there (copy_from_user_nofault():
- * page faults disabled, user addresses only); the record's padding is
- * zeroed.  The registers are read from @c->regs, which must still be the
- * walk's.
+ * a page at a time (copy_from_user_nofault(): page faults disabled, user
+ * addresses only).  Pages not there before the first one that is read as
+ * zeros: a function that has just made room for its frame has not always
+ * touched its lowest page yet, which the first write would fault in as
+ * zeros; its caller's frames are above.  After that, the first page not
+ * there ends the copy (the top of the stack, or a page swapped out).  The
+ * record's padding is zeroed.  The registers are read from @c->regs,
+ * which must still be the walk's.
  *
  * Context: right after cprof_unwind_user(), in its context.
  * Return: the record's flags (CPROF_USTACK_*).
@@ -903,7 +907,7 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size)
 {
 	unsigned long addr = c->sp;
-	u32 done = 0, chunk;
+	u32 done = 0, got = 0, chunk;
 	int i;
 
 	u->frame = c->frame;
@@ -918,13 +922,18 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 	}
 	while (done < size) {
 		chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(addr));
-		if (copy_from_user_nofault(u->data + done,
-					   (const void __user *)addr, chunk))
-			break;
+		if (!copy_from_user_nofault(u->data + done,
+					    (const void __user *)addr, chunk)) {
+			got = done + chunk;
+		} else {
+			if (got)
+				break;
+			memset(u->data + done, 0, chunk);
+		}
 		done += chunk;
 		addr += chunk;
 	}
-	u->size = done;
-	memset(u->data + done, 0, CPROF_ALIGN(done) - done);
+	u->size = got;
+	memset(u->data + got, 0, CPROF_ALIGN(got) - got);
 	return c->regs ? CPROF_USTACK_REGS : 0;
 }
