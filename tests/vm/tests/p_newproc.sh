@@ -34,11 +34,15 @@
 # printed for the three; cold and warm must each reach >= 99 % over all
 # the programs' samples, and each program no less than perf dwarf's share
 # on the same command less one point (the same noise, on perf's side too)
-# and >= 97 % of its samples whose stacks cprof had: all but those whose
-# copy ended before the walk did (cprof-dump counts them: the stack past a
-# page not in memory at the tick, or past ustack=, was not there to copy).
-# Those are held to perf dwarf's misses on the same command (its copies of
-# the stack end the same way), as a share of the samples, plus one point.  (bzip2 once had 27 such copies warm, 92.8 %
+# and >= 97 % of its samples; below that, >= 97 % of the samples whose
+# stacks cprof had: all but those whose copy ended before the walk did
+# (cprof-dump counts them: the stack past a page not in memory at the
+# tick, or past ustack=, was not there to copy), and those held to perf
+# dwarf's misses on the same command (its copies of the stack end the
+# same way), as a share of the samples, plus one point.  (A program at
+# 97 % or more passes whatever its short copies: sqlite3 once reached its
+# entry in 100 % of 440 samples with 8 copies short, perf dwarf 99.3 %.)
+# (bzip2 once had 27 such copies warm, 92.8 %
 # of its samples, perf dwarf 6.0 %; a short program's few samples at its
 # start and exit move it by a point or two: perl, 388 samples, once
 # 97.2 %.)  The stack copies the module wrote in the cold runs are
@@ -198,6 +202,8 @@ judge() {
 	# shares against perf's, in tenths of a point
 	if (($4 * 1000 / $3 < $6 * 1000 / ($5 ? $5 : 1) - 10)); then
 		failed+=" $2-$1(below perf dwarf)"
+	elif (($4 * 100 >= $3 * 97)); then
+		return 0
 	elif ((short * 1000 / $3 > ($5 - $6) * 1000 / ($5 ? $5 : 1) + 10)); then
 		failed+=" $2-$1($short copies short, more than perf dwarf's misses)"
 	elif (($4 * 100 < ($3 - short) * 97)); then
