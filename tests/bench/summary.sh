@@ -164,8 +164,7 @@ END {
 			f = v("b_start.http_first_s"); n = v("b_start.http_next_median_s")
 			m = f / 5 > n / 3.5 ? f / 5 : n / 3.5
 			row(8, "/debug/pprof/profile?seconds=2 answered (b_start: the first request after the server started; the next 5, median)",
-			    sprintf("first %.2f s, next %.2f s", f, n), "<= 5 s, <= 3.5 s",
-			    m <= 1 ? "met" : sprintf("**missed** (%.1fx the target)", m))
+			    sprintf("first %.2f s, next %.2f s", f, n), "<= 5 s, <= 3.5 s", atmost(m, 1))
 		}
 		if (has("b_dump.t_report_ms") && v("b_dump.t_second_ms") > 0) {
 			r = v("b_dump.t_report_ms") / v("b_dump.t_second_ms")
