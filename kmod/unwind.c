@@ -922,13 +922,14 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 	}
 	while (done < size) {
 		chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(addr));
-		if (!copy_from_user_nofault(u->data + done,
-					    (const void __user *)addr, chunk)) {
-			got = done + chunk;
-		} else {
+		if (copy_from_user_nofault(u->data + done,
+					   (const void __user *)addr, chunk)) {
 			if (got)
 				break;
-			memset(u->data + done, 0, chunk);
+		} else {
+			if (!got)
+				memset(u->data, 0, done);
+			got = done + chunk;
 		}
 		done += chunk;
 		addr += chunk;
