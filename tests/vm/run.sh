@@ -746,8 +746,13 @@ ksym() {
 # address once the handler runs (exc_int3 tail-calls irqentry_nmi_exit,
 # where both CPUs of a 6.1-rt guest were found looping), so the 32 words
 # from RSP are searched; it must be a kernel frame whose ip is in kernel
-# text, and neither the byte at ip - 1 (as trapped) nor at ip (backed up)
-# an int3.
+# text, and memory must hold no int3 at ip (where kprobes backed the CPU
+# up to).  An int3 at ip - 1 (where the CPU trapped, unless it was backed
+# up) does not count against it: it is often the padding after a ret
+# that a patch site follows (seen in CI on 6.1: ip try_to_wake_up+0x9e,
+# bytes c3 cc cc cc cc before the jump the tracepoint's patch wrote), and
+# an int3 a patch under way wrote there is handled at once
+# (poke_int3_handler), never looped on for the minutes a hang takes.
 int3_stale_loop() {
 	local cpu=$1 regs ptrs p out ip cs ss bytes w k
 	regs=$(awk -v c="$cpu" '
@@ -773,8 +778,8 @@ int3_stale_loop() {
 				awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr -d '\n')
 			int3_seen="CPU $cpu's int3 frame: ip $(ksym "$ip"), bytes at ip - 1: $bytes"
 			echo "$int3_seen" >>"$res/hang.txt"
-			[[ $bytes =~ ^0x[0-9a-f]{2}\ 0x[0-9a-f]{2}$ && $bytes != *0xcc* ]] || return 1
-			stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes}"
+			[[ $bytes =~ ^0x[0-9a-f]{2}\ (0x[0-9a-f]{2})$ && ${BASH_REMATCH[1]} != 0xcc ]] || return 1
+			stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes#* } (${bytes% *} before it)"
 			return 0
 		done
 	done
