@@ -21,7 +21,7 @@ set -euo pipefail
 kv() {
 	local d=$1 k=$2 b
 	awk -v K="$k" -F= '$1 ~ /^(ICOUNT|COMMIT|DATE)$/ { printf "%s\tenv.%s\t%s\n", K, $1, $2 }' "$d/vm.env"
-	for b in b_perf b_unwind b_offcpu b_start b_dump; do
+	for b in b_perf b_slowdown b_unwind b_offcpu b_start b_dump; do
 		[[ -r $d/$b/results ]] || continue
 		awk -v K="$k" -v B="$b" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
 	done
@@ -123,10 +123,33 @@ END {
 			        cost(ce * 1e6), cost(be * 1e6), 100 * share, x(r)),
 			    "<= 0.5x", atmost(r, 0.5))
 		}
-		# job slowdown: a target at 99 Hz, none at 999 Hz
+		# job slowdown: a target at 99 Hz, none at 999 Hz; the ABBA
+		# rounds of b_slowdown where it ran, else the runs of b_perf
 		split("99 999", fs, " ")
 		for (j = 1; j <= 2; j++) {
 			f = fs[j]
+			if (has("b_slowdown.cprof_" f "_median")) {
+				p = "b_slowdown.cprof_" f "_"
+				lo = v(p "lo"); hi = v(p "hi")
+				cell = sprintf("%s (95 %% interval %s to %s, %d ABBA rounds); cprof-dump used %d ms of CPU a run (jobs of %d ms)",
+				    pct(v(p "median")), pct(lo), pct(hi), v("b_slowdown.rounds"), v(p "cpu_ms"), v(p "job_ms"))
+				p = "b_slowdown.perf_" f "_"
+				if (has(p "median"))
+					cell = cell sprintf("; perf record %s (%s to %s), %d ms of CPU a run",
+					    pct(v(p "median")), pct(v(p "lo")), pct(v(p "hi")), v(p "cpu_ms"))
+				# decided when the whole interval is on one side of 1 %
+				if (f != 99)
+					vd = "-"
+				else if ((hi - 1) * 100 <= 1)
+					vd = "met"
+				else if ((lo - 1) * 100 > 1)
+					vd = sprintf("**missed** (at least %.1f points over)", (lo - 1) * 100 - 1)
+				else
+					vd = "not decided: the interval holds the target"
+				row(4 + j, sprintf("job slowdown at %s Hz (b_slowdown), cprof-dump -d against the bare job", f), cell,
+				    f == 99 ? "<= 1 %" : "-", vd)
+				continue
+			}
 			cell = slowdown(f, "cprof", 1)
 			if (cell == "") continue
 			lo = SLO; hi = SHI

@@ -99,4 +99,55 @@ expect_found "without -icount: us, wall clock" "2.500 us against 3.000 us" \
 	"$(row "$out" "tick, FP code with tables" | grep '6.12-swing.*wall clock')"
 expect_found "rows of both kernels" "6.12-swing" "$(row "$out" "first tick")"
 
+# b_slowdown's rounds, where it ran, take the slowdown rows from b_perf's
+# runs: met when the whole interval is within 1 %, missed when all of it
+# is over, else not decided
+slowdown() { # DIR F MEDIAN LO HI
+	mkdir -p "$1/b_slowdown"
+	printf '%s\n' 'rounds 8' "cprof_$2_median $3" "cprof_$2_lo $4" "cprof_$2_hi $5" \
+		"cprof_$2_cpu_ms 120" "cprof_$2_job_ms 3000" "perf_$2_median 1.0300" "perf_$2_lo 1.0100" \
+		"perf_$2_hi 1.0500" "perf_$2_cpu_ms 400" "perf_$2_job_ms 3100" >>"$1/b_slowdown/results"
+}
+results "$tmp/abba/6.1-met" 0 0.9 0.8 500 "1000 1000" "1100 1200"
+slowdown "$tmp/abba/6.1-met" 99 1.0020 0.9990 1.0080
+slowdown "$tmp/abba/6.1-met" 999 1.0500 1.0400 1.0600
+results "$tmp/abba/6.1-over" 0 0.9 0.8 500 "1000 1000" "1002 1002"
+slowdown "$tmp/abba/6.1-over" 99 1.0400 1.0250 1.0600
+results "$tmp/abba/6.1-open" 0 0.9 0.8 500 "1000 1000" "1002 1002"
+slowdown "$tmp/abba/6.1-open" 99 1.0050 0.9900 1.0200
+out=$("$sum" "$tmp/abba/6.1-met" "$tmp/abba/6.1-over" "$tmp/abba/6.1-open" 2>&1) ||
+	not_ok "summary.sh failed on b_slowdown figures: $out"
+expect_found "b_slowdown: its interval within 1 %: met, though b_perf's runs miss" \
+	"| +0.2 % (95 % interval -0.1 % to +0.8 %, 8 ABBA rounds); cprof-dump used 120 ms of CPU a run (jobs of 3000 ms); perf record +3.0 % (+1.0 % to +5.0 %), 400 ms of CPU a run | <= 1 % | met |" \
+	"$(row "$out" "job slowdown at 99 Hz (b_slowdown)" | grep 6.1-met)"
+expect_found "b_slowdown: 999 Hz has no target" "| +5.0 % (95 % interval +4.0 % to +6.0 %" \
+	"$(row "$out" "job slowdown at 999 Hz (b_slowdown)" | grep 6.1-met)"
+expect_found "b_slowdown: the whole interval over 1 %: missed" "**missed** (at least 1.5 points over)" \
+	"$(row "$out" "job slowdown at 99 Hz" | grep 6.1-over)"
+expect_found "b_slowdown: an interval across 1 %: not decided" "not decided: the interval holds the target" \
+	"$(row "$out" "job slowdown at 99 Hz" | grep 6.1-open)"
+expect_none "b_slowdown: no b_perf slowdown row beside it" "$(row "$out" "job slowdown at 99 Hz (b_perf)")"
+
+# abba.awk: each round's ratio (B1 + B2) / (A1 + A2), their median, and
+# an interval that holds it; the same rounds, the same interval
+abba=$(printf '%s\n' '100 101 102 100' '100 99 101 101' '# note' '' '100 103 101 99' \
+	'100 100 100 100' '100 102 102 100' '100 101 100 100' '100 104 103 101' '100 100 101 100' |
+	awk -f tests/bench/abba.awk)
+expect_found "abba.awk: 8 rounds' ratios" "ratios 1.0150,0.9950,1.0251,1.0000,1.0200,1.0050,1.0299,1.0050" "$abba"
+expect_found "abba.awk: the median of an even count" "median 1.0100" "$abba"
+lo=$(awk '$1 == "lo" { print $2 }' <<<"$abba") hi=$(awk '$1 == "hi" { print $2 }' <<<"$abba")
+if awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 1.01 && 1.01 <= h && l >= 0.995 && h <= 1.0299 && l < h) }'; then
+	ok "abba.awk: the interval $lo to $hi holds the median, within the ratios"
+else
+	not_ok "abba.awk: interval $lo to $hi: $abba"
+fi
+expect_found "abba.awk: the same rounds, the same interval" "$(grep '^lo\|^hi' <<<"$abba")" \
+	"$(printf '%s\n' '100 101 102 100' '100 99 101 101' '100 103 101 99' '100 100 100 100' \
+		'100 102 102 100' '100 101 100 100' '100 104 103 101' '100 100 101 100' | awk -f tests/bench/abba.awk)"
+if err=$(printf '100 1x 100 100\n' | awk -f tests/bench/abba.awk 2>&1); then
+	not_ok "abba.awk took a line that is not four times: $err"
+else
+	expect_found "abba.awk: a bad line named, exit non-zero" "line 1: not four positive times" "$err"
+fi
+
 report
