@@ -50,6 +50,10 @@ function v(k) { return has(k) ? V[K, k] : "" }
 function cost(us) {
 	return icount ? sprintf("%d instr", us * 1000 / 2 ^ V[K, "env.ICOUNT"] + 0.5) : sprintf("%.3f us", us)
 }
+# a time in ms of the run: millions of instructions under -icount
+function mcost(ms) {
+	return icount ? sprintf("%.0f M instr", ms / 2 ^ V[K, "env.ICOUNT"]) : sprintf("%.0f ms", ms)
+}
 function x(r) { return sprintf("%.2fx", r) }
 # at most: met, or missed by what factor
 function atmost(r, t) { return r <= t ? "met" : sprintf("**missed** (%.1fx the target)", r / t) }
@@ -131,12 +135,12 @@ END {
 			if (has("b_slowdown.cprof_" f "_median")) {
 				p = "b_slowdown.cprof_" f "_"
 				lo = v(p "lo"); hi = v(p "hi")
-				cell = sprintf("%s (95 %% interval %s to %s, %d ABBA rounds); cprof-dump used %d ms of CPU a run (jobs of %d ms)",
-				    pct(v(p "median")), pct(lo), pct(hi), v("b_slowdown.rounds"), v(p "cpu_ms"), v(p "job_ms"))
+				cell = sprintf("%s (95 %% interval %s to %s, %d ABBA rounds); cprof-dump used %s of CPU a run (jobs of %s)",
+				    pct(v(p "median")), pct(lo), pct(hi), v("b_slowdown.rounds"), mcost(v(p "cpu_ms")), mcost(v(p "job_ms")))
 				p = "b_slowdown.perf_" f "_"
 				if (has(p "median"))
-					cell = cell sprintf("; perf record %s (%s to %s), %d ms of CPU a run",
-					    pct(v(p "median")), pct(v(p "lo")), pct(v(p "hi")), v(p "cpu_ms"))
+					cell = cell sprintf("; perf record %s (%s to %s), %s of CPU a run",
+					    pct(v(p "median")), pct(v(p "lo")), pct(v(p "hi")), mcost(v(p "cpu_ms")))
 				# decided when the whole interval is on one side of 1 %
 				if (f != 99)
 					vd = "-"
