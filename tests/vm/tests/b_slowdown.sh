@@ -203,8 +203,11 @@ for f in 99 999; do
 		: >"$W/job"
 		for ((r = 1; r <= ROUNDS; r++)); do
 			a1=$(timed_job)
-			read -r b1 c1 < <(profiled "$tool" "$f")
-			read -r b2 c2 < <(profiled "$tool" "$f")
+			# (in this shell, so that a fail in it ends the test)
+			profiled "$tool" "$f" >"$W/run"
+			read -r b1 c1 <"$W/run"
+			profiled "$tool" "$f" >"$W/run"
+			read -r b2 c2 <"$W/run"
 			a2=$(timed_job)
 			echo "$a1 $b1 $b2 $a2" >>"$W/abba"
 			echo "$tool $f $r $a1 $b1 $b2 $a2 $c1 $c2" >>"$OUT/rounds"
