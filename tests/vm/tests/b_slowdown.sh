@@ -190,6 +190,9 @@ profiled() {
 	rm -f "$W/c.pb.gz" "$W/p.data"
 }
 
+# pct RATIO: as a signed percentage
+pct() { awk -v r="$1" 'BEGIN { printf "%+.1f %%", 100 * (r - 1) }'; }
+
 # the job once, unmeasured: the first run of a program over 9p pays for
 # reading and translating it
 timed_job >/dev/null
@@ -223,7 +226,6 @@ for f in 99 999; do
 		cpu=$(median <"$W/cpu") job=$(median <"$W/job")
 		echo "${tool}_${f}_cpu_ms $cpu" >>"$R"
 		echo "${tool}_${f}_job_ms $job" >>"$R"
-		pct() { awk -v r="$1" 'BEGIN { printf "%+.1f %%", 100 * (r - 1) }'; }
 		read -r med lo hi < <(awk '$1 == "median" { m = $2 } $1 == "lo" { l = $2 } $1 == "hi" { h = $2 }
 			END { print m, l, h }' "$W/abba.out")
 		echo "$tool at $f Hz: the job $(pct "$med") (95 % interval $(pct "$lo") to $(pct "$hi"), $ROUNDS ABBA rounds); $tool's own CPU $cpu ms a run (median), the job under it $job ms"
