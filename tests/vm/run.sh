@@ -837,6 +837,23 @@ vm_diagnose() {
 	done
 }
 
+# stale_probe: whether a CPU of this TCG guest loops on a stale int3
+# (int3_stale_loop, stale_loop says where), from up to three reads of the
+# CPUs' registers; what a read that finds none leaves is forgotten.
+stale_probe() {
+	local regs cpu i rc
+	for ((i = 0; i < 3; i++)); do
+		regs=$(mon_cmd "info registers -a")
+		for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
+			rc=0
+			int3_stale_loop "$cpu" "$regs" || rc=$?
+			((rc != 0)) || return 0
+		done
+	done
+	int3_seen=''
+	return 1
+}
+
 # vm_watch: until the VM exits (rc: qemu's exit status), handle the status
 # lines as they come, and stop the VM once it runs past vm_stop_at
 # (timed_out), or, until the guest's init reports BOOT, once its console
@@ -844,9 +861,12 @@ vm_diagnose() {
 # under TCG at "Loading compiled-in X.509 certificates"), or, once the
 # guest reports, once no status line (ALIVE every 10 s) comes for the hang
 # bound, CPROF_VM_HANG (default 300 s, 1800 under --icount, whose clock
-# may run slower than the host's): hung, vm_diagnose.
+# may run slower than the host's): hung, vm_diagnose.  Under TCG a
+# silence of 40 s is looked into at once, and again every 30 s: a CPU
+# looping on a stale int3 (stale_probe) is a hang now, not in minutes
+# (each such hang cost CI 300 s before its tests ran again in a new boot).
 vm_watch() {
-	local line now console_size=0 stall_t=$t0 killing='' n line_t=$t0
+	local line now console_size=0 stall_t=$t0 killing='' n line_t=$t0 probe_t=0
 	local bound=${hang_bound:-$([[ -n $icount ]] && echo 1800 || echo 300)}
 	timed_out=''
 	stalled=''
@@ -865,6 +885,13 @@ vm_watch() {
 		elif [[ -z $timed_out$stalled$hung ]] && ((seen > 0 && now - line_t > bound)); then
 			hung=$((now - line_t))
 			vm_diagnose
+		elif [[ -z $timed_out$stalled$hung && $accel == *tcg* && -z $icount ]] &&
+			((seen > 0 && now - line_t > 40 && now - probe_t >= 30)); then
+			probe_t=$now
+			if stale_probe; then
+				hung=$((now - line_t))
+				vm_diagnose
+			fi
 		elif [[ -z $timed_out$stalled$hung ]] && ((seen == 0)); then
 			if (($(stat -c %s "$res/console.log") != console_size)); then
 				console_size=$(stat -c %s "$res/console.log")
