@@ -10,7 +10,10 @@
 #   - cprof-dump --http: the time a client waits for
 #     /debug/pprof/profile?seconds=2, the first request after the server
 #     started, then 5 more (the loader has done the server's scan by then
-#     or goes on with it).
+#     or goes on with it);
+#   - opening and closing /proc/cprof/profile, 3 times for each kind
+#     (startstop_ms): the kinds that register tracepoints (off-CPU,
+#     mutex, trace, threadcreate) patch kernel text at each, cpu none.
 # Medians and every run are printed; nothing is asserted but that each
 # profile has samples (make bench: times under TCG move with the host).
 # The medians also go to $OUT/results, key value lines (summary.sh).
@@ -88,4 +91,8 @@ echo "seconds=2 answered after: the first request after the server started ${wai
 } >>"$OUT/results"
 echo "the server's log of them:"
 grep 'GET /debug/pprof/profile' "$OUT/http.err" || true
+kill "$server"
+wait "$server" || true
+server=
+startstop_ms cpu offcpu mutex trace threadcreate
 echo "b_start: ok"

@@ -18,8 +18,8 @@
 #     the waiters' labels; debug=1 is Go's text ("--- mutex:");
 #   - cprof-dump --kind mutex -p PID -f folded: the shares, and each
 #     wait's kernel stack from try_to_wake_up.
-# Prints the module's cost per wake-up recorded, and how long opening and
-# closing a profile of kinds cpu and mutex takes (its two hooks).
+# Prints the module's cost per wake-up recorded (what opening and closing
+# such a profile costs: b_start).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -111,8 +111,4 @@ stop
 ev=$(stat_of mutex_events)
 echo "module: $(stat_of mutex_noted) futex sleeps noted, $ev wake-ups recorded, $(stat_of mutex_full) sleeps without a slot, $(stat_of mutex_skipped) over budget, $(( $(stat_of mutex_ns_total) / (ev ? ev : 1) )) ns each on average, $(stat_of mutex_ns_max) ns the longest"
 
-# What starting and stopping such a profile costs: the open registers its
-# two probes (text patched), the close removes them and waits for them to
-# be gone; kind cpu, which registers none, for comparison.  Printed only.
-startstop_ms cpu mutex
 echo "u_mutex: ok"

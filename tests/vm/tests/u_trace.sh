@@ -16,9 +16,9 @@
 # Then cprof-dump --http: the index page lists trace and says it is not
 # Go's runtime trace; /debug/pprof/trace?seconds=1 answers gzipped JSON
 # (Content-Type application/json, Content-Encoding gzip) that python3
-# reads.  Prints the module's cost per stack walked, and how long opening
-# and closing a profile of kinds cpu and trace takes (speedscope opening
-# such a trace: u_browser.)
+# reads.  Prints the module's cost per stack walked (what opening and
+# closing such a profile costs: b_start; speedscope opening such a trace:
+# u_browser.)
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -94,8 +94,4 @@ sys.exit(0 if x else 1)' "$OUT/http.json.gz" || fail "trace over HTTP: no runs i
 kill "$server"
 wait "$server" || true
 
-# What opening and closing such a profile costs: its two probes
-# registered, then removed; kind cpu, which registers none, beside it.
-# Printed only.
-startstop_ms cpu trace
 echo "u_trace: ok"
