@@ -12,7 +12,7 @@
 #   children's samples in their pages are covered by their mapping records
 #   (>= 90%); qsortsplit (no frame pointers: its stacks need its state and
 #   tables) profiled alongside keeps >= 99% of its stacks reaching main.
-#   Then, in a profile of 10 s, 40 more of its processes spin, each with
+#   Then, in a profile of 10 to 60 s, 40 more of its processes spin, each with
 #   1 100 mappings: their lists (a listing's 64 KiB of records' worth,
 #   32 KiB each) overflow maps_mb, the least recently sampled are evicted
 #   (maps_evicted grows), and maps_bytes stays within maps_limit.
@@ -77,11 +77,12 @@ for ((i = 0; i < 40; i++)); do
 		"$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
 	lru+=($!)
 done
-# 10 s, or longer on a slow guest (the debug kernel's KASAN) until the
-# first eviction: 40 processes take that long to be sampled and listed
-# (a read of stats that gave no value, seen once with 76 children,
-# counts as no eviction yet)
-for ((i = 0; i < 20 * ${CPROF_SLOW:-1}; i++)); do
+# 10 s, then on until the first eviction, for 60 s at most (times the
+# guest's slowness: the debug kernel's KASAN, a loaded host): 40
+# processes take that long to be sampled and listed (CI's loaded host
+# once saw none in 10 s; a read of stats that gave no value, seen once
+# with 76 children, counts as no eviction yet)
+for ((i = 0; i < 120 * ${CPROF_SLOW:-1}; i++)); do
 	poll
 	ev=$(stat_of maps_evicted)
 	((i < 20 || ${ev:-0} == ${evicted0:-0})) || break
