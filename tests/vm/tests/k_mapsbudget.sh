@@ -12,10 +12,11 @@
 #   children's samples in their pages are covered by their mapping records
 #   (>= 90%); qsortsplit (no frame pointers: its stacks need its state and
 #   tables) profiled alongside keeps >= 99% of its stacks reaching main.
-#   Then, in a profile of 10 to 60 s, 40 more of its processes spin, each with
-#   1 100 mappings: their lists (a listing's 64 KiB of records' worth,
-#   32 KiB each) overflow maps_mb, the least recently sampled are evicted
-#   (maps_evicted grows), and maps_bytes stays within maps_limit.
+#   Then, in a profile of 10 to 60 s, 40 more of its processes spin (at
+#   nice 19), each with 1 100 mappings: their lists (a listing's 64 KiB of
+#   records' worth, 32 KiB each) overflow maps_mb, the least recently
+#   sampled are evicted (maps_evicted grows in that profile), and
+#   maps_bytes stays within maps_limit.
 #   On 6.1 and 6.12-rt only.
 # vm-timeout: 300
 set -euo pipefail
@@ -46,7 +47,6 @@ sync
 echo 3 >/proc/sys/vm/drop_caches
 reader_start "$OUT/h.raw"
 base=$(mem_avail)
-evicted0=$(stat_of maps_evicted)
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$WORKLOADS/manymaps" 65000 180 400 "$kids_want" >"$OUT/hostile.out" 2>&1 &
 host=$!
@@ -70,26 +70,33 @@ reader_stop
 # Then a profile of more address spaces than maps_mb holds (not during the
 # children: a working set over the budget is listed again and again, and
 # the reader serves those listings before the children's requests).
+# They spin at nice 19: on a guest of 2 CPUs, 40 spinners at the reader's
+# priority starve it of the time to serve their listings (CI's 6.12-rt
+# saw no eviction at all) and this shell of the time to poll.
 reader_start "$OUT/e.raw"
+evicted1=$(stat_of maps_evicted)
 lru=()
 for ((i = 0; i < 40; i++)); do
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
+		nice -n 19 "$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
 	lru+=($!)
 done
 # 10 s, then on until the first eviction, for 60 s at most (times the
-# guest's slowness: the debug kernel's KASAN, a loaded host): 40
-# processes take that long to be sampled and listed (CI's loaded host
-# once saw none in 10 s; a read of stats that gave no value, seen once
-# with 76 children, counts as no eviction yet)
-for ((i = 0; i < 120 * ${CPROF_SLOW:-1}; i++)); do
+# guest's slowness: the debug kernel's KASAN): 40 processes take that
+# long to be sampled and listed (a read of stats that gave no value, seen
+# once with 76 children, counts as no eviction yet)
+t1=$SECONDS
+while :; do
 	poll
 	ev=$(stat_of maps_evicted)
-	((i < 20 || ${ev:-0} == ${evicted0:-0})) || break
+	((SECONDS - t1 < 10)) && continue
+	((${ev:-0} == ${evicted1:-0})) || break
+	((SECONDS - t1 < 60 * ${CPROF_SLOW:-1})) || break
 done
+esecs=$((SECONDS - t1))
 kill "${lru[@]}"
 wait "${lru[@]}" 2>/dev/null || true
-evicted=$(($(stat_of maps_evicted) - ${evicted0:-0}))
+evicted=$(($(stat_of maps_evicted) - ${evicted1:-0}))
 reader_stop
 kill "$qs"
 wait "$qs" || true
@@ -98,7 +105,8 @@ kids=$(grep -c '^child ' "$OUT/hostile.out" || true)
 drop=$((base - low))
 echo "hostile: $kids children of 65 000 mappings in ${secs}s; maps_bytes at most $high (maps_limit $limit);" \
 	"MemAvailable at most $((drop >> 20)) MiB below its start ($((base >> 20)) MiB);" \
-	"maps_evicted +$evicted, maps_exited $(stat_of maps_exited), maps_capped $(stat_of maps_capped)"
+	"maps_exited $(stat_of maps_exited), maps_capped $(stat_of maps_capped);" \
+	"40 processes of 1 100 mappings for ${esecs}s: maps_evicted +$evicted"
 # Each child's samples in its own page ("child PID at ADDR"), and whether
 # a mapping record of its pid covers that page.
 read -r ns nc < <(rawk '
