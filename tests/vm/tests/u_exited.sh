@@ -7,6 +7,7 @@
 # the time cprof-dump reads the stream they are gone, and the pprof still
 # shows each one's samples as shortlived_spin under main (from the stream's
 # mapping records and the binary on disk), with libc's frame named too.
+# Runs on 6.1 and 6.12 only: nothing here differs on PREEMPT_RT.
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -15,6 +16,7 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
+[[ $KVER != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 kload
 ctl freq=999 seconds=60
 # The reader; "stop=1" ends the profile once the processes have run.

@@ -21,7 +21,7 @@
 #   - a 3 s profile whose reader is stopped (SIGSTOP) loses its probes at
 #     the deadline all the same; a profile ends when its process exits.
 # Prints the module's cost per recorded allocation and the speeds.
-# Runs on every kernel.
+# Runs on 6.1, 6.12 and 6.1-rt (u_mutex and u_trace on 6.12-rt).
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -35,6 +35,7 @@ CHURN_KB=65536
 BLOCK=16384
 RATE=16384
 SECONDS_P=120
+[[ $KVER != 6.12.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.1-rt only"
 kload
 "$WORKLOADS/heaper" $FEW_KB $MANY_KB $CHURN_KB $BLOCK >"$OUT/heaper.out" &
 hp=$!

@@ -9,6 +9,7 @@
 #   - the lost ones sit on a "[lost samples]" location, per CPU (cpu label),
 #     and pprof -top shows that row with exactly the lost count;
 #   - a comment says how many were lost; -f folded and -f top count them too.
+# Runs on 6.1 and 6.12 only: nothing here differs on PREEMPT_RT.
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -17,6 +18,7 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
+[[ $KVER != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 kload buffer_kb=64
 ctl freq=999 seconds=6
 # hostile deep: 127-frame user stacks, ~1 KiB a sample, fill a 64 KiB

@@ -20,6 +20,8 @@
 #     wait's kernel stack from try_to_wake_up.
 # Prints the module's cost per wake-up recorded (what opening and closing
 # such a profile costs: b_start).
+# Runs on 6.1, 6.12 and 6.12-rt: each kind with a scheduler hook runs on
+# one RT kernel (u_heap and u_threadcreate on 6.1-rt).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -31,6 +33,7 @@ WAITERS=4
 ROUND_S=4
 # at most: each profile ends with stop=1 once the round is done
 SECONDS_P=60
+[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
 kload
 "$WORKLOADS/mutexhold" $WAITERS $ROUND_S >"$OUT/mutexhold.out" &
 mh=$!

@@ -19,6 +19,8 @@
 # reads.  Prints the module's cost per stack walked (what opening and
 # closing such a profile costs: b_start; speedscope opening such a trace:
 # u_browser.)
+# Runs on 6.1, 6.12 and 6.12-rt: each kind with a scheduler hook runs on
+# one RT kernel (u_heap and u_threadcreate on 6.1-rt).
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -31,6 +33,7 @@ SECONDS_P=600
 # 4 MiB a CPU: a reader on a loaded TCG host can fall a second behind, and
 # the ping-pong fills 1 MiB in less (a ring's loss is counted, but then
 # the count cannot be checked exactly)
+[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
 kload buffer_kb=4096
 # only tracepong's process (pid=): the whole machine's trace grew past
 # 52 MB on a PREEMPT_RT guest, its reader never settling
