@@ -106,6 +106,9 @@
 #     its CPUs were, from QEMU's monitor, and the console shows the
 #     backtrace an NMI from the host makes the guest panic with.
 #   - listed in tests/vm/tests/ORDER, where it should run.
+#   - its host half, if it has one: tests/vm/host/NAME.sh, run on the host
+#     once the VM has exited if NAME passed, on what it left in OUT
+#     (kernel_host_halves).
 #   - name prefixes: h_ harness, i_ the installed packages (DKMS's module),
 #     k_ kernel module, p_ against perf, u_ userland end to end,
 #     b_ benchmarks (run only when named, by make bench), d_ stress tests
@@ -1043,6 +1046,33 @@ run_kernel() {
 		mv "$res/kallsyms" "$build/vm/$kver/kallsyms"
 	fi
 	kernel_report
+	kernel_host_halves
+}
+
+# kernel_host_halves: once the VM is gone, the host half of each test
+# that passed in it and has one (tests/vm/host/NAME.sh: what needs no
+# kernel of ours, checked on what the guest half left in its results
+# folder), 300 s at most, reported as NAME:host.
+kernel_host_halves() {
+	local name host rc t0 secs
+	for name in "${plan_names[@]}"; do
+		host=$REPO/tests/vm/host/$name.sh
+		[[ ${result[$name]:-} == pass && -f $host ]] || continue
+		t0=$EPOCHREALTIME
+		rc=0
+		REPO=$REPO KVER=$kver WORKLOADS=$build/workloads OUT=$res/$name \
+			timeout 300 bash "$host" >"$res/$name.host.log" 2>&1 || rc=$?
+		secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+		case $rc in
+		0) report pass "$name:host" "$kver" "$secs" "" ;;
+		77) report skip "$name:host" "$kver" "$secs" "$(tail -n 1 "$res/$name.host.log")" ;;
+		124) report fail "$name:host" "$kver" "$secs" "timed out after 300 s" ;;
+		*) report fail "$name:host" "$kver" "$secs" "exit status $rc: $(tail -n 1 "$res/$name.host.log")" ;;
+		esac
+		if [[ -n $print_logs ]] || ((rc != 0 && rc != 77)); then
+			show_file "$name:host output" "$res/$name.host.log" 60
+		fi
+	done
 }
 
 # With a deadline, each kernel gets an equal share of the time left, or,
