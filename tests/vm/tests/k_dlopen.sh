@@ -3,10 +3,13 @@
 #
 # k_dlopen: a library dlopen()ed in the middle of a profile gets its mapping
 # record, and the samples that land in it are covered by it.
+# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
+# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
+[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
 
 kload
 ctl freq=999 seconds=4

@@ -6,10 +6,13 @@
 # record carries the time of the sample that asked for it, so every sample
 # resolves against the binary that ran at its time: exec_first's samples
 # never name second_spin, exec_second's never first_spin.
+# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
+# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
+[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
 
 kload
 ctl freq=999 seconds=5
