@@ -12,7 +12,7 @@
 #   children's samples in their pages are covered by their mapping records
 #   (>= 90%); qsortsplit (no frame pointers: its stacks need its state and
 #   tables) profiled alongside keeps >= 99% of its stacks reaching main.
-#   Then, in a profile of 10 to 60 s, 40 more of its processes spin (at
+#   Then, in a profile of 10 to 120 s, 40 more of its processes spin (at
 #   nice 19), each with 1 100 mappings: their lists (a listing's 64 KiB of
 #   records' worth, 32 KiB each) overflow maps_mb, the least recently
 #   sampled are evicted (maps_evicted grows in that profile), and
@@ -81,17 +81,18 @@ for ((i = 0; i < 40; i++)); do
 		nice -n 19 "$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
 	lru+=($!)
 done
-# 10 s, then on until the first eviction, for 60 s at most (times the
+# 10 s, then on until the first eviction, for 120 s at most (times the
 # guest's slowness: the debug kernel's KASAN): 40 processes take that
-# long to be sampled and listed (a read of stats that gave no value, seen
-# once with 76 children, counts as no eviction yet)
+# long to be sampled and listed (16 s on 6.1, 48 s on 6.12-rt under TCG;
+# a read of stats that gave no value, seen once with 76 children, counts
+# as no eviction yet)
 t1=$SECONDS
 while :; do
 	poll
 	ev=$(stat_of maps_evicted)
 	((SECONDS - t1 < 10)) && continue
 	((${ev:-0} == ${evicted1:-0})) || break
-	((SECONDS - t1 < 60 * ${CPROF_SLOW:-1})) || break
+	((SECONDS - t1 < 120 * ${CPROF_SLOW:-1})) || break
 done
 esecs=$((SECONDS - t1))
 kill "${lru[@]}"
