@@ -93,6 +93,5 @@ echo "the server's log of them:"
 grep 'GET /debug/pprof/profile' "$OUT/http.err" || true
 kill "$server"
 wait "$server" || true
-server=
 startstop_ms cpu offcpu mutex trace threadcreate
 echo "b_start: ok"
