@@ -780,7 +780,7 @@ int3_stale_loop() {
 			bytes=$(mon_cmd "$(printf 'cpu %d\nx /2bx 0x%x' "$cpu" $((0x$ip - 1)))" |
 				awk -F': ' '/^[0-9a-f]+: / { print $2 }' | tr -d '\n')
 			int3_seen="CPU $cpu's int3 frame: ip $(ksym "$ip"), bytes at ip - 1: $bytes"
-			echo "$int3_seen" >>"$res/hang.txt"
+			echo "$int3_seen" >>"${int3_log:-$res/hang.txt}"
 			[[ $bytes =~ ^0x[0-9a-f]{2}\ (0x[0-9a-f]{2})$ && ${BASH_REMATCH[1]} != 0xcc ]] || return 1
 			stale_loop="CPU $cpu loops on an int3 at $(ksym "$ip") where memory holds ${bytes#* } (${bytes% *} before it)"
 			return 0
@@ -829,8 +829,13 @@ vm_diagnose() {
 				((rc == 2)) || break 2
 			done
 		done
-		# what CI's output shows of it: the frame, or that none was found
-		[[ -n $stale_loop || -z $int3_seen ]] || fate+="; $int3_seen"
+		# what CI's output shows of it: the loop, the frame, or that none
+		# was found
+		if [[ -n $stale_loop ]]; then
+			fate+="; $stale_loop"
+		elif [[ -n $int3_seen ]]; then
+			fate+="; $int3_seen"
+		fi
 	fi
 	mon_cmd nmi >/dev/null
 	# the panic's backtrace, then the VM's exit (panic=-1, -no-reboot)
@@ -841,18 +846,32 @@ vm_diagnose() {
 }
 
 # stale_probe: whether a CPU of this TCG guest loops on a stale int3
-# (int3_stale_loop, stale_loop says where), from up to three reads of the
-# CPUs' registers; what a read that finds none leaves is forgotten.
+# (int3_stale_loop; stale_loop says where): found in one read of the
+# CPUs' registers, and found again the same, same CPU and ip, in a read
+# 3 s later (a CPU caught once in the int3 handler may be handling a
+# patch under way).  Each monitor command waits its 5 s (mon_cmd): a
+# read where no CPU is in the handler takes 5 s.  What the reads find of
+# frames goes to results' probe.txt; what a probe that finds no loop
+# leaves in int3_seen is forgotten.
 stale_probe() {
-	local regs cpu i rc
-	for ((i = 0; i < 3; i++)); do
+	local regs cpu i rc first='' int3_log=$res/probe.txt
+	for ((i = 0; i < 2; i++)); do
+		((i == 0)) || sleep 3
+		stale_loop=''
 		regs=$(mon_cmd "info registers -a")
 		for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
 			rc=0
 			int3_stale_loop "$cpu" "$regs" || rc=$?
-			((rc != 0)) || return 0
+			((rc != 0)) || break
 		done
+		[[ -n $stale_loop ]] || break
+		if ((i == 0)); then
+			first=$stale_loop
+		elif [[ $stale_loop == "$first" ]]; then
+			return 0
+		fi
 	done
+	stale_loop=''
 	int3_seen=''
 	return 1
 }
@@ -890,11 +909,11 @@ vm_watch() {
 			vm_diagnose
 		elif [[ -z $timed_out$stalled$hung && $accel == *tcg* && -z $icount ]] &&
 			((seen > 0 && now - line_t > 40 && now - probe_t >= 30)); then
-			probe_t=$now
 			if stale_probe; then
 				hung=$((now - line_t))
 				vm_diagnose
 			fi
+			probe_t=$(date +%s)
 		elif [[ -z $timed_out$stalled$hung ]] && ((seen == 0)); then
 			if (($(stat -c %s "$res/console.log") != console_size)); then
 				console_size=$(stat -c %s "$res/console.log")
@@ -1052,7 +1071,9 @@ run_kernel() {
 # kernel_host_halves: once the VM is gone, the host half of each test
 # that passed in it and has one (tests/vm/host/NAME.sh: what needs no
 # kernel of ours, checked on what the guest half left in its results
-# folder), 300 s at most, reported as NAME:host.
+# folder), 300 s at most, in an environment of PATH, LC_ALL and those of
+# the guest half's it needs (REPO, KVER, WORKLOADS, OUT), reported as
+# NAME:host.
 kernel_host_halves() {
 	local name host rc t0 secs
 	for name in "${plan_names[@]}"; do
@@ -1060,13 +1081,14 @@ kernel_host_halves() {
 		[[ ${result[$name]:-} == pass && -f $host ]] || continue
 		t0=$EPOCHREALTIME
 		rc=0
-		REPO=$REPO KVER=$kver WORKLOADS=$build/workloads OUT=$res/$name \
-			timeout 300 bash "$host" >"$res/$name.host.log" 2>&1 || rc=$?
+		env -i PATH="$PATH" LC_ALL=C.UTF-8 REPO="$REPO" KVER="$kver" \
+			WORKLOADS="$build/workloads" OUT="$res/$name" \
+			timeout -k 10 300 bash "$host" </dev/null >"$res/$name.host.log" 2>&1 || rc=$?
 		secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
 		case $rc in
 		0) report pass "$name:host" "$kver" "$secs" "" ;;
 		77) report skip "$name:host" "$kver" "$secs" "$(tail -n 1 "$res/$name.host.log")" ;;
-		124) report fail "$name:host" "$kver" "$secs" "timed out after 300 s" ;;
+		124 | 137) report fail "$name:host" "$kver" "$secs" "timed out after 300 s" ;;
 		*) report fail "$name:host" "$kver" "$secs" "exit status $rc: $(tail -n 1 "$res/$name.host.log")" ;;
 		esac
 		if [[ -n $print_logs ]] || ((rc != 0 && rc != 77)); then

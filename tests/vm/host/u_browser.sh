@@ -39,12 +39,14 @@ export HOME=$W TMPDIR=$W
 # chromium FILE URL [ARGS...]: the DOM of URL, as rendered, into FILE.
 # Without WebGL (--disable-3d-apis): speedscope draws its flame charts
 # with it; the page's DOM, what is checked here, is the same without (the
-# canvases stay blank).  As root, without chromium's sandbox.
+# canvases stay blank).  Without chromium's sandbox, which refuses to run
+# as root.  In this shell's process group (--foreground), so that the
+# harness's time limit ends it too.
 chromium_dom() {
 	local file=$1 url=$2 rc=0
 	shift 2
 	rm -rf "$W/chromium"
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+	timeout --foreground -k 5 120 chromium --headless --no-sandbox --disable-gpu \
 		--disable-3d-apis --no-first-run --user-data-dir="$W/chromium" "$@" \
 		--virtual-time-budget=10000 --dump-dom "$url" >"$file" 2>"$OUT/chromium.err" ||
 		rc=$?
@@ -55,15 +57,23 @@ chromium_dom() {
 }
 
 # pprof's UI on a free port (pprof given port 0 names port 0 as its
-# address); one taken meanwhile ends pprof, which the loop says
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url=http://127.0.0.1:$port
-"$WORKLOADS/pprof" -http="127.0.0.1:$port" -no_browser "$OUT/profile.pb.gz" >"$OUT/pprof-http.log" 2>&1 &
-ui=$!
-for _ in $(seq 1 300); do
-	curl -sf -o /dev/null "$url/ui/top" && break
-	kill -0 "$ui" 2>/dev/null || fail "pprof -http exited: $(cat "$OUT/pprof-http.log")"
-	sleep 0.1
+# address); a port taken meanwhile ends pprof: another port, three times
+ui_start() {
+	local port i
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	url=http://127.0.0.1:$port
+	"$WORKLOADS/pprof" -http="127.0.0.1:$port" -no_browser "$OUT/profile.pb.gz" >"$OUT/pprof-http.log" 2>&1 &
+	ui=$!
+	for ((i = 0; i < 300; i++)); do
+		curl -sf -o /dev/null "$url/ui/top" && return 0
+		kill -0 "$ui" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	fail "pprof -http did not answer at $url in 30 s: $(cat "$OUT/pprof-http.log")"
+}
+for ((try = 0; ; try++)); do
+	ui_start && break
+	((try < 2)) || fail "pprof -http exited: $(cat "$OUT/pprof-http.log")"
 done
 t0=$(date +%s%N)
 chromium_dom "$OUT/flamegraph.html" "$url/ui/flamegraph"
