@@ -91,8 +91,8 @@
 #     under TCG whose dumped code holds no int3 where the CPU took it (a
 #     stale translation of code the kernel patched; tcg_stale_int3), or a
 #     hang with a CPU looping on such an int3 (int3_stale_loop): that
-#     test and the rest of the plan run in a new boot, each test once
-#     again at most, three boots at most, and the output says so.
+#     test and the rest of the plan run in a new boot, each test twice
+#     again at most, four boots at most, and the output says so.
 #     A kernel that panics before the guest's init reports anything (no
 #     test run, no module of ours loaded), or that stops making progress
 #     before then (nothing new on the console for $CPROF_BOOT_STALL
@@ -1036,10 +1036,11 @@ run_kernel() {
 		fi
 		# The emulator's fault, not the kernel's (tcg_stale_int3): the
 		# test that was running and the rest of the plan in a new boot,
-		# once for each test, three boots at most.
+		# twice for each test, four boots at most (u_mutex hung so in two
+		# boots in a row on 6.1, at __schedule's sched_switch site).
 		running=$(kernel_running)
-		if [[ -z $done_seen && -n $running && -z ${retried[$running]:-} ]] &&
-			((attempt < 3)) && { [[ -n $stale_loop ]] || tcg_stale_int3; }; then
+		if [[ -z $done_seen && -n $running ]] && ((${retried[$running]:-0} < 2)) &&
+			((attempt < 4)) && { [[ -n $stale_loop ]] || tcg_stale_int3; }; then
 			if [[ -n $stale_loop ]]; then
 				echo "   during $running: the guest hung: $stale_loop:"
 			else
@@ -1049,7 +1050,7 @@ run_kernel() {
 			fi
 			echo "   TCG ran a stale translation of code the kernel patched;" \
 				"$running and the tests after it in a new boot (console-boot$attempt.log)"
-			retried[$running]=1
+			retried[$running]=$((${retried[$running]:-0} + 1))
 			mv "$res/console.log" "$res/console-boot$attempt.log"
 			attempt=$((attempt + 1))
 			seen=0
