@@ -12,13 +12,13 @@
 #   children's samples in their pages are covered by their mapping records
 #   (>= 90%); qsortsplit (no frame pointers: its stacks need its state and
 #   tables) profiled alongside keeps >= 99% of its stacks reaching main.
-#   Then, in a profile of 10 to 120 s, 40 more of its processes spin (at
+#   Then, in a profile of 10 to 240 s, 40 more of its processes spin (at
 #   nice 19), each with 1 100 mappings: their lists (a listing's 64 KiB of
 #   records' worth, 32 KiB each) overflow maps_mb, the least recently
 #   sampled are evicted (maps_evicted grows in that profile), and
 #   maps_bytes stays within maps_limit.
 #   On 6.1 and 6.12-rt only.
-# vm-timeout: 420
+# vm-timeout: 540
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
@@ -88,10 +88,10 @@ for ((i = 0; i < 40; i++)); do
 		nice -n 19 "$WORKLOADS/manymaps" 1100 600 >/dev/null 2>&1 &
 	lru+=($!)
 done
-# 10 s, then on until the first eviction, for 120 s at most (times the
+# 10 s, then on until the first eviction, for 240 s at most (times the
 # guest's slowness: the debug kernel's KASAN): 40 processes take that
-# long to be sampled and listed (16 s on 6.1, 48 s on 6.12-rt under TCG;
-# a read that gave no value counts as no eviction yet)
+# long to be sampled and listed (16 s on 6.1, 48 and 102 s on 6.12-rt
+# under TCG; a read that gave no value counts as no eviction yet)
 t1=$SECONDS
 last=$evicted1
 while :; do
@@ -100,7 +100,7 @@ while :; do
 	[[ -z $ev ]] || last=$ev
 	((SECONDS - t1 < 10)) && continue
 	((last == evicted1)) || break
-	((SECONDS - t1 < 120 * ${CPROF_SLOW:-1})) || break
+	((SECONDS - t1 < 240 * ${CPROF_SLOW:-1})) || break
 done
 esecs=$((SECONDS - t1))
 kill "${lru[@]}"
