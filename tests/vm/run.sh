@@ -824,11 +824,9 @@ vm_diagnose() {
 	if [[ $accel == *tcg* ]]; then
 		for ((i = 0; i < 6; i++)); do
 			((i == 0)) || regs=$(mon_cmd "info registers -a")
-			for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
-				rc=0
-				int3_stale_loop "$cpu" "$regs" || rc=$?
-				((rc == 2)) || break 2
-			done
+			rc=0
+			stale_scan "$regs" || rc=$?
+			((rc == 2)) || break
 		done
 		# what CI's output shows of it: the loop, the frame, or that none
 		# was found
@@ -846,27 +844,35 @@ vm_diagnose() {
 	done
 }
 
+# stale_scan REGS: int3_stale_loop on each CPU of REGS (the monitor's
+# "info registers -a"): 0 once one loops on a stale int3, else 1 if a
+# CPU's int3 frame was found (memory holds its int3), else 2 (no CPU in
+# the handler, or its frame not found yet: read again).
+stale_scan() {
+	local cpu rc found=2
+	for cpu in $(printf '%s\n' "$1" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
+		rc=0
+		int3_stale_loop "$cpu" "$1" || rc=$?
+		((rc != 0)) || return 0
+		((rc != 1)) || found=1
+	done
+	return "$found"
+}
+
 # stale_probe: whether a CPU of this TCG guest loops on a stale int3
-# (int3_stale_loop; stale_loop says where): found in one read of the
-# CPUs' registers, and found again on the same CPU at the same ip or the
-# byte before it (its frame read before or after kprobes backed it up;
-# both seen on 6.1 in u_mutex) in a read 3 s later (a CPU caught once in
-# the int3 handler may be handling a patch under way).  Each monitor command waits its 5 s (mon_cmd): a
-# read where no CPU is in the handler takes 5 s.  What the reads find of
-# frames goes to results' probe.txt; what a probe that finds no loop
-# leaves in int3_seen is forgotten.
+# (stale_scan; stale_loop says where): found in one read of the CPUs'
+# registers, and found again on the same CPU at the same ip or the byte
+# before it (its frame read before or after kprobes backed it up; both
+# seen on 6.1 in u_mutex) in a read 3 s later (a CPU caught once in the
+# int3 handler may be handling a patch under way).  Each monitor command
+# waits its 5 s (mon_cmd): a read where no CPU is in the handler takes
+# 5 s.  What the reads find of frames goes to results' probe.txt; what a
+# probe that finds no loop leaves in int3_seen is forgotten.
 stale_probe() {
-	local regs cpu i rc first='' stale_at='' int3_log=$res/probe.txt
+	local i first='' stale_at='' int3_log=$res/probe.txt
 	for ((i = 0; i < 2; i++)); do
 		((i == 0)) || sleep 3
-		stale_loop=''
-		regs=$(mon_cmd "info registers -a")
-		for cpu in $(printf '%s\n' "$regs" | sed -n 's/^CPU#\([0-9]*\).*/\1/p'); do
-			rc=0
-			int3_stale_loop "$cpu" "$regs" || rc=$?
-			((rc != 0)) || break
-		done
-		[[ -n $stale_loop ]] || break
+		stale_scan "$(mon_cmd "info registers -a")" || break
 		if ((i == 0)); then
 			first=$stale_at
 		elif [[ ${stale_at% *} == "${first% *}" ]] &&

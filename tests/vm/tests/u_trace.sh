@@ -30,10 +30,10 @@ command -v python3 >/dev/null || { echo "u_trace: no python3: skip"; exit 77; }
 
 # at most: the profile ends with stop=1 once tracepong is done
 SECONDS_P=600
+[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
 # 4 MiB a CPU: a reader on a loaded TCG host can fall a second behind, and
 # the ping-pong fills 1 MiB in less (a ring's loss is counted, but then
 # the count cannot be checked exactly)
-[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
 kload buffer_kb=4096
 # only tracepong's process (pid=): the whole machine's trace grew past
 # 52 MB on a PREEMPT_RT guest, its reader never settling
