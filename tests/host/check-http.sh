@@ -11,7 +11,8 @@
 # got past authentication; tests/vm/tests/u_http.sh fetches real profiles.
 # Then every ADDR form serving.md's table lists, the same way, and a
 # parameter whose value is longer than a log line shows (read whole).
-# Then what serving.md's threat model lists (each case names its check).
+# Then what serving.md's threat model lists (each case names its check),
+# a browser on another origin's page among them.
 # Run by tests/host/run.sh (CPROF_DUMP: the cprof-dump to run).
 set -euo pipefail
 
@@ -383,6 +384,46 @@ for where in 46122 "$tmp/half.sock"; do
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" || true
 done
+
+# A browser on another origin's page (a web page can make a browser
+# fetch any URL): headless chromium loads a page served from port 46124
+# whose image and fetch() ask a server without authentication for a
+# profile.  The server refuses them (403, by Sec-Fetch-Site: cross-site)
+# before it would look for the module: none is answered 503.
+if command -v chromium >/dev/null; then
+	serve --http 127.0.0.1:46123 --http-insecure-no-auth
+	mkdir -p "$tmp/www"
+	cat >"$tmp/www/evil.html" <<'HTML'
+<html><body>
+<img src="http://127.0.0.1:46123/debug/pprof/profile?seconds=20">
+<script>fetch("http://127.0.0.1:46123/debug/pprof/profile?seconds=20", {mode: "no-cors"});</script>
+</body></html>
+HTML
+	python3 -m http.server 46124 --bind 127.0.0.1 --directory "$tmp/www" >"$tmp/www.log" 2>&1 &
+	www=$!
+	for _ in $(seq 50); do
+		curl -sf -o /dev/null http://127.0.0.1:46124/evil.html && break
+		sleep 0.1
+	done
+	rc=0
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$tmp/chromium" --virtual-time-budget=5000 --dump-dom \
+		http://127.0.0.1:46124/evil.html >"$tmp/evil.dom" 2>"$tmp/chromium.err" || rc=$?
+	kill "$www" 2>/dev/null || true
+	wait "$www" 2>/dev/null || true
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	refused=$(grep -c ': 403: .*Sec-Fetch-Site' "$tmp/err" || true)
+	if [[ $rc == 0 ]] && ((refused >= 1)) && ! grep -q ': 503: ' "$tmp/err"; then
+		ok "chromium on another origin's page: $refused requests refused by Sec-Fetch-Site, none past it"
+	else
+		not_ok "chromium on another origin's page: exit $rc, $refused requests refused by Sec-Fetch-Site"
+		cut -c 1-200 "$tmp/err" | sed 's/^/    /'
+		tail -n 3 "$tmp/chromium.err" | sed 's/^/    /'
+	fi
+else
+	not_ok "chromium on another origin's page: no chromium here (tests/deps.sh installs it)"
+fi
 
 # Slowloris (tests/host/slowloris.py): connections from 16 loopback
 # addresses and from ::1, trickling requests they never end, for

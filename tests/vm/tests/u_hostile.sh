@@ -12,10 +12,10 @@
 #     gets its profile meanwhile;
 #   - a client that sends a header every 3 s (never idle): closed 5 s after
 #     it connected, its request not whole, and counted;
-#   - headless Chromium opening a page of another origin with
-#     <img src=".../profile?seconds=20"> and fetch(): 403 (Sec-Fetch-Site),
-#     no profile runs; a request naming the server by a DNS name (rebinding)
-#     gets 403 on an unauthenticated server;
+#   - a request naming the server by a DNS name (rebinding) gets 403 on
+#     an unauthenticated server, its own request a profile (a browser on
+#     another origin's page: tests/host/check-http.sh, on the host, where
+#     chromium starts in seconds rather than a minute);
 #   - clients that vanish as the profile starts (while new programs'
 #     tables load) and right after it ends (while it is symbolized): the
 #     request is abandoned (one line) and the next one works;
@@ -298,30 +298,13 @@ wait "$server" || fail "the server exited with $? on SIGTERM"
 echo "the profile being served at SIGTERM: $(cat "$OUT/term.codes")"
 [[ $(cat "$OUT/term.codes") == 200 ]] || fail "the profile at SIGTERM got $(cat "$OUT/term.codes")"
 
-# A browser: another origin's page, and a name (rebinding), on a server
-# without authentication.
+# A name (rebinding), on a server without authentication.
 "$CPROF_DUMP" --http 127.0.0.1:6062 --http-insecure-no-auth 2>"$OUT/insecure.err" &
 server=$!
-mkdir -p "$OUT/www"
-cat >"$OUT/www/evil.html" <<'HTML'
-<html><body>
-<img src="http://127.0.0.1:6062/debug/pprof/profile?seconds=20">
-<script>fetch("http://127.0.0.1:6062/debug/pprof/profile?seconds=20", {mode: "no-cors"});</script>
-</body></html>
-HTML
-busybox httpd -f -p 127.0.0.1:8000 -h "$OUT/www" &
-www=$!
-sleep 0.5
-timeout $((240 * CPROF_SLOW)) chromium --headless --no-sandbox --disable-gpu --no-first-run \
-	--user-data-dir="$HOME/chromium" --virtual-time-budget=5000 --dump-dom \
-	http://127.0.0.1:8000/evil.html >"$OUT/evil.dom" 2>>"$OUT/chromium.err" ||
-	fail "chromium failed: $(tail -n 3 "$OUT/chromium.err")"
-kill "$www"
-refused=$(grep -c 'Sec-Fetch-Site' "$OUT/insecure.err" || true)
-echo "chromium on another origin's page: $refused requests refused"
-{ grep 'Sec-Fetch-Site' "$OUT/insecure.err" || true; } | head -n 2 | sed 's/^/  server: /'
-((refused >= 1)) || fail "chromium's cross-site requests were not refused: $(cat "$OUT/insecure.err")"
-grep -q ': 200: ' "$OUT/insecure.err" && fail "a cross-site request ran a profile"
+for _ in $(seq 1 100); do
+	curl -sf -o /dev/null http://127.0.0.1:6062/debug/pprof/ && break
+	sleep 0.1
+done
 code=$(curl -s -H 'Host: rebound.example:6062' -o "$OUT/rebind.txt" -w '%{http_code}' http://127.0.0.1:6062/debug/pprof/)
 echo "Host rebound.example: $code $(cat "$OUT/rebind.txt")"
 [[ $code == 403 ]] || fail "a request naming the server rebound.example got $code"
