@@ -29,8 +29,9 @@
 #   - snapshots taken while processes start and exit (shortlived in a
 #     loop) complete.
 # Prints the time the pass took (the END record's), cprof-dump's largest
-# resident size and the stream's bytes a thread.  N is 10000 on 6.1, 2000 elsewhere (make check's
-# time); runs on 6.1, 6.12 and 6.12-rt.
+# resident size and the stream's bytes a thread.  N is 10000 on 6.1, 2000 on 6.12 (make check's
+# time); runs on 6.1 and 6.12 (the snapshot is no scheduler hook; the RT
+# flavours run those, and the k_ tests).
 # vm-timeout: 400
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -38,7 +39,7 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-[[ $KVER != 6.1.*-rt-* ]] || skip "runs on 6.1, 6.12 and 6.12-rt only"
+[[ $KVER != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 N=2000
 [[ $KVER != 6.1.* ]] || N=10000
 kload
