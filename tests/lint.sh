@@ -48,6 +48,14 @@ check() {
 	fi
 }
 
+# Every tracked shell script through shellcheck, followed into what it
+# sources: the longest check on one core, so it runs beside checkpatch and
+# kernel-doc, its line printed in its place below.
+mapfile -t scripts < <(git ls-files -- '*.sh' .ci/run)
+shellcheck -x -P SCRIPTDIR "${scripts[@]}" >"$out/shellcheck.log" 2>&1 &
+shellcheck_pid=$!
+trap 'kill "$shellcheck_pid" 2>/dev/null' EXIT
+
 # checkpatch.pl, its data files and kernel-doc, from the kernel source
 # Debian packages.
 checkpatch_dir() {
@@ -128,13 +136,10 @@ else
 	check "kernel-doc kmod/" "$log" 1
 fi
 
-# Every tracked shell script through shellcheck, followed into what it
-# sources.
-log=$out/shellcheck.log
-mapfile -t scripts < <(git ls-files -- '*.sh' .ci/run)
+# The verdict of the shellcheck run started at the top.
 rc=0
-shellcheck -x -P SCRIPTDIR "${scripts[@]}" >"$log" 2>&1 || rc=$?
-check "shellcheck (${#scripts[@]} scripts)" "$log" "$rc"
+wait "$shellcheck_pid" || rc=$?
+check "shellcheck (${#scripts[@]} scripts)" "$out/shellcheck.log" "$rc"
 
 # Commit subjects in the kernel's shape, "unit: imperative summary" in at
 # most 72 characters, for the commits after SUBJECTS_SINCE (the last one
@@ -173,7 +178,7 @@ for kdir in /usr/src/linux-headers-6.1.[0-9]*-amd64 /usr/src/linux-headers-6.12.
 		cp -r Kbuild VERSION kmod include "$out/sparse-$k/" &&
 		find "$out/sparse-$k/kmod" \( -name '*.o' -o -name '.*.cmd' \) -delete || rc=$?
 	if [[ $rc -eq 0 ]]; then
-		make -s -C "$kdir" M="$out/sparse-$k" C=2 CPROF_KTAP=m modules >"$log" 2>&1 || rc=$?
+		make -s -j"$(nproc)" -C "$kdir" M="$out/sparse-$k" C=2 CPROF_KTAP=m modules >"$log" 2>&1 || rc=$?
 		# kbuild's own lines are not sparse's findings
 		if [[ $rc -eq 0 ]] && grep -v -e '^make\[' -e '^  [A-Z]' \
 			-e '^Skipping BTF generation' "$log" | grep -q .; then
