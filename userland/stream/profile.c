@@ -21,6 +21,7 @@
 #include "stream/profile.h"
 #include "stream/stream.h"
 #include "stream/timeline.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 
 struct stack_ent {
@@ -127,26 +128,7 @@ struct profile {
 	htab_t heap_tab;		/* kind heap: struct heap_live by id */
 };
 
-/*
- * A hash of n 64-bit words at p (any alignment) and seed: a multiply a
- * word, where iterative_hash() mixes bytes (it took a quarter of reading
- * a capture).
- */
 _Static_assert(CPROF_COMM_LEN % 8 == 0, "comm is whole words");
-
-static hashval_t hash_words(const void *p, size_t n, uint64_t seed)
-{
-	uint64_t h = seed * 0x9e3779b97f4a7c15ULL, w;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		memcpy(&w, (const char *)p + 8 * i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return (hashval_t)(h ^ h >> 29);
-}
 
 static hashval_t stack_hash(const void *e)
 {

@@ -23,6 +23,7 @@
 #include "symbolize/jitmap.h"
 #include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
+#include "lib/hash.h"
 #include "lib/mapfile.h"
 #include "python/pyframes.h"
 #include "symbolize/resolve.h"
@@ -130,7 +131,7 @@ static void **resolver__find(struct resolver *rs, struct ent *key,
 {
 	void **slot;
 
-	key->hash = iterative_hash(key->k, sizeof(key->k), (hashval_t)key->kind);
+	key->hash = hash_words(key->k, KEY_WORDS, key->kind);
 	slot = htab_find_slot_with_hash(rs->tab, key, key->hash, INSERT);
 	*found = slot && *slot ? ((struct ent *)*slot)->index + 1 : 0;
 	return slot;
