@@ -5,6 +5,7 @@
 #
 #   run-tests.sh MODE:CPROF_DUMP:TESTDIR... -- test_a test_b ...
 #
+# The builds run side by side, each build's tests one after the other.
 # Each test runs from the repository root with CPROF_DUMP (the cprof-dump of
 # that build) and TEST_TMPDIR (a fresh directory, removed afterwards) in its
 # environment.  Its last line must be "<name>: N passed, N failed"; exit 77
@@ -31,12 +32,12 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 export LSAN_OPTIONS
 
-passed=0 failed=0 skipped=0
-for b in $builds; do
-	mode=${b%%:*}
-	rest=${b#*:}
-	dump=${rest%%:*}
-	dir=${rest#*:}
+# run_build MODE CPROF_DUMP TESTDIR TEST...: one build's tests in turn,
+# their lines on stdout, its counts ("passed failed skipped") last.
+run_build() {
+	mode=$1 dump=$2 dir=$3
+	shift 3
+	passed=0 failed=0 skipped=0
 	for t in "$@"; do
 		log=$logs/$mode-$t.log
 		tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-test.XXXXXX")
@@ -69,6 +70,32 @@ for b in $builds; do
 			echo "ok   [$mode] $t ($p checks)"
 		fi
 	done
+	echo "counts $passed $failed $skipped"
+}
+
+# The builds side by side, one core each (a test binary is one thread; a
+# test sees one other running, as it does beside make check's package
+# build), their lines printed in the builds' order once all are done.
+for b in $builds; do
+	mode=${b%%:*}
+	rest=${b#*:}
+	run_build "$mode" "${rest%%:*}" "${rest#*:}" "$@" >"$logs/run-$mode.out" 2>&1 &
+done
+wait
+passed=0 failed=0 skipped=0
+for b in $builds; do
+	mode=${b%%:*}
+	out=$logs/run-$mode.out
+	grep -v '^counts ' "$out"
+	counts=$(grep '^counts [0-9]* [0-9]* [0-9]*$' "$out" | tail -n 1)
+	if [ -z "$counts" ]; then
+		echo "---- [$mode]: no counts: its run was cut short"
+		failed=$((failed + 1))
+		continue
+	fi
+	passed=$((passed + $(echo "$counts" | cut -d' ' -f2)))
+	failed=$((failed + $(echo "$counts" | cut -d' ' -f3)))
+	skipped=$((skipped + $(echo "$counts" | cut -d' ' -f4)))
 done
 [ $skipped -gt 0 ] && echo "$skipped test binaries skipped"
 echo "$passed passed, $failed failed"

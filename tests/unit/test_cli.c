@@ -81,6 +81,7 @@ static bool err_is(const char *needle)
 static void test_options(void)
 {
 	const char *d = cprof_dump();
+	char tok[64], want[128];
 	char *text;
 
 	test_cond("-d abc: not a number", run("%s -d abc", d) != 0 &&
@@ -155,22 +156,27 @@ static void test_options(void)
 	test_cond("--http-group on TCP",
 		  run("%s --http :6060 --http-group root --http-insecure-no-auth", d) != 0 &&
 		  err_is("--http-group is for a Unix socket"));
-	/* (the other tests count the files in TEST_TMPDIR: /dev/shm) */
+	/*
+	 * (the other tests count the files in TEST_TMPDIR: /dev/shm, named
+	 * by this process, as the plain and sanitized builds run side by side)
+	 */
+	snprintf(tok, sizeof(tok), "/dev/shm/cprof-test-tok-%d", (int)getpid());
+	snprintf(want, sizeof(want), "--http-token-file %s.fifo: not a regular file", tok);
 	test_cond("a token file that is a FIFO is refused, not waited on",
-		  run("rm -f /dev/shm/cprof-test-tok.fifo && mkfifo -m 600 /dev/shm/cprof-test-tok.fifo") == 0 &&
-		  run("timeout 10 %s --http :6060 --http-token-file /dev/shm/cprof-test-tok.fifo",
-		      d) == 1 &&
-		  err_is("--http-token-file /dev/shm/cprof-test-tok.fifo: not a regular file"));
-	run("rm -f /dev/shm/cprof-test-tok.fifo");
+		  run("rm -f %s.fifo && mkfifo -m 600 %s.fifo", tok, tok) == 0 &&
+		  run("timeout 10 %s --http :6060 --http-token-file %s.fifo",
+		      d, tok) == 1 &&
+		  err_is(want));
+	run("rm -f %s.fifo", tok);
 	test_cond("a token file on a pipe is refused",
 		  run("printf 'abcdefghijklmnopqrstuvwxyz\\n' | %s --http :6060 --http-token-file /dev/stdin",
 		      d) != 0 &&
 		  err_is("--http-token-file /dev/stdin: not a regular file"));
 	test_cond("a short token is refused",
-		  run("printf 'short\\n' > /dev/shm/cprof-test-tok && %s --http :6060 --http-token-file /dev/shm/cprof-test-tok",
-		      d) != 0 &&
+		  run("printf 'short\\n' > %s && %s --http :6060 --http-token-file %s",
+		      tok, d, tok) != 0 &&
 		  err_is("the token has 5 characters; at least 16 are needed"));
-	run("rm -f /dev/shm/cprof-test-tok");
+	run("rm -f %s", tok);
 	test_cond("missing input file",
 		  run("%s -i /nonexistent/raw -f folded", d) != 0 &&
 		  err_is("failed to open /nonexistent/raw: No such file or directory"));
