@@ -32,6 +32,7 @@
 #define TEXT		0x1000ull	/* .text's offset and address */
 #define GOOD_AT		0x7f0000000000ull
 #define BAD_AT		0x7f1000000000ull
+#define CROWD_AT	0x7f2000000000ull
 #define RSS_MAX_KB	(256 * 1024)
 #define BOMB_SIZE	(2048ull << 20)	/* what the bomb's .symtab inflates to */
 #define CHUNK		(1u << 20)
@@ -402,13 +403,21 @@ static int write_headers(const char *path, uint64_t n)
 	return err ? -1 : 0;
 }
 
-static int write_stream(const char *path, const char *good, const char *bad)
+/*
+ * The stream: bad's leaf called from good's, and with crowd > 0 that many
+ * libraries no longer on disk, each with two addresses sampled: more files
+ * left unsymbolized than the warning names, each with more addresses
+ * than bad.
+ */
+static int write_stream(const char *path, const char *good, const char *bad,
+			int crowd)
 {
 	struct cprof_header h = sb_default_header();
 	/* the leaf in bad's first symbol, called from good's */
 	uint64_t ips[2] = { BAD_AT + TEXT + 0x100, GOOD_AT + TEXT + 0x111 };
+	char gone[64];
 	struct sb b;
-	int err;
+	int err, i;
 
 	h.ksym_schedule = SCHEDULE;
 	sb_init(&b);
@@ -417,6 +426,19 @@ static int write_stream(const char *path, const char *good, const char *bad)
 		NULL, 0);
 	sb_mmap(&b, 1, PID, BAD_AT + TEXT, BAD_AT + 2 * TEXT, TEXT, bad,
 		NULL, 0);
+	for (i = 0; i < crowd; i++) {
+		uint64_t at = CROWD_AT + (uint64_t)i * 0x100000 + TEXT;
+		uint64_t ip[1];
+
+		snprintf(gone, sizeof(gone), "/nonexistent/crowd%d.so", i);
+		sb_mmap(&b, 1, PID, at, at + TEXT, TEXT, gone, NULL, 0);
+		ip[0] = at + 0x10;
+		sb_sample(&b, 10, PID, PID, 0, "victim",
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, ip);
+		ip[0] = at + 0x20;
+		sb_sample(&b, 10, PID, PID, 0, "victim",
+			  CPROF_SAMPLE_USER_MODE, 0, NULL, 1, ip);
+	}
 	sb_sample(&b, 10, PID, PID, 0, "victim", CPROF_SAMPLE_USER_MODE, 0,
 		  NULL, 2, ips);
 	sb_end(&b, 1000000000, CPROF_END_COMPLETE, 0);
@@ -477,15 +499,15 @@ static int lines_with(const char *s, const char *needle)
  * bad sampled beside good: within RSS_MAX_KB, good's frame named; bad's
  * named too if named, else one warning naming bad and the bound.
  */
-static void check(const char *what, const char *good, const char *bad,
-		  bool named)
+static void check_crowd(const char *what, const char *good, const char *bad,
+			bool named, int crowd)
 {
 	const char *in = tmp_path("stream.bin");
 	char *out = NULL, *err = NULL, want[128];
 	long rss = 0;
 	int rc;
 
-	if (write_stream(in, good, bad)) {
+	if (write_stream(in, good, bad, crowd)) {
 		test_condf(false, "%s: write the stream", what);
 		return;
 	}
@@ -517,6 +539,12 @@ static void check(const char *what, const char *good, const char *bad,
 	}
 	free(out);
 	free(err);
+}
+
+static void check(const char *what, const char *good, const char *bad,
+		  bool named)
+{
+	check_crowd(what, good, bad, named, 0);
 }
 
 /*
@@ -586,6 +614,9 @@ int main(void)
 
 	test_cond("8 Mi symbols", !write_symbols(many, 8 << 20, "fn"));
 	check("8 Mi symbols", good, many, false);
+	/* named first, not one of the "and more" behind 6 files of 2 */
+	check_crowd("8 Mi symbols among 6 missing libraries", good, many,
+		    false, 6);
 	/* the same as the debug file beside a stripped library, its owner's */
 	test_cond("... as a stripped library's debug file",
 		  !run("objcopy --strip-all --add-gnu-debuglink='%s' '%s' '%s'",

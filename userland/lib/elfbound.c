@@ -292,6 +292,11 @@ uint64_t elfbound_inflated(int fd)
 	return eb.inflated;
 }
 
+bool elfbound_refused(const char *why)
+{
+	return why && strstr(why, "past the bound of");
+}
+
 void elfbound_symbols_why(uint64_t n, char *why, size_t size)
 {
 	snprintf(why, size, "%llu symbols in one table, past the bound of %llu",

@@ -78,4 +78,10 @@ bool elfbound_symbols_fit(const struct elfbound *eb, char *why, size_t size);
 /* The phrase of elfbound_symbols_fit() for a table of n symbols. */
 void elfbound_symbols_why(uint64_t n, char *why, size_t size);
 
+/*
+ * Is why one of the phrases above (or debugfind's for a debug file): a
+ * file left unread for a bound it passes?
+ */
+bool elfbound_refused(const char *why);
+
 #endif /* CPROF_ELFBOUND_H */

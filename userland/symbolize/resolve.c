@@ -23,6 +23,7 @@
 #include "symbolize/jitmap.h"
 #include "symbolize/kcache.h"
 #include "symbolize/ksyms.h"
+#include "lib/elfbound.h"
 #include "lib/hash.h"
 #include "lib/mapfile.h"
 #include "python/pyframes.h"
@@ -1185,14 +1186,16 @@ struct unres {
 
 /*
  * A file put where a binary was, that the symbolizer refused to open (a
- * FIFO, a device), or another file than the one mapped (another mount
- * namespace's): named first, whatever its count, so that neither is ever
- * hidden behind "and more".
+ * FIFO, a device), another file than the one mapped (another mount
+ * namespace's), or one whose symbols it left unread for a bound they pass
+ * (a user's decompression bomb): named first, whatever its count, so that
+ * none is ever hidden behind "and more".
  */
 static bool unres_refused(const struct unres *u)
 {
 	return !strcmp(u->why, safe_strerror(SAFEOPEN_NOT_REGULAR)) ||
-	       mapfile_refused(u->why) || jitmap_refused(u->why);
+	       mapfile_refused(u->why) || jitmap_refused(u->why) ||
+	       elfbound_refused(u->why);
 }
 
 static int unres_cmp(const void *a, const void *b)
