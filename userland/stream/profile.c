@@ -79,6 +79,7 @@ struct pid_maps {
 	size_t nr, alloc;
 	struct map_ent **maps;		/* in stream order */
 	uint64_t max_time;		/* the latest time_ns of maps */
+	bool anon;			/* one of maps was CPROF_ANON_NAME */
 	/*
 	 * For lookups: maps[0, nr_index) sorted by start, and over them a
 	 * tree of the largest end (reach[1] the root, reach[leaves + i] the
@@ -1135,6 +1136,8 @@ static int profile__add_mmap(struct profile *p, const struct cprof_mmap *mm)
 	e->seq = p->map_seq++;
 	e->used = e->drop = false;
 	pm->maps[pm->nr++] = e;
+	if (!strcmp(mm->path, CPROF_ANON_NAME))
+		pm->anon = true;
 	if (mm->time_ns > pm->max_time)
 		pm->max_time = mm->time_ns;
 	p->map_unused += map_bytes(e);
@@ -1388,6 +1391,14 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 	pm = htab_find(p->maps->pid_tab, &key);
 	e = pm ? pid_lookup(pm, ip, time_ns) : NULL;
 	return e ? &e->m : NULL;
+}
+
+bool profile__pid_has_anon(const struct profile *p, uint32_t pid)
+{
+	struct pid_maps key = { .pid = pid }, *pm;
+
+	pm = htab_find(p->maps->pid_tab, &key);
+	return pm && pm->anon;
 }
 
 uint64_t profile__lost(const struct profile *p, unsigned int cpu,

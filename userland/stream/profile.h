@@ -116,6 +116,13 @@ const struct cprof_mmap *profile__find_mmap(const struct profile *p,
 					    uint64_t time_ns);
 
 /*
+ * Has any MMAP record of pid mapped anonymous code (CPROF_ANON_NAME: a
+ * JIT's)?  False means none of its frames is in such code, without a
+ * lookup per frame; true may remain after a sweep dropped the record.
+ */
+bool profile__pid_has_anon(const struct profile *p, uint32_t pid);
+
+/*
  * Keep at most about bytes of MMAP records that no sample's user frame is
  * in (as profile__find_mmap() finds them at the sample's first time); a
  * record past that is dropped, with those of the same address range of the

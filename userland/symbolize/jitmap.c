@@ -758,7 +758,8 @@ void jitmaps__note_sample(struct jitmaps *c, const struct profile *p,
 	bool made, has_uid;
 	unsigned int i;
 
-	if (!c || !smp->nr_user || !live(c, p))
+	if (!c || !smp->nr_user || !live(c, p) ||
+	    !profile__pid_has_anon(p, smp->pid))
 		return;
 	for (i = 0; i < smp->nr_user; i++) {
 		mm = profile__find_mmap(p, smp->pid, ips[i], smp->time_ns);
