@@ -294,12 +294,12 @@ uint64_t elfbound_inflated(int fd)
 
 bool elfbound_refused(const char *why)
 {
-	return why && strstr(why, "past the bound of");
+	return why && strstr(why, ELFBOUND_PAST);
 }
 
 void elfbound_symbols_why(uint64_t n, char *why, size_t size)
 {
-	snprintf(why, size, "%llu symbols in one table, past the bound of %llu",
+	snprintf(why, size, "%llu symbols in one table, " ELFBOUND_PAST " %llu",
 		 (unsigned long long)n, ELFBOUND_SYMBOLS_MAX);
 }
 
@@ -312,24 +312,24 @@ bool elfbound_symbols_fit(const struct elfbound *eb, char *why, size_t size)
 		size = sizeof(buf);
 	}
 	if (eb->headers > ELFBOUND_HEADERS_MAX)
-		snprintf(why, size, "%llu section or program headers, past the bound of %llu",
+		snprintf(why, size, "%llu section or program headers, " ELFBOUND_PAST " %llu",
 			 (unsigned long long)eb->headers,
 			 ELFBOUND_HEADERS_MAX);
 	else if (eb->section_names > ELFBOUND_SHSTRTAB_MAX)
-		snprintf(why, size, "its section names take %llu MiB, past the bound of %llu MiB",
+		snprintf(why, size, "its section names take %llu MiB, " ELFBOUND_PAST " %llu MiB",
 			 (unsigned long long)(eb->section_names >> 20),
 			 ELFBOUND_SHSTRTAB_MAX >> 20);
 	else if (eb->sym_inflated > TOO_MUCH)
-		snprintf(why, size, "its symbol tables decompress to %llu MiB, past the bound of %llu MiB",
+		snprintf(why, size, "its symbol tables decompress to %llu MiB, " ELFBOUND_PAST " %llu MiB",
 			 (unsigned long long)(eb->sym_inflated >> 20),
 			 ELFBOUND_INFLATE_MAX >> 20);
 	else if (eb->sym_inflated > ELFBOUND_INFLATE_MAX)
-		snprintf(why, size, "its symbol tables decompress past the bound of %llu MiB",
+		snprintf(why, size, "its symbol tables decompress " ELFBOUND_PAST " %llu MiB",
 			 ELFBOUND_INFLATE_MAX >> 20);
 	else if (eb->symbols > ELFBOUND_SYMBOLS_MAX)
 		elfbound_symbols_why(eb->symbols, why, size);
 	else if (eb->names > ELFBOUND_NAMES_MAX)
-		snprintf(why, size, "a symbol table's names take %llu MiB, past the bound of %llu MiB",
+		snprintf(why, size, "a symbol table's names take %llu MiB, " ELFBOUND_PAST " %llu MiB",
 			 (unsigned long long)(eb->names >> 20),
 			 ELFBOUND_NAMES_MAX >> 20);
 	else

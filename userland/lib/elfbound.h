@@ -79,9 +79,12 @@ bool elfbound_symbols_fit(const struct elfbound *eb, char *why, size_t size);
 void elfbound_symbols_why(uint64_t n, char *why, size_t size);
 
 /*
- * Is why one of the phrases above (or debugfind's for a debug file): a
- * file left unread for a bound it passes?
+ * What each phrase of a file left unread for a bound says, here and in
+ * debugfind's for a debug file; elfbound_refused() looks for it.
  */
+#define ELFBOUND_PAST	"past the bound of"
+
+/* Is why one of those phrases: a file left unread for a bound it passes? */
 bool elfbound_refused(const char *why);
 
 #endif /* CPROF_ELFBOUND_H */

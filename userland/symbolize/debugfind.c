@@ -95,7 +95,7 @@ static bool belongs(Dwfl_Module *mod, int fd, const struct stat *st,
 
 	elfbound_measure(fd, &bound);
 	if (bound.inflated > ELFBOUND_INFLATE_MAX)
-		snprintf(why, sizeof(why), "its compressed sections decompress past the bound of %llu MiB",
+		snprintf(why, sizeof(why), "its compressed sections decompress " ELFBOUND_PAST " %llu MiB",
 			 ELFBOUND_INFLATE_MAX >> 20);
 	if (bound.inflated > ELFBOUND_INFLATE_MAX ||
 	    !elfbound_symbols_fit(&bound, why, sizeof(why))) {
