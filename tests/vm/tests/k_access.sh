@@ -13,13 +13,12 @@
 #   - with kptr_restrict=2 a profile carries no kernel address: no kernel
 #     frames, no schedule() address, the header says kernel stacks were
 #     withheld, and a kernel-only profile is refused.
-# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
-# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
+# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
+runs_on 6.12 6.1-rt
 
 command -v capsh >/dev/null || fail "capsh missing (libcap2-bin)"
 kload

@@ -25,10 +25,7 @@ set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 
-case $(uname -r) in
-6.12.*-rt-*) ;;
-6.1.*-rt-* | 6.12.*) skip "runs on 6.1 and 6.12-rt only" ;;
-esac
+runs_on 6.1 6.12-rt
 PY=/usr/bin/python3.11
 [[ -x $PY ]] || fail "no $PY (Debian's python3.11)"
 SECS=3

@@ -4,13 +4,12 @@
 # k_ctl: /proc/cprof/ctl takes good settings and rejects bad ones whole:
 # every bad write fails with EINVAL (EBUSY while profiling) and the settings
 # read back unchanged.  Module parameters are checked the same way.
-# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
-# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
+# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
+runs_on 6.12 6.1-rt
 
 # write TEXT [OFFSET]: one write(2) of TEXT (at OFFSET); prints "ok N" or
 # the errno text.

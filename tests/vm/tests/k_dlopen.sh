@@ -3,13 +3,12 @@
 #
 # k_dlopen: a library dlopen()ed in the middle of a profile gets its mapping
 # record, and the samples that land in it are covered by it.
-# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
-# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
+# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
+runs_on 6.12 6.1-rt
 
 kload
 ctl freq=999 seconds=4

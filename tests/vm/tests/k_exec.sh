@@ -6,13 +6,12 @@
 # record carries the time of the sample that asked for it, so every sample
 # resolves against the binary that ran at its time: exec_first's samples
 # never name second_spin, exec_second's never first_spin.
-# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
-# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
+# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
+runs_on 6.12 6.1-rt
 
 kload
 ctl freq=999 seconds=5

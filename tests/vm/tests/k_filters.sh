@@ -7,13 +7,12 @@
 #   mode=user  no kernel frames, user frames still taken for ticks that hit
 #              the kernel; mode=kernel  no user frames;
 #   idle=0     (default) no idle-task samples; idle=1 samples the idle task.
-# On PREEMPT_RT, 6.1-rt only (nothing here is RT's own; 6.12-rt runs
-# k_hostile, k_jobctl, k_manymaps, k_maps and k_memory).
+# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.12.*-rt-* ]] || skip "on PREEMPT_RT, 6.1-rt only"
+runs_on 6.12 6.1-rt
 
 kload
 "$WORKLOADS/cpuburn" 300 >/dev/null &

@@ -7,13 +7,12 @@
 # system calls.  The kernel must not crash, warn or hang (the harness checks
 # the log and taint), must never follow the chain into kernel memory, and
 # must count the walks it cut short.
-# On PREEMPT_RT, 6.12-rt only (nothing here is RT's own; 6.1-rt runs
-# k_access, k_ctl, k_dlopen, k_exec and k_filters).
+# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.1.*-rt-* ]] || skip "on PREEMPT_RT, 6.12-rt only"
+runs_on 6.1 6.12-rt
 
 kinds="loop down kernel misaligned unmapped deep"
 for k in $kinds; do

@@ -12,13 +12,12 @@
 #   - a fatal signal ends it at once;
 #   - rmmod returns while the reader is stopped;
 #   - stop=1 stops the ticks at once even while the reader is stopped.
-# On PREEMPT_RT, 6.12-rt only (nothing here is RT's own; 6.1-rt runs
-# k_access, k_ctl, k_dlopen, k_exec and k_filters).
+# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.1.*-rt-* ]] || skip "on PREEMPT_RT, 6.12-rt only"
+runs_on 6.1 6.12-rt
 
 # check_complete RAW WHAT: RAW is well-formed and ran to its deadline.
 check_complete() {

@@ -9,13 +9,12 @@
 #     maps_capped counts the rest): its records in the stream are
 #     hundreds, not its 20 000 (some may be emitted again), and the
 #     samples resolve to manymaps_spin.
-# On PREEMPT_RT, 6.12-rt only (nothing here is RT's own; 6.1-rt runs
-# k_access, k_ctl, k_dlopen, k_exec and k_filters).
+# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.1.*-rt-* ]] || skip "on PREEMPT_RT, 6.12-rt only"
+runs_on 6.1 6.12-rt
 
 kload
 ctl freq=499 seconds=6

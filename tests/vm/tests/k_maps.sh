@@ -5,13 +5,12 @@
 # gone.  shortlived spins ~0.3 s and exits long before the stream is read;
 # the stream must hold MMAP records (path, range, offset, build ID) that
 # cover its sampled user addresses and resolve them to its functions.
-# On PREEMPT_RT, 6.12-rt only (nothing here is RT's own; 6.1-rt runs
-# k_access, k_ctl, k_dlopen, k_exec and k_filters).
+# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != 6.1.*-rt-* ]] || skip "on PREEMPT_RT, 6.12-rt only"
+runs_on 6.1 6.12-rt
 
 kload
 ctl freq=999 seconds=3

@@ -21,10 +21,11 @@
 # Prints the module's cost per wake-up recorded (what opening and closing
 # such a profile costs: b_start).
 # Runs on 6.1 and 6.12-rt: each kind with a scheduler hook runs on one RT
-# kernel (u_heap and u_threadcreate on 6.1-rt); on 6.12, u_trace
-# registers the same two tracepoints.  Opening and closing its profiles
-# patches __schedule and try_to_wake_up, where TCG's stale translations
-# hang guests (docs/design.md, "Known problems"): no more often than that.
+# kernel (u_heap, u_threadcreate and u_trace on 6.1-rt); u_trace
+# registers the same two tracepoints on 6.12 and 6.1-rt.  Opening and
+# closing its profiles patches __schedule and try_to_wake_up, where TCG's
+# stale translations hang guests (docs/design.md, "Known problems"): no
+# more often than that.
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -36,10 +37,7 @@ WAITERS=4
 ROUND_S=4
 # at most: each profile ends with stop=1 once the round is done
 SECONDS_P=60
-case $KVER in
-6.12.*-rt-*) ;;
-6.1.*-rt-* | 6.12.*) skip "runs on 6.1 and 6.12-rt only" ;;
-esac
+runs_on 6.1 6.12-rt
 kload
 "$WORKLOADS/mutexhold" $WAITERS $ROUND_S >"$OUT/mutexhold.out" &
 mh=$!

@@ -17,7 +17,7 @@
 #     counts, nothing of another process, no creation lost.
 # Prints the module's cost per creation (what opening and closing such a
 # profile costs: b_start).
-# Runs on 6.1 and 6.1-rt (u_mutex and u_trace on 6.12-rt): the
+# Runs on 6.1 and 6.1-rt (u_mutex and u_offcpu on 6.12-rt): the
 # tracepoint and its probe are the same on 6.12.
 # vm-timeout: 120
 set -euo pipefail
@@ -31,7 +31,7 @@ MANY=60
 # at most: each round's profile ends with stop=1 once spawner is done, so
 # that the window holds its threads however slow the guest is
 SECONDS_P=60
-[[ $KVER == 6.1.* ]] || skip "runs on 6.1 and 6.1-rt only"
+runs_on 6.1 6.1-rt
 kload
 "$WORKLOADS/spawner" $FEW $MANY 0.5 >"$OUT/spawner.out" &
 sp=$!
