@@ -29,8 +29,9 @@
 #   - snapshots taken while processes start and exit (shortlived in a
 #     loop) complete.
 # Prints the time the pass took (the END record's), cprof-dump's largest
-# resident size and the stream's bytes a thread.  N is 10000 on 6.1, 2000 on 6.12 (make check's
-# time); runs on 6.1 and 6.12 (the snapshot is no scheduler hook; the RT
+# resident size and the stream's bytes a thread.  N is 2000 (b_threads,
+# make bench: 10 000); runs on 6.1 and 6.12 (the snapshot is no
+# scheduler hook; the RT
 # flavours run those, and the k_ tests).
 # vm-timeout: 400
 set -euo pipefail
@@ -39,11 +40,10 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-[[ $KVER != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
-N=2000
-[[ $KVER != 6.1.* ]] || N=10000
+runs_on 6.1 6.12
+N=${U_THREADS_N:-2000}
 kload
-"$WORKLOADS/parked" $N 3600 >"$OUT/parked.out" &
+"$WORKLOADS/parked" "$N" 3600 >"$OUT/parked.out" &
 bg+=($!)
 wait_lines "$OUT/parked.out" 3 || fail "parked did not start its $N threads"
 pid=$(awk '$1 == "ready" { print $2 }' "$OUT/parked.out")
