@@ -233,9 +233,10 @@ read_order() {
 plan_names=()
 plan_scripts=()
 plan_timeouts=()
+plan_kernels=()	# a test's "# vm-kernels:" line (kernel_skip_elsewhere)
 
 add_test() {
-	local script=$1 name t
+	local script=$1 name t k
 	name=$(basename "$script" .sh)
 	[[ $name =~ ^[A-Za-z0-9_.+-]+$ ]] || die "bad test name '$name'"
 	[[ -x $REPO/$script ]] || die "$script is not executable"
@@ -243,9 +244,30 @@ add_test() {
 		[[ $t != "$name" ]] || return 0
 	done
 	t=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\) *$/\1/p' "$REPO/$script" | head -n 1)
+	k=$(sed -n 's/^# vm-kernels: *\([0-9a-z. -]*[0-9a-z]\) *$/\1/p' "$REPO/$script" | head -n 1)
 	plan_names+=("$name")
 	plan_scripts+=("$script")
 	plan_timeouts+=("${t:-$test_timeout}")
+	plan_kernels+=("$k")
+}
+
+# kernel_series KVER: KVER's name in "# vm-kernels:" lines (6.1, 6.12,
+# 6.1-rt, 6.12-rt); none for another kernel, a debug one (make
+# check-debug), which runs every test.
+kernel_series() {
+	case $1 in
+	*-cprof-debug) ;;
+	6.1.*-rt-*) echo 6.1-rt ;;
+	6.12.*-rt-*) echo 6.12-rt ;;
+	6.1.*) echo 6.1 ;;
+	6.12.*) echo 6.12 ;;
+	esac
+}
+
+# runs_here I SERIES: whether the plan's Ith test runs on the kernel
+# kernel_series named SERIES.
+runs_here() {
+	[[ -z $2 || -z ${plan_kernels[$1]} || " ${plan_kernels[$1]} " == *" $2 "* ]]
 }
 
 # is_long NAME: whether tests/vm/tests/NAME.sh is a long test (a
@@ -366,6 +388,7 @@ done
 if [[ -n $list_only ]]; then
 	for kver in "${kvers[@]}"; do
 		for i in "${!plan_names[@]}"; do
+			runs_here "$i" "$(kernel_series "$kver")" || continue
 			printf '%s %s %ss\n' "$kver" "${plan_names[i]}" "${plan_timeouts[i]}"
 		done
 	done
@@ -551,6 +574,7 @@ build_userland
 fail_plan() {
 	local name
 	for name in "${plan_names[@]}"; do
+		[[ -z ${result[$name]:-} ]] || continue
 		report fail "$name" "$1" "-" "not run: $2"
 	done
 }
@@ -623,6 +647,26 @@ kernel_rest_plan() {
 		echo "${plan_names[i]} ${plan_timeouts[i]} ${plan_scripts[i]}" >>"$res/plan"
 		total=$((total + plan_timeouts[i] + 10))
 	done
+}
+
+# kernel_skip_elsewhere: the tests whose "# vm-kernels: K..." line does not
+# name this kernel, skipped here before the module is built or the guest
+# booted (a skip in the guest costs a second or more under TCG).  make
+# check pairs the kernels so (tests/README.md).  Returns 1 if none is left.
+kernel_skip_elsewhere() {
+	local i series list left=0
+	series=$(kernel_series "$kver")
+	for i in "${!plan_names[@]}"; do
+		if runs_here "$i" "$series"; then
+			left=$((left + 1))
+			continue
+		fi
+		list=${plan_kernels[i]// /, }
+		[[ $list != *", "* ]] || list="${list%, *} and ${list##*, }"
+		result[${plan_names[i]}]=skip
+		report skip "${plan_names[i]}" "$kver" - "runs on $list only"
+	done
+	((left > 0))
 }
 
 # tcg_stale_int3: whether this boot ended in an int3 oops that only an
@@ -1038,6 +1082,7 @@ run_kernel() {
 		fail_plan "$kver" "make check's time budget ran out (CPROF_CHECK_MINUTES)"
 		return 0
 	fi
+	kernel_skip_elsewhere || return 0
 	mkdir -p "$build/$kver"
 	t0=$(date +%s)
 	kernel_build || return 0

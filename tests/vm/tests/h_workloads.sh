@@ -10,11 +10,11 @@
 #   - shortlived exits after about 0.3 s.
 # Runs on 6.1 and 6.12, not their -rt flavours (make check's time): the
 # workloads are the same programs there.
+# vm-kernels: 6.1 6.12
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 
 ms_since() {
 	echo $((($(date +%s%N) - $1) / 1000000))

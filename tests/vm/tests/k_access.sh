@@ -13,12 +13,11 @@
 #   - with kptr_restrict=2 a profile carries no kernel address: no kernel
 #     frames, no schedule() address, the header says kernel stacks were
 #     withheld, and a kernel-only profile is refused.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.12 6.1-rt
 
 command -v capsh >/dev/null || fail "capsh missing (libcap2-bin)"
 kload

@@ -20,12 +20,12 @@
 #      stacks complete, deepswitch's still marked (cut at the depth).
 # Runs on 6.1 and 6.12-rt (the stock kernel and the RT one the bound is
 # for; make check's time).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
 
-runs_on 6.1 6.12-rt
 PY=/usr/bin/python3.11
 [[ -x $PY ]] || fail "no $PY (Debian's python3.11)"
 SECS=3

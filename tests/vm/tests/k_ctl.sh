@@ -4,12 +4,11 @@
 # k_ctl: /proc/cprof/ctl takes good settings and rejects bad ones whole:
 # every bad write fails with EINVAL (EBUSY while profiling) and the settings
 # read back unchanged.  Module parameters are checked the same way.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.12 6.1-rt
 
 # write TEXT [OFFSET]: one write(2) of TEXT (at OFFSET); prints "ok N" or
 # the errno text.

@@ -3,12 +3,11 @@
 #
 # k_dlopen: a library dlopen()ed in the middle of a profile gets its mapping
 # record, and the samples that land in it are covered by it.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.12 6.1-rt
 
 kload
 ctl freq=999 seconds=4

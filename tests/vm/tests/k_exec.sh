@@ -6,12 +6,11 @@
 # record carries the time of the sample that asked for it, so every sample
 # resolves against the binary that ran at its time: exec_first's samples
 # never name second_spin, exec_second's never first_spin.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.12 6.1-rt
 
 kload
 ctl freq=999 seconds=5

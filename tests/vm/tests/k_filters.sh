@@ -7,12 +7,11 @@
 #   mode=user  no kernel frames, user frames still taken for ticks that hit
 #              the kernel; mode=kernel  no user frames;
 #   idle=0     (default) no idle-task samples; idle=1 samples the idle task.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.12 6.1-rt
 
 kload
 "$WORKLOADS/cpuburn" 300 >/dev/null &

@@ -7,12 +7,11 @@
 # system calls.  The kernel must not crash, warn or hang (the harness checks
 # the log and taint), must never follow the chain into kernel memory, and
 # must count the walks it cut short.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 kinds="loop down kernel misaligned unmapped deep"
 for k in $kinds; do

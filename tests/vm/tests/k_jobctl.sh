@@ -12,12 +12,11 @@
 #   - a fatal signal ends it at once;
 #   - rmmod returns while the reader is stopped;
 #   - stop=1 stops the ticks at once even while the reader is stopped.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 # check_complete RAW WHAT: RAW is well-formed and ran to its deadline.
 check_complete() {

@@ -15,13 +15,11 @@
 #     (its own wait for the reader is 5 s): no kick is left pending on the
 #     offline CPU (on PREEMPT_RT a soft irq_work is, its CPU's irq_work
 #     thread parked before the CPU leaves cpu_online_mask).
-# Runs on 6.1, 6.1-rt and 6.12-rt (make check pairs the kernels:
-# tests/README.md); ticks, locking or hotplug: on both RT kernels.
+# vm-kernels: 6.1 6.1-rt 6.12-rt
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.1-rt 6.12-rt
 
 "$WORKLOADS/cpuburn" 200 >/dev/null &
 burner=$!

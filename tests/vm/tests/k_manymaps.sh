@@ -9,12 +9,11 @@
 #     maps_capped counts the rest): its records in the stream are
 #     hundreds, not its 20 000 (some may be emitted again), and the
 #     samples resolve to manymaps_spin.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 kload
 ctl freq=499 seconds=6

@@ -5,12 +5,11 @@
 # gone.  shortlived spins ~0.3 s and exits long before the stream is read;
 # the stream must hold MMAP records (path, range, offset, build ID) that
 # cover its sampled user addresses and resolve them to its functions.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 kload
 ctl freq=999 seconds=3

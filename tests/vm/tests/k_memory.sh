@@ -5,12 +5,11 @@
 # buffer_kb ring per selected online CPU (/proc/vmallocinfo agrees with
 # stats' buffer_bytes), freed when the profile ends.  With buffer_kb times
 # the CPUs over buffers_mb, every ring is made smaller to fit.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 90
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 # vmalloc'd bytes whose caller is in cprof (the rings; not module text)
 cprof_vmalloc() {

@@ -9,13 +9,11 @@
 #     read_loop and main (the user side comes from the saved registers);
 #   - kernel frames are the kernel's own unwinder's (ORC): the leaf is a real
 #     kernel function, never a duplicate of the next frame.
-# Runs on 6.1, 6.1-rt and 6.12-rt (make check pairs the kernels:
-# tests/README.md); ticks, locking or hotplug: on both RT kernels.
+# vm-kernels: 6.1 6.1-rt 6.12-rt
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.1-rt 6.12-rt
 
 kload
 ctl freq=999 seconds=4

@@ -10,12 +10,11 @@
 #     and a well-formed stream (END, reason "stop"); written while no
 #     profile runs, it does not reach the next one;
 #   - the stream is delivered while it is collected, not at the end.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 kload
 for f in profile ctl stats; do

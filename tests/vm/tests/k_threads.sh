@@ -16,12 +16,11 @@
 #     running with stacks (off the CPU when preempted: walked then).
 #     Everything else runs on CPU 0 meanwhile (the scheduler's wake-ups
 #     across CPUs are function-call interrupts too).
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 150
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 kload
 ctl freq=999 seconds=3

@@ -6,13 +6,11 @@
 # accepts (50 %), the sampler lengthens its period on its own, says so in
 # the stream (THROTTLE records) and in stats, and a workload and the shell
 # still get their CPU.  A budget over the highest is refused.
-# Runs on 6.1, 6.1-rt and 6.12-rt (make check pairs the kernels:
-# tests/README.md); ticks, locking or hotplug: on both RT kernels.
+# vm-kernels: 6.1 6.1-rt 6.12-rt
 # vm-timeout: 200
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.1-rt 6.12-rt
 
 kload
 if printf 'budget=51\n' >/proc/cprof/ctl 2>/dev/null; then

@@ -30,12 +30,11 @@
 #     clock_gettime(), called from code without frame pointers (clockspin),
 #     has its stacks reach main through it (with --no-unwind-tables the
 #     figure is printed beside).
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-runs_on 6.1 6.12-rt
 
 [[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
 U=/proc/cprof/unwind

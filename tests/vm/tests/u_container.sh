@@ -26,6 +26,7 @@
 #     own build's function only (at least half of its samples, and none
 #     another build's); no libpick.so frame but spin_lone's is left
 #     unnamed, and the summary says why spin_lone's are.
+# vm-kernels: 6.1 6.12
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -33,7 +34,6 @@ set -euo pipefail
 
 # what the kernel does here (the record's identity, overlayfs's backing
 # files since 6.8) is the same in the -rt flavours: make check's time
-[[ $(uname -r) != *-rt-* ]] || skip "runs on 6.1 and 6.12 only"
 command -v cc >/dev/null || skip "no C compiler here"
 command -v unshare >/dev/null || skip "no unshare(1) here"
 unshare -m true || skip "no mount namespaces here"

@@ -13,6 +13,7 @@
 #     still writes its profile, with the frames it could name, and one
 #     line saying why the others keep their addresses; it takes at most
 #     10 s more than the same profile with no server at all.
+# vm-kernels: 6.1
 # vm-timeout: 600
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -21,7 +22,6 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/uprof.sh"
 
 # userland only: one kernel is enough
-[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
 	skip "no debuginfod on this host (apt-get install debuginfod)"
 fi

@@ -9,6 +9,7 @@
 # mapping records and the binary on disk), with libc's frame named too.
 # Runs on 6.1 only: the module's mapping records are the same code on
 # every kernel, and u_container's exited programs show them on 6.12.
+# vm-kernels: 6.1
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -17,7 +18,6 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-[[ $KVER == 6.1.* && $KVER != *-rt-* ]] || skip "runs on 6.1 only"
 kload
 ctl freq=999 seconds=60
 # The reader; "stop=1" ends the profile once the processes have run.

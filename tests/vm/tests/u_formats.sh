@@ -14,6 +14,7 @@
 #     exit 1, one line on stderr naming the problem and its byte offset, and
 #     no output file (nor temporary file) left behind.
 # Runs on 6.1 only.
+# vm-kernels: 6.1
 # vm-timeout: 420
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -21,7 +22,6 @@ set -euo pipefail
 
 # cprof-dump's work on a real profile, the same on every kernel (the
 # module's side is the k_ tests'): one kernel, for make check's time
-[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"

@@ -21,7 +21,7 @@
 #   - a 3 s profile whose reader is stopped (SIGSTOP) loses its probes at
 #     the deadline all the same; a profile ends when its process exits.
 # Prints the module's cost per recorded allocation and the speeds.
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -35,7 +35,6 @@ CHURN_KB=65536
 BLOCK=16384
 RATE=16384
 SECONDS_P=120
-runs_on 6.12 6.1-rt
 kload
 "$WORKLOADS/heaper" $FEW_KB $MANY_KB $CHURN_KB $BLOCK >"$OUT/heaper.out" &
 hp=$!

@@ -31,6 +31,7 @@
 #   - SIGTERM during a profile: its client gets what was collected, whole
 #     and saying it stopped early; the server exits with status 0.
 # Runs on 6.1 only: the server is userland, the same on every kernel.
+# vm-kernels: 6.1
 # vm-timeout: 600
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -40,7 +41,6 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/uprof.sh"
 
 # userland's (the module's part is the same code everywhere): make check's time
-[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 
 ip link set lo up
 URL=https://localhost:6060/debug/pprof

@@ -12,6 +12,7 @@
 # Runs on 6.1 only: the ring and its lost counts are the same code on
 # every kernel (k_stream holds the END record's count to the LOST
 # records' on each).
+# vm-kernels: 6.1
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -20,7 +21,6 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-[[ $KVER == 6.1.* && $KVER != *-rt-* ]] || skip "runs on 6.1 only"
 kload buffer_kb=64
 ctl freq=999 seconds=6
 # hostile deep: 127-frame user stacks, ~1 KiB a sample, fill a 64 KiB

@@ -26,6 +26,7 @@
 # closing its profiles patches __schedule and try_to_wake_up, where TCG's
 # stale translations hang guests (docs/design.md, "Known problems"): no
 # more often than that.
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -37,7 +38,6 @@ WAITERS=4
 ROUND_S=4
 # at most: each profile ends with stop=1 once the round is done
 SECONDS_P=60
-runs_on 6.1 6.12-rt
 kload
 "$WORKLOADS/mutexhold" $WAITERS $ROUND_S >"$OUT/mutexhold.out" &
 mh=$!

@@ -13,6 +13,7 @@
 #     names them again (go tool pprof cannot: it reads no build IDs; the
 #     test notes that instead of failing).
 # Runs on 6.1 only.
+# vm-kernels: 6.1
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -20,7 +21,6 @@ set -euo pipefail
 
 # cprof-dump's work on a real profile, the same on every kernel (the
 # module's side is the k_ tests'): one kernel, for make check's time
-[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"

@@ -43,7 +43,7 @@
 # workloads run past the test's time limit (they log to a tmpfs: a write
 # to the 9p share can block for a tenth of a second under load), and the
 # test says so if one has exited before a profile.
-# Runs on 6.1 and 6.12-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -53,7 +53,6 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-runs_on 6.1 6.12-rt
 SECS=3
 # the highest budget: recording the switches of a loaded PREEMPT_RT guest
 # passes a fifth of the default (5 % of a CPU), and then the module records

@@ -18,11 +18,11 @@
 #     profile (samples + lost) and what the stream's END record says.
 # Runs on 6.1 only (make check's time): the pprof is cprof-dump's, and the
 # module's samples are k_stacks' on every kernel.
+# vm-kernels: 6.1
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
-[[ $KVER == 6.1.* && $KVER != *-rt-* ]] || skip "runs on 6.1 only"
 
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"

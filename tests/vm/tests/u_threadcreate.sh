@@ -19,6 +19,7 @@
 # profile costs: b_start).
 # Runs on 6.1 and 6.1-rt (u_mutex and u_offcpu on 6.12-rt): the
 # tracepoint and its probe are the same on 6.12.
+# vm-kernels: 6.1 6.1-rt
 # vm-timeout: 120
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -31,7 +32,6 @@ MANY=60
 # at most: each round's profile ends with stop=1 once spawner is done, so
 # that the window holds its threads however slow the guest is
 SECONDS_P=60
-runs_on 6.1 6.1-rt
 kload
 "$WORKLOADS/spawner" $FEW $MANY 0.5 >"$OUT/spawner.out" &
 sp=$!

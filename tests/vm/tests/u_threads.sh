@@ -33,6 +33,7 @@
 # make bench: 10 000); runs on 6.1 and 6.12 (the snapshot is no
 # scheduler hook; the RT
 # flavours run those, and the k_ tests).
+# vm-kernels: 6.1 6.12
 # vm-timeout: 400
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -40,7 +41,6 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-runs_on 6.1 6.12
 N=${U_THREADS_N:-2000}
 kload
 "$WORKLOADS/parked" "$N" 3600 >"$OUT/parked.out" &

@@ -19,7 +19,7 @@
 # reads.  Prints the module's cost per stack walked (what opening and
 # closing such a profile costs: b_start; speedscope opening such a trace:
 # u_browser.)
-# Runs on 6.12 and 6.1-rt (make check pairs the kernels: tests/README.md).
+# vm-kernels: 6.12 6.1-rt
 # vm-timeout: 180
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -29,7 +29,6 @@ command -v python3 >/dev/null || { echo "u_trace: no python3: skip"; exit 77; }
 
 # at most: the profile ends with stop=1 once tracepong is done
 SECONDS_P=600
-runs_on 6.12 6.1-rt
 # 4 MiB a CPU: a reader on a loaded TCG host can fall a second behind, and
 # the ping-pong fills 1 MiB in less (a ring's loss is counted, but then
 # the count cannot be checked exactly)

@@ -20,6 +20,7 @@
 #     meanwhile are lost, one line each, and the run goes on: later windows
 #     are written, --keep rotates, the exit status is 1.
 # Runs on 6.1 only: windows are cprof-dump's, the same on every kernel.
+# vm-kernels: 6.1
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -29,7 +30,6 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/uprof.sh"
 
 # userland's (the module's part is the same code everywhere): make check's time
-[[ $(uname -r) == 6.1.*-amd64 && $(uname -r) != *-rt-* ]] || skip "runs on 6.1 only"
 
 cg=/sys/fs/cgroup
 [[ -e $cg/cgroup.procs ]] || mount -t cgroup2 none "$cg" || fail "cannot mount cgroup2"
