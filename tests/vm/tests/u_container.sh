@@ -34,63 +34,23 @@ set -euo pipefail
 
 # what the kernel does here (the record's identity, overlayfs's backing
 # files since 6.8) is the same in the -rt flavours: make check's time
-command -v cc >/dev/null || skip "no C compiler here"
 command -v unshare >/dev/null || skip "no unshare(1) here"
 unshare -m true || skip "no mount namespaces here"
 
-# The two builds and the program, on the guest's tmpfs (the root is the
-# host's, read-only).
+# The builds and the program (make workloads: pick/, from
+# tests/workloads/pick.c and pickspin.c), copied to the guest's tmpfs (the
+# root is the host's, read-only).
 tmp=$(mktemp -d)
-mkdir "$tmp/lib" "$tmp/ctnr" "$tmp/lone" "$tmp/ovl" "$tmp/empty" "$tmp/dbg" "$tmp/debug"
-cat >"$tmp/pick.c" <<'EOF'
-volatile unsigned long pick_sink;
-__attribute__((noinline)) void NAME(void)
-{
-	for (;;)
-		pick_sink++;
-}
-void pick_spin(void)
-{
-	NAME();
-}
-EOF
-cat >"$tmp/spin.c" <<'EOF'
-#include <stdlib.h>
-#include <unistd.h>
-void pick_spin(void);
-int main(int argc, char **argv)
-{
-	if (argc > 1)
-		alarm(atoi(argv[1]));	/* SIGALRM ends it */
-	pick_spin();
-	return 0;
-}
-EOF
-for b in host:lib ctnr:ctnr lone:lone ovl:ovl; do
-	cc -shared -fPIC -O1 -Wl,-soname,libpick.so -DNAME="pick_${b%%:*}_spin" \
-		-o "$tmp/${b#*:}/libpick.so" "$tmp/pick.c" || fail "cc libpick.so (${b%%:*}) failed"
-done
-# the fifth: a static function, named only by the debug file in the namespace
-sed 's/^__attribute__((noinline)) void NAME/static __attribute__((noinline)) void NAME/' \
-	"$tmp/pick.c" >"$tmp/pick_dbg.c"
-cc -shared -fPIC -O1 -g -Wl,--build-id -Wl,-soname,libpick.so -DNAME=pick_dbg_inner \
-	-o "$tmp/dbg/libpick.so" "$tmp/pick_dbg.c" || fail "cc libpick.so (dbg) failed"
+[[ -e $WORKLOADS/pick/ok ]] || fail "no libpick.so builds in $WORKLOADS/pick (make workloads)"
+cp -a "$WORKLOADS/pick/." "$tmp/" || fail "cannot copy $WORKLOADS/pick to $tmp"
+mkdir "$tmp/empty"
 dbg_id=$(readelf -n "$tmp/dbg/libpick.so" | awk '/Build ID:/ { print $3 }')
 [[ -n $dbg_id ]] || fail "the fifth build has no build ID"
-mkdir -p "$tmp/debug/.build-id/${dbg_id:0:2}"
-{ objcopy --only-keep-debug "$tmp/dbg/libpick.so" "$tmp/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug" &&
-	strip --strip-all "$tmp/dbg/libpick.so"; } || fail "splitting the fifth build's debug file failed"
-nm "$tmp/dbg/libpick.so" 2>/dev/null | grep -q pick_dbg_inner && fail "the stripped build still names pick_dbg_inner"
 [[ ! -e /usr/lib/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug ]] || fail "the host has the fifth build's debug file"
-cc -O1 -o "$tmp/spin_host" "$tmp/spin.c" -L"$tmp/lib" -lpick -Wl,-rpath,"$tmp/lib" || fail "cc spin failed"
-cp "$tmp/spin_host" "$tmp/spin_ctnr"
-cp "$tmp/spin_host" "$tmp/spin_gone"
-cp "$tmp/spin_host" "$tmp/spin_lone"
-cp "$tmp/spin_host" "$tmp/spin_ovl"
-cp "$tmp/spin_host" "$tmp/spin_dbg"
+for p in host ctnr gone lone ovl dbg; do
+	cp "$tmp/pickspin" "$tmp/spin_$p"
+done
 lib=$tmp/lib/libpick.so
-nm -D "$lib" | grep -q pick_host_spin || fail "the host's build has no pick_host_spin"
-nm -D "$tmp/ctnr/libpick.so" | grep -q pick_ctnr_spin || fail "the other build has no pick_ctnr_spin"
 
 # in_ns BUILD PROG [ARG] &: PROG in a mount namespace of its own, BUILD's
 # libpick.so over the host's at $lib; in the background, $! is PROG's pid
