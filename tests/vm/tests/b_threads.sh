@@ -5,7 +5,8 @@
 # parks 2 000): every u_threads assertion at that size, and its figures,
 # the time the pass took (the END record's), the stream's bytes a thread
 # and cprof-dump's largest resident size, for docs/BENCHMARKS.md ("A
-# snapshot of every thread").  Runs where u_threads does (6.1 and 6.12).
+# snapshot of every thread").
+# vm-kernels: 6.1 6.12
 # vm-timeout: 400
 set -euo pipefail
 U_THREADS_N=10000 exec "$REPO/tests/vm/tests/u_threads.sh"
