@@ -15,4 +15,3 @@ skip() {
 	echo "${0##*/}: SKIP: $*"
 	exit 77
 }
-

@@ -14,11 +14,11 @@
 # delivered fewer ticks) and perf record -g -a of the same job for as long
 # at the rate cprof delivered (its budget lowers the rate under
 # emulation: at 1999 Hz perf once took 66 801 samples where cprof took
-# 36 068, and perf report's time grows with them): cprof-dump with an empty symbol cache (its folded
-# output must be the second conversion's), then in five interleaved rounds
-# --no-symbolize, cprof-dump with the cache it filled and perf report
-# --stdio (default options); each ratio per round, its median and range;
-# then perf record -g of a second conversion: its samples per DSO and
+# 36 068, and perf report's time grows with them): cprof-dump with an
+# empty symbol cache (its folded output must be the second conversion's),
+# then in five interleaved rounds --no-symbolize, cprof-dump with the cache
+# it filled and perf report --stdio (default options); each ratio per
+# round, its median and range; then perf record -g of a second conversion: its samples per DSO and
 # symbol, and the kernel's by the system call or fault it served.
 # The capture, /proc/kallsyms and /proc/modules are kept in OUT.
 # The last part's medians also go to $OUT/results, key value lines

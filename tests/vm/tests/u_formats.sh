@@ -12,7 +12,6 @@
 #     frequency and process; Ctrl-C (SIGINT) ends it early and keeps it;
 #   - bad input (this real stream truncated, corrupted, of another
 #     version): the host half, tests/vm/host/u_formats.sh.
-# Runs on 6.1 only.
 # vm-kernels: 6.1
 # vm-timeout: 420
 set -euo pipefail

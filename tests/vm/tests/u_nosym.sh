@@ -12,7 +12,6 @@
 #     PPROF_BINARY_PATH=DIR and the binary in DIR/BUILD_ID/, upstream pprof
 #     names them again (go tool pprof cannot: it reads no build IDs; the
 #     test notes that instead of failing).
-# Runs on 6.1 only.
 # vm-kernels: 6.1
 # vm-timeout: 240
 set -euo pipefail
