@@ -16,8 +16,9 @@
 #   - the thread blocked in read() shows the syscall (pipe_read, under
 #     ksys_read) and its user caller read_pipe;
 #   - the spinner is running or preempted, in spin(), and found running
-#     (walked on its CPU, its leaf spin) in one of 8 snapshots; the stopped child
-#     and the traced child are stopped;
+#     (walked on its CPU by an interrupt, its leaf spin) in one of 8
+#     snapshots, with CPU 1 its own; the stopped child and the traced child
+#     are stopped;
 #   - the same snapshot as text (Go's goroutine debug=1: "threads profile:
 #     total N", COUNT @ ...) groups parked's N threads on one stack, and
 #     as pprof (go tool pprof): sample types threads/count and
@@ -105,11 +106,24 @@ mine piper | awk -F'\t' '$4 == "sleeping" && $5 ~ /pipe_read;.*ksys_read;.*read_
 mine spinner | awk -F'\t' '{ print "spinner: " $4 ": " $5 }'
 mine spinner | awk -F'\t' '($4 == "running" || $4 == "preempted") && $5 ~ /spin/' | grep -q . ||
 	fail "spinner is not running or preempted in spin"
-# on a CPU: walked there by an interrupt (one of a few snapshots finds it
-# running: it has a CPU to itself, but not always)
+# on a CPU: walked there by an interrupt.  The spinner gets CPU 1 to
+# itself, and cprof-dump, this script and unbound kernel work (the
+# snapshot's worker) CPU 0: a worker or reader placed on the spinner's CPU
+# preempts it, and then finds it preempted, not running (all 8 snapshots
+# did so in one run).
+spintid=$(grep -lx spinner /proc/"$pid"/task/*/comm | awk -F/ '{ print $5 }')
+[[ $spintid =~ ^[0-9]+$ ]] || fail "parked has no thread named spinner"
+taskset -pc 1 "$spintid" >/dev/null
+oldaff=$(taskset -p $$ | awk '{ print $NF }')
+taskset -pc 0 $$ >/dev/null
+wqmask=/sys/devices/virtual/workqueue/cpumask
+oldmask=$(<"$wqmask")
+trap 'echo "$oldmask" >"$wqmask"' EXIT
+echo 1 >"$wqmask"
 for ((i = 1; i <= 8; i++)); do
 	"$CPROF_DUMP" --kind threads -p "$pid" -f threads -o "$OUT/spin.txt" 2>"$OUT/spin.err" ||
 		fail "cprof-dump --kind threads -p failed: $(cat "$OUT/spin.err")"
+	grep "^thread [0-9]* (spinner, pid $pid)" "$OUT/spin.txt" | sed "s/^/  snapshot $i: /" || true
 	# its user leaf: the first frame, or the one after the entry of an
 	# interrupt it took (the IPI may find the CPU in a softirq on the
 	# way back to user mode)
@@ -120,6 +134,9 @@ for ((i = 1; i <= 8; i++)); do
 		END { if (t) print leaf }' "$OUT/spin.txt")
 	grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" && break
 done
+echo "$oldmask" >"$wqmask"
+trap - EXIT
+taskset -p "$oldaff" $$ >/dev/null
 echo "spinner: running in snapshot $i of 8, leaf $run"
 grep -q "^thread [0-9]* (spinner, pid $pid) \[running\]:" "$OUT/spin.txt" ||
 	fail "the spinner was not found running in 8 snapshots"
