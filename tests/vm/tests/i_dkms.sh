@@ -13,6 +13,9 @@
 #     profile itself (-d) whose top table has cpuburn's functions;
 #   - modprobe -r unloads it.
 # Skipped when the host has no DKMS build of this VERSION for this kernel.
+# Runs on 6.1 and 6.12-rt: a series and a preemption model each (DKMS
+# builds for all four kernels, and tests/deb/check.sh checks each build).
+# vm-kernels: 6.1 6.12-rt
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"

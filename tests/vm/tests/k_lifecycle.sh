@@ -15,7 +15,7 @@
 #     (its own wait for the reader is 5 s): no kick is left pending on the
 #     offline CPU (on PREEMPT_RT a soft irq_work is, its CPU's irq_work
 #     thread parked before the CPU leaves cpu_online_mask).
-# vm-kernels: 6.1 6.1-rt 6.12-rt
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 300
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

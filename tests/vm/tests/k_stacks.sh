@@ -9,7 +9,7 @@
 #     read_loop and main (the user side comes from the saved registers);
 #   - kernel frames are the kernel's own unwinder's (ORC): the leaf is a real
 #     kernel function, never a duplicate of the next frame.
-# vm-kernels: 6.1 6.1-rt 6.12-rt
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

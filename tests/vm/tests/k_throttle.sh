@@ -6,7 +6,7 @@
 # accepts (50 %), the sampler lengthens its period on its own, says so in
 # the stream (THROTTLE records) and in stats, and a workload and the shell
 # still get their CPU.  A budget over the highest is refused.
-# vm-kernels: 6.1 6.1-rt 6.12-rt
+# vm-kernels: 6.1 6.12-rt
 # vm-timeout: 200
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh

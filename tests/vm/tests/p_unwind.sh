@@ -40,7 +40,7 @@
 #   event's stacks.
 # Runs on 6.1 and 6.12, not their -rt flavours: the walk is the same code
 # in the same hard-interrupt tick there (k_utables and k_stacks run on
-# them), and this test is two and a half minutes of make check a kernel.
+# 6.12-rt), and this test is two and a half minutes of make check a kernel.
 # vm-long: a side-by-side with an anchor (make check-long)
 # vm-timeout: 900
 set -euo pipefail
