@@ -29,8 +29,6 @@ set -euo pipefail
 # shellcheck source=../lib/uprof.sh
 . "$REPO/tests/vm/lib/uprof.sh"
 
-# userland's (the module's part is the same code everywhere): make check's time
-
 cg=/sys/fs/cgroup
 [[ -e $cg/cgroup.procs ]] || mount -t cgroup2 none "$cg" || fail "cannot mount cgroup2"
 mkdir -p "$cg/work"
