@@ -7,7 +7,8 @@
 # documentation (tests/host/run.sh) and 30 s of the fuzzers
 # (tests/fuzz/run.sh), meanwhile the Debian packages (tests/deb/check.sh:
 # built, checked and installed, so that the VM test i_dkms finds DKMS's
-# module), then the VM tests on every kernel
+# module) and then the VM tests' modules (run.sh --build-only), then the
+# VM tests on every kernel
 # (tests/vm/run.sh: all but the long ones, make check-long's), and end with one line "N passed, N failed" counting
 # all of them.  Exit status 0 only if nothing failed.
 #
@@ -22,7 +23,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 logs=$REPO/build/check
 mkdir -p "$logs"
-rm -f "$logs"/{lint,unit,host,fuzz,deb,vm,tally}.log "$logs"/{fuzz,deb}.rc
+rm -f "$logs"/{lint,unit,host,fuzz,deb,vmbuild,vm,tally}.log "$logs"/{fuzz,deb}.rc
 start=$(date +%s)
 minutes=${CPROF_CHECK_MINUTES:-80}
 [[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "check: CPROF_CHECK_MINUTES must be a number of minutes" >&2; exit 2; }
@@ -51,12 +52,15 @@ if [[ $rc -ne 0 ]]; then
 fi
 
 # The Debian packages in the background while the host unit tests, checks
-# and fuzzers run (two cores; the packages take longest, so the VM tests
-# start when they are done), their output shown in its own section then.
+# and fuzzers run (two cores), their output shown in its own section then;
+# after them in the same lane, each kernel's module and initramfs for the
+# VM tests (run.sh --build-only: the VM run finds them built; a build that
+# fails is reported there, with its log).
 (
 	rc=0
 	tests/deb/check.sh >"$logs/deb.log" 2>&1 || rc=$?
 	echo "$rc" >"$logs/deb.rc"
+	tests/vm/run.sh --build-only >"$logs/vmbuild.log" 2>&1 || true
 ) &
 lane=$!
 
@@ -82,6 +86,7 @@ tally "tests/fuzz/run.sh" "$rc" "$logs/fuzz.log"
 wait "$lane" || true
 section "Debian packages: make deb, lintian, installed with dpkg -i, DKMS (tests/deb/check.sh, run alongside the above)"
 cat "$logs/deb.log"
+sed 's/^/vm build: /' "$logs/vmbuild.log" 2>/dev/null || true
 tally "tests/deb/check.sh" "$(cat "$logs/deb.rc" 2>/dev/null || echo 1)" "$logs/deb.log"
 
 section "VM tests (tests/vm/run.sh)"
