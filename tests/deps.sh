@@ -17,8 +17,8 @@ packages=(
 	# and their PREEMPT_RT flavours
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
-	# the VM
-	qemu-system-x86 busybox-static cpio kmod xz-utils util-linux procps bc
+	# the VM (QEMU itself: below)
+	busybox-static cpio kmod xz-utils util-linux procps bc
 	# u_offcpu's slow device (dm-delay)
 	dmsetup
 	# userland: cprof-dump and its tests
@@ -58,15 +58,44 @@ for pkg in "${packages[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
 	[[ $status == installed ]] || missing+=("$pkg")
 done
-if [[ ${#missing[@]} -eq 0 ]]; then
-	echo "deps: all ${#packages[@]} packages installed"
+
+# QEMU 10 or later.  Debian 12's 7.2 runs, under multi-threaded TCG, stale
+# translations of kernel text that another vCPU just patched: a guest that
+# opens and closes a profile of scheduler tracepoints (jump labels in
+# __schedule and try_to_wake_up) in a loop crashed on an int3 about once in
+# 15 cycles, on 6.1, 6.12 and 6.12-rt alike; 10.0 from bookworm-backports
+# (part of Debian's archive) once in 340, and ran three u_ tests 16 to 20 %
+# faster (docs/design.md, "Known problems").  On Debian 12 it comes from
+# bookworm-backports, which this adds to apt's sources if none names it
+# (backports are never installed unless asked for by name).
+qemu_min=1:10
+have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' qemu-system-x86 2>/dev/null || true)
+# shellcheck source=/dev/null
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+qemu=
+if [[ $have == "installed "* ]] && dpkg --compare-versions "${have#installed }" ge "$qemu_min"; then
+	:
+elif [[ $codename == bookworm ]]; then
+	qemu=bookworm-backports
+elif [[ $have != "installed "* ]]; then
+	missing+=(qemu-system-x86)
+fi
+
+if [[ ${#missing[@]} -eq 0 && -z $qemu ]]; then
+	echo "deps: all ${#packages[@]} packages and QEMU installed"
 	exit 0
 fi
 
-echo "deps: installing ${missing[*]}"
+echo "deps: installing ${missing[*]}${qemu:+ qemu-system-x86 (from $qemu)}"
 if [[ $(id -u) != 0 ]]; then
-	echo "deps: not root: run as root, or apt-get install ${missing[*]}" >&2
+	echo "deps: not root: run as root, or apt-get install ${missing[*]}${qemu:+; apt-get install -t $qemu qemu-system-x86}" >&2
 	exit 1
+fi
+if [[ -n $qemu ]] && ! grep -rqs "$qemu" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" "Suites: $qemu" \
+		"Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
+		>/etc/apt/sources.list.d/cprof-$qemu.sources
+	echo "deps: added /etc/apt/sources.list.d/cprof-$qemu.sources (Debian's $qemu, for QEMU $qemu_min or later)"
 fi
 export DEBIAN_FRONTEND=noninteractive
 # INITRD=No: the kernel packages' hooks skip building an initramfs for each
@@ -74,6 +103,11 @@ export DEBIAN_FRONTEND=noninteractive
 # sync every file it unpacks, which on a slow disk takes many minutes.
 export INITRD=No
 t0=$(date +%s)
+apt=(apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-unsafe-io)
 apt-get update -q
-apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-unsafe-io "${missing[@]}"
-echo "deps: installed ${#missing[@]} packages in $(($(date +%s) - t0)) s"
+[[ ${#missing[@]} -eq 0 ]] || "${apt[@]}" "${missing[@]}"
+if [[ -n $qemu ]] && ! "${apt[@]}" -t "$qemu" qemu-system-x86; then
+	echo "deps: QEMU from $qemu could not be installed: Debian 12's QEMU instead (its TCG crashes guests now and then; tests/vm/run.sh boots again)" >&2
+	"${apt[@]}" qemu-system-x86
+fi
+echo "deps: installed ${#missing[@]} packages${qemu:+ and QEMU from $qemu} in $(($(date +%s) - t0)) s"

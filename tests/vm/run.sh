@@ -631,8 +631,9 @@ kernel_build() {
 # kernel_write_plan: the results folder, emptied, with what guest.sh reads
 # there (vm.env and plan); total: 120 s for the boot, and each test's time
 # limit plus 10 s.  vm.env also records, for tests/bench/summary.sh, the
-# -icount shift (empty without), the commit tested ("+" if the tree has
-# changes) and the day.
+# -icount shift (empty without), the CPU model, QEMU's version, the
+# commit tested ("+" if the tree has changes) and the day.
+qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
 if ! commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null); then
 	commit=unknown
 elif ! git -C "$REPO" diff --quiet HEAD --; then
@@ -651,6 +652,7 @@ kernel_write_plan() {
 		DEADLINE=$kdeadline
 		ICOUNT=$icount
 		CPU=$(kernel_cpu "$kver")
+		QEMU=$qemu_version
 		COMMIT=$commit
 		DATE=$(date -u +%F)
 	EOF
