@@ -88,7 +88,7 @@ fi
 
 echo "deps: installing ${missing[*]}${qemu:+ qemu-system-x86 (from $qemu)}"
 if [[ $(id -u) != 0 ]]; then
-	echo "deps: not root: run as root, or apt-get install ${missing[*]}${qemu:+; apt-get install -t $qemu qemu-system-x86}" >&2
+	echo "deps: not root: run as root${missing[*]:+, or apt-get install ${missing[*]}}${qemu:+; QEMU: apt-get install -t $qemu qemu-system-x86 (with $qemu among the apt sources)}" >&2
 	exit 1
 fi
 # (the files apt reads, not commented out)
@@ -113,5 +113,6 @@ apt-get update -q || echo "deps: apt-get update failed for some source: going on
 if [[ -n $qemu ]] && ! "${apt[@]}" -t "$qemu" qemu-system-x86; then
 	echo "deps: QEMU from $qemu could not be installed: Debian 12's QEMU instead (its TCG crashes guests now and then; tests/vm/run.sh boots again)" >&2
 	"${apt[@]}" qemu-system-x86
+	qemu="Debian 12 ($qemu failed)"
 fi
 echo "deps: installed ${#missing[@]} packages${qemu:+ and QEMU from $qemu} in $(($(date +%s) - t0)) s"

@@ -630,9 +630,10 @@ kernel_build() {
 
 # kernel_write_plan: the results folder, emptied, with what guest.sh reads
 # there (vm.env and plan); total: 120 s for the boot, and each test's time
-# limit plus 10 s.  vm.env also records, for tests/bench/summary.sh, the
-# -icount shift (empty without), the CPU model, QEMU's version, the
-# commit tested ("+" if the tree has changes) and the day.
+# limit plus 10 s.  vm.env also records what the run was: the -icount
+# shift (empty without), the CPU model and QEMU's version, the commit
+# tested ("+" if the tree has changes) and the day (tests/bench/summary.sh
+# reads ICOUNT, COMMIT and DATE).
 qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
 if ! commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null); then
 	commit=unknown

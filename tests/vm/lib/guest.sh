@@ -6,8 +6,9 @@
 # (the same path as on the host); run.sh left there:
 #   vm.env   REPO=, RESULTS=, CPROF_KO=, CPROF_KO_DEBUG=, CPROF_DUMP=,
 #            WORKLOADS= lines, and
-#            DEADLINE= (epoch seconds, 0 for none), ICOUNT=, COMMIT=,
-#            DATE= (what the run was: for tests/bench/summary.sh)
+#            DEADLINE= (epoch seconds, 0 for none), ICOUNT=, CPU=, QEMU=,
+#            COMMIT=, DATE= (what the run was: for tests/bench/summary.sh
+#            and whoever reads the results)
 #   plan     one "NAME TIMEOUT SCRIPT" line per test, SCRIPT relative to REPO
 #
 # For each test: measure how slow the VM is (CPROF_SLOW, below), clear the
