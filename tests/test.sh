@@ -5,11 +5,11 @@
 # loop, minutes where make check takes most of an hour.
 #   - no NAME: the module's tests, k_* (k_ktap's in-kernel suites
 #     first), on one kernel (TEST_KERNEL, default 6.1), whose VM starts
-#     at once, the longest part; beside it the style checks
-#     (tests/lint.sh, in builds of their own: if they fail, the VM is
-#     stopped and nothing else runs), then the host unit tests plain and
-#     sanitized (make -C userland test); the host checks
-#     (tests/host/run.sh) are make check's;
+#     at once, the longest part; beside it, at a lower priority (nice
+#     10: the VM first), the style checks (tests/lint.sh: if they fail,
+#     the VM is stopped and nothing else runs), then the host unit tests
+#     plain and sanitized (make -C userland test, whose plain build lint
+#     made); the host checks (tests/host/run.sh) are make check's;
 #   - NAME: that test alone, wherever it lives: a unit test
 #     (tests/unit/NAME.c, both builds), a host check (tests/host/NAME.sh)
 #     or VM tests (a name or glob of tests/vm/tests, on TEST_KERNEL).
@@ -54,6 +54,10 @@ if [[ -z $name ]]; then
 	vm_pid=$!
 	# (a background job ignores ^C: it goes with this script)
 	trap 'kill "$vm_pid" 2>/dev/null || true' EXIT
+	# The VM is the longest part and the host has as many cores as it has
+	# CPUs: lint and the unit tests take what it leaves (nice), so the VM
+	# runs at the speed it would alone and the rest fills its waits.
+	renice -n 10 -p $$ >/dev/null
 	run "tests/lint.sh" "$logs/lint.log" tests/lint.sh --fail-fast || {
 		echo "test: make lint failed: the VM stopped, nothing else runs until it passes"
 		totals
