@@ -21,9 +21,10 @@ set -euo pipefail
 kv() {
 	local d=$1 k=$2 b
 	awk -v K="$k" -F= '$1 ~ /^(ICOUNT|COMMIT|DATE)$/ { printf "%s\tenv.%s\t%s\n", K, $1, $2 }' "$d/vm.env"
-	for b in b_perf b_slowdown b_unwind b_offcpu b_start b_dump; do
+	# (b_tick is b_perf's callbacks alone, under b_perf's keys)
+	for b in b_perf b_tick b_slowdown b_unwind b_offcpu b_start b_dump; do
 		[[ -r $d/$b/results ]] || continue
-		awk -v K="$k" -v B="$b" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
+		awk -v K="$k" -v B="${b/#b_tick/b_perf}" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
 	done
 	# b_perf's job runs one by one ("bare|perf|cprof F REP ms"), and the
 	# handler time of its cprof runs ("F REP ticks samples lost throttles ns")

@@ -71,6 +71,13 @@ else
 	not_ok "an off-CPU row without b_offcpu results: $out"
 fi
 expect_found "no b_dump results: conversion from b_perf's capture" "(b_perf" "$(row "$out" "conversion")"
+# b_tick: b_perf's callbacks alone, read as b_perf's
+mkdir "$tmp/part/6.12-part/b_tick"
+printf '%s\n' 'h_null_med_999 0.5' 'h_cprof_med_999 1.5' 'h_perf_med_999 3.0' \
+	>"$tmp/part/6.12-part/b_tick/results"
+rm -r "$tmp/part/6.12-part/b_perf"
+expect_found "b_tick's results: the tick row" "750 instr against 1500 instr (floor 250 instr): 0.50x" \
+	"$("$sum" "$tmp/part/6.12-part" 2>&1 | grep -F "| tick, FP code (b_perf" || true)"
 sed -i '/^ICOUNT=/d' "$tmp/part/6.12-part/vm.env"
 expect_found "vm.env without ICOUNT=: us, the clock not recorded" "0.900 us against 3.000 us" \
 	"$("$sum" "$tmp/part/6.12-part" 2>&1 | grep -F "2026-01-02, clock not recorded |" || true)"

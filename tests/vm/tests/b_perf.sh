@@ -35,6 +35,8 @@
 # job at once, then perf report --stdio against cprof-dump (symbolized
 # pprof) on it, and the pprof's bytes against perf.data's.
 #
+# With B_PERF_TICKS="F..." (b_tick), only the callbacks' cost at those
+# rates.
 # Results: $OUT/results (key value lines, read by tests/bench/report.sh)
 # and a table in the log.  Nothing here fails on a figure: only on a
 # profiler or tool that does not work.
@@ -262,9 +264,52 @@ traced_run() {
 	esac
 }
 
+# handler_cost F ROUNDS: each profiler's callback and the floor's traced
+# at F Hz (a shorter job at high rates: thousands of calls anyway), ROUNDS
+# rounds, the order rotated; their medians and p90s into the results.
+handler_cost() {
+	local f=$1 rounds=$2 tr rep kind p nperf ncprof
+	local -a horders=("perf cprof null" "null cprof perf" "cprof null perf")
+	tr=$((f > 999 ? ROUNDS / 4 : ROUNDS))
+	rm -f "$OUT/h-perf-$f" "$OUT/h-cprof-$f" "$OUT/h-null-$f"
+	for ((rep = 1; rep <= rounds; rep++)); do
+		for kind in ${horders[(rep - 1) % 3]}; do
+			traced_run "$kind" "$f" "$tr"
+		done
+	done
+	if [[ -s $OUT/h-null-$f ]]; then
+		res "h_null_n_$f" "$(wc -l <"$OUT/h-null-$f")"
+		res "h_null_med_$f" "$(median <"$OUT/h-null-$f")"
+		res "h_null_p90_$f" "$(pct 90 <"$OUT/h-null-$f")"
+	fi
+	nperf=$(wc -l <"$OUT/h-perf-$f")
+	ncprof=$(wc -l <"$OUT/h-cprof-$f")
+	((nperf >= 100 && ncprof >= 100)) ||
+		fail "f=$f: too few traced handler calls (perf $nperf, cprof $ncprof)"
+	for p in perf cprof; do
+		res "h_${p}_n_$f" "$(wc -l <"$OUT/h-$p-$f")"
+		res "h_${p}_med_$f" "$(median <"$OUT/h-$p-$f")"
+		res "h_${p}_p90_$f" "$(pct 90 <"$OUT/h-$p-$f")"
+	done
+}
+
 # The job once, untimed: the first run of a program from the host's file
 # system under TCG pays for reading and translating it.
 job
+
+# B_PERF_TICKS="F...": the callbacks' cost at those rates, nothing else
+# (the summary's tick row, in minutes rather than the whole run's hour
+# under -icount).
+if [[ -n ${B_PERF_TICKS:-} ]]; then
+	ctl idle=1 depth=127 seconds=86400
+	for f in $B_PERF_TICKS; do
+		ctl "freq=$f"
+		handler_cost "$f" "$HREPS"
+		phase "f=$f done: $(grep -E "_$f\$|_${f} " "$R" | tr '\n' ' ')"
+	done
+	echo "b_perf: ok (the callbacks only, at $B_PERF_TICKS Hz)"
+	exit 0
+fi
 
 # ------------------------------------------------------------ highest rate
 ctl idle=1 depth=127 seconds=86400
@@ -308,33 +353,10 @@ for f in 99 999 "$high"; do
 			timed_run "$kind" "$f" "$rep"
 		done
 	done
-	# handler cost (a shorter job at high rates: thousands of calls
-	# anyway), HREPS rounds, the order rotated
-	tr=$((f > 999 ? ROUNDS / 4 : ROUNDS))
-	rm -f "$OUT/h-perf-$f" "$OUT/h-cprof-$f" "$OUT/h-null-$f"
-	horders=("perf cprof null" "null cprof perf" "cprof null perf")
 	# (one round at the highest rate: there, tracing every callback with
 	# both profilers' throttles off keeps the CPUs in interrupts, and a
 	# second round in a row stalled a 6.1 guest)
-	for ((rep = 1; rep <= (f == high ? 1 : HREPS); rep++)); do
-		for kind in ${horders[(rep - 1) % 3]}; do
-			traced_run "$kind" "$f" "$tr"
-		done
-	done
-	if [[ -s $OUT/h-null-$f ]]; then
-		res "h_null_n_$f" "$(wc -l <"$OUT/h-null-$f")"
-		res "h_null_med_$f" "$(median <"$OUT/h-null-$f")"
-		res "h_null_p90_$f" "$(pct 90 <"$OUT/h-null-$f")"
-	fi
-	nperf=$(wc -l <"$OUT/h-perf-$f")
-	ncprof=$(wc -l <"$OUT/h-cprof-$f")
-	((nperf >= 100 && ncprof >= 100)) ||
-		fail "f=$f: too few traced handler calls (perf $nperf, cprof $ncprof)"
-	for p in perf cprof; do
-		res "h_${p}_n_$f" "$(wc -l <"$OUT/h-$p-$f")"
-		res "h_${p}_med_$f" "$(median <"$OUT/h-$p-$f")"
-		res "h_${p}_p90_$f" "$(pct 90 <"$OUT/h-$p-$f")"
-	done
+	handler_cost "$f" "$([[ $f == "$high" ]] && echo 1 || echo "$HREPS")"
 	for kind in bare perf cprof; do
 		res "wall_${kind}_$f" "$(awk -v k="$kind" -v f="$f" '$1 == k && $2 == f { print $4 }' "$OUT/runs" | median)"
 	done
