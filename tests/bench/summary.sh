@@ -22,7 +22,7 @@ kv() {
 	local d=$1 k=$2 b
 	awk -v K="$k" -F= '$1 ~ /^(ICOUNT|COMMIT|DATE)$/ { printf "%s\tenv.%s\t%s\n", K, $1, $2 }' "$d/vm.env"
 	# (b_tick is b_perf's callbacks alone, under b_perf's keys)
-	for b in b_perf b_tick b_slowdown b_unwind b_offcpu b_start b_dump; do
+	for b in b_perf b_tick b_slowdown b_unwind b_offcpu b_start b_dump b_threads; do
 		[[ -r $d/$b/results ]] || continue
 		awk -v K="$k" -v B="${b/#b_tick/b_perf}" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
 	done
@@ -208,6 +208,13 @@ END {
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.2fx faster%s", v("b_perf.t_perf_report_ms"), v("b_perf.t_cprof_dump_ms"), r, reps),
 			    ">= 10x", atleast(r, 10))
 		}
+		if (has("b_threads.threads") && has("b_threads.pass_ms")) {
+			n = v("b_threads.threads")
+			row(10, "snapshot of every thread (b_threads: 10 000 parked threads and the rest)",
+			    sprintf("%d threads in %s (the module'"'"'s pass); stream %.1f MB, %d bytes a thread; cprof-dump'"'"'s largest RSS %.1f MB",
+			        n, mcost(v("b_threads.pass_ms")), v("b_threads.stream_bytes") / 1e6,
+			        v("b_threads.stream_bytes") / (n ? n : 1), v("b_threads.rss_kb") / 1024), "-", "-")
+		}
 	}
-	for (o = 1; o <= 9; o++) printf "%s", ROWS[o]
+	for (o = 1; o <= 10; o++) printf "%s", ROWS[o]
 }'

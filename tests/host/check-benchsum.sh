@@ -71,6 +71,13 @@ else
 	not_ok "an off-CPU row without b_offcpu results: $out"
 fi
 expect_found "no b_dump results: conversion from b_perf's capture" "(b_perf" "$(row "$out" "conversion")"
+# b_threads: the snapshot's one row, figures without a target
+mkdir "$tmp/part/6.12-part/b_threads"
+printf '%s\n' 'threads 10065' 'pass_ms 300.000' 'stream_bytes 3019500' 'rss_kb 39936' \
+	>"$tmp/part/6.12-part/b_threads/results"
+expect_found "b_threads' results: the snapshot row" \
+	"| 10065 threads in 150 M instr (the module's pass); stream 3.0 MB, 300 bytes a thread; cprof-dump's largest RSS 39.0 MB | - | - |" \
+	"$("$sum" "$tmp/part/6.12-part" 2>&1 | grep -F "| snapshot of every thread" || true)"
 # b_tick: b_perf's callbacks alone, read as b_perf's
 mkdir "$tmp/part/6.12-part/b_tick"
 printf '%s\n' 'h_null_med_999 0.5' 'h_cprof_med_999 1.5' 'h_perf_med_999 3.0' \

@@ -30,7 +30,8 @@
 #   - snapshots taken while processes start and exit (shortlived in a
 #     loop) complete.
 # Prints the time the pass took (the END record's), cprof-dump's largest
-# resident size and the stream's bytes a thread.  N is 2000 (b_threads,
+# resident size and the stream's bytes a thread, and writes them to
+# $OUT/results (b_threads': the summary's snapshot row).  N is 2000 (b_threads,
 # make bench: 10 000); runs on 6.1 and 6.12 (the snapshot is no
 # scheduler hook; the RT
 # flavours run those, and the k_ tests).
@@ -66,6 +67,14 @@ echo "cprof-dump: largest resident size $(cat "$OUT/rss") KiB"
 ctl kind=threads
 bytes=$(wc -c </proc/cprof/profile)
 echo "stream: $bytes bytes, $((bytes / $(wc -l <"$OUT/tids.after"))) a thread"
+# the figures, key value lines (tests/bench/summary.sh reads b_threads')
+awk -v b="$bytes" -v r="$(cat "$OUT/rss")" '
+	BEGIN { f["ns"] = 1e-6; f["us"] = 1e-3; f["ms"] = 1; f["s"] = 1e3 }
+	/^threads: [0-9]+, looked at in [0-9.]+(ns|us|ms|s)$/ {
+		n = $2; sub(/,/, "", n); t = $NF; u = t; sub(/[a-z]+$/, "", t); sub(/^[0-9.]+/, "", u)
+		printf "threads %d\npass_ms %.3f\nstream_bytes %d\nrss_kb %d\n", n, t * f[u], b, r
+	}' "$OUT/threads.txt" >"$OUT/results"
+[[ -s $OUT/results ]] || fail "no 'threads: N, looked at in Tms' line in the snapshot's text"
 
 # threads.tsv: tid comm pid state frames (";"-joined, leaf first)
 awk '
