@@ -114,7 +114,7 @@ bench: workloads
 			$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
 		done; \
 	done
-	CPROF_VM_KERNELS="$(BENCH_KERNELS)" CPROF_VM_ICOUNT="$(BENCH_ICOUNT)" CPROF_VM_CPUS="$(BENCH_CPUS)" tests/vm/run.sh '$(BENCH_TESTS)'
+	CPROF_VM_KERNELS="$(BENCH_KERNELS)" CPROF_VM_ICOUNT="$(BENCH_ICOUNT)" CPROF_VM_CPUS="$(BENCH_CPUS)" tests/vm/run.sh $(foreach t,$(BENCH_TESTS),'$(t)')
 	@set -- build/vm-results/*/b_perf/results; \
 	if [ -e "$$1" ]; then tests/bench/report.sh "$$@"; \
 	else echo "bench: no b_perf results (BENCH_TESTS='$(BENCH_TESTS)'): the figures are in build/vm-results/*/b_*.log"; fi
