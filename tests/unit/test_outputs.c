@@ -11,7 +11,9 @@
  * changes, the user reads no byte, every output said written is root's,
  * 0600 and whole, no window is lost.
  * The -o attempts call atomicfile__open(), what cprof-dump -o runs;
- * cprof-dump itself is run for its messages and for /dev/fd/N.
+ * cprof-dump itself is run for its messages and for /dev/fd/N.  An
+ * output is written while getrandom() is interrupted (as in the first
+ * seconds after boot, the entropy pool not ready, under --every's timer).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +23,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -766,6 +770,47 @@ static int mkdir_mode(const char *path, mode_t mode)
 	return (mkdir(path, mode) && errno != EEXIST) || chmod(path, mode);
 }
 
+/*
+ * getrandom() for the whole binary: interrupted (EINTR) the next
+ * interrupts calls, as it is when a signal comes while it waits for the
+ * entropy pool after boot; then the kernel's.
+ */
+static int interrupts;
+static int getrandom_calls;
+
+ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+	getrandom_calls++;
+	if (interrupts > 0) {
+		interrupts--;
+		errno = EINTR;
+		return -1;
+	}
+	return syscall(SYS_getrandom, buf, n, flags);
+}
+
+static void test_interrupted(const char *dir)
+{
+	char path[2200];
+	struct atomicfile *o;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/interrupted.pb.gz", dir);
+	interrupts = 3;
+	getrandom_calls = 0;
+	o = atomicfile__open(path);
+	if (o) {
+		fwrite(body, 1, sizeof(body), atomicfile__stream(o));
+		if (atomicfile__commit(o))
+			o = NULL;
+	}
+	test_condf(o && !stat(path, &st) && st.st_size == sizeof(body) &&
+		   getrandom_calls >= 4,
+		   "getrandom() interrupted 3 times: the output written all the same (%d calls)",
+		   getrandom_calls);
+	interrupts = 0;
+}
+
 int main(void)
 {
 	static char base[] = "/dev/shm/test_outputs.XXXXXX";
@@ -803,6 +848,7 @@ int main(void)
 	race_output(PLANT_FLIP, sticky_dir, true);
 	race_output(PLANT_FLIP, open_dir, false);
 	race_windows();
+	test_interrupted(secret_dir);
 	test_keep();
 	test_cprof_dump();
 	ret = test_report();

@@ -259,6 +259,30 @@ static int open_in_place(struct atomicfile *o, const struct stat *dir_st,
 	return 0;
 }
 
+/*
+ * n bytes for a temporary name, as soon as the machine has any: the name
+ * needs no secret (O_EXCL refuses one planted), and a window written in the
+ * first seconds after boot must not wait for the entropy pool, nor fail
+ * when --every's timer interrupts that wait (EINTR).  0, or -1 (errno).
+ */
+static int name_bytes(void *buf, size_t n)
+{
+	unsigned int flags = GRND_INSECURE;
+	ssize_t r;
+
+	for (;;) {
+		r = getrandom(buf, n, flags);
+		if (r == (ssize_t)n)
+			return 0;
+		if (r >= 0 || errno == EINTR)
+			continue;
+		/* before Linux 5.6 */
+		if (errno != EINVAL || !flags)
+			return -1;
+		flags = 0;
+	}
+}
+
 /* A new file (0600) beside the name, O_EXCL; 0, or -1 after printing. */
 static int create_tmp(struct atomicfile *o, const char *dir)
 {
@@ -268,7 +292,7 @@ static int create_tmp(struct atomicfile *o, const char *dir)
 	int fd = -1, i, j;
 
 	for (i = 0; i < TMP_TRIES && fd < 0; i++) {
-		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		if (name_bytes(rnd, sizeof(rnd)))
 			return fail("failed to create %s: %s", esc(o->path),
 				    strerror(errno));
 		free(o->tmp_name);
@@ -281,9 +305,11 @@ static int create_tmp(struct atomicfile *o, const char *dir)
 		for (j = 0; j < 8; j++)
 			o->tmp_name[strlen(o->tmp_name) - 8 + j] =
 				chars[rnd[j] % (sizeof(chars) - 1)];
-		fd = openat(o->dirfd, o->tmp_name,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
+		do
+			fd = openat(o->dirfd, o->tmp_name,
+				    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC, 0600);
+		while (fd < 0 && errno == EINTR);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
