@@ -12,6 +12,6 @@
 set -euo pipefail
 # shellcheck source=../lib/assert.sh
 . "$REPO/tests/vm/lib/assert.sh"
-! awk '$1 == "b_perf" { f = 1 } END { exit !f }' "$RESULTS/plan" ||
+! awk '$1 == "b_perf" { f = 1 } END { exit !f }' "${OUT%/*}/plan" ||
 	skip "b_perf runs in this boot and measures the callbacks"
 B_PERF_TICKS=999 exec "$REPO/tests/vm/tests/b_perf.sh"
