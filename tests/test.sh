@@ -12,7 +12,8 @@
 #     made); the host checks (tests/host/run.sh) are make check's;
 #   - NAME: that test alone, wherever it lives: a unit test
 #     (tests/unit/NAME.c, both builds), a host check (tests/host/NAME.sh)
-#     or VM tests (a name or glob of tests/vm/tests, on TEST_KERNEL).
+#     or VM tests (a name or glob of tests/vm/tests, on TEST_KERNEL; if
+#     unset and they do not run on 6.1, on the first kernel they run on).
 # Ends, as make check does, with one line "N passed, N failed"; exit
 # status 0 only if nothing failed.  Packages are make check's business
 # (tests/deps.sh): this runs with what is installed.
@@ -76,7 +77,12 @@ elif [[ $name == check-* && -f tests/host/$name.sh ]]; then
 	make -s -C userland cprof-dump
 	run "$name" "$logs/host.log" tests/unit/run-tests.sh \
 		"host:$REPO/userland/cprof-dump:$REPO/tests/host" -- "$name.sh" || true
-elif [[ -n $(tests/vm/run.sh --list "$name" 2>/dev/null) ]]; then
+elif list=$(tests/vm/run.sh --list "$name" 2>/dev/null) && [[ -n $list ]]; then
+	# a test that does not run on the default kernel: the first it runs on
+	if [[ -z ${TEST_KERNEL:-} && -z $(tests/vm/run.sh --kernel "$kernel" --list "$name" 2>/dev/null) ]]; then
+		kernel=$(awk 'NR == 1 { print $1 }' <<<"$list")
+		echo "test: $name does not run on 6.1: on $kernel (TEST_KERNEL= to choose)"
+	fi
 	vm "$name" || true
 else
 	echo "test: no test named '$name' (tests/unit/test_*.c, tests/host/check-*.sh, tests/vm/tests/*.sh)" >&2
