@@ -70,7 +70,7 @@ echo "stream: $bytes bytes, $((bytes / $(wc -l <"$OUT/tids.after"))) a thread"
 # the figures, key value lines (tests/bench/summary.sh reads b_threads')
 awk -v b="$bytes" -v r="$(cat "$OUT/rss")" '
 	BEGIN { f["ns"] = 1e-6; f["us"] = 1e-3; f["ms"] = 1; f["s"] = 1e3 }
-	/^threads: [0-9]+, looked at in [0-9.]+(ns|us|ms|s)$/ {
+	/^threads: [0-9]+, looked at in [0-9.]+(ns|us|ms|s)?$/ {
 		n = $2; sub(/,/, "", n); t = $NF; u = t; sub(/[a-z]+$/, "", t); sub(/^[0-9.]+/, "", u)
 		printf "threads %d\npass_ms %.3f\nstream_bytes %d\nrss_kb %d\n", n, t * f[u], b, r
 	}' "$OUT/threads.txt" >"$OUT/results"
