@@ -161,7 +161,7 @@ else
 fi
 
 # userland and its unit tests, with the warnings userland/Makefile holds it
-# to, in a scratch build directory (make's own objects are not reused).
+# to, in its own build (build/obj: the unit tests then reuse it).
 log=$out/userland.log
 rc=0
 make -s -C userland -j"$(nproc)" all test-build >"$log" 2>&1 || rc=$?
