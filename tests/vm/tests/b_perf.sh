@@ -297,11 +297,11 @@ handler_cost() {
 # system under TCG pays for reading and translating it.
 job
 
+ctl idle=1 depth=127 seconds=86400
 # B_PERF_TICKS="F...": the callbacks' cost at those rates, nothing else
 # (the summary's tick row, in minutes rather than the whole run's hour
 # under -icount).
 if [[ -n ${B_PERF_TICKS:-} ]]; then
-	ctl idle=1 depth=127 seconds=86400
 	for f in $B_PERF_TICKS; do
 		ctl "freq=$f"
 		handler_cost "$f" "$HREPS"
@@ -312,7 +312,6 @@ if [[ -n ${B_PERF_TICKS:-} ]]; then
 fi
 
 # ------------------------------------------------------------ highest rate
-ctl idle=1 depth=127 seconds=86400
 high=
 for f in 9999 4999 1999; do
 	# 3 s of profile while the job runs (a profile, not the job: at a rate
