@@ -80,8 +80,8 @@ elif [[ $name == check-* && -f tests/host/$name.sh ]]; then
 elif list=$(tests/vm/run.sh --list "$name" 2>/dev/null) && [[ -n $list ]]; then
 	# a test that does not run on the default kernel: the first it runs on
 	if [[ -z ${TEST_KERNEL:-} && -z $(tests/vm/run.sh --kernel "$kernel" --list "$name" 2>/dev/null) ]]; then
-		kernel=$(awk 'NR == 1 { print $1 }' <<<"$list")
-		echo "test: $name does not run on 6.1: on $kernel (TEST_KERNEL= to choose)"
+		echo "test: $name does not run on $kernel: on ${list%% *} (TEST_KERNEL= to choose)"
+		kernel=${list%% *}
 	fi
 	vm "$name" || true
 else
