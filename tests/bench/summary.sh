@@ -199,6 +199,12 @@ END {
 			row(9, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_second_ms"), r),
 			    ">= 10x", atleast(r, 10))
+			if (v("b_dump.t_nosym_ms") > 0) {
+				r = v("b_dump.t_second_ms") / v("b_dump.t_nosym_ms")
+				row(9, "second conversion against --no-symbolize (b_dump, the same capture)",
+				    sprintf("%d ms against %d ms: %.2fx", v("b_dump.t_second_ms"), v("b_dump.t_nosym_ms"), r),
+				    "<= 1.5x", atmost(r, 1.5))
+			}
 		} else if (has("b_perf.t_perf_report_ms") && v("b_perf.t_cprof_dump_ms") > 0) {
 			r = v("b_perf.t_perf_report_ms") / v("b_perf.t_cprof_dump_ms")
 			reps = ""
