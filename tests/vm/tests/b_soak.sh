@@ -12,7 +12,8 @@
 # (each under 1 MiB), the module's unwind tables no more than at minute 3
 # (the deleted programs' removed by the sweep), at most 1 % of the samples
 # outside their window, the run's summary line.  A benchmark (make bench):
-# docs/BENCHMARKS.md keeps its figures.
+# docs/BENCHMARKS.md keeps its figures; $OUT/results has them as key value
+# lines (tests/bench/summary.sh).
 # vm-timeout: 2400
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
@@ -73,6 +74,7 @@ echo "windows written: $windows in $minutes min; lines saying lost: $lost"
 late=$(sed -n 's/.*warning: \([0-9]*\) samples arrived after their window was written.*/\1/p' "$OUT/soak.err")
 all=$(sed -n 's/^cprof-dump: [0-9]* windows of 1 s, \([0-9]*\) samples.*/\1/p' "$OUT/soak.err")
 echo "samples after their window was written: ${late:-0} of ${all:-?}"
+printf '%s\n' "minutes $minutes" "windows $windows" "samples ${all:-0}" "late ${late:-0}" >"$OUT/results"
 [[ -n $all ]] || fail "no summary line counts the samples"
 ((${late:-0} * 100 <= all)) || fail "${late} of $all samples arrived after their window was written (over 1 %)"
 # the files kept: consecutive seconds, each bounded
@@ -97,6 +99,7 @@ read -r _ rss3 fds3 _ < <(sed -n 4p "$OUT/soak.tsv")
 read -r _ rssn fdsn _ < <(tail -n 1 "$OUT/soak.tsv")
 read -r rssmax fdsmax < <(awk 'NR > 3 { if ($2 > r) r = $2; if ($3 > f) f = $3 } END { print r, f }' "$OUT/soak.tsv")
 echo "minute 3: $rss3 kB, $fds3 fds; minute $minutes: $rssn kB, $fdsn fds; the most from minute 3 on: $rssmax kB, $fdsmax fds"
+printf '%s\n' "rss3_kb $rss3" "rss_end_kb $rssn" "rss_max_kb $rssmax" >>"$OUT/results"
 ((rssn - rss3 < 8192)) || fail "RSS grew from $rss3 to $rssn kB"
 ((rssmax - rss3 < 16384)) || fail "RSS reached $rssmax kB (minute 3: $rss3)"
 ((fdsmax <= 32)) || fail "up to $fdsmax files open"
