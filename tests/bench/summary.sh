@@ -22,7 +22,7 @@ kv() {
 	local d=$1 k=$2 b
 	awk -v K="$k" -F= '$1 ~ /^(ICOUNT|COMMIT|DATE)$/ { printf "%s\tenv.%s\t%s\n", K, $1, $2 }' "$d/vm.env"
 	# (b_tick is b_perf's callbacks alone, under b_perf's keys)
-	for b in b_perf b_tick b_slowdown b_unwind b_offcpu b_start b_dump b_threads; do
+	for b in b_perf b_tick b_slowdown b_unwind b_offcpu b_start b_dump b_threads b_soak; do
 		[[ -r $d/$b/results ]] || continue
 		awk -v K="$k" -v B="${b/#b_tick/b_perf}" '{ k = $1; $1 = ""; sub(/^ /, ""); printf "%s\t%s.%s\t%s\n", K, B, k, $0 }' "$d/$b/results"
 	done
@@ -199,6 +199,10 @@ END {
 			row(9, "conversion against perf report --stdio (b_dump, ~40 000 samples, symbol cache warm)",
 			    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_second_ms"), r),
 			    ">= 10x", atleast(r, 10))
+			if (v("b_dump.t_first_ms") > 0)
+				row(9, "first conversion, symbol cache empty, against perf report --stdio (b_dump, the same captures)",
+				    sprintf("perf report %d ms, cprof-dump %d ms: %.1fx faster", v("b_dump.t_report_ms"), v("b_dump.t_first_ms"),
+				        v("b_dump.t_report_ms") / v("b_dump.t_first_ms")), "-", "-")
 			if (v("b_dump.t_nosym_ms") > 0) {
 				r = v("b_dump.t_second_ms") / v("b_dump.t_nosym_ms")
 				row(9, "second conversion against --no-symbolize (b_dump, the same capture)",
@@ -221,6 +225,13 @@ END {
 			        n, mcost(v("b_threads.pass_ms")), v("b_threads.stream_bytes") / 1e6,
 			        v("b_threads.stream_bytes") / (n ? n : 1), v("b_threads.rss_kb") / 1024), "-", "-")
 		}
+		if (has("b_soak.samples") && v("b_soak.samples") > 0) {
+			r = v("b_soak.late") / v("b_soak.samples")
+			m = has("b_soak.rss3_kb") ? sprintf("; RSS %d kB at minute 3, %d at the end, at most %d", v("b_soak.rss3_kb"), v("b_soak.rss_end_kb"), v("b_soak.rss_max_kb")) : ""
+			row(11, sprintf("samples outside their window (b_soak: --every 1 for %d min)", v("b_soak.minutes")),
+			    sprintf("%d of %d (%.2f %%), %d windows%s", v("b_soak.late"), v("b_soak.samples"), 100 * r, v("b_soak.windows"), m),
+			    "<= 1 %", atmost(100 * r, 1))
+		}
 	}
-	for (o = 1; o <= 10; o++) printf "%s", ROWS[o]
+	for (o = 1; o <= 11; o++) printf "%s", ROWS[o]
 }'

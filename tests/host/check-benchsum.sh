@@ -22,14 +22,16 @@ sum=tests/bench/summary.sh
 # BARE and CPROF the job's ms in its two runs at 99 Hz.
 results() {
 	local d=$1
-	mkdir -p "$d"/b_perf "$d"/b_unwind "$d"/b_offcpu "$d"/b_start "$d"/b_dump
+	mkdir -p "$d"/b_perf "$d"/b_unwind "$d"/b_offcpu "$d"/b_start "$d"/b_dump "$d"/b_soak
 	printf 'REPO=/r\nICOUNT=%s\nCOMMIT=abc1234\nDATE=2026-01-02\n' "$2" >"$d/vm.env"
 	printf '%s\n' 'fptab.median_us '"$3" 'perfg.median_us 3.0' \
 		'table.median_us '"$4" 'dwarf.median_us 9.0' >"$d/b_unwind/results"
 	printf '%s\n' 'rate_none 1000' 'rate_cprof 990' "rate_bcc $5" 'rate_perf 400' \
 		'cprof_events 100' 'switches 1000' >"$d/b_offcpu/results"
 	printf '%s\n' 'first_tick_cold_ms 300' 'first_tick_warm_ms 200' >"$d/b_start/results"
-	printf '%s\n' 't_nosym_ms 80' 't_second_ms 100' 't_report_ms 1500' >"$d/b_dump/results"
+	printf '%s\n' 't_first_ms 300' 't_nosym_ms 80' 't_second_ms 100' 't_report_ms 1500' >"$d/b_dump/results"
+	printf '%s\n' 'minutes 30' 'windows 1800' 'samples 100000' 'late 10' 'rss3_kb 14000' \
+		'rss_end_kb 14100' 'rss_max_kb 14200' >"$d/b_soak/results"
 	local bare=$6 cprof=$7
 	printf '%s\n' 'h_null_med_999 0.5' 'h_cprof_med_999 1.0' 'h_perf_med_999 3.0' \
 		"wall_bare_99 $(((${bare% *} + ${bare#* }) / 2))" \
@@ -49,18 +51,24 @@ row() { grep -F "| $2" <<<"$1" || true; }
 results "$tmp/good/6.1-good" 0 0.9 0.8 500 "1000 1000" "1002 1002"
 out=$("$sum" "$tmp/good/6.1-good" 2>&1) || not_ok "summary.sh failed on good figures: $out"
 rows=$(grep '^| [a-z]' <<<"$out" | grep -v '^| figure |' || true)
-if [[ $(wc -l <<<"$rows") == 8 ]]; then
-	ok "good figures: 8 rows"
+if [[ $(wc -l <<<"$rows") == 10 ]]; then
+	ok "good figures: 10 rows"
 else
-	not_ok "good figures: not 8 rows: $out"
+	not_ok "good figures: not 10 rows: $out"
 fi
-expect_none "good figures: every row met, with its kernel and run" \
-	"$(grep -v -- '| 6.1-good | .* | met | abc1234, 2026-01-02, -icount shift=0 |$' || true)"
+expect_none "good figures: every row with a target met, with its kernel and run" \
+	"$(grep -v -e '| 6.1-good | .* | met | abc1234, 2026-01-02, -icount shift=0 |$' \
+		-e '| 6.1-good | .* | - | - | abc1234, 2026-01-02, -icount shift=0 |$' <<<"$rows" || true)"
 expect_found "costs in instructions under -icount shift=0" "900 instr against 3000 instr: 0.30x" \
 	"$(row "$out" "tick, FP code with tables")"
 expect_found "off-CPU: cost per recorded switch against bcc's" "0.10x" "$(row "$out" "off-CPU")"
 expect_found "second conversion against --no-symbolize" "100 ms against 80 ms: 1.25x | <= 1.5x | met" \
 	"$(row "$out" "second conversion")"
+expect_found "first conversion against perf report: no target" "perf report 1500 ms, cprof-dump 300 ms: 5.0x faster | - | - |" \
+	"$(row "$out" "first conversion")"
+expect_found "soak: samples outside their window, RSS" \
+	"10 of 100000 (0.01 %), 1800 windows; RSS 14000 kB at minute 3, 14100 at the end, at most 14200 | <= 1 % | met" \
+	"$(row "$out" "samples outside their window (b_soak: --every 1 for 30 min)")"
 
 # a benchmark that did not run has no row; under shift=1 an instruction
 # is 2 ns
@@ -99,6 +107,7 @@ results "$tmp/bad/6.1-bad" 0 2.5 4.5 990 "1000 1000" "1100 1200"
 results "$tmp/bad/6.12-swing" "" 2.5 4.5 990 "1000 1100" "1000 1100"
 results "$tmp/bad/6.13-slowbare" 0 2.5 4.5 990 "1500 6000" "1000 1000"
 printf '%s\n' 't_nosym_ms 50' 't_second_ms 100' 't_report_ms 800' >"$tmp/bad/6.1-bad/b_dump/results"
+printf '%s\n' 'minutes 30' 'windows 1800' 'samples 1000' 'late 52' >"$tmp/bad/6.1-bad/b_soak/results"
 out=$("$sum" "$tmp/bad/6.1-bad" "$tmp/bad/6.12-swing" "$tmp/bad/6.13-slowbare" 2>&1) ||
 	not_ok "summary.sh failed on bad figures: $out"
 expect_found "FP code with tables at 0.83x perf -g: missed by 2.4x" "**missed** (2.4x the target)" \
@@ -108,6 +117,9 @@ expect_found "tables on -O2 code at 0.5x dwarf: missed by 5.0x" "**missed** (5.0
 expect_found "off-CPU above bcc's: missed" "**missed**" "$(row "$out" "off-CPU" | grep 6.1-bad)"
 expect_found "second conversion at 2x --no-symbolize: missed by 1.3x" "2.00x | <= 1.5x | **missed** (1.3x the target)" \
 	"$(row "$out" "second conversion" | grep 6.1-bad)"
+expect_found "5.2 % of samples outside their window: missed, no RSS from a run that failed first" \
+	"52 of 1000 (5.20 %), 1800 windows | <= 1 % | **missed** (5.2x the target)" \
+	"$(row "$out" "samples outside their window" | grep 6.1-bad)"
 expect_found "perf report 8x the second conversion: missed" "8.0x faster | >= 10x | **missed** (1.2x short)" \
 	"$(row "$out" "conversion against perf" | grep 6.1-bad)"
 expect_found "job 10 to 20 % slower at 99 Hz: missed" "**missed** (at least 9.0 points over)" \
