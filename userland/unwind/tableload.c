@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "lib/boxed.h"
+#include "lib/hash.h"
 #include "unwind/cfi.h"
 #include "python/pyrt.h"
 #include "lib/safeopen.h"
@@ -417,9 +418,13 @@ static void read_loaded(struct tableload *l)
 	each_module_table(l, f, found_loaded, NULL);
 }
 
+/* a rule is one 64-bit word: hash_words(), not a byte at a time */
+_Static_assert(sizeof(struct cprof_urow) == sizeof(uint64_t),
+	       "a rule is one word");
+
 static hashval_t rule_hash(const void *p)
 {
-	return iterative_hash(p, sizeof(struct cprof_urow), 0);
+	return hash_words(p, 1, 0);
 }
 
 static int rule_eq(const void *a, const void *b)
