@@ -42,7 +42,8 @@ R=$OUT/results
 perf_find
 W=$(mktemp -d)
 # The job reads nothing over 9p while it is timed: spin linked statically
-# into the guest's tmpfs /tmp, and the time from bash's clock, not date.
+# into the guest's tmpfs /tmp, and the time read as now_ms() reads it, but
+# without its subshell inside the timed run.
 # Under -icount shift=N,sleep=off a vCPU waiting for the host's files
 # lets the clock jump to the next timer: a profiler's ticks are near
 # ones, the bare job's may be far, and the bare runs came out longer.
