@@ -18,6 +18,7 @@
 #          from BENCH_BASELINE; skipped if it is not there)
 #   fpfp   cprof without tables (the walk every stack took before tables)
 #   fptab  cprof with cpuburn's and libc's tables loaded
+#   perffp perf record -g (the frame-pointer walk on the same code)
 # Each handler (cprof_tick, perf_swevent_hrtimer) is timed by ftrace's
 # function_graph tracer while it samples: median and p90 in us.  Per run
 # also the samples, the capture's bytes per sample, the share of the
@@ -154,7 +155,7 @@ module() {
 # ROUNDS rounds, the cprof runs of each interleaved (the emulator's speed
 # drifts with the host's load: a run is only compared with its neighbours).
 ROUNDS=3
-runs=(fp table dwarf perfg fpfp fptab)
+runs=(fp table dwarf perfg fpfp fptab perffp)
 [[ -r $OLD ]] && runs+=(fpold)
 echo "-- qsortsplit, $F Hz"
 jobs_start "$WORKLOADS/qsortsplit"
@@ -179,6 +180,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	module tables
 	cprof_run fptab
 done
+perf_run perffp -g
 jobs_stop
 
 printf '%-6s %9s %9s %9s %11s %9s %10s\n' run median_us p90_us samples bytes/sample reach% report_ms
