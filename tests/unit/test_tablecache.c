@@ -3,8 +3,9 @@
  * test_tablecache: compiled unwind tables kept on disk (tablecache.c).
  *
  * A table kept is read back as it was; the same file written to since,
- * an entry changed on disk, a symlink or a FIFO in an entry's place, or a
- * directory others may write are never used; the most recently used come
+ * an entry changed on disk, one whose rows the module would refuse (it is
+ * removed), a symlink or a FIFO in an entry's place, or a directory
+ * others may write are never used; the most recently used come
  * first, and a loader on a fresh module loads them before any program
  * asks (tableload.c).  A default cache on a read-only file system gives
  * way to its fallback, said once.
@@ -30,29 +31,33 @@
 
 static const volatile sig_atomic_t never;
 
-/* A table of n rows, row i at 16 i with its own offset. */
-static void make_table(struct cfi_table *t, size_t n)
+/* A table of n rows, row i at 16 i with its own offset, encoded. */
+static void make_table(struct tableenc *e, size_t n)
 {
+	struct cfi_table t = { 0 };
 	size_t i;
 
-	memset(t, 0, sizeof(*t));
-	t->pc = calloc(n, sizeof(*t->pc));
-	t->row = calloc(n, sizeof(*t->row));
+	t.pc = calloc(n, sizeof(*t.pc));
+	t.row = calloc(n, sizeof(*t.row));
 	for (i = 0; i < n; i++) {
-		t->pc[i] = i * 16;
-		t->row[i].cfa_base = i + 1 < n ? CPROF_CFA_SP : CPROF_CFA_NONE;
-		t->row[i].cfa_off = 8 + i;
+		t.pc[i] = i * 16;
+		t.row[i].cfa_base = i + 1 < n ? CPROF_CFA_SP : CPROF_CFA_NONE;
+		t.row[i].cfa_off = 8 + i;
 	}
-	t->n = n;
-	t->frame_pointers = true;
-	t->stop_bytes[CFI_STOP_SIGNAL] = 10;
+	t.n = n;
+	t.frame_pointers = true;
+	t.stop_bytes[CFI_STOP_SIGNAL] = 10;
+	if (tableenc_encode(&t, e))
+		memset(e, 0, sizeof(*e));
+	cfi_table_free(&t);
 }
 
-static bool same_table(const struct cfi_table *a, const struct cfi_table *b)
+static bool same_table(const struct tableenc *a, const struct tableenc *b)
 {
-	return a->n == b->n && a->frame_pointers == b->frame_pointers &&
-	       !memcmp(a->pc, b->pc, a->n * sizeof(*a->pc)) &&
-	       !memcmp(a->row, b->row, a->n * sizeof(*a->row)) &&
+	return a->body && b->body && a->nr_rows == b->nr_rows &&
+	       a->nr_rules == b->nr_rules && a->len == b->len &&
+	       a->frame_pointers == b->frame_pointers &&
+	       !memcmp(a->body, b->body, a->len) &&
 	       !memcmp(a->stop_bytes, b->stop_bytes, sizeof(a->stop_bytes));
 }
 
@@ -80,14 +85,14 @@ struct seen {
 };
 
 static void collect(void *arg, const struct stat *st, const char *path,
-		    const struct cfi_table *t)
+		    const struct tableenc *t)
 {
 	struct seen *s = arg;
 
 	(void)st;
 	if (s->n < 4) {
 		snprintf(s->path[s->n], sizeof(s->path[0]), "%s", path);
-		s->rows[s->n] = t->n;
+		s->rows[s->n] = t->nr_rows;
 	}
 	s->n++;
 }
@@ -101,7 +106,7 @@ static int read_only_default(const char *ro, const char *fallback,
 			     const char *writable, const char *unused)
 {
 	char tables[4200], name[512];
-	struct cfi_table t, back;
+	struct tableenc t, back;
 	struct tablecache *c;
 	struct stat st;
 	int bad = 0;
@@ -125,7 +130,7 @@ static int read_only_default(const char *ro, const char *fallback,
 	if (!c || tablecache__get(c, &st, &back) ||
 	    !only_entry(fallback, name, sizeof(name)))
 		bad |= 2;
-	cfi_table_free(&back);
+	tableenc_free(&back);
 	tablecache__close(c);
 	c = tablecache__open_default(tables, fallback);
 	if (!c)
@@ -137,7 +142,7 @@ static int read_only_default(const char *ro, const char *fallback,
 	if (!c || !access(unused, F_OK))
 		bad |= 16;
 	tablecache__close(c);
-	cfi_table_free(&t);
+	tableenc_free(&t);
 	return bad;
 }
 
@@ -145,7 +150,7 @@ int main(void)
 {
 	const char *dir = tmp_path("cache"), *file = tmp_path("prog");
 	char name[512], entry[4200];
-	struct cfi_table t, back;
+	struct tableenc t, back;
 	struct tablecache *c;
 	struct stat st, st2;
 	struct seen s = { 0 };
@@ -159,7 +164,7 @@ int main(void)
 	tablecache__put(c, &st, file, &t);
 	test_cond("a table kept is read back as it was",
 		  tablecache__get(c, &st, &back) == 0 && same_table(&t, &back));
-	cfi_table_free(&back);
+	tableenc_free(&back);
 
 	/* the same file, written to: its ctime and mtime change */
 	usleep(20000);
@@ -195,7 +200,28 @@ int main(void)
 	run("mv '%s.real' '%s'", entry, entry);
 	test_cond("... the entry back: used",
 		  tablecache__get(c, &st, &back) == 0 && same_table(&t, &back));
-	cfi_table_free(&back);
+	tableenc_free(&back);
+	/* rows the module would refuse, under a good CRC: dropped */
+	{
+		struct tableenc bad = t;
+		uint32_t zero = 0;
+
+		bad.body = malloc(t.len);
+		memcpy(bad.body, t.body, t.len);
+		/* the second row's offset back to the first's */
+		memcpy(bad.body + (size_t)t.nr_rules * sizeof(struct cprof_urow) +
+		       sizeof(zero), &zero, sizeof(zero));
+		tablecache__put(c, &st, file, &bad);
+		test_cond("an entry whose rows the module would refuse: not used, removed",
+			  tablecache__get(c, &st, &back) != 0 &&
+			  run("test -z \"$(ls '%s')\"", dir) == 0);
+		free(bad.body);
+		tablecache__put(c, &st, file, &t);
+		test_cond("... the table kept again: used",
+			  tablecache__get(c, &st, &back) == 0 &&
+			  same_table(&t, &back));
+		tableenc_free(&back);
+	}
 
 	/*
 	 * Most recently used first, only files at their path as they are
@@ -238,7 +264,7 @@ int main(void)
 			  !tablecache__keeps(&s1, -1));
 	}
 	tablecache__close(c);
-	cfi_table_free(&t);
+	tableenc_free(&t);
 
 	/* a directory others may write is not used */
 	run("chmod 0777 '%s'", dir);

@@ -14,8 +14,10 @@
  * inode is another name); system files only (tablecache__keeps()).  An
  * entry holds a header (that key, the GNU build ID of the cprof-dump that
  * compiled it: another build's compiler may make other rows; the path the
- * file was opened by; a CRC of it all) and the table's rows.  An entry that does not check is not used,
- * and is replaced when the file is compiled again.
+ * file was opened by; a CRC of it all) and the table as the module takes
+ * it (tableenc.h), so that one read back is written to the module as it
+ * is.  An entry that does not check is not used, and is replaced when the
+ * file is compiled again.
  *
  * The directory (cachedir.h) is this user's only (root's:
  * /var/cache/cprof-dump/tables, or /run/cprof-dump/tables when that is
@@ -34,9 +36,10 @@
 #include "lib/cachedir.h"
 #include "unwind/cfi.h"
 #include "unwind/tablecache.h"
+#include "unwind/tableenc.h"
 #include "lib/util.h"
 
-#define TC_MAGIC	"CPROFTC1"
+#define TC_MAGIC	"CPROFTC2"
 #define TC_ID_MAX	CACHEDIR_ID_MAX	/* a build ID's bytes */
 #define TC_PATH_MAX	4096
 
@@ -50,7 +53,9 @@ struct tc_head {
 	int64_t mtime_ns;
 	int64_t ctime_ns;
 	uint32_t nrows;
+	uint32_t nrules;
 	uint32_t frame_pointers;
+	uint32_t reserved;		/* 0 */
 	uint64_t stop_bytes[CFI_STOP_NR];
 	uint32_t path_len;		/* with its NUL */
 	uint32_t crc;			/* of all, this field 0 */
@@ -107,27 +112,29 @@ struct tablecache *tablecache__open_default(const char *dir,
 	return wrap(cachedir__open_default(dir, fallback, &kind, &said));
 }
 
-static uint32_t entry_crc(const struct tc_head *h, const void *rest,
-			  size_t len)
+/* The CRC of an entry: its header (crc 0), then the rest, in two pieces. */
+static uint32_t entry_crc(const struct tc_head *h, const void *a, size_t alen,
+			  const void *b, size_t blen)
 {
 	struct tc_head z = *h;
 	uLong crc;
 
 	z.crc = 0;
 	crc = crc32(0L, (const Bytef *)&z, sizeof(z));
-	return crc32(crc, rest, len);
+	crc = crc32_z(crc, a, alen);
+	return blen ? crc32_z(crc, b, blen) : crc;
 }
 
 /*
- * An entry read whole, checked; 0 ok (*t and path filled).  Its header is
+ * An entry read whole, checked; 0 ok (*e and path filled).  Its header is
  * read first: another build's entry (an upgrade made them all stale) is
  * removed without reading the rest.  touch: mark it used now.
  */
 static int read_entry(struct tablecache *c, const char *name,
-		      const struct stat *want, struct cfi_table *t,
+		      const struct stat *want, struct tableenc *e,
 		      char *path, size_t path_size, bool touch)
 {
-	uint32_t i, id_len;
+	uint32_t id_len;
 	const uint8_t *id = cachedir__exe_id(c->dir, &id_len);
 	struct tc_head h;
 	struct stat st;
@@ -136,11 +143,11 @@ static int read_entry(struct tablecache *c, const char *name,
 	ssize_t r;
 	int fd, ret = -1;
 
-	memset(t, 0, sizeof(*t));
+	memset(e, 0, sizeof(*e));
 	fd = cachedir__open_entry(c->dir, name, sizeof(h),
 				  sizeof(h) + TC_PATH_MAX +
-				  (uint64_t)CPROF_UTABLE_ROWS_MAX *
-				  (sizeof(*t->pc) + sizeof(*t->row)), &st);
+				  tableenc_len(CPROF_UTABLE_ROWS_MAX,
+					       CPROF_UTABLE_RULES_MAX), &st);
 	if (fd < 0)
 		return -1;
 	len = st.st_size;
@@ -164,26 +171,29 @@ static int read_entry(struct tablecache *c, const char *name,
 	    h.size != (uint64_t)want->st_size ||
 	    h.mtime_ns != cachedir_ns(&want->st_mtim) ||
 	    h.ctime_ns != cachedir_ns(&want->st_ctim) ||
-	    !h.nrows || h.nrows > CPROF_UTABLE_ROWS_MAX ||
 	    !h.path_len || h.path_len > TC_PATH_MAX ||
-	    len != sizeof(h) + h.path_len +
-		   (size_t)h.nrows * (sizeof(*t->pc) + sizeof(*t->row)) ||
-	    entry_crc(&h, buf + sizeof(h), len - sizeof(h)) != h.crc ||
+	    !h.nrows || h.nrows > CPROF_UTABLE_ROWS_MAX ||
+	    !h.nrules || h.nrules > CPROF_UTABLE_RULES_MAX ||
+	    len != sizeof(h) + h.path_len + tableenc_len(h.nrows, h.nrules) ||
+	    h.reserved ||
+	    entry_crc(&h, buf + sizeof(h), len - sizeof(h), NULL, 0) != h.crc ||
 	    buf[sizeof(h) + h.path_len - 1])
 		goto out;
-	t->pc = malloc(h.nrows * sizeof(*t->pc));
-	t->row = malloc(h.nrows * sizeof(*t->row));
-	if (!t->pc || !t->row)
+	/* rows the module would refuse: gone, compiled again */
+	if (!tableenc_check(buf + sizeof(h) + h.path_len,
+			    len - sizeof(h) - h.path_len, h.nrows, h.nrules)) {
+		cachedir__drop(c->dir, name, len);
 		goto out;
-	memcpy(t->pc, buf + sizeof(h) + h.path_len, h.nrows * sizeof(*t->pc));
-	memcpy(t->row, buf + sizeof(h) + h.path_len + h.nrows * sizeof(*t->pc),
-	       h.nrows * sizeof(*t->row));
-	for (i = 1; i < h.nrows; i++)
-		if (t->pc[i] <= t->pc[i - 1])
-			goto out;
-	t->n = h.nrows;
-	t->frame_pointers = h.frame_pointers;
-	memcpy(t->stop_bytes, h.stop_bytes, sizeof(t->stop_bytes));
+	}
+	e->len = len - sizeof(h) - h.path_len;
+	e->body = malloc(e->len);
+	if (!e->body)
+		goto out;
+	memcpy(e->body, buf + sizeof(h) + h.path_len, e->len);
+	e->nr_rows = h.nrows;
+	e->nr_rules = h.nrules;
+	e->frame_pointers = h.frame_pointers;
+	memcpy(e->stop_bytes, h.stop_bytes, sizeof(e->stop_bytes));
 	if (path)
 		snprintf(path, path_size, "%s", buf + sizeof(h));
 	/* used now: the last to go */
@@ -192,7 +202,7 @@ static int read_entry(struct tablecache *c, const char *name,
 	ret = 0;
 out:
 	if (ret)
-		cfi_table_free(t);
+		tableenc_free(e);
 	free(buf);
 	close(fd);
 	return ret;
@@ -204,30 +214,31 @@ bool tablecache__keeps(const struct stat *st, int fd)
 }
 
 int tablecache__get(struct tablecache *c, const struct stat *st,
-		    struct cfi_table *t)
+		    struct tableenc *e)
 {
 	char name[128];
 
 	if (!c)
 		return -1;
 	cachedir__name(c->dir, st, name, sizeof(name));
-	return read_entry(c, name, st, t, NULL, 0, true);
+	return read_entry(c, name, st, e, NULL, 0, true);
 }
 
 void tablecache__put(struct tablecache *c, const struct stat *st,
-		     const char *path, const struct cfi_table *t)
+		     const char *path, const struct tableenc *e)
 {
 	struct tc_head h = { .magic = TC_MAGIC };
-	size_t plen = strlen(path) + 1, rest;
+	size_t plen = strlen(path) + 1;
 	const uint8_t *id;
-	struct iovec iov[2];
+	struct iovec iov[3];
 	uint32_t id_len;
-	char name[128], *buf;
+	char name[128];
 
 	if (!c)
 		return;
 	id = cachedir__exe_id(c->dir, &id_len);
-	if (!id_len || !t->n || t->n > CPROF_UTABLE_ROWS_MAX ||
+	if (!id_len || !e->body || !e->nr_rows || !e->nr_rules ||
+	    e->len != tableenc_len(e->nr_rows, e->nr_rules) ||
 	    plen > TC_PATH_MAX)
 		return;
 	memcpy(h.exe_id, id, id_len);
@@ -237,37 +248,30 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
 	h.size = st->st_size;
 	h.mtime_ns = cachedir_ns(&st->st_mtim);
 	h.ctime_ns = cachedir_ns(&st->st_ctim);
-	h.nrows = t->n;
-	h.frame_pointers = t->frame_pointers;
-	memcpy(h.stop_bytes, t->stop_bytes, sizeof(h.stop_bytes));
+	h.nrows = e->nr_rows;
+	h.nrules = e->nr_rules;
+	h.frame_pointers = e->frame_pointers;
+	memcpy(h.stop_bytes, e->stop_bytes, sizeof(h.stop_bytes));
 	h.path_len = plen;
-	rest = plen + t->n * (sizeof(*t->pc) + sizeof(*t->row));
-	buf = malloc(rest);
-	if (!buf)
-		return;
-	memcpy(buf, path, plen);
-	memcpy(buf + plen, t->pc, t->n * sizeof(*t->pc));
-	memcpy(buf + plen + t->n * sizeof(*t->pc), t->row,
-	       t->n * sizeof(*t->row));
-	h.crc = entry_crc(&h, buf, rest);
+	h.crc = entry_crc(&h, path, plen, e->body, e->len);
 	cachedir__name(c->dir, st, name, sizeof(name));
 	iov[0] = (struct iovec){ &h, sizeof(h) };
-	iov[1] = (struct iovec){ buf, rest };
+	iov[1] = (struct iovec){ (void *)path, plen };
+	iov[2] = (struct iovec){ e->body, e->len };
 	/* a full disk: no entry, the table itself is loaded */
-	cachedir__write(c->dir, name, iov, 2);
-	free(buf);
+	cachedir__write(c->dir, name, iov, 3);
 }
 
 void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 			     bool (*skip)(void *arg, const struct stat *st),
 			     void (*fn)(void *arg, const struct stat *st,
 					const char *path,
-					const struct cfi_table *t),
+					const struct tableenc *e),
 			     void *arg)
 {
 	char path[TC_PATH_MAX];
 	struct cachedir_entry *v;
-	struct cfi_table t;
+	struct tableenc e;
 	struct stat key, now;
 	uint64_t rows = 0;
 	size_t n, i;
@@ -278,7 +282,7 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 	for (i = 0; i < n && rows < max_rows; i++) {
 		if (!cachedir__parse_name(c->dir, v[i].name, &key) ||
 		    (skip && skip(arg, &key)) ||
-		    read_entry(c, v[i].name, &key, &t, path, sizeof(path),
+		    read_entry(c, v[i].name, &key, &e, path, sizeof(path),
 			       false))
 			continue;
 		/*
@@ -287,10 +291,10 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 		 */
 		if (!stat(path, &now) && tablecache__keeps(&now, -1) &&
 		    cachedir_same_file(&now, &key)) {
-			rows += t.n;
-			fn(arg, &key, path, &t);
+			rows += e.nr_rows;
+			fn(arg, &key, path, &e);
 		}
-		cfi_table_free(&t);
+		tableenc_free(&e);
 	}
 	free(v);
 }

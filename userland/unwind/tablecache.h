@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "lib/cachedir.h"
-#include "unwind/cfi.h"
+#include "unwind/tableenc.h"
 
 /* Root's cache; another user's is $XDG_CACHE_HOME/cprof-dump/tables. */
 #define TABLECACHE_ROOT_DIR	CACHEDIR_ROOT "/tables"
@@ -52,11 +52,13 @@ struct tablecache *tablecache__open_default(const char *dir,
 /*
  * The table of the file st describes (device, inode, size, mtime and
  * ctime: a file written to or replaced since is another file), compiled
- * by this very cprof-dump build.  0 and *t filled (free it with
- * cfi_table_free()), or -1: not there, or an entry that does not check.
+ * by this very cprof-dump build, encoded as the module takes it.  0 and
+ * *e filled (free it with tableenc_free()), or -1: not there, or an entry
+ * that does not check (its CRC, its counts against its length, and
+ * tableenc_check(): one whose rows the module would refuse is removed).
  */
 int tablecache__get(struct tablecache *c, const struct stat *st,
-		    struct cfi_table *t);
+		    struct tableenc *e);
 
 /*
  * Is the file st describes (open on fd, or -1) one whose table may be
@@ -67,9 +69,9 @@ int tablecache__get(struct tablecache *c, const struct stat *st,
  */
 bool tablecache__keeps(const struct stat *st, int fd);
 
-/* Keep t, the table of the file st describes, opened by path. */
+/* Keep e, the table of the file st describes, opened by path. */
 void tablecache__put(struct tablecache *c, const struct stat *st,
-		     const char *path, const struct cfi_table *t);
+		     const char *path, const struct tableenc *e);
 
 /*
  * The cached tables, most recently used first, until their rows pass
@@ -84,7 +86,7 @@ void tablecache__each_recent(struct tablecache *c, uint64_t max_rows,
 			     bool (*skip)(void *arg, const struct stat *st),
 			     void (*fn)(void *arg, const struct stat *st,
 					const char *path,
-					const struct cfi_table *t),
+					const struct tableenc *e),
 			     void *arg);
 
 void tablecache__close(struct tablecache *c);

@@ -57,12 +57,12 @@
 #include <unistd.h>
 
 #include "lib/boxed.h"
-#include "lib/hash.h"
 #include "unwind/cfi.h"
 #include "python/pyrt.h"
 #include "lib/safeopen.h"
 #include "stream/stream.h"
 #include "unwind/tablecache.h"
+#include "unwind/tableenc.h"
 #include "unwind/tablekeep.h"
 #include "unwind/tableload.h"
 #include "lib/util.h"
@@ -418,98 +418,16 @@ static void read_loaded(struct tableload *l)
 	each_module_table(l, f, found_loaded, NULL);
 }
 
-/* a rule is one 64-bit word: hash_words(), not a byte at a time */
-_Static_assert(sizeof(struct cprof_urow) == sizeof(uint64_t),
-	       "a rule is one word");
-
-static hashval_t rule_hash(const void *p)
-{
-	return hash_words(p, 1, 0);
-}
-
-static int rule_eq(const void *a, const void *b)
-{
-	return !memcmp(a, b, sizeof(struct cprof_urow));
-}
-
-/*
- * The table as the module takes it (cprof_format.h): hdr (nr_rules set
- * here), a CPython interpreter's layout if py (CPROF_UTABLE_PY), each
- * distinct rule once, pc[], rule_of[].  NULL (a warning said
- * why) if it has more distinct rules than the format holds, or for want
- * of memory.
- */
-static char *encode_table(const struct cfi_table *t, struct cprof_utable *hdr,
-			  const struct cprof_upy *py, size_t *len)
-{
-	size_t cap = t->n < CPROF_UTABLE_RULES_MAX ? t->n :
-						     CPROF_UTABLE_RULES_MAX;
-	struct cprof_urow *rule = malloc(cap * sizeof(*rule));
-	uint16_t *rule_of = malloc(t->n * sizeof(*rule_of));
-	htab_t seen = htab_create_alloc(1024, rule_hash, rule_eq, NULL, calloc,
-					free);
-	size_t i, nr = 0;
-	char *buf = NULL, *at;
-	void **slot;
-
-	if (!rule || !rule_of || !seen)
-		goto out;
-	for (i = 0; i < t->n; i++) {
-		slot = htab_find_slot(seen, &t->row[i], INSERT);
-		if (!slot)
-			goto out;
-		if (!*slot) {
-			if (nr == cap) {
-				warning("unwind tables: a table of %zu rows has more than %u distinct rules: not loaded",
-					t->n, CPROF_UTABLE_RULES_MAX);
-				goto out;
-			}
-			rule[nr] = t->row[i];
-			*slot = &rule[nr++];
-		}
-		rule_of[i] = (uint16_t)((struct cprof_urow *)*slot - rule);
-	}
-	hdr->nr_rules = nr;
-	if (py)
-		hdr->flags |= CPROF_UTABLE_PY;
-	*len = sizeof(*hdr) + (py ? sizeof(*py) : 0) + nr * sizeof(*rule) +
-	       t->n * sizeof(*t->pc) + t->n * sizeof(*rule_of);
-	buf = malloc(*len);
-	if (!buf)
-		goto out;
-	at = buf;
-	memcpy(at, hdr, sizeof(*hdr));
-	at += sizeof(*hdr);
-	if (py) {
-		memcpy(at, py, sizeof(*py));
-		at += sizeof(*py);
-	}
-	memcpy(at, rule, nr * sizeof(*rule));
-	at += nr * sizeof(*rule);
-	memcpy(at, t->pc, t->n * sizeof(*t->pc));
-	at += t->n * sizeof(*t->pc);
-	memcpy(at, rule_of, t->n * sizeof(*rule_of));
-out:
-	if (seen)
-		htab_delete(seen);
-	free(rule);
-	free(rule_of);
-	return buf;
-}
-
-/* The header of t as the table of the file st describes. */
-static struct cprof_utable table_header(const struct stat *st,
-					const struct cfi_table *t)
+/* The header of a table of the file st describes (tableenc_table()). */
+static struct cprof_utable table_header(const struct stat *st)
 {
 	return (struct cprof_utable){
 		.magic = CPROF_UTABLE_MAGIC,
 		.size = sizeof(struct cprof_utable),
 		.ino = st->st_ino,
 		.dev = st->st_dev,
-		.nr_rows = t->n,
 		.file_size = st->st_size,
 		.mtime_ns = mtime_ns(st),
-		.flags = t->frame_pointers ? CPROF_UTABLE_FP : 0,
 	};
 }
 
@@ -530,16 +448,16 @@ static bool python_layout(int fd, struct cprof_upy *py)
 }
 
 /*
- * Write t as the table of the file st describes, with py (NULL: none), a
+ * Write e as the table of the file st describes, with py (NULL: none), a
  * CPython interpreter's layout; whether it was taken.
  */
 static bool write_table(struct tableload *l, const struct stat *st,
-			const struct cfi_table *t, const struct cprof_upy *py,
+			const struct tableenc *e, const struct cprof_upy *py,
 			const char *key, const char *path)
 {
-	struct cprof_utable hdr = table_header(st, t);
+	struct cprof_utable hdr = table_header(st);
 	size_t len = 0;
-	char *buf = encode_table(t, &hdr, py, &len);
+	char *buf = tableenc_table(e, &hdr, py, &len);
 	ssize_t n;
 
 	if (!buf) {
@@ -553,7 +471,7 @@ static bool write_table(struct tableload *l, const struct stat *st,
 		free(buf);
 	if (n == (ssize_t)len) {
 		l->stats.loaded++;
-		l->stats.rows += t->n;
+		l->stats.rows += e->nr_rows;
 		l->stats.python += py != NULL;
 		note_loaded(l, key, st->st_dev, st->st_ino, st->st_size,
 			    mtime_ns(st), path);
@@ -566,8 +484,8 @@ static bool write_table(struct tableload *l, const struct stat *st,
 			warning("unwind tables: %s's table (%zu bytes) is larger than the module's unwind_mb: it unwinds by frame pointers",
 				esc(path), len);
 	} else if (l->stats.refused - l->stats.too_large == 1) {
-		warning("unwind tables: the module refused a table of %zu rows: %s%s",
-			t->n, n < 0 ? strerror(errno) : "short write",
+		warning("unwind tables: the module refused a table of %u rows: %s%s",
+			e->nr_rows, n < 0 ? strerror(errno) : "short write",
 			n < 0 && errno == EINVAL ?
 			" (is the loaded cprof.ko older than this cprof-dump?)" :
 			"");
@@ -692,8 +610,11 @@ bad:
 	return -1;
 }
 
-/* What stops walks in t's file, if anything does; NULL if nothing. */
-static struct stopped *stops_of(const struct cfi_table *t, const char *key,
+/*
+ * What stops walks in a file (its table's stop_bytes[CFI_STOP_NR]), if
+ * anything does; NULL if nothing.
+ */
+static struct stopped *stops_of(const uint64_t *stop_bytes, const char *key,
 				const char *path)
 {
 	struct stopped *sf;
@@ -701,13 +622,13 @@ static struct stopped *stops_of(const struct cfi_table *t, const char *key,
 	int k;
 
 	for (k = 0; k < CFI_STOP_NR; k++)
-		any |= t->stop_bytes[k];
+		any |= stop_bytes[k];
 	if (!any)
 		return NULL;
 	sf = malloc(sizeof(*sf) + strlen(path) + 1);
 	if (!sf)
 		return NULL;
-	memcpy(sf->bytes, t->stop_bytes, sizeof(sf->bytes));
+	memcpy(sf->bytes, stop_bytes, sizeof(sf->bytes));
 	snprintf(sf->key, sizeof(sf->key), "%s", key);
 	strcpy(sf->path, path);
 	return sf;
@@ -727,12 +648,12 @@ static void keep_stops(struct tableload *l, struct stopped *sf)
 	free(sf);
 }
 
-/* Keep what stops walks in t's file, if anything does. */
-static void note_stops(struct tableload *l, const struct cfi_table *t,
+/* Keep what stops walks in a file (stops_of()), if anything does. */
+static void note_stops(struct tableload *l, const uint64_t *stop_bytes,
 		       const char *key, const char *path)
 {
 	if (l->nstopped < STOPPED_MAX)
-		keep_stops(l, stops_of(t, key, path));
+		keep_stops(l, stops_of(stop_bytes, key, path));
 }
 
 /* A program maps the file of key: a preloaded table's stops now count. */
@@ -829,6 +750,7 @@ static void say_compiling(struct tableload *l, bool compiling)
 static void load_one(struct tableload *l, const struct tableload_item *it)
 {
 	struct cfi_table t = { 0 };
+	struct tableenc e = { 0 };
 	struct cprof_upy py;
 	char key[96];
 	struct stat st, after;
@@ -849,52 +771,52 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 	stat_key(key, sizeof(key), &st);
 	if (htab_find(l->seen, key)) {
 		note_preloaded_stops(l, key);
-		close(fd);
-		return;
+		goto out;
 	}
 	keep = l->cache && tablecache__keeps(&st, fd);
-	cached = keep && tablecache__get(l->cache, &st, &t) == 0;
+	cached = keep && tablecache__get(l->cache, &st, &e) == 0;
 	/* a short profile's scan: a file not cached waits for its note */
-	if (it->cached_only && !cached) {
-		cfi_table_free(&t);
-		close(fd);
-		return;
-	}
+	if (it->cached_only && !cached)
+		goto out;
 	seen_before(l, key);
 	if (cached) {
-		if (write_table(l, &st, &t,
+		if (write_table(l, &st, &e,
 				python_layout(fd, &py) ? &py : NULL, key,
 				it->path))
 			l->stats.cached++;
-		note_stops(l, &t, key, it->path);
-		cfi_table_free(&t);
-		close(fd);
-		return;
+		note_stops(l, e.stop_bytes, key, it->path);
+		goto out;
 	}
 	say_compiling(l, true);
-	if (compile_boxed(l, fd, &t) == 0) {
-		/*
-		 * The key names the file as it was compiled: one written to
-		 * meanwhile (a new size, mtime or ctime) gets no table, for
-		 * its next key is a new file to the module anyway.
-		 */
-		if (!fstat(fd, &after) && after.st_dev == st.st_dev &&
-		    after.st_ino == st.st_ino && after.st_size == st.st_size &&
-		    mtime_ns(&after) == mtime_ns(&st) &&
-		    after.st_ctim.tv_sec == st.st_ctim.tv_sec &&
-		    after.st_ctim.tv_nsec == st.st_ctim.tv_nsec) {
-			write_table(l, &st, &t,
-				    python_layout(fd, &py) ? &py : NULL, key,
-				    it->path);
-			note_stops(l, &t, key, it->path);
-			if (keep)
-				tablecache__put(l->cache, &st, it->path, &t);
-		} else {
-			l->stats.changed++;
-		}
-	} else {
+	if (compile_boxed(l, fd, &t)) {
 		l->stats.no_cfi++;
+		goto out;
 	}
+	/*
+	 * The key names the file as it was compiled: one written to
+	 * meanwhile (a new size, mtime or ctime) gets no table, for its next
+	 * key is a new file to the module anyway.
+	 */
+	if (fstat(fd, &after) || after.st_dev != st.st_dev ||
+	    after.st_ino != st.st_ino || after.st_size != st.st_size ||
+	    mtime_ns(&after) != mtime_ns(&st) ||
+	    after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+	    after.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
+		l->stats.changed++;
+		goto out;
+	}
+	note_stops(l, t.stop_bytes, key, it->path);
+	/* encoded once: the cache keeps it so */
+	if (tableenc_encode(&t, &e)) {
+		l->stats.refused++;
+		goto out;
+	}
+	write_table(l, &st, &e, python_layout(fd, &py) ? &py : NULL, key,
+		    it->path);
+	if (keep)
+		tablecache__put(l->cache, &st, it->path, &e);
+out:
+	tableenc_free(&e);
 	cfi_table_free(&t);
 	close(fd);
 }
@@ -907,6 +829,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 static void keep_one(struct tableload *l, const struct tableload_item *it)
 {
 	struct cfi_table t = { 0 };
+	struct tableenc e = { 0 };
 	struct cprof_utable hdr;
 	struct stat st;
 	int fd = open_mapped(it, &st);
@@ -918,16 +841,17 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 	if (!tablekeep__marked(l->keep, st.st_dev, st.st_ino))
 		goto out;
 	if (!l->cache || !tablecache__keeps(&st, fd) ||
-	    tablecache__get(l->cache, &st, &t)) {
+	    tablecache__get(l->cache, &st, &e)) {
 		say_compiling(l, true);
-		if (compile_boxed(l, fd, &t))
+		if (compile_boxed(l, fd, &t) || tableenc_encode(&t, &e))
 			goto out;
 	}
-	hdr = table_header(&st, &t);
-	buf = encode_table(&t, &hdr, NULL, &len);
+	hdr = table_header(&st);
+	buf = tableenc_table(&e, &hdr, NULL, &len);
 	if (buf)
 		tablekeep__put(l->keep, hdr.dev, hdr.ino, buf, len);
 out:
+	tableenc_free(&e);
 	cfi_table_free(&t);
 	close(fd);
 }
@@ -973,6 +897,7 @@ static void load_vdso(struct tableload *l)
 	uintptr_t base = getauxval(AT_SYSINFO_EHDR);
 	size_t size = base ? vdso_size(base) : 0;
 	struct cfi_table t = { 0 };
+	struct tableenc e = { 0 };
 	struct stat st = { 0 };
 	char key[96], err[256];
 	int fd;
@@ -989,11 +914,14 @@ static void load_vdso(struct tableload *l)
 	if (fd < 0)
 		return;
 	say_compiling(l, true);
-	if (write(fd, (const void *)base, size) == (ssize_t)size &&
-	    cfi_compile(fd, &t, err, sizeof(err)) == 0)
-		write_table(l, &st, &t, NULL, key, "[vdso]");
-	else
+	if (write(fd, (const void *)base, size) != (ssize_t)size ||
+	    cfi_compile(fd, &t, err, sizeof(err)))
 		l->stats.no_cfi++;
+	else if (tableenc_encode(&t, &e))
+		l->stats.refused++;
+	else
+		write_table(l, &st, &e, NULL, key, "[vdso]");
+	tableenc_free(&e);
 	cfi_table_free(&t);
 	close(fd);
 }
@@ -1046,7 +974,7 @@ static bool python_layout_at(const char *path, const struct stat *st,
 }
 
 static void preload_one(void *arg, const struct stat *st, const char *path,
-			const struct cfi_table *t)
+			const struct tableenc *e)
 {
 	struct tableload *l = arg;
 	struct cprof_upy py;
@@ -1056,11 +984,11 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
 	stat_key(key, sizeof(key), st);
 	if (seen_before(l, key))
 		return;
-	if (write_table(l, st, t, python_layout_at(path, st, &py) ? &py : NULL,
+	if (write_table(l, st, e, python_layout_at(path, st, &py) ? &py : NULL,
 			key, path)) {
 		l->stats.preloaded++;
 		if (l->npreloaded < STOPPED_MAX &&
-		    (sf = stops_of(t, key, path)))
+		    (sf = stops_of(e->stop_bytes, key, path)))
 			l->preloaded[l->npreloaded++] = sf;
 	}
 }

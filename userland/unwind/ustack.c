@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unwind/tableenc.h"
 #include "unwind/ustack.h"
 
 /* As the module: no user code below mmap_min_addr or above user space. */
@@ -97,31 +98,19 @@ struct ustack_table *ustack_table_new(const void *table, size_t len)
 	const uint32_t *pc;
 	struct ustack_table *t;
 	struct cprof_uent *ent;
-	uint32_t i;
 	size_t py;
 
-	if (!h || len < sizeof(*h) || h->size != sizeof(*h) || !h->nr_rows ||
-	    h->nr_rows > CPROF_UTABLE_ROWS_MAX || !h->nr_rules ||
-	    h->nr_rules > CPROF_UTABLE_RULES_MAX)
+	if (!h || len < sizeof(*h) || h->size != sizeof(*h))
 		return NULL;
 	/* a CPython interpreter's layout comes before the rules */
 	py = h->flags & CPROF_UTABLE_PY ? sizeof(struct cprof_upy) : 0;
-	if (len != sizeof(*h) + py + (size_t)h->nr_rules * sizeof(*rule) +
-		   (size_t)h->nr_rows * (sizeof(*pc) + sizeof(*rule_of)))
+	if (len < sizeof(*h) + py ||
+	    !tableenc_check((const char *)(h + 1) + py, len - sizeof(*h) - py,
+			    h->nr_rows, h->nr_rules))
 		return NULL;
 	rule = (const void *)((const char *)(h + 1) + py);
 	pc = (const void *)(rule + h->nr_rules);
 	rule_of = (const void *)(pc + h->nr_rows);
-	/* as the module takes a table: see kmod/utable.c */
-	for (i = 0; i < h->nr_rules; i++)
-		if (rule[i].cfa_base > CPROF_CFA_MAX ||
-		    rule[i].fp_rule > CPROF_FP_MAX)
-			return NULL;
-	for (i = 0; i < h->nr_rows; i++)
-		if ((i && pc[i] <= pc[i - 1]) || rule_of[i] >= h->nr_rules)
-			return NULL;
-	if (rule[rule_of[h->nr_rows - 1]].cfa_base != CPROF_CFA_NONE)
-		return NULL;
 	t = malloc(sizeof(*t) + h->nr_rows * sizeof(*ent) +
 		   cprof_uindex_pages(pc[h->nr_rows - 1]) * sizeof(__u32));
 	if (!t)
