@@ -414,8 +414,8 @@ struct cprof_file_id {
  * while a table loader has /proc/cprof/unwind open for writing and some
  * table is loaded; only where the process's mappings are not listed yet
  * or do not cover the frame's code, in its first second in the profile,
- * or, while userland compiles tables (CPROF_UTABLE_BUSY), in its first
- * 30 s; and only where the sample and its copy leave half the CPU's
+ * or, while userland compiles or loads tables (CPROF_UTABLE_BUSY), in its
+ * first 30 s; and only where the sample and its copy leave half the CPU's
  * buffer free.
  *
  * frame indexes the sample's user frames: ips[nr_kernel + frame] is the
@@ -695,11 +695,11 @@ struct cprof_utable {
 
 /*
  * Not a table: a header alone (nr_rows and nr_rules 0, dev and ino
- * ignored) saying that userland is compiling tables now (BUSY), or no
- * longer (IDLE).  While it is, the module copies the stacks of a young
- * address space's samples whose walk meets a file without a table
- * (CPROF_REC_USTACK): that file's table may be the one compiling, or
- * queued behind it.  A BUSY lasts a minute at most (a loader that died).
+ * ignored) saying that userland is compiling tables now or reading them
+ * from its cache (BUSY), or no longer (IDLE).  While it is, the module
+ * copies the stacks of a young address space's samples whose walk meets
+ * a file without a table (CPROF_REC_USTACK): that file's table may be the
+ * one on its way, or queued behind it.  A BUSY lasts a minute at most (a loader that died).
  */
 #define CPROF_UTABLE_BUSY	(1u << 2)
 #define CPROF_UTABLE_IDLE	(1u << 3)

@@ -121,7 +121,7 @@ struct tableload {
 	pthread_cond_t cond;		/* queue or busy changed */
 	struct tableload_queue asked, background;
 	struct tableload_queue *busy;	/* the queue of the item held */
-	bool compiling;			/* the module was told CPROF_UTABLE_BUSY */
+	bool loading;			/* the module was told CPROF_UTABLE_BUSY */
 	double busy_said;		/* monotonic_seconds() it was told */
 	bool stopping;
 	volatile sig_atomic_t quit;	/* stopping: a compile in flight ends */
@@ -721,25 +721,28 @@ void tableload__report_stops(struct tableload *l, bool all)
 }
 
 /*
- * Tell the module that tables are compiling (true: before a compile) or
- * not (false: the queue ran dry), once each way (a busy again every 30 s:
- * the module forgets one after a minute): while they are, it copies the
- * stacks its tables may complete (cprof_format.h).
+ * Tell the module that tables are on their way (true: before a table is
+ * compiled or read from the cache) or not (false: the queue ran dry),
+ * once each way (a busy again every 30 s: the module forgets one after a
+ * minute): while they are, it copies the stacks its tables may complete
+ * (cprof_format.h).  A cached table is on its way too: under load a
+ * program's can come seconds after its first samples, queued behind
+ * others.
  */
-static void say_compiling(struct tableload *l, bool compiling)
+static void say_loading(struct tableload *l, bool loading)
 {
 	struct cprof_utable hdr = {
 		.magic = CPROF_UTABLE_MAGIC,
 		.size = sizeof(hdr),
-		.flags = compiling ? CPROF_UTABLE_BUSY : CPROF_UTABLE_IDLE,
+		.flags = loading ? CPROF_UTABLE_BUSY : CPROF_UTABLE_IDLE,
 	};
 
-	/* again before the module's minute is over, while compiling */
-	if (l->compiling == compiling &&
-	    (!compiling || monotonic_seconds() - l->busy_said < 30))
+	/* again before the module's minute is over, while loading */
+	if (l->loading == loading &&
+	    (!loading || monotonic_seconds() - l->busy_said < 30))
 		return;
-	l->compiling = compiling;
-	if (compiling)
+	l->loading = loading;
+	if (loading)
 		l->busy_said = monotonic_seconds();
 	/* an older module refuses it: it copies no stacks then */
 	if (write(l->fd, &hdr, sizeof(hdr)) != sizeof(hdr))
@@ -774,6 +777,8 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		goto out;
 	}
 	keep = l->cache && tablecache__keeps(&st, fd);
+	if (keep)
+		say_loading(l, true);
 	cached = keep && tablecache__get(l->cache, &st, &e) == 0;
 	/* a short profile's scan: a file not cached waits for its note */
 	if (it->cached_only && !cached)
@@ -787,7 +792,7 @@ static void load_one(struct tableload *l, const struct tableload_item *it)
 		note_stops(l, e.stop_bytes, key, it->path);
 		goto out;
 	}
-	say_compiling(l, true);
+	say_loading(l, true);
 	if (compile_boxed(l, fd, &t)) {
 		l->stats.no_cfi++;
 		goto out;
@@ -842,7 +847,7 @@ static void keep_one(struct tableload *l, const struct tableload_item *it)
 		goto out;
 	if (!l->cache || !tablecache__keeps(&st, fd) ||
 	    tablecache__get(l->cache, &st, &e)) {
-		say_compiling(l, true);
+		say_loading(l, true);
 		if (compile_boxed(l, fd, &t) || tableenc_encode(&t, &e))
 			goto out;
 	}
@@ -913,7 +918,7 @@ static void load_vdso(struct tableload *l)
 	fd = memfd_create("vdso", MFD_CLOEXEC);
 	if (fd < 0)
 		return;
-	say_compiling(l, true);
+	say_loading(l, true);
 	if (write(fd, (const void *)base, size) != (ssize_t)size ||
 	    cfi_compile(fd, &t, err, sizeof(err)))
 		l->stats.no_cfi++;
@@ -1001,6 +1006,8 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
  */
 static void preload(struct tableload *l)
 {
+	if (l->cache)
+		say_loading(l, true);
 	tablecache__each_recent(l->cache, (unwind_mb(l) << 20) / 2 / 4,
 				preload_skip, preload_one, l);
 }
@@ -1316,17 +1323,17 @@ static void *loader_main(void *arg)
 		}
 		free(it);
 		pthread_mutex_lock(&l->lock);
-		if (!l->asked.head && !l->background.head && l->compiling) {
+		if (!l->asked.head && !l->background.head && l->loading) {
 			pthread_mutex_unlock(&l->lock);
-			say_compiling(l, false);
+			say_loading(l, false);
 			pthread_mutex_lock(&l->lock);
 		}
 		l->busy = NULL;
 		pthread_cond_broadcast(&l->cond);
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (l->compiling)
-		say_compiling(l, false);
+	if (l->loading)
+		say_loading(l, false);
 	pthread_mutex_lock(&l->lock);
 	l->exited = true;
 	abandoned = l->abandoned;
