@@ -9,7 +9,10 @@ and then loops 3 times as long as work_a: 10 parts, 1:2:4:3.  A second
 thread (squeeze) compresses with zlib, whose C code runs under a Python
 frame.  Each part times itself; a sampler thread in the process reads the
 main thread's Python stack from sys._current_frames() every 2 ms, as an
-outside sampler reads it.  At the end (or on SIGTERM) it prints:
+outside sampler reads it.  It prints "pywork started" once its threads
+run, "pywork squeezing" once squeeze has built its data (a generator
+into bytes(), which takes longer the slower the host) and compresses,
+and at the end (or on SIGTERM):
 
     pywork truth work_a=F work_b=F work_c=F recurse=F
     pywork sampler work_a=F work_b=F work_c=F recurse=F samples=N
@@ -75,6 +78,7 @@ def spread():
 
 def squeeze():
     data = bytes((i * 7919 >> 3) & 0xff for i in range(1 << 20))
+    print("pywork squeezing", flush=True)
     while not stop.is_set():
         zlib.compress(data, 6)  # squeeze's call
 

@@ -57,12 +57,12 @@ wait_lines() {
 	return 1
 }
 
-# wait_started FILE WHAT: until a workload's output FILE has a line
-# starting with WHAT (it says it runs), for at most 30 s times CPROF_SLOW;
-# else fail, with the end of FILE.
+# wait_started FILE WHAT [SECONDS]: until a workload's output FILE has a
+# line starting with WHAT (it says it runs), for at most SECONDS (30 by
+# default) times CPROF_SLOW; else fail, with the end of FILE.
 wait_started() {
 	local i
-	for ((i = 0; i < 300 * ${CPROF_SLOW:-1}; i++)); do
+	for ((i = 0; i < ${3:-30} * 10 * ${CPROF_SLOW:-1}; i++)); do
 		grep -q "^$2" "$1" && return 0
 		sleep 0.1
 	done

@@ -107,6 +107,9 @@ close4() {
 "$PY" "$WORK" 600 >"$LOCAL/long.out" 2>&1 &
 py=$!
 wait_started "$LOCAL/long.out" 'pywork started'
+# the profile from squeeze's loop on, not its data's making: on a loaded
+# host that took the whole profile
+wait_started "$LOCAL/long.out" 'pywork squeezing' 120
 "$CPROF_DUMP" --load-unwind-tables -p "$py" 2>"$OUT/load.err" ||
 	fail "cprof-dump --load-unwind-tables failed: $(cat "$OUT/load.err")"
 sed 's/^/  cprof-dump: /' "$OUT/load.err"
