@@ -7,8 +7,9 @@
 # runs jitcall.js (work called by jsOne, jsTwo and jsFour for 1:2:4 of its
 # time) from just after cprof-dump -d's profile started, so V8 compiles,
 # replaces and reuses code (and appends to /tmp/perf-PID.map) while it is
-# sampled; perf record -g samples the same node process at the same time;
-# both profiles end while node still runs, and perf script reads the map
+# sampled; perf record -g samples the same node process from when the
+# script starts (node's own start-up can take perf's whole 7 s under
+# TCG); both profiles end while node still runs, and perf script reads the map
 # before node is stopped.  Of node's samples with a frame of jsOne, jsTwo
 # or jsFour, each one's share in cprof-dump's folded stacks is within 3
 # points of its share in perf script's call chains, each side with at
@@ -52,6 +53,8 @@ wait_profiling $((600 * ${CPROF_SLOW:-1})) || fail "cprof-dump's profile did not
 "$NODE" --perf-basic-prof --interpreted-frames-native-stack --no-turbo-inlining \
 	"$REPO/tests/workloads/jitcall.js" 600 >"$W/node.out" 2>&1 &
 node=$!
+# (with node 20.20 its start-up took all of perf's 7 s)
+wait_started "$W/node.out" jitcall 120
 "$PERF" record -q -g -F 499 -p "$node" -o "$W/perf.data" -- sleep 7 \
 	>"$W/perf-record.out" 2>&1 || fail "perf record failed: $(tail -n 3 "$W/perf-record.out")"
 kill -INT "$dump"
