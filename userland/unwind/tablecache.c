@@ -172,14 +172,11 @@ static int read_entry(struct tablecache *c, const char *name,
 	    h.mtime_ns != cachedir_ns(&want->st_mtim) ||
 	    h.ctime_ns != cachedir_ns(&want->st_ctim) ||
 	    !h.path_len || h.path_len > TC_PATH_MAX ||
-	    !h.nrows || h.nrows > CPROF_UTABLE_ROWS_MAX ||
-	    !h.nrules || h.nrules > CPROF_UTABLE_RULES_MAX ||
-	    len != sizeof(h) + h.path_len + tableenc_len(h.nrows, h.nrules) ||
-	    h.reserved ||
+	    len < sizeof(h) + h.path_len || h.reserved ||
 	    entry_crc(&h, buf + sizeof(h), len - sizeof(h), NULL, 0) != h.crc ||
 	    buf[sizeof(h) + h.path_len - 1])
 		goto out;
-	/* rows the module would refuse: gone, compiled again */
+	/* counts or rows the module would refuse: gone, compiled again */
 	if (!tableenc_check(buf + sizeof(h) + h.path_len,
 			    len - sizeof(h) - h.path_len, h.nrows, h.nrules)) {
 		cachedir__drop(c->dir, name, len);
@@ -237,9 +234,7 @@ void tablecache__put(struct tablecache *c, const struct stat *st,
 	if (!c)
 		return;
 	id = cachedir__exe_id(c->dir, &id_len);
-	if (!id_len || !e->body || !e->nr_rows || !e->nr_rules ||
-	    e->len != tableenc_len(e->nr_rows, e->nr_rules) ||
-	    plen > TC_PATH_MAX)
+	if (!id_len || !e->body || plen > TC_PATH_MAX)
 		return;
 	memcpy(h.exe_id, id, id_len);
 	h.exe_id_len = id_len;

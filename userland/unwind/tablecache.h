@@ -54,8 +54,8 @@ struct tablecache *tablecache__open_default(const char *dir,
  * ctime: a file written to or replaced since is another file), compiled
  * by this very cprof-dump build, encoded as the module takes it.  0 and
  * *e filled (free it with tableenc_free()), or -1: not there, or an entry
- * that does not check (its CRC, its counts against its length, and
- * tableenc_check(): one whose rows the module would refuse is removed).
+ * that does not check (its CRC; one whose counts or rows the module
+ * would refuse, tableenc_check(), is removed).
  */
 int tablecache__get(struct tablecache *c, const struct stat *st,
 		    struct tableenc *e);
