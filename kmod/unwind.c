@@ -884,6 +884,15 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
 	return n;
 }
 
+/*
+ * Pages not there in a row, after one that was, that end a stack copy:
+ * the part of a frame not touched yet is a hole, which the first write
+ * would fault in as zeros (bzip2's sort functions keep 4.7 KB of arrays
+ * they write only after a long first loop); past the top of the stack
+ * no page follows.  Each costs a fault.
+ */
+#define CPROF_USTACK_HOLE_PAGES	4
+
 /**
  * cprof_unwind_copy() - the payload of a CPROF_REC_USTACK
  * @c: where cprof_unwind_user() stopped for want of a table
@@ -892,13 +901,15 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
  *
  * Copies up to @size bytes of user memory from the frame's stack pointer,
  * a page at a time (copy_from_user_nofault(): page faults disabled, user
- * addresses only).  Pages not there before the first one that is read as
- * zeros: a function that has just made room for its frame has not always
- * touched its lowest page yet, which the first write would fault in as
- * zeros; its caller's frames are above.  After that, the first page not
- * there ends the copy (the top of the stack, or a page swapped out).  The
- * record's padding is zeroed.  The registers are read from @c->regs,
- * which must still be the walk's.
+ * addresses only).  Pages not there before the last one that is read as
+ * zeros: a function that has made room for its frame has not always
+ * touched all of it yet (its lowest page, or arrays in its middle), which
+ * the first write would fault in as zeros; its caller's frames are above.
+ * More than CPROF_USTACK_HOLE_PAGES in a row not there after one that was
+ * end the copy (the top of the stack); it ends at the last page that was
+ * there.  At most @size / PAGE_SIZE + 1 faults, as many as a copy with
+ * nothing there.  The record's padding is zeroed.  The registers are read
+ * from @c->regs, which must still be the walk's.
  *
  * Context: right after cprof_unwind_user(), in its context.
  * Return: the record's flags (CPROF_USTACK_*).
@@ -907,7 +918,7 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size)
 {
 	unsigned long addr = c->sp;
-	u32 done = 0, got = 0, chunk;
+	u32 done = 0, got = 0, missing = 0, chunk;
 	int i;
 
 	u->frame = c->frame;
@@ -924,12 +935,13 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(addr));
 		if (copy_from_user_nofault(u->data + done,
 					   (const void __user *)addr, chunk)) {
-			if (got)
+			if (got && ++missing > CPROF_USTACK_HOLE_PAGES)
 				break;
 		} else {
-			if (!got)
-				memset(u->data, 0, done);
+			/* what was not there since the last page that was */
+			memset(u->data + got, 0, done - got);
 			got = done + chunk;
+			missing = 0;
 		}
 		done += chunk;
 		addr += chunk;

@@ -425,10 +425,10 @@ struct cprof_file_id {
  * CPROF_USTACK_REGS all of them, the interrupted ones, else only rbp
  * (regs[6]) and rsp (regs[7]) are known (the others are 0).  data[] holds
  * size bytes of user memory from rsp up: pages not in memory below the
- * first one that is read as zeros (the part of a new frame not touched
- * yet, which would fault in as zeros), and the first page after them not
- * there (the top of the stack, unmapped, or swapped out) ends it, fewer
- * bytes than asked.
+ * last one that is read as zeros (the parts of a frame not touched yet,
+ * which would fault in as zeros), and more than four pages in a row not
+ * there (the top of the stack, unmapped) end it at the last page that
+ * was, fewer bytes than asked.
  */
 struct cprof_ustack {
 	struct cprof_rec rec;		/* CPROF_REC_USTACK */

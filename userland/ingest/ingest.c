@@ -554,7 +554,7 @@ void ingest_copies__warn(const struct ingest_copies *c)
 	uint64_t left = c->short_copy + c->no_table + c->other + c->not_held;
 
 	if (left)
-		warning("stack copies: %llu samples completed from them, %llu left as the module walked them (%llu copies that ended before the walk did: ctl's ustack= bytes, or a stack page not in memory; %llu whose code's table was not there; %llu walks that met a bad frame or came out shorter than the module's; %llu not held, past %u MiB of copies waiting for tables)",
+		warning("stack copies: %llu samples completed from them, %llu left as the module walked them (%llu copies that ended before the walk did: ctl's ustack= bytes, or more than four stack pages in a row not in memory; %llu whose code's table was not there; %llu walks that met a bad frame or came out shorter than the module's; %llu not held, past %u MiB of copies waiting for tables)",
 			(unsigned long long)c->completed,
 			(unsigned long long)left,
 			(unsigned long long)c->short_copy,

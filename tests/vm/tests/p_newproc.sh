@@ -36,7 +36,7 @@
 # on the same command less one point (the same noise, on perf's side too)
 # and >= 97 % of its samples; below that, >= 97 % of the samples whose
 # stacks cprof had: all but those whose copy ended before the walk did
-# (cprof-dump counts them: the stack past a page not in memory at the
+# (cprof-dump counts them: the stack past pages not in memory at the
 # tick, or past ustack=, was not there to copy), and those held to perf
 # dwarf's misses on the same command (its copies of the stack end the
 # same way), as a share of the samples, plus one point.  (A program at
