@@ -884,14 +884,10 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
 	return n;
 }
 
-/*
- * Pages not there in a row, after one that was, that end a stack copy:
- * the part of a frame not touched yet is a hole, which the first write
- * would fault in as zeros (bzip2's sort functions keep 4.7 KB of arrays
- * they write only after a long first loop); past the top of the stack
- * no page follows.  Each costs a fault.
- */
-#define CPROF_USTACK_HOLE_PAGES	4
+/* The holes' bits count pages of the uapi's size. */
+static_assert(CPROF_USTACK_PAGE == PAGE_SIZE);
+static_assert(DIV_ROUND_UP(CPROF_USTACK_MAX, PAGE_SIZE) + 1 <=
+	      sizeof_field(struct cprof_ustack, holes) * BITS_PER_BYTE);
 
 /**
  * cprof_unwind_copy() - the payload of a CPROF_REC_USTACK
@@ -902,14 +898,18 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
  * Copies up to @size bytes of user memory from the frame's stack pointer,
  * a page at a time (copy_from_user_nofault(): page faults disabled, user
  * addresses only).  Pages not there before the last one that is read as
- * zeros: a function that has made room for its frame has not always
- * touched all of it yet (its lowest page, or arrays in its middle), which
- * the first write would fault in as zeros; its caller's frames are above.
+ * zeros, their bits set in @u->holes: a function that has made room for
+ * its frame has not always touched all of it yet (its lowest page, or
+ * arrays in its middle: bzip2's mainSort() writes 4.7 KB of them only
+ * after a long first loop), which the first write would fault in as
+ * zeros, and its caller's frames are above.  A page swapped out reads so
+ * too, which is why the holes are named: userland reads no word in them.
  * More than CPROF_USTACK_HOLE_PAGES in a row not there after one that was
- * end the copy (the top of the stack); it ends at the last page that was
- * there.  At most @size / PAGE_SIZE + 1 faults, as many as a copy with
- * nothing there.  The record's padding is zeroed.  The registers are read
- * from @c->regs, which must still be the walk's.
+ * end the copy (the top of the stack, where each page past it costs a
+ * fault); it ends at the last page that was there.  At most one fault a
+ * page of the span, as a copy with nothing there.  The record's padding
+ * is zeroed.  The registers are read from @c->regs, which must still be
+ * the walk's.
  *
  * Context: right after cprof_unwind_user(), in its context.
  * Return: the record's flags (CPROF_USTACK_*).
@@ -918,11 +918,11 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size)
 {
 	unsigned long addr = c->sp;
-	u32 done = 0, got = 0, missing = 0, chunk;
+	u32 done = 0, got = 0, missing = 0, chunk, page;
+	u16 holes = 0;
 	int i;
 
 	u->frame = c->frame;
-	u->reserved = 0;
 	memset(u->regs, 0, sizeof(u->regs));
 	if (c->regs) {
 		for (i = 0; i < ARRAY_SIZE(u->regs); i++)
@@ -931,12 +931,13 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		u->regs[6] = c->fp;
 		u->regs[7] = c->sp;
 	}
-	while (done < size) {
+	for (page = 0; done < size; page++) {
 		chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(addr));
 		if (copy_from_user_nofault(u->data + done,
 					   (const void __user *)addr, chunk)) {
 			if (got && ++missing > CPROF_USTACK_HOLE_PAGES)
 				break;
+			holes |= BIT(page);
 		} else {
 			/* what was not there since the last page that was */
 			memset(u->data + got, 0, done - got);
@@ -946,6 +947,9 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		done += chunk;
 		addr += chunk;
 	}
+	/* the pages past the last one there are not in data[] */
+	u->holes = got ? holes & (BIT(DIV_ROUND_UP(offset_in_page(c->sp) + got,
+						    PAGE_SIZE)) - 1) : 0;
 	u->size = got;
 	memset(u->data + got, 0, CPROF_ALIGN(got) - got);
 	return c->regs ? CPROF_USTACK_REGS : 0;

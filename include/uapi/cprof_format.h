@@ -424,11 +424,15 @@ struct cprof_file_id {
  * DWARF's x86-64 registers 0 (rax) ... 15 (r15) at that frame: with
  * CPROF_USTACK_REGS all of them, the interrupted ones, else only rbp
  * (regs[6]) and rsp (regs[7]) are known (the others are 0).  data[] holds
- * size bytes of user memory from rsp up: pages not in memory below the
- * last one that is read as zeros (the parts of a frame not touched yet,
- * which would fault in as zeros), and more than four pages in a row not
- * there (the top of the stack, unmapped) end it at the last page that
- * was, fewer bytes than asked.
+ * size bytes of user memory from rsp up.  A page not in memory at the
+ * tick (a part of a frame not written yet, which would fault in as zeros;
+ * or swapped out, or made inaccessible for a moment by the kernel) is read
+ * as zeros below the last page that was, and named in holes: bit i for
+ * the i-th page of data[], counted from rsp's page (bit 0: the bytes from
+ * rsp to the end of its page, of CPROF_USTACK_PAGE bytes).  Its words are
+ * not the stack's: a walk that needs one stops there.  More than
+ * CPROF_USTACK_HOLE_PAGES pages in a row not there (the top of the stack)
+ * end data[] at the last page that was, fewer bytes than asked.
  */
 struct cprof_ustack {
 	struct cprof_rec rec;		/* CPROF_REC_USTACK */
@@ -436,7 +440,7 @@ struct cprof_ustack {
 	__u32	tid;			/* its sample's */
 	__u32	cpu;			/* its sample's */
 	__u16	frame;			/* < its sample's nr_user */
-	__u16	reserved;
+	__u16	holes;			/* data[]'s pages read as zeros */
 	__u32	size;			/* bytes in data[] */
 	__u64	regs[16];
 	__u8	data[];
@@ -447,6 +451,10 @@ struct cprof_ustack {
 
 /* The most bytes of stack one CPROF_REC_USTACK holds (ctl's ustack). */
 #define CPROF_USTACK_MAX	32768
+/* The pages of cprof_ustack.holes; at most 9 in CPROF_USTACK_MAX bytes. */
+#define CPROF_USTACK_PAGE	4096
+/* Pages in a row not in memory that end a copy. */
+#define CPROF_USTACK_HOLE_PAGES	4
 
 /*
  * A task left the CPU (kind offcpu or wall): its stacks as it left, from

@@ -173,6 +173,46 @@ static void walker_rules(void)
 		   n >= 2 ? ips[1] : 0);
 	free(u);
 
+	/*
+	 * A frame of 8 KiB and a bit, twice, over a copy with holes (pages
+	 * not in memory at the tick, zeros in data[]): a hole the walk reads
+	 * nothing from is passed; one holding a return address stops it.
+	 */
+	one_rule((struct cprof_urow){ .cfa_base = CPROF_CFA_SP,
+				      .cfa_off = 0x2008 });
+	{
+		uint64_t *w = calloc(0x4010 / 8, 8);
+
+		w[0x2000 / 8] = 0x400150;
+		u = copy_of(w, 0x4010 / 8, sp, 0);
+		free(w);
+	}
+	u->holes = 1u << 1;
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_COMPLETE && n == 2 && ips[1] == 0x400150,
+		   "a hole between sp and the return address: passed (%d frames)",
+		   n);
+	u->holes = 1u << 2;
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_SHORT && n == 1,
+		   "the return address in a hole: short (%d frames)", n);
+	u->holes = 1u << 4;
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_SHORT && n == 2,
+		   "the second return address (data[0x4008], page 4) in a hole: short (%d frames)",
+		   n);
+	/* sp 8 bytes below a page's end: page 1 starts at data[8] */
+	u->regs[7] = sp - 8;
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_COMPLETE && n == 2,
+		   "pages counted from sp's: data[0x4008] is in page 5 when sp is 8 bytes below a page's end, not in page 4's hole (%d frames)",
+		   n);
+	u->holes = 1u << 5 | 1u << 0;
+	end = ustack_walk(u, 0x400120, true, code_at, NULL, ips, 16, &n);
+	test_condf(end == USTACK_SHORT && n == 2,
+		   "... and in page 5's (%d frames)", n);
+	free(u);
+
 	/* CFA below sp: a lie, stopped */
 	one_rule((struct cprof_urow){ .cfa_base = CPROF_CFA_SP,
 					  .cfa_off = -8 });

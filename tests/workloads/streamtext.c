@@ -35,6 +35,7 @@ static const char *const layouts[] = {
 	"F time id",
 	"C time pid code firstlineno qualname_len filename_len linetable_len",
 	"M time pid start end pgoff build_id_size dev ino path...",
+	"U time tid cpu flags frame holes size zeros",
 	"L time cpu samples other",
 	"T time cpu period_ns",
 	"E time duration_ns reason samples lost",
@@ -290,6 +291,27 @@ int main(int argc, char **argv)
 			    m->pid, (uint64_t)m->start, (uint64_t)m->end,
 			    (uint64_t)m->pgoff, m->build_id_size, id.dev,
 			    (uint64_t)id.ino, m->path);
+			end_line();
+			break;
+		}
+		case CPROF_REC_USTACK: {
+			struct cprof_ustack *u = (void *)buf;
+			unsigned int page, off = u->regs[7] % CPROF_USTACK_PAGE;
+			int zeros = 1;
+
+			if (rec.size < sizeof(*u) ||
+			    u->size > rec.size - sizeof(*u))
+				return 1;
+			/* zeros: every byte of the holes' pages is 0 */
+			for (i = 0; i < u->size; i++) {
+				page = (off + i) / CPROF_USTACK_PAGE;
+				if (page < 16 && (u->holes >> page & 1) &&
+				    u->data[i])
+					zeros = 0;
+			}
+			add("U %" PRIu64 " %u %u %u %u %u %u %d",
+			    (uint64_t)u->time_ns, u->tid, u->cpu, rec.flags,
+			    u->frame, u->holes, u->size, zeros);
 			end_line();
 			break;
 		}

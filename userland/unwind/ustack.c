@@ -8,7 +8,8 @@
  * the module indexes it, the CFA its rule gives, the return address below
  * the CFA, the caller's rbp maybe saved beside it; where no table covers
  * the code, the frame-pointer chain.  Every word is read from the copy,
- * never beyond it: a walk that needs a word the copy does not hold stops
+ * never beyond it nor in its holes (pages not in memory at the tick, read
+ * as zeros): a walk that needs a word the copy does not hold stops
  * there.  The caller's stack pointer must lie above the frame's, so every
  * walk ends.
  */
@@ -26,16 +27,26 @@
 #define DWARF_RBP	6
 #define DWARF_RSP	7
 
+/* Is the byte at off in data[] in one of the copy's holes? */
+static bool in_hole(const struct cprof_ustack *u, uint64_t base, uint64_t off)
+{
+	uint64_t page = (base % CPROF_USTACK_PAGE + off) / CPROF_USTACK_PAGE;
+
+	return page < 16 && (u->holes >> page & 1);
+}
+
 /* The word at addr, if the copy holds it. */
 static bool read_word(const struct cprof_ustack *u, uint64_t addr,
 		      uint64_t *val)
 {
-	uint64_t base = u->regs[DWARF_RSP];
+	uint64_t base = u->regs[DWARF_RSP], off = addr - base;
 
-	if (addr < base || addr - base > u->size ||
-	    u->size - (addr - base) < sizeof(*val))
+	if (addr < base || off > u->size || u->size - off < sizeof(*val))
 		return false;
-	memcpy(val, u->data + (addr - base), sizeof(*val));
+	if (u->holes && (in_hole(u, base, off) ||
+			 in_hole(u, base, off + sizeof(*val) - 1)))
+		return false;
+	memcpy(val, u->data + off, sizeof(*val));
 	return true;
 }
 
