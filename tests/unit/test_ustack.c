@@ -298,23 +298,14 @@ __attribute__((noinline)) static void a(void)
 	sink++;
 }
 
-/* The stream: this process's r-x file mappings, the sample, its copy. */
-static const char *write_stream(bool with_copy, size_t copy_size)
+/* This process's r-x file mappings, listed at time t. */
+static void add_mmaps(struct sb *sb, uint64_t t)
 {
-	static int nr;
-	struct cprof_header h = sb_default_header();
-	static const char *const names[] = { "stream1", "stream2", "stream3" };
-	const char *path = tmp_path(names[nr++ % 3]);
 	FILE *f = fopen("/proc/self/maps", "re");
 	unsigned long long lo, hi, off, ino;
 	unsigned int maj, mnr;
 	char line[4352], perms[8], file[4096];
-	uint64_t ips[2] = { 0x4000, cap.ip[0] };
-	struct sb sb;
 
-	h.depth = 127;
-	sb_init(&sb);
-	sb_header(&sb, &h);
 	while (f && fgets(line, sizeof(line), f)) {
 		struct cprof_file_id id = { 0 };
 		struct cprof_mmap *m;
@@ -326,24 +317,62 @@ static const char *write_stream(bool with_copy, size_t copy_size)
 			continue;
 		id.dev = (uint32_t)st.st_dev;
 		id.ino = st.st_ino;
-		sb_mmap_id(&sb, h.start_time_ns, getpid(), lo, hi, file, &id);
-		m = (struct cprof_mmap *)(sb.buf + sb.offs[sb.nr_recs - 1]);
+		sb_mmap_id(sb, t, getpid(), lo, hi, file, &id);
+		m = (struct cprof_mmap *)(sb->buf + sb->offs[sb->nr_recs - 1]);
 		m->pgoff = off;
 	}
 	if (f)
 		fclose(f);
+}
+
+/*
+ * The stream: this process's r-x file mappings, the sample, its copy; with
+ * late, the sample 3 s ago on the live clock and its process's mappings
+ * after it, as a loaded machine lists them.
+ */
+static const char *write_stream_at(bool with_copy, size_t copy_size,
+				   bool late)
+{
+	static int nr;
+	struct cprof_header h = sb_default_header();
+	static const char *const names[] = { "stream1", "stream2", "stream3",
+					     "stream4" };
+	const char *path = tmp_path(names[nr++ % 4]);
+	uint64_t ips[2] = { 0x4000, cap.ip[0] };
+	uint64_t t = h.start_time_ns + 1000;
+	struct timespec ts;
+	struct sb sb;
+
+	h.depth = 127;
+	if (late) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec -
+		    3000000000ull;
+		h.start_time_ns = t - 1000;
+	}
+	sb_init(&sb);
+	sb_header(&sb, &h);
+	if (!late)
+		add_mmaps(&sb, h.start_time_ns);
 	/* one kernel frame, then the module's walk: c's ip, b's, stopped */
-	sb_sample(&sb, h.start_time_ns + 1000, getpid(), getpid(), 0, "self",
+	sb_sample(&sb, t, getpid(), getpid(), 0, "self",
 		  CPROF_SAMPLE_USER_FAULT |
 		  (with_copy ? CPROF_SAMPLE_USTACK : 0), 0, NULL, 2, ips);
 	if (with_copy)
-		sb_ustack(&sb, h.start_time_ns + 1000, getpid(), 0, 1, 0,
-			  cap.regs, cap.data, copy_size);
+		sb_ustack(&sb, t, getpid(), 0, 1, 0, cap.regs, cap.data,
+			  copy_size);
+	if (late)
+		add_mmaps(&sb, t + 1000000);
 	sb_end(&sb, 1000000000, CPROF_END_COMPLETE, 0);
 	if (sb_write(&sb, path, sb.len))
 		path = NULL;
 	sb_free(&sb);
 	return path;
+}
+
+static const char *write_stream(bool with_copy, size_t copy_size)
+{
+	return write_stream_at(with_copy, copy_size, false);
 }
 
 static struct ingest_copies copies;
@@ -464,6 +493,16 @@ static void whole_path(void)
 		   (unsigned long long)copies.other);
 	n = ingest_one(s3, l, ips, CPROF_MAX_DEPTH);
 	test_condf(n == 2, "no copy: as it came (%d frames)", n);
+	/*
+	 * Due for its walk (2 s old, the loader idle) right after its copy
+	 * is read, before any mapping record of its process: walked again
+	 * as the records come, not added as the module walked it.
+	 */
+	n = ingest_one(write_stream_at(true, cap.size, true), l, ips,
+		       CPROF_MAX_DEPTH);
+	test_condf(n >= 6 && has(ips, n, cap.ip[3]) && copies.completed == 1,
+		   "the process's mappings listed after its copy was due: walked with them (%d frames)",
+		   n);
 	tableload__stop(l, NULL);
 
 	/*

@@ -20,6 +20,14 @@
  * walked it.  Held copies take at most INGEST_USTACK_BYTES; past that a
  * sample is added as it came.
  *
+ * A copy whose walk met an address no mapping record of its process
+ * covers, and came out short of the module's or of the outermost frame,
+ * may have been walked before its process's records came (the module
+ * asks for them at the sample that first needs them; a loaded machine
+ * lists them late): it waits at the head of the queue, walked again
+ * each time mapping records have come, until INGEST_USTACK_MMAP_NS past
+ * its time or the END record.
+ *
  * The stream's own profile (no record op) keeps at most about
  * INGEST_MMAP_UNUSED_MIB of mapping records no sample uses
  * (profile__cap_mmaps()): a process that maps and unmaps code in a loop
@@ -47,6 +55,7 @@
  */
 #define INGEST_USTACK_HOLD_MAX_NS	30000000000ull
 #define INGEST_USTACK_WAIT_S	30.0
+#define INGEST_USTACK_MMAP_NS	5000000000ull
 #define INGEST_USTACK_BYTES	(64u << 20)
 #define INGEST_MMAP_UNUSED_MIB	64u
 
@@ -56,6 +65,8 @@ struct pending {
 	struct cprof_sample *s;
 	struct cprof_ustack *u;
 	bool again;		/* walked once, waiting for a table asked for */
+	bool unmapped;		/* walked, an address in no mapping record */
+	uint64_t mmaps_at;	/* struct ingest's mmaps when it was */
 };
 
 struct ingest {
@@ -72,6 +83,7 @@ struct ingest {
 	struct pending *head, **tail;	/* in stream order */
 	size_t pending_bytes;
 	uint64_t last_ns;		/* the latest sample's time */
+	uint64_t mmaps;			/* mapping records read */
 	double table_wait;		/* at END, for the loader: seconds */
 	struct ingest_copies copies;
 	const struct ingest_ops *ops;	/* ingest__run()'s */
@@ -176,6 +188,7 @@ struct walk_ctx {
 	uint32_t pid;
 	uint64_t time_ns;
 	const struct cprof_mmap *elsewhere;	/* a table the module has */
+	bool unmapped;			/* an address no record covers */
 };
 
 static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
@@ -185,8 +198,10 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
 	struct cprof_file_id id;
 
 	m = profile__find_mmap(w->in->p, w->pid, ip, w->time_ns);
-	if (!m)
+	if (!m) {
+		w->unmapped = true;
 		return false;
+	}
 	c->start = m->start;
 	c->end = m->end;
 	c->pgoff = m->pgoff;
@@ -208,10 +223,12 @@ static bool walk_code(void *arg, uint64_t ip, struct ustack_code *c)
  * walk that needs a table the module had before this run (not kept)
  * asks the loader for it and leaves the sample pending (the first time,
  * and each time it asks for a table not asked for before: the walk goes
- * further each time): 1, *pd to be queued again.
+ * further each time): 1, *pd to be queued again.  With @may_wait, a walk
+ * that met an address of no mapping record and came out short leaves
+ * the sample pending too, for its process's records: 2.
  */
 static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
-			  struct pending *pd)
+			  struct pending *pd, bool may_wait)
 {
 	struct cprof_file_id id;
 	const struct cprof_sample *s = pd->s;
@@ -251,6 +268,10 @@ static int deliver_walked(struct ingest *in, const struct ingest_ops *ops,
 			return 1;
 		}
 	}
+	if (may_wait && w.unmapped &&
+	    ((end != USTACK_COMPLETE && end != USTACK_DEPTH) ||
+	     k + n < s->nr_user))
+		return 2;
 	if (end == USTACK_SHORT)
 		in->copies.short_copy++;
 	else if (end == USTACK_NO_TABLE)
@@ -314,6 +335,7 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	struct pending *pd;
 	struct timespec ts;
 	unsigned int cpu;
+	bool may_wait;
 	uint64_t now;
 	int ret = 0;
 
@@ -330,6 +352,10 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 	       (end || pd->s->time_ns + INGEST_USTACK_HOLD_MAX_NS < now ||
 		(pd->s->time_ns + INGEST_USTACK_HOLD_NS < now &&
 		 tableload__asked_idle(in->unw)))) {
+		may_wait = !end && pd->s->time_ns + INGEST_USTACK_MMAP_NS >= now;
+		/* no mapping record since its last walk */
+		if (may_wait && pd->unmapped && pd->mmaps_at == in->mmaps)
+			break;
 		/*
 		 * At the end, in rounds: the samples that asked the loader
 		 * for a table are walked again after it, within the wait's
@@ -347,7 +373,18 @@ static int flush_pending(struct ingest *in, const struct ingest_ops *ops,
 		in->head = pd->next;
 		if (!in->head)
 			in->tail = &in->head;
-		ret = deliver_walked(in, ops, pd);
+		ret = deliver_walked(in, ops, pd, may_wait);
+		if (ret == 2) {
+			/* at the head again, for its process's records */
+			pd->unmapped = true;
+			pd->mmaps_at = in->mmaps;
+			pd->next = in->head;
+			in->head = pd;
+			if (!pd->next)
+				in->tail = &pd->next;
+			ret = 0;
+			break;
+		}
 		if (ret == 1) {
 			/* at the end of the queue, for the loader to fetch */
 			pd->next = NULL;
@@ -502,6 +539,7 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			break;
 		/* the loader hears of a mapping before it may look idle */
 		if (rec->type == CPROF_REC_MMAP) {
+			in->mmaps++;
 			tableload__note(in->unw,
 					(const struct cprof_mmap *)rec);
 			debugfetch_queue__note(in->debug,
