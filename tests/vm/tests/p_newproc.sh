@@ -214,7 +214,7 @@ judge() {
 		return 0
 	fi
 	echo "$2 ($1): the stacks that do not reach an entry, most first:"
-	share "$W/$2.$1.folded" "$2" misses | sort -k1,1nr | head -n 5
+	share "$W/$2.$1.folded" "$2" misses | sort -k1,1nr | head -n 5 || true
 }
 for name in "${NAMES[@]}"; do
 	comm=$name	# each command is exec'd by that name
