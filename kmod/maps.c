@@ -95,6 +95,28 @@ struct cprof_maps_queue {
 };
 
 static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
+
+/*
+ * What this CPU's last cprof_maps_note() looked up: an address space's
+ * state, good while the epoch read before the lookup is the current one
+ * (cprof_maps_epoch()), and the last two of its ranges that covered a
+ * sampled address (a stack's frames are in a few files, and the next
+ * tick's mostly in the same ones).  Its callers run with interrupts
+ * disabled: no two notes at once on a CPU.
+ */
+struct cprof_maps_memo {
+	const struct mm_struct *mm;	/* the key, as cprof_mm_lookup()'s */
+	pid_t tgid;
+	u64 exec_id;
+	u64 start_ns;
+	unsigned long epoch;
+	struct cprof_mmstate *st;	/* NULL: none emitted */
+	u64 start[2];			/* covered ranges: [start, end) */
+	u64 end[2];			/* 0: none */
+	unsigned int next;		/* the one to replace */
+};
+
+static DEFINE_PER_CPU(struct cprof_maps_memo, cprof_maps_memo);
 static DEFINE_HASHTABLE(cprof_mm_table, 10);
 static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
@@ -336,6 +358,48 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
 	return false;
 }
 
+/*
+ * current's state, as cprof_mm_lookup() gives it: @m's while it holds,
+ * else looked up into @m.  Inside an RCU read side.
+ */
+static struct cprof_mmstate *cprof_maps_memo_state(struct cprof_maps_memo *m,
+						   u64 exec_id, u64 start_ns)
+{
+	struct task_struct *tsk = current;
+	unsigned long epoch = cprof_maps_epoch();
+
+	if (m->mm == tsk->mm && m->tgid == tsk->tgid &&
+	    m->exec_id == exec_id && m->start_ns == start_ns &&
+	    m->epoch == epoch)
+		return m->st;
+	m->mm = tsk->mm;
+	m->tgid = tsk->tgid;
+	m->exec_id = exec_id;
+	m->start_ns = start_ns;
+	m->epoch = epoch;
+	m->st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id, start_ns);
+	m->end[0] = 0;
+	m->end[1] = 0;
+	return m->st;
+}
+
+/* Does @m->st cover @ip?  One of @m's two ranges, else searched and kept. */
+static bool cprof_maps_memo_covers(struct cprof_maps_memo *m, u64 ip)
+{
+	const struct cprof_file_pos *r;
+
+	if ((ip >= m->start[0] && ip < m->end[0]) ||
+	    (ip >= m->start[1] && ip < m->end[1]))
+		return true;
+	r = cprof_mm_range(m->st, ip);
+	if (!r)
+		return false;
+	m->start[m->next] = r->start;
+	m->end[m->next] = r->end;
+	m->next = !m->next;
+	return true;
+}
+
 /**
  * cprof_maps_note() - ask for the mappings of current's address space if
  *	a sampled user address is not covered by what was emitted
@@ -345,7 +409,8 @@ static bool cprof_maps_recent(struct cprof_maps_queue *q,
  *	them in the emitted ranges); callers with all @n known skip the call
  * @now: the sample's time, kept with the request
  *
- * Context: the tick; no allocation, no lock.
+ * Context: the tick, or a hook with interrupts disabled; no allocation, no
+ * lock.
  * Return: true when a request was queued (the reader should be woken).
  */
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
@@ -354,6 +419,7 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
 	u64 start_ns = cprof_maps_start_ns(tsk);
 	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);
+	struct cprof_maps_memo *m = this_cpu_ptr(&cprof_maps_memo);
 	struct cprof_mmstate *st;
 	struct cprof_maps_req *req;
 	u64 addr = ips[0];
@@ -364,12 +430,13 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	 * dropped here does not hold back the next one.  Pairs with
 	 * smp_store_release() in cprof_maps_pop().
 	 */
+	lockdep_assert_irqs_disabled();
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
 		return false;
 	rcu_read_lock();
-	st = cprof_mm_lookup(tsk->mm, tsk->tgid, exec_id, start_ns);
+	st = cprof_maps_memo_state(m, exec_id, start_ns);
 	if (st) {
-		for (; i < n && cprof_mm_covers(st, ips[i]); i++)
+		for (; i < n && cprof_maps_memo_covers(m, ips[i]); i++)
 			;
 		/*
 		 * An uncovered leaf is code that ran: something was mapped.
