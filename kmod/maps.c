@@ -102,7 +102,8 @@ static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
  * (cprof_maps_epoch()), and the last two of its ranges that covered a
  * sampled address (a stack's frames are in a few files, and the next
  * tick's mostly in the same ones).  Its callers run with interrupts
- * disabled: no two notes at once on a CPU.
+ * disabled (checked): no two notes at once on a CPU, so a state and the
+ * epoch it was looked up under are always set together.
  */
 struct cprof_maps_memo {
 	const struct mm_struct *mm;	/* the key, as cprof_mm_lookup()'s */
@@ -425,12 +426,14 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	u64 addr = ips[0];
 	int i = known;
 
+	/* the queue's one producer, and the memo's one user, on this CPU */
+	if (WARN_ON_ONCE(!irqs_disabled()))
+		return false;
 	/*
 	 * Full: a later tick asks again.  Checked first, so that a request
 	 * dropped here does not hold back the next one.  Pairs with
 	 * smp_store_release() in cprof_maps_pop().
 	 */
-	lockdep_assert_irqs_disabled();
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
 		return false;
 	rcu_read_lock();
