@@ -95,7 +95,7 @@ read -r total reach < <(awk '{
 	if (s ~ /;main;holed;spin(;|$)/) r += c
 } END { print t + 0, r + 0 }' "$OUT/hole.folded")
 echo "stackhole: $reach of $total samples in spin() reach main"
-((total - skipped >= 200)) ||
+((total - skipped >= 100)) ||
 	fail "only $total stackhole samples in spin(), $skipped copies skipped"
 ((reach * 100 >= (total - skipped) * 99)) || {
 	grep '^stackhole;' "$OUT/hole.folded" | grep -v ';main;holed;spin' | sort -t' ' -k2,2nr | head -n 5
