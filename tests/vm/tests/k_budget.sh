@@ -45,7 +45,7 @@ share() {
 		if (f[1] != c || st !~ p || st ~ x) next
 		all += n
 		if (st ~ /(^|;)\[truncated\](;|$)/) cut += n
-	} END { print all + 0, cut + 0 }' "$1"
+	} END { printf "%.0f %.0f\n", all, cut }' "$1"
 }
 
 # run NAME ACCESSES: the profile, its stats deltas in BT OT SK, its maxima
