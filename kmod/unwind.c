@@ -919,7 +919,7 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 {
 	unsigned long addr = c->sp;
 	u32 done = 0, got = 0, missing = 0, chunk, page;
-	u16 holes = 0;
+	u16 holes = 0, kept = 0;	/* kept: the holes below got */
 	int i;
 
 	u->frame = c->frame;
@@ -942,14 +942,13 @@ u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 			/* what was not there since the last page that was */
 			memset(u->data + got, 0, done - got);
 			got = done + chunk;
+			kept = holes;
 			missing = 0;
 		}
 		done += chunk;
 		addr += chunk;
 	}
-	/* the pages past the last one there are not in data[] */
-	u->holes = got ? holes & (BIT(DIV_ROUND_UP(offset_in_page(c->sp) + got,
-						    PAGE_SIZE)) - 1) : 0;
+	u->holes = kept;
 	u->size = got;
 	memset(u->data + got, 0, CPROF_ALIGN(got) - got);
 	return c->regs ? CPROF_USTACK_REGS : 0;

@@ -32,7 +32,7 @@ static bool in_hole(const struct cprof_ustack *u, uint64_t base, uint64_t off)
 {
 	uint64_t page = (base % CPROF_USTACK_PAGE + off) / CPROF_USTACK_PAGE;
 
-	return page < 16 && (u->holes >> page & 1);
+	return page < sizeof(u->holes) * 8 && (u->holes >> page & 1);
 }
 
 /* The word at addr, if the copy holds it. */
