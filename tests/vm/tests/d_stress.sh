@@ -8,10 +8,11 @@
 #   - 10 kHz on every CPU for 20 s while a fork/exec storm runs: every
 #     sample of a new process sends its mapping request through maps.c;
 #   - the same storm under cprof-dump -d with unwind_mb=1: the ticks walk
-#     with unwind tables while cprof-dump loads the tables of the new
-#     programs and tables of no file are written all along, so that the
-#     module keeps evicting others (kvfree_rcu() under the ticks' RCU
-#     readers);
+#     qsortsplit (no frame pointers) with unwind tables while cprof-dump
+#     loads the tables of the new programs and tables of no file are
+#     written all along, so that the module keeps evicting others
+#     (kvfree_rcu() under the ticks' RCU readers); the tables the ticks
+#     use are the last to go, so walks with them go on throughout;
 #   - 100 load/unload cycles, each with a reader blocked in read(), then
 #     20 with cprof-dump -d: 10 unloaded while it loads the running
 #     programs' tables, 10 while it reads the profile (it must write what
@@ -132,7 +133,8 @@ rmmod cprof || fail "rmmod after the storm failed"
 [[ -x $CPROF_DUMP ]] || fail "no cprof-dump at $CPROF_DUMP"
 kload budget=50
 ctl unwind_mb=1
-"$WORKLOADS/cpuburn" 30 >/dev/null &
+# frame-pointer code (cpuburn) walks without tables: this one needs them
+"$WORKLOADS/qsortsplit" $((30 * ${CPROF_SLOW:-1})) >/dev/null &
 burner=$!
 storm 2
 (
