@@ -448,6 +448,67 @@ static void test_report_stops(const char *dir, const char *unwind)
 }
 
 /*
+ * A stream's mapping record that comes while the cache's tables are
+ * preloaded is served before the rest of them: a program sampled during
+ * a preload waits for one cached table, not for all.  The cache holds
+ * this process's files (libc, libdw, libelf...); the record names bash,
+ * which is not in it: its table comes at most two after those written
+ * when the record came (one being written then, one begun).  Judged when
+ * the preload had more left (polled: the record is noted once the vDSO's
+ * and a first preloaded table are written).
+ */
+static off_t module_with_vdso(const char *unwind);
+
+static void test_preload_yields(const char *dir, const char *unwind)
+{
+	const char *bash = "/usr/bin/bash";
+	struct tableload_stats st;
+	struct tableload *l;
+	struct written w;
+	struct stat bst;
+	int at, before, i;
+
+	if (stat(bash, &bst)) {
+		printf("(%s is not there: no preload test)\n", bash);
+		return;
+	}
+	mkdir(tmp_path("ycache"), 0700);
+	tableload_set_cache(tmp_path("ycache"));
+	module_with_vdso(unwind);
+	l = tableload__start(dir);
+	tableload__scan(l, getpid());
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	close(open(unwind, O_CREAT | O_WRONLY | O_TRUNC, 0600));
+	l = tableload__start(dir);
+	for (i = 0; i < 20000; i++) {
+		parse(unwind, &w);
+		if (w.tables >= 2)
+			break;
+		usleep(100);
+	}
+	before = w.tables;
+	note_path(l, bash);
+	tableload__wait(l, &never, -1);
+	tableload__stop(l, &st);
+	parse(unwind, &w);
+	for (at = 0; at < w.tables && at < 64; at++)
+		if (w.ino[at] == bst.st_ino)
+			break;
+	/* the one being written as it came, and one begun before it came */
+	if (w.tables - before < 4) {
+		printf("(the preload was over as the record came: %d of %d tables written, %llu preloaded; not judged)\n",
+		       before, w.tables, (unsigned long long)st.preloaded);
+	} else {
+		test_condf(st.preloaded >= 3 && !w.bad && at <= before + 2,
+			   "a record during the preload: bash's table written %d of %d, after %d before it came (%llu preloaded)",
+			   at + 1, w.tables, before,
+			   (unsigned long long)st.preloaded);
+	}
+	tableload_set_cache("");
+}
+
+/*
  * A CPython interpreter mapped by a process: its table carries its layout,
  * compiled, from the cache, and preloaded from the cache into a module
  * that holds none.  Debian's python3.11 (not PIE): _PyRuntime at 0xa56220,
@@ -827,6 +888,7 @@ int main(void)
 	test_evicted(dir, unwind);
 	test_sweep_leftovers(dir, unwind);
 	test_report_stops(dir, unwind);
+	test_preload_yields(dir, unwind);
 	test_python(dir, unwind);
 	test_fuse(dir, unwind);
 	test_queues(dir, unwind);

@@ -946,11 +946,15 @@ static uint64_t unwind_mb(const struct tableload *l)
 	return mb;
 }
 
+static bool serve_asked(struct tableload *l);
+
 static bool preload_skip(void *arg, const struct stat *st)
 {
 	struct tableload *l = arg;
 	char key[96];
 
+	if (!serve_asked(l))
+		return true;
 	stat_key(key, sizeof(key), st);
 	return htab_find(l->seen, key) != NULL;
 }
@@ -1003,6 +1007,8 @@ static void preload_one(void *arg, const struct stat *st, const char *path,
  * before any sample asks, up to half of unwind_mb (at about 4 bytes a
  * row): the programs that ran before are complete from their first
  * sample.  Only tables of files that are at their path now, unchanged.
+ * One item of the background queue, which yields to the asked one before
+ * each table (preload_skip()).
  */
 static void preload(struct tableload *l)
 {
@@ -1270,10 +1276,10 @@ static void do_sweep(struct tableload *l)
 static void tableload_free(struct tableload *l);
 static void scan(struct tableload *l, pid_t pid, bool cached_only);
 
-/* The next item, the asked first; NULL if none.  Under the lock. */
-static struct tableload_item *take(struct tableload *l)
+/* The next item of q; NULL if none.  Under the lock. */
+static struct tableload_item *take_from(struct tableload *l,
+					struct tableload_queue *q)
 {
-	struct tableload_queue *q = l->asked.head ? &l->asked : &l->background;
 	struct tableload_item *it = q->head;
 
 	if (!it)
@@ -1283,6 +1289,63 @@ static struct tableload_item *take(struct tableload *l)
 		q->tail = &q->head;
 	l->busy = q;
 	return it;
+}
+
+/* The next item, the asked first; NULL if none.  Under the lock. */
+static struct tableload_item *take(struct tableload *l)
+{
+	return take_from(l, l->asked.head ? &l->asked : &l->background);
+}
+
+static void run_item(struct tableload *l, const struct tableload_item *it)
+{
+	switch (it->kind) {
+	case ITEM_SWEEP:
+		do_sweep(l);
+		break;
+	case ITEM_VDSO:
+		load_vdso(l);
+		break;
+	case ITEM_PRELOAD:
+		preload(l);
+		break;
+	case ITEM_MAPPING:
+		load_one(l, it);
+		break;
+	case ITEM_KEEP:
+		keep_one(l, it);
+		break;
+	case ITEM_SCAN:
+		scan(l, it->pid, it->cached_only);
+		break;
+	}
+}
+
+/*
+ * Between two of a background item's tables (the preload's): what the
+ * stream asked for since, first, so that a program sampled waits for one
+ * table of the cache's, not for all of them.  Return: false once the
+ * loader is stopping (the background item ends there).
+ */
+static bool serve_asked(struct tableload *l)
+{
+	struct tableload_item *it;
+	bool stopping;
+
+	for (;;) {
+		pthread_mutex_lock(&l->lock);
+		stopping = l->stopping;
+		it = stopping ? NULL : take_from(l, &l->asked);
+		if (!it) {
+			l->busy = &l->background;
+			pthread_cond_broadcast(&l->cond);
+			pthread_mutex_unlock(&l->lock);
+			return !stopping;
+		}
+		pthread_mutex_unlock(&l->lock);
+		run_item(l, it);
+		free(it);
+	}
 }
 
 static void *loader_main(void *arg)
@@ -1301,26 +1364,7 @@ static void *loader_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&l->lock);
-		switch (it->kind) {
-		case ITEM_SWEEP:
-			do_sweep(l);
-			break;
-		case ITEM_VDSO:
-			load_vdso(l);
-			break;
-		case ITEM_PRELOAD:
-			preload(l);
-			break;
-		case ITEM_MAPPING:
-			load_one(l, it);
-			break;
-		case ITEM_KEEP:
-			keep_one(l, it);
-			break;
-		case ITEM_SCAN:
-			scan(l, it->pid, it->cached_only);
-			break;
-		}
+		run_item(l, it);
 		free(it);
 		pthread_mutex_lock(&l->lock);
 		if (!l->asked.head && !l->background.head && l->loading) {
