@@ -584,6 +584,14 @@ static int resolver__user_mapping(struct resolver *rs,
 	}
 	if (build_id != hex && resolver__string(rs, build_id, &bid))
 		return -1;
+	/*
+	 * resolver__reach() adds an entry of its own: it may have taken the
+	 * empty slot found for this key (the first free one both probed),
+	 * or moved the table.
+	 */
+	slot = resolver__find(rs, &key, &found);
+	if (!slot)
+		return -1;
 	m.start = mm->start;
 	m.limit = mm->end;
 	m.offset = mm->pgoff;
@@ -1027,8 +1035,11 @@ static int resolver__synthetic(struct resolver *rs, const char *name,
 		return -1;
 	if (*id)
 		return 0;
-	if (resolver__function(rs, name, NULL, NULL, 0, &func) ||
-	    resolver__add_location(rs, slot, &key, 0, 0, id) ||
+	if (resolver__function(rs, name, NULL, NULL, 0, &func))
+		return -1;
+	/* the function's entry may have taken the slot, or moved the table */
+	slot = resolver__find(rs, &key, id);
+	if (!slot || resolver__add_location(rs, slot, &key, 0, 0, id) ||
 	    resolver__push_line(rs, func, 0))
 		return -1;
 	rs->r->locations[*id - 1].nr_lines = 1;
