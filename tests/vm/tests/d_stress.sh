@@ -19,7 +19,9 @@
 #     it got);
 #   - off the CPU: cprof-dump -d --kind wall (the sched_switch probe and the
 #     ticks) through the fork/exec storm and offwait's sleeping, blocking
-#     and lock-waiting threads while CPU 1 goes offline and back; then 10
+#     and lock-waiting threads while CPU 1 goes offline and back (15 s
+#     once libc's table is in the module, so that the sleeper's naps are
+#     walked through libc's nanosleep); then 10
 #     profiles unloaded mid-stream, kind=offcpu and kind=wall in turn, a reader
 #     blocked in read();
 #   - tasks created: cprof-dump -d --kind threadcreate (the task_newtask
@@ -208,8 +210,16 @@ storm 2
 plug "$OUT/offplugs" &
 plugger=$!
 e0=$(stat_of offcpu_events)
-"$CPROF_DUMP" -d 15 -F 2000 --kind wall -f folded -o "$OUT/wall.folded" 2>"$OUT/wall.err" ||
-	fail "cprof-dump -d --kind wall through the storm failed: $(cat "$OUT/wall.err")"
+"$CPROF_DUMP" -d 600 -F 2000 --kind wall -f folded -o "$OUT/wall.folded" 2>"$OUT/wall.err" &
+dump=$!
+# the sleeper's nap_long is under libc's nanosleep, walked through with
+# libc's table, which the profile loads as it starts: seconds on the
+# debug kernel under the storm (the check failed when it came late); 15 s
+# of profile once it is in the module
+wait_table /lib/x86_64-linux-gnu/libc.so.6 || fail "libc's table was not loaded"
+sleep 15
+ctl stop=1
+wait "$dump" || fail "cprof-dump -d --kind wall through the storm failed: $(cat "$OUT/wall.err")"
 touch "$OUT/stop"
 wait "$plugger" || fail "CPU 1 hotplug during the off-CPU profile failed"
 kill "$waiter"
