@@ -75,6 +75,14 @@ static inline int cprof_compat_save_tsk(struct task_struct *tsk,
 #endif
 
 /*
+ * call_rcu_hurry() (6.2+): a callback not left to wait with the lazy ones
+ * (RCU_LAZY) for seconds.  Before it, call_rcu() was never lazy.
+ */
+#ifndef CPROF_HAVE_CALL_RCU_HURRY
+#define call_rcu_hurry call_rcu
+#endif
+
+/*
  * perf's decision on a kernel profile: perf_event_paranoid, then the LSMs'
  * perf_event_open hook (security_perf_event_open(), PERF_SECURITY_KERNEL).
  * A module may ask where perf_allow_kernel() is exported taking no

@@ -57,7 +57,7 @@ struct cprof_mmstate {
 	u64 exec_id;
 	u64 start_ns;			/* a key: its leader's start_boottime */
 	struct pid *pid;		/* its tgid's, held: the sweep's */
-	size_t bytes;			/* counted in cprof_mm_bytes */
+	size_t bytes;			/* counted in cprof_mm_held() */
 	unsigned long used;		/* jiffies: last sampled */
 	u64 first_ns;			/* the first sample that asked */
 	unsigned long retry_at;		/* jiffies: next request allowed */
@@ -125,7 +125,12 @@ unsigned long cprof_mm_epoch;		/* cprof_maps_epoch() */
 static char *cprof_maps_page;		/* paths and ELF notes */
 /* Under the mutex: the budget, what the states take, and what befell them. */
 static u64 cprof_mm_limit;		/* maps_mb, in bytes */
-static u64 cprof_mm_bytes;
+static u64 cprof_mm_bytes;		/* the states in the table */
+/*
+ * Dropped states not yet freed: added under the mutex, taken off by
+ * cprof_mm_free_rcu() after a grace period, so it only falls meanwhile.
+ */
+static atomic_long_t cprof_mm_freeing = ATOMIC_LONG_INIT(0);
 static u64 cprof_mm_evicted;		/* to keep within the budget or count */
 static u64 cprof_mm_exited;		/* swept: process exited or exec'd */
 static u64 cprof_mm_capped;		/* mappings left out of listings */
@@ -202,13 +207,35 @@ void cprof_maps_touch(const struct cprof_mmstate *st)
 
 /*
  * The table changed: a state was hashed, or unhashed and not yet passed to
- * kvfree_rcu() (see cprof_maps_epoch()); under the mutex.
+ * call_rcu() (see cprof_maps_epoch()); under the mutex.
  */
 static void cprof_mm_changed(void)
 {
 	lockdep_assert_held(&cprof_maps_mutex);
 	/* after the hash change (cprof_maps_epoch()) */
 	smp_store_release(&cprof_mm_epoch, cprof_mm_epoch + 1);
+}
+
+static void cprof_mm_free_rcu(struct rcu_head *rcu)
+{
+	struct cprof_mmstate *st = container_of(rcu, struct cprof_mmstate, rcu);
+
+	atomic_long_sub(st->bytes, &cprof_mm_freeing);
+	kvfree(st);
+}
+
+/*
+ * What the states take, counted against maps_mb: those in the table and
+ * those dropped and not yet freed.  call_rcu_hurry() and not kvfree_rcu()
+ * (or a lazy call_rcu()): those may keep what they are given for seconds
+ * before the grace period (KFREE_DRAIN_JIFFIES, 5 s on 6.1; RCU_LAZY on
+ * 6.12, 10 s), while a user's processes can have states listed and
+ * dropped many times a second.  Under the mutex (a value read too early
+ * is only too large).
+ */
+static u64 cprof_mm_held(void)
+{
+	return cprof_mm_bytes + atomic_long_read(&cprof_mm_freeing);
 }
 
 /* Unhash @st and free it once the ticks are done with it; under the mutex. */
@@ -219,7 +246,8 @@ static void cprof_mm_drop(struct cprof_mmstate *st)
 	cprof_mm_bytes -= st->bytes;
 	cprof_mm_count--;
 	put_pid(st->pid);
-	kvfree_rcu(st, rcu);
+	atomic_long_add(st->bytes, &cprof_mm_freeing);
+	call_rcu_hurry(&st->rcu, cprof_mm_free_rcu);
 }
 
 /* The memory a state of @nr ranges takes: kvmalloc()'s bucket at most. */
@@ -863,22 +891,18 @@ static void cprof_mm_sweep(const struct cprof_mmstate *keep)
 }
 
 /*
- * Make room for a state of @bytes in place of @keep (NULL: one more
- * state), which stays (its process may be exiting as it is served):
- * sweep, then evict the least recently sampled states.  A scan an
+ * Evict the least recently sampled states but @keep until one of @bytes
+ * fits under @limit (and, @keep NULL, one more is allowed).  A scan an
  * eviction: at most CPROF_MAPS_MAX states.  Under the mutex.
  */
-static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
+static void cprof_mm_evict(const struct cprof_mmstate *keep, size_t bytes,
+			   u64 limit)
 {
 	struct cprof_mmstate *st, *lru;
 	int bkt;
 
-	lockdep_assert_held(&cprof_maps_mutex);
-	if (cprof_mm_bytes - (keep ? keep->bytes : 0) + bytes > cprof_mm_limit ||
-	    (!keep && cprof_mm_count >= CPROF_MAPS_MAX))
-		cprof_mm_sweep(keep);
-	while (cprof_mm_bytes - (keep ? keep->bytes : 0) + bytes >
-	       cprof_mm_limit || (!keep && cprof_mm_count >= CPROF_MAPS_MAX)) {
+	while (cprof_mm_bytes + bytes > limit ||
+	       (!keep && cprof_mm_count >= CPROF_MAPS_MAX)) {
 		lru = NULL;
 		hash_for_each(cprof_mm_table, bkt, st, node)
 			if (st != keep &&
@@ -890,6 +914,29 @@ static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
 		cprof_mm_drop(lru);
 		cprof_mm_evicted++;
 		cond_resched();
+	}
+}
+
+/*
+ * Make room for a state of @bytes besides @keep (NULL: one more state),
+ * which stays (its process may be exiting as it is served) and, once
+ * replaced, is counted until it is freed: sweep, then evict.  If dropped
+ * states still take the room, evict down to an eighth under the budget
+ * and wait for all of them to be freed: one wait, then room for the next
+ * few without one.  Under the mutex.
+ */
+static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
+{
+	lockdep_assert_held(&cprof_maps_mutex);
+	if (cprof_mm_held() + bytes > cprof_mm_limit ||
+	    (!keep && cprof_mm_count >= CPROF_MAPS_MAX))
+		cprof_mm_sweep(keep);
+	cprof_mm_evict(keep, bytes, cprof_mm_limit);
+	if (atomic_long_read(&cprof_mm_freeing) &&
+	    cprof_mm_held() + bytes > cprof_mm_limit) {
+		cprof_mm_evict(keep, bytes, cprof_mm_limit - cprof_mm_limit / 8);
+		/* drops are made under the mutex only: after it, none waits */
+		rcu_barrier();
 	}
 }
 
@@ -1038,7 +1085,8 @@ static size_t cprof_maps_handle(const struct cprof_maps_req *req, void *dst,
  *
  * Once a second, first drops the states of processes that exited.
  *
- * Context: the reader, process context; may sleep.
+ * Context: the reader, process context; may sleep, and wait for RCU
+ *	callbacks (rcu_barrier()): under no lock one or CPU hotplug takes.
  * Return: the bytes written.
  */
 size_t cprof_maps_sync(void *dst, size_t room)
@@ -1077,7 +1125,8 @@ size_t cprof_maps_sync(void *dst, size_t room)
  * each address space before it walks a thread of it, and again after if
  * the walk found code not listed.
  *
- * Context: process; may sleep.
+ * Context: process; may sleep, and wait for RCU callbacks as
+ *	cprof_maps_sync() does.
  * Return: the bytes written.
  */
 size_t cprof_maps_task(struct task_struct *tsk, struct mm_struct *mm,
@@ -1123,7 +1172,7 @@ void cprof_maps_usage(struct cprof_maps_usage *u)
 {
 	mutex_lock(&cprof_maps_mutex);
 	u->states = cprof_mm_count;
-	u->bytes = cprof_mm_bytes;
+	u->bytes = cprof_mm_held();
 	u->limit = cprof_mm_limit;
 	u->evicted = cprof_mm_evicted;
 	u->exited = cprof_mm_exited;
@@ -1177,13 +1226,16 @@ int cprof_maps_init(u64 limit)
 }
 
 /**
- * cprof_maps_exit() - forget every address space and free the page
+ * cprof_maps_exit() - forget every address space, wait for their states
+ *	to be freed, and free the page
  *
  * Context: module exit, after the last tick and the last reader.
  */
 void cprof_maps_exit(void)
 {
 	cprof_maps_reset();
+	rcu_barrier();		/* cprof_mm_free_rcu() is this module's */
+	WARN_ON_ONCE(atomic_long_read(&cprof_mm_freeing));
 	kfree(cprof_maps_page);
 	kvfree(cprof_maps_vmas);
 }
