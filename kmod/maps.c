@@ -36,6 +36,7 @@
 
 #include "cprof_format.h"
 #include "maps.h"
+#include "rcufree.h"
 
 #define CPROF_MAPS_QLEN		32	/* requests per CPU */
 #define CPROF_MAPS_RECENT	4	/* recently requested keys per CPU */
@@ -51,7 +52,7 @@
 /* The ranges emitted for one address space, sorted by start. */
 struct cprof_mmstate {
 	struct hlist_node node;
-	struct rcu_head rcu;
+	struct cprof_rcufree free;
 	const struct mm_struct *mm;	/* a key: never dereferenced */
 	pid_t tgid;
 	u64 exec_id;
@@ -126,11 +127,8 @@ static char *cprof_maps_page;		/* paths and ELF notes */
 /* Under the mutex: the budget, what the states take, and what befell them. */
 static u64 cprof_mm_limit;		/* maps_mb, in bytes */
 static u64 cprof_mm_bytes;		/* the states in the table */
-/*
- * Dropped states not yet freed: added under the mutex, taken off by
- * cprof_mm_free_rcu() after a grace period, so it only falls meanwhile.
- */
-static atomic_long_t cprof_mm_freeing = ATOMIC_LONG_INIT(0);
+/* Dropped states not yet freed: dropped under the mutex (rcufree.c). */
+static struct cprof_rcufree_pool cprof_mm_freeing = CPROF_RCUFREE_POOL_INIT;
 static u64 cprof_mm_evicted;		/* to keep within the budget or count */
 static u64 cprof_mm_exited;		/* swept: process exited or exec'd */
 static u64 cprof_mm_capped;		/* mappings left out of listings */
@@ -207,7 +205,7 @@ void cprof_maps_touch(const struct cprof_mmstate *st)
 
 /*
  * The table changed: a state was hashed, or unhashed and not yet passed to
- * call_rcu() (see cprof_maps_epoch()); under the mutex.
+ * cprof_rcufree() (see cprof_maps_epoch()); under the mutex.
  */
 static void cprof_mm_changed(void)
 {
@@ -216,26 +214,13 @@ static void cprof_mm_changed(void)
 	smp_store_release(&cprof_mm_epoch, cprof_mm_epoch + 1);
 }
 
-static void cprof_mm_free_rcu(struct rcu_head *rcu)
-{
-	struct cprof_mmstate *st = container_of(rcu, struct cprof_mmstate, rcu);
-
-	atomic_long_sub(st->bytes, &cprof_mm_freeing);
-	kvfree(st);
-}
-
 /*
  * What the states take, counted against maps_mb: those in the table and
- * those dropped and not yet freed.  call_rcu_hurry() and not kvfree_rcu()
- * (or a lazy call_rcu()): those may keep what they are given for seconds
- * before the grace period (KFREE_DRAIN_JIFFIES, 5 s on 6.1; RCU_LAZY on
- * 6.12, 10 s), while a user's processes can have states listed and
- * dropped many times a second.  Under the mutex (a value read too early
- * is only too large).
+ * those dropped and not yet freed (rcufree.c says why).  Under the mutex.
  */
 static u64 cprof_mm_held(void)
 {
-	return cprof_mm_bytes + atomic_long_read(&cprof_mm_freeing);
+	return cprof_mm_bytes + cprof_rcufree_pending(&cprof_mm_freeing);
 }
 
 /* Unhash @st and free it once the ticks are done with it; under the mutex. */
@@ -246,8 +231,7 @@ static void cprof_mm_drop(struct cprof_mmstate *st)
 	cprof_mm_bytes -= st->bytes;
 	cprof_mm_count--;
 	put_pid(st->pid);
-	atomic_long_add(st->bytes, &cprof_mm_freeing);
-	call_rcu_hurry(&st->rcu, cprof_mm_free_rcu);
+	cprof_rcufree(&cprof_mm_freeing, &st->free, st, st->bytes);
 }
 
 /* The memory a state of @nr ranges takes: kvmalloc()'s bucket at most. */
@@ -922,8 +906,8 @@ static void cprof_mm_evict(const struct cprof_mmstate *keep, size_t bytes,
  * which stays (its process may be exiting as it is served) and, once
  * replaced, is counted until it is freed: sweep, then evict.  If dropped
  * states still take the room, evict down to an eighth under the budget
- * and wait for all of them to be freed: one wait, then room for the next
- * few without one.  Under the mutex.
+ * (cprof_rcufree_target()) and wait for all of them to be freed: one
+ * wait, then room for the next few without one.  Under the mutex.
  */
 static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
 {
@@ -932,11 +916,12 @@ static void cprof_mm_make_room(const struct cprof_mmstate *keep, size_t bytes)
 	    (!keep && cprof_mm_count >= CPROF_MAPS_MAX))
 		cprof_mm_sweep(keep);
 	cprof_mm_evict(keep, bytes, cprof_mm_limit);
-	if (atomic_long_read(&cprof_mm_freeing) &&
+	if (cprof_rcufree_pending(&cprof_mm_freeing) &&
 	    cprof_mm_held() + bytes > cprof_mm_limit) {
-		cprof_mm_evict(keep, bytes, cprof_mm_limit - cprof_mm_limit / 8);
+		cprof_mm_evict(keep, bytes,
+			       cprof_rcufree_target(cprof_mm_limit, bytes));
 		/* drops are made under the mutex only: after it, none waits */
-		rcu_barrier();
+		cprof_rcufree_wait();
 	}
 }
 
@@ -1234,8 +1219,7 @@ int cprof_maps_init(u64 limit)
 void cprof_maps_exit(void)
 {
 	cprof_maps_reset();
-	rcu_barrier();		/* cprof_mm_free_rcu() is this module's */
-	WARN_ON_ONCE(atomic_long_read(&cprof_mm_freeing));
+	cprof_rcufree_exit(&cprof_mm_freeing);
 	kfree(cprof_maps_page);
 	kvfree(cprof_maps_vmas);
 }

@@ -55,7 +55,7 @@ extern unsigned long cprof_mm_epoch;	/* maps.c's, for the inline below */
  *
  * What cprof_maps_of() returns for a task, and what cprof_maps_file_pos()
  * then does, stays the same while this does; a change is counted before
- * the state it unhashed is passed to call_rcu().  So a lookup's result
+ * the state it unhashed is passed to cprof_rcufree().  So a lookup's result
  * kept from an earlier RCU read side may be used in a later one that
  * reads the same count: what it points to is not freed before that one
  * ends.  Inline: every walk with tables reads it.

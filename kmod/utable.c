@@ -28,6 +28,7 @@
 
 #include "cprof.h"
 #include "maps.h"
+#include "rcufree.h"
 #include "utable.h"
 
 #define CPROF_UTABLE_MAX	16384	/* tables */
@@ -42,7 +43,7 @@
  */
 struct cprof_utab {
 	struct hlist_node node;
-	struct rcu_head rcu;
+	struct cprof_rcufree free;
 	u64 ino;
 	u64 size;
 	s64 mtime_ns;
@@ -68,7 +69,9 @@ static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
 /* unwind_mb, MiB: what all tables may take (cprof_utable_set_limit()) */
 static u32 cprof_utab_limit_mb = CPROF_UNWIND_MB_DEFAULT;
 static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
-static u64 cprof_utab_bytes;
+static u64 cprof_utab_bytes;		/* the tables in the hash */
+/* Dropped tables not yet freed: dropped under the mutex (rcufree.c). */
+static struct cprof_rcufree_pool cprof_utab_freeing = CPROF_RCUFREE_POOL_INIT;
 static u64 cprof_utab_evicted;
 unsigned long cprof_utab_epoch;		/* cprof_utable_epoch() */
 static unsigned long cprof_utab_busy_until;	/* jiffies: CPROF_UTABLE_BUSY */
@@ -222,8 +225,8 @@ static int cprof_utab_copy(struct cprof_utab *t, const char __user *buf)
 
 /*
  * Count @t in (@n 1: hashed) or out (-1: unhashed, not yet passed to
- * kvfree_rcu()) of the tables' totals and cprof_utable_epoch(); under the
- * mutex.
+ * cprof_rcufree()) of the tables' totals and cprof_utable_epoch(); under
+ * the mutex.
  */
 static void cprof_utab_account(const struct cprof_utab *t, int n)
 {
@@ -239,12 +242,27 @@ static void cprof_utab_account(const struct cprof_utab *t, int n)
 		cprof_utab_bytes -= t->bytes;
 }
 
+/*
+ * What the tables take, counted against unwind_mb: those in the hash and
+ * those dropped and not yet freed (rcufree.c says why).  Under the mutex.
+ */
+static u64 cprof_utab_held(void)
+{
+	return cprof_utab_bytes + cprof_rcufree_pending(&cprof_utab_freeing);
+}
+
+/* Free unhashed, counted-out @t once the ticks are done with it. */
+static void cprof_utab_free(struct cprof_utab *t)
+{
+	cprof_rcufree(&cprof_utab_freeing, &t->free, t, t->bytes);
+}
+
 /* Unhash and free @t once the ticks are done with it; under the mutex. */
 static void cprof_utab_drop(struct cprof_utab *t)
 {
 	hash_del_rcu(&t->node);
 	cprof_utab_account(t, -1);
-	kvfree_rcu(t, rcu);
+	cprof_utab_free(t);
 }
 
 /* Drop the table of (@dev, @ino).  Return: 0, or -ENOENT (none loaded). */
@@ -459,9 +477,31 @@ free:
 }
 
 /*
- * Hash @t, in place of its file's table if there is one, first evicting
- * the least recently used while it does not fit.  Return: 0, or -ENOSPC
- * (unwind_mb was lowered below it meanwhile), @t freed.
+ * Evict the least recently used tables but @keep (the one a write
+ * replaces) while a table of @bytes in its place, or one more, does not
+ * fit in @limit with the tables in the hash, or one more would be past
+ * CPROF_UTABLE_MAX; under the mutex.
+ */
+static void cprof_utab_evict(const struct cprof_utab *keep, size_t bytes,
+			     u64 limit)
+{
+	while ((cprof_utab_bytes - (keep ? keep->bytes : 0) + bytes > limit ||
+		(!keep && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
+	       cprof_utab_evict_lru(keep))
+		cond_resched();	/* a scan an eviction: thousands, at worst */
+}
+
+/*
+ * Hash @t, in place of its file's table @old if there is one, first
+ * evicting the least recently used while it does not fit.  Dropped tables
+ * count until they are freed: if they take the room, evict down to an
+ * eighth under the budget (cprof_rcufree_target()) and wait for them (one
+ * wait, then room for the next few tables without one).  @old counts until it is freed too, and
+ * goes only once @t is in its place (a tick finds one or the other): if
+ * the two do not fit together, wait for @old before the mutex is let go.
+ * So the tables hold at most unwind_mb, but for one replaced table for
+ * one grace period.  Return: 0, or -ENOSPC (unwind_mb was lowered below
+ * it meanwhile), @t freed.
  */
 static int cprof_utab_insert(struct cprof_utab *t)
 {
@@ -477,21 +517,26 @@ static int cprof_utab_insert(struct cprof_utab *t)
 		return -ENOSPC;
 	}
 	old = cprof_utab_lookup(t->dev, t->ino);
-	/* ends: with only @old left, the table fits */
-	while ((cprof_utab_bytes - (old ? old->bytes : 0) + t->bytes > limit ||
-		(!old && cprof_utab_count >= CPROF_UTABLE_MAX)) &&
-	       cprof_utab_evict_lru(old))
-		cond_resched();	/* a scan an eviction: thousands, at worst */
+	cprof_utab_evict(old, t->bytes, limit);
+	/* @old waits below, once it is out of the hash */
+	if (cprof_rcufree_pending(&cprof_utab_freeing) &&
+	    cprof_utab_held() - (old ? old->bytes : 0) + t->bytes > limit) {
+		cprof_utab_evict(old, t->bytes,
+				 cprof_rcufree_target(limit, t->bytes));
+		/* drops are made under the mutex only: after it, none waits */
+		cprof_rcufree_wait();
+	}
 	if (old) {
-		/* a tick finds the old table or the new one, never neither */
 		hlist_replace_rcu(&old->node, &t->node);
 		cprof_utab_account(old, -1);
-		kvfree_rcu(old, rcu);
+		cprof_utab_free(old);
 	} else {
 		hash_add_rcu(cprof_utab_table, &t->node,
 			     cprof_utab_key(t->dev, t->ino));
 	}
 	cprof_utab_account(t, 1);
+	if (cprof_utab_held() > limit)
+		cprof_rcufree_wait();	/* @old, and what was pending */
 	mutex_unlock(&cprof_utab_mutex);
 	return 0;
 }
@@ -597,13 +642,13 @@ void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted)
 {
 	mutex_lock(&cprof_utab_mutex);
 	*tables = cprof_utab_count;
-	*bytes = cprof_utab_bytes;
+	*bytes = cprof_utab_held();
 	*evicted = cprof_utab_evicted;
 	mutex_unlock(&cprof_utab_mutex);
 }
 
 /**
- * cprof_utable_exit() - free every table
+ * cprof_utable_exit() - free every table, and wait until they are
  *
  * Context: module unload, after the last tick.
  */
@@ -617,4 +662,5 @@ void cprof_utable_exit(void)
 	hash_for_each_safe(cprof_utab_table, bkt, tmp, t, node)
 		cprof_utab_drop(t);
 	mutex_unlock(&cprof_utab_mutex);
+	cprof_rcufree_exit(&cprof_utab_freeing);
 }

@@ -50,7 +50,7 @@ extern unsigned long cprof_utab_epoch;	/* utable.c's, for the inline below */
  * cprof_utable_epoch() - a count of the tables loaded, replaced and dropped
  *
  * What cprof_utable_get() finds stays the same while this does; a table
- * is counted out before it is passed to kvfree_rcu().  So a view kept
+ * is counted out before it is passed to cprof_rcufree().  So a view kept
  * from an earlier RCU read side may be used in a later one that reads the
  * same count: the table is not freed before that one ends.  Inline: every
  * walk with tables reads it.

@@ -6,8 +6,10 @@
  * offset; each malformed one (truncated, rows out of order or
  * overlapping, an unknown rule, a bad CPython layout...) is refused with
  * its errno and the table installed before answers as it did; a table
- * that does not fit evicts the least recently used.
+ * that does not fit evicts the least recently used, and unwind_bytes
+ * counts it until it is freed.
  */
+#include "../rcufree.c"
 #include "../utable.c"
 
 #include <linux/mman.h>
@@ -440,6 +442,17 @@ static void ut_evict(struct ktap *k)
 		   ut_rule_at(UT_DEV, UT_INO + 7, 0x1000) == CPROF_CFA_SP,
 		   "the first table is there, or the second is not");
 	ktap_end(k, "a table that does not fit evicts the least recently used");
+	/* its file's new table: the two do not fit together */
+	ut_t.rule_of[0] = 2;
+	ret1 = ut_write(&ut_t, 0);
+	cprof_utable_usage(&tables, &bytes, &evicted);
+	ktap_check(k, ret1 > 0, "returned %zd", ret1);
+	ktap_check(k, tables == 1 && bytes <= SZ_1M,
+		   "%llu tables, %llu bytes (those not yet freed too) for 1 MiB",
+		   tables, bytes);
+	ktap_check(k, ut_rule_at(UT_DEV, UT_INO + 7, 0x1000) == CPROF_CFA_FP,
+		   "the new table does not answer");
+	ktap_end(k, "a table replaced under a full unwind_mb is freed before the write returns");
 	cprof_utable_set_limit(CPROF_UNWIND_MB_DEFAULT);
 }
 

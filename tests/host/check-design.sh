@@ -134,7 +134,7 @@ damage() {
 	fi
 }
 damage "unwind's arrow to utable taken out" 's/^(unwind ──> .*), utable.*/\1/'
-damage "an arrow from ring to maps added" 's/^session, access, maps, ring ──> .*/session, access, maps ──> nothing\nring ──> maps/'
+damage "an arrow from ring to maps added" 's/^session, access, ring, rcufree ──> .*/session, access, rcufree ──> nothing\nring ──> maps/'
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 damage "boxed.c left out of the userland table" '/^\| `boxed\.c` \|/d'
 
