@@ -189,6 +189,8 @@ static void ut_refused(struct ktap *k, const struct ut_table *t,
 
 	ut_base(&ut_base_t);
 	ut_write(&ut_base_t, 0);
+	/* the table it replaced is counted until it is freed: not meanwhile */
+	cprof_rcufree_wait();
 	cprof_utable_usage(&tables, &bytes, &evicted);
 	ret = ut_write(t, delta);
 	cprof_utable_usage(&tables2, &bytes2, &evicted2);
