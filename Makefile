@@ -45,6 +45,9 @@ BENCH_BASELINE ?= dda7f02
 BENCH_MODULES ?=
 BENCH_ROUNDS ?= 5
 BENCH_WORKLOADS ?= cpuburn fpburn
+# A commit: b_modules also times its module without each part of the tick
+# (tests/bench/parts.sh), where the tick's instructions go.
+BENCH_PARTS ?=
 # Set (to a shift, 0: 1 ns an instruction): the VM's clocks count
 # instructions (tests/vm/run.sh --icount), timings free of the host's load.
 BENCH_ICOUNT ?=
@@ -113,6 +116,12 @@ bench: workloads
 			git archive $$c kmod $$(git ls-tree --name-only $$c VERSION include) | tar -x -C $$d; \
 			$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
 		done; \
+		if [ -n "$(BENCH_PARTS)" ]; then \
+			tests/bench/parts.sh $(BENCH_PARTS) build/bench/$$k/modules; \
+			for d in build/bench/$$k/modules/all build/bench/$$k/modules/no-*; do \
+				$(MAKE) -s -C $$h M=$(CURDIR)/$$d/kmod modules; \
+			done; \
+		fi; \
 	done
 	CPROF_VM_KERNELS="$(BENCH_KERNELS)" CPROF_VM_ICOUNT="$(BENCH_ICOUNT)" CPROF_VM_CPUS="$(BENCH_CPUS)" tests/vm/run.sh $(foreach t,$(BENCH_TESTS),'$(t)')
 	@set -- build/vm-results/*/b_perf/results; \

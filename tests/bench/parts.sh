@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/parts.sh COMMIT DIR: the module of COMMIT, and builds of it
+# each without one part of the tick, for b_modules to time in one boot:
+# where a tick's instructions go.  Each is DIR/NAME/kmod (with include/
+# and VERSION beside, as make bench lays out BENCH_MODULES):
+#   all         COMMIT's module
+#   no-account  no second clock read, no budget accounting (cprof_account)
+#   no-cgroup   the cgroup id not looked up (1, the root, written)
+#   no-note     no mapping request noted (cprof_maps_note): no address
+#               space is listed, so no table is ever used either (its
+#               tab run is not a table walk: read its fp run only)
+#   no-user     no user walk
+#   no-kernel   no kernel walk
+# The builds are not cprof: each is COMMIT less a part, to be measured
+# against "all", never loaded outside a benchmark.  An edit that no longer
+# applies to COMMIT's sources fails here, naming the part.
+set -euo pipefail
+
+[[ $# -eq 2 ]] || {
+	echo "usage: $0 COMMIT DIR" >&2
+	exit 2
+}
+commit=$1 dir=$2
+
+# part NAME FROM TO: COMMIT's kmod/sample.c with the first line FROM (the
+# tick's: cprof_sample() comes first) made TO
+part() {
+	local d=$dir/$1 f top
+	rm -rf "$d"
+	mkdir -p "$d"
+	mapfile -t top < <(git ls-tree --name-only "$commit" VERSION include)
+	git archive "$commit" kmod "${top[@]}" | tar -x -C "$d"
+	[[ $# -eq 1 ]] && return 0
+	f=$d/kmod/sample.c
+	grep -qxF -- "$2" "$f" || {
+		echo "parts.sh: $1: the line '$2' is not in $commit's kmod/sample.c" >&2
+		exit 1
+	}
+	awk -v from="$2" -v to="$3" '!done && $0 == from { print to; done = 1; next } { print }' "$f" >"$f.new"
+	mv "$f.new" "$f"
+}
+
+part all
+part no-account $'\tcprof_account(pc, entry, end - now);' $'\t(void)cprof_account;'
+# (the clock read before it goes too: its value is used for the re-arm)
+sed -i 's/^\tend = ktime_get_ns();$/\tend = now;/' "$dir/no-account/kmod/sample.c"
+grep -qxF $'\tend = now;' "$dir/no-account/kmod/sample.c" || {
+	echo "parts.sh: no-account: the second clock read is not there" >&2
+	exit 1
+}
+part no-cgroup $'\ts->ips[nk + nu] = cprof_cgroup_id(tsk);' $'\ts->ips[nk + nu] = 1;'
+part no-note $'\tkick = mapped < nu && cprof_maps_note(s->ips + nk, nu, mapped, now);' $'\tkick = false;'
+part no-user $'\tif (uregs && set->mode != CPROF_MODE_KERNEL) {' $'\tif (uregs && !set) {'
+part no-kernel $'\telse if (set->mode != CPROF_MODE_USER)' $'\telse if (!set)'
