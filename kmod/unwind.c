@@ -332,11 +332,15 @@ bool cprof_unwind_read_word(struct cprof_uaccess *acc, unsigned long addr,
 
 /*
  * The user words at @a and @b in one user access window; the caller has
- * page faults disabled.  Both or neither.
+ * page faults disabled.  Both or neither.  Inline in the walk: every
+ * frame-pointer step and most table steps read two words (58 of a
+ * 1 922-instruction tick walking 5 frames, as a call).
  */
-static bool cprof_read_words(struct cprof_uaccess *acc,
-			     unsigned long a, unsigned long *va,
-			     unsigned long b, unsigned long *vb)
+static __always_inline bool cprof_read_words(struct cprof_uaccess *acc,
+					     unsigned long a,
+					     unsigned long *va,
+					     unsigned long b,
+					     unsigned long *vb)
 {
 	unsigned long lo = min(a, b), hi = max(a, b);
 	const unsigned long __user *pa = (const void __user *)a;
