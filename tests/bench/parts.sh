@@ -24,32 +24,31 @@ set -euo pipefail
 }
 commit=$1 dir=$2
 
-# part NAME FROM TO: COMMIT's kmod/sample.c with the first line FROM (the
-# tick's: cprof_sample() comes first) made TO
+# part NAME [FROM TO]...: COMMIT's module, each line FROM of its
+# kmod/sample.c, the first one (the tick's: cprof_sample() comes first),
+# made TO
 part() {
-	local d=$dir/$1 f top
+	local d=$dir/$1 f top i j
 	rm -rf "$d"
 	mkdir -p "$d"
 	mapfile -t top < <(git ls-tree --name-only "$commit" VERSION include)
 	git archive "$commit" kmod "${top[@]}" | tar -x -C "$d"
-	[[ $# -eq 1 ]] && return 0
 	f=$d/kmod/sample.c
-	grep -qxF -- "$2" "$f" || {
-		echo "parts.sh: $1: the line '$2' is not in $commit's kmod/sample.c" >&2
-		exit 1
-	}
-	awk -v from="$2" -v to="$3" '!done && $0 == from { print to; done = 1; next } { print }' "$f" >"$f.new"
-	mv "$f.new" "$f"
+	for ((i = 2; i < $#; i += 2)); do
+		grep -qxF -- "${!i}" "$f" || {
+			echo "parts.sh: $1: the line '${!i}' is not in $commit's kmod/sample.c" >&2
+			exit 1
+		}
+		j=$((i + 1))
+		awk -v from="${!i}" -v to="${!j}" '!done && $0 == from { print to; done = 1; next } { print }' "$f" >"$f.new"
+		mv "$f.new" "$f"
+	done
 }
 
 part all
-part no-account $'\tcprof_account(pc, entry, end - now);' $'\t(void)cprof_account;'
-# (the clock read before it goes too: its value is used for the re-arm)
-sed -i 's/^\tend = ktime_get_ns();$/\tend = now;/' "$dir/no-account/kmod/sample.c"
-grep -qxF $'\tend = now;' "$dir/no-account/kmod/sample.c" || {
-	echo "parts.sh: no-account: the second clock read is not there" >&2
-	exit 1
-}
+# (the clock read before the accounting goes too: the re-arm uses now)
+part no-account $'\tend = ktime_get_ns();' $'\tend = now;' \
+	$'\tcprof_account(pc, entry, end - now);' $'\t(void)cprof_account;'
 part no-cgroup $'\ts->ips[nk + nu] = cprof_cgroup_id(tsk);' $'\ts->ips[nk + nu] = 1;'
 part no-note $'\tkick = mapped < nu && cprof_maps_note(s->ips + nk, nu, mapped, now);' $'\tkick = false;'
 part no-user $'\tif (uregs && set->mode != CPROF_MODE_KERNEL) {' $'\tif (uregs && !set) {'
