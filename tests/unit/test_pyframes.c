@@ -14,9 +14,10 @@
  *   - bad trailers: one line naming the byte, exit status 1;
  *   - a live python3.11 spinning two calls deep: its frames walked from
  *     _PyRuntime as the tick will, the stream (the sample before its
- *     mapping record) piped to cprof-dump while it runs and ended after it
- *     exited: named, "function file:line"; the same stream read once it
- *     is gone: unnamed, and why.
+ *     mapping record, or after it and then nothing while it runs: read
+ *     when the reader waits) piped to cprof-dump while it runs and ended
+ *     after it exited: named, "function file:line"; the same stream read
+ *     once it is gone: unnamed, and why.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -454,9 +455,13 @@ static struct pyrt python_layout(void)
 	return rt;
 }
 
-/* The stream of one sample of pid's thread tid with frames py, into b. */
+/*
+ * The stream of one sample of pid's thread tid with frames py, into b;
+ * map_first: the mapping record before the sample, not after it.
+ */
 static void live_stream(struct sb *b, pid_t pid, uint32_t tid,
-			const struct cprof_pyframe *py, int n, bool end)
+			const struct cprof_pyframe *py, int n, bool map_first,
+			bool end)
 {
 	struct cprof_header h = sb_header_of_boot(true);
 	struct cprof_file_id id = path_id(PYTHON);
@@ -467,52 +472,40 @@ static void live_stream(struct sb *b, pid_t pid, uint32_t tid,
 	id.start_ns = start_ns(pid);
 	sb_init(b);
 	sb_header(b, &h);
+	if (map_first) {
+		sb_mmap_id(b, 10, pid, TEXT_START, TEXT_END, PYTHON, &id);
+		((struct cprof_mmap *)(b->buf + b->offs[0]))->pgoff =
+			TEXT_PGOFF;
+	}
 	/*
-	 * the sample before its mapping record, as the module writes a
+	 * else the sample before its mapping record, as the module writes a
 	 * process's first samples: its code is read when the record comes
 	 */
 	sb_sample_py(b, 10, pid, tid, 0, "spin", CPROF_SAMPLE_USER_MODE |
 		     CPROF_SAMPLE_USER_EXACT, 0, NULL, 3, u, 0, TEXT_START,
 		     CPROF_PY_COMPLETE, n, py);
-	sb_mmap_id(b, 10, pid, TEXT_START, TEXT_END, PYTHON, &id);
-	((struct cprof_mmap *)(b->buf + b->offs[1]))->pgoff = TEXT_PGOFF;
+	if (!map_first) {
+		sb_mmap_id(b, 10, pid, TEXT_START, TEXT_END, PYTHON, &id);
+		((struct cprof_mmap *)(b->buf + b->offs[1]))->pgoff =
+			TEXT_PGOFF;
+	}
 	if (end)
 		sb_end(b, 1000000000, CPROF_END_COMPLETE, 0);
 }
 
-static void test_live(void)
+/*
+ * The stream piped to cprof-dump while pid runs, the END after it exited;
+ * cprof-dump's output text and its exit status, into *st.
+ */
+static char *piped(pid_t pid, uint32_t tid, const struct cprof_pyframe *py,
+		   int n, bool map_first, int *st)
 {
-	const char *script = tmp_path("spin.py"), *out = tmp_path("spin.out");
-	const char *stream = tmp_path("live.bin");
-	struct pyrt rt = python_layout();
-	struct cprof_pyframe py[16];
-	char want[3][512], *text;
-	uint32_t tid = 0;
-	int n = -1, i, fds[2], st;
-	pid_t pid, dump;
+	int fds[2];
+	pid_t dump;
 	struct sb b;
 	size_t head;
 
-	if ((rt.version >> 16) != 0x030b ||
-	    (pid = pyspin_start(PYTHON, script, out, &tid)) < 0) {
-		test_cond("fixture: the script, python3.11's layout", false);
-		return;
-	}
-	for (i = 0; tid && i < 50; i++) {
-		n = pyspin_walk(pid, tid, &rt, 0, py, 16);
-		if (n >= 4 && (py[n - 1].code & CPROF_PYFRAME_ENTRY))
-			break;
-		usleep(100000);
-	}
-	test_condf(n >= 4, "python3.11's frames walked as the tick will: %d", n);
-	if (n < 4) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return;
-	}
-
-	/* piped to cprof-dump while it runs; the END after it exited */
-	live_stream(&b, pid, tid, py, n, true);
+	live_stream(&b, pid, tid, py, n, map_first, true);
 	head = b.offs[b.nr_recs - 1];	/* all but the END record */
 	if (pipe(fds))
 		abort();
@@ -529,30 +522,74 @@ static void test_live(void)
 	close(fds[0]);
 	if (write(fds[1], b.buf, head) != (ssize_t)head)
 		abort();
-	/* cprof-dump reads the sample now; the program then ends */
+	/*
+	 * cprof-dump reads the sample now (or, the sample's mapping known,
+	 * once no record follows); the program then ends
+	 */
 	usleep(1500000);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	if (write(fds[1], b.buf + head, b.len - head) != (ssize_t)(b.len - head))
 		abort();
 	close(fds[1]);
-	waitpid(dump, &st, 0);
+	sb_free(&b);
+	waitpid(dump, st, 0);
+	return slurp(tmp_path("live.txt"), NULL);
+}
+
+static void test_live(void)
+{
+	const char *script = tmp_path("spin.py"), *out = tmp_path("spin.out");
+	const char *stream = tmp_path("live.bin");
+	struct pyrt rt = python_layout();
+	struct cprof_pyframe py[16];
+	char want[3][512], *text;
+	uint32_t tid = 0;
+	int n = -1, i, st, round;
+	pid_t pid;
+	struct sb b;
+
 	snprintf(want[0], sizeof(want[0]), "\tSpinner.cprof_hot_loop\t%s:5\n",
 		 script);
 	snprintf(want[1], sizeof(want[1]), "\tmiddle\t%s:7\n", script);
 	snprintf(want[2], sizeof(want[2]), "\touter\t%s:10\n", script);
-	text = slurp(tmp_path("live.txt"), NULL);
-	test_condf(WIFEXITED(st) && !WEXITSTATUS(st) && text &&
-		   strstr(text, want[0]) && strstr(text, want[1]) &&
-		   strstr(text, want[2]) &&
-		   strstr(text, want[0]) < strstr(text, want[1]) &&
-		   strstr(text, want[1]) < strstr(text, want[2]) &&
-		   strstr(text, want[2]) < strstr(text, "\t_PyEval_EvalFrameDefault"),
-		   "a program that exits before cprof-dump ends: its frames named, innermost first, inside the loop's frame:\n%s",
-		   text ? text : "(none)");
-	free(text);
+	/* 0: the sample before its mapping record; 1: after it */
+	for (round = 0; round < 2; round++) {
+		if ((rt.version >> 16) != 0x030b ||
+		    (pid = pyspin_start(PYTHON, script, out, &tid)) < 0) {
+			test_cond("fixture: the script, python3.11's layout",
+				  false);
+			return;
+		}
+		for (i = 0, n = -1; tid && i < 50; i++) {
+			n = pyspin_walk(pid, tid, &rt, 0, py, 16);
+			if (n >= 4 && (py[n - 1].code & CPROF_PYFRAME_ENTRY))
+				break;
+			usleep(100000);
+		}
+		test_condf(n >= 4, "python3.11's frames walked as the tick will: %d",
+			   n);
+		if (n < 4) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return;
+		}
+		text = piped(pid, tid, py, n, round, &st);
+		test_condf(WIFEXITED(st) && !WEXITSTATUS(st) && text &&
+			   strstr(text, want[0]) && strstr(text, want[1]) &&
+			   strstr(text, want[2]) &&
+			   strstr(text, want[0]) < strstr(text, want[1]) &&
+			   strstr(text, want[1]) < strstr(text, want[2]) &&
+			   strstr(text, want[2]) < strstr(text, "\t_PyEval_EvalFrameDefault"),
+			   "a program that exits before cprof-dump ends (%s): its frames named, innermost first, inside the loop's frame:\n%s",
+			   round ? "its mapping record first, then no record while it runs" :
+				   "its sample before its mapping record",
+			   text ? text : "(none)");
+		free(text);
+	}
 
 	/* read once it is gone: nothing to read any more */
+	live_stream(&b, pid, tid, py, n, false, true);
 	sb_write(&b, stream, b.len);
 	sb_free(&b);
 	st = run("%s -f text", run_dump(stream, ""));

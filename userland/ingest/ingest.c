@@ -480,14 +480,26 @@ static int take_ustack(struct ingest *in, const struct cprof_ustack *u)
 	return 0;
 }
 
-/* No record for a while: the reader's idle op, after the pending due. */
+/*
+ * No record for a while: the reader's idle op, after the code objects
+ * waiting to be read and the pending due.
+ */
 static int ingest_idle(void *arg)
 {
 	struct ingest *in = arg;
 
+	pyframes__flush(in->py, in->p);
 	if (in->head && flush_pending(in, in->ops, false))
 		return -1;
 	return in->ops->idle(in->ops->arg);
+}
+
+/* Nothing to read yet: the Python code objects met last are read now. */
+static void ingest_wait(void *arg)
+{
+	struct ingest *in = arg;
+
+	pyframes__flush(in->py, in->p);
 }
 
 int ingest__run(struct ingest *in, const struct ingest_ops *ops)
@@ -503,6 +515,7 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	if (!ops->record)
 		profile__cap_mmaps(in->p, INGEST_MMAP_UNUSED_MIB << 20);
 	stream__on_interrupt(in->s, ops->idle ? ingest_idle : NULL, in);
+	stream__on_wait(in->s, in->py ? ingest_wait : NULL, in);
 	while ((ret = stream__next(in->s, &rec)) > 0) {
 		switch (rec->type) {
 		case CPROF_REC_SAMPLE:
@@ -528,6 +541,7 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			ret = deliver(in, ops, rec);
 			break;
 		case CPROF_REC_END:
+			pyframes__flush(in->py, in->p);
 			ret = flush_pending(in, ops, true);
 			if (!ret)
 				ret = deliver(in, ops, rec);
@@ -560,6 +574,9 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 		}
 	}
 	stream__on_interrupt(in->s, NULL, NULL);
+	stream__on_wait(in->s, NULL, NULL);
+	/* a stream cut short: what waits is read all the same */
+	pyframes__flush(in->py, in->p);
 	dropped = profile__mmaps_dropped(in->p);
 	if (dropped)
 		warning("%s: dropped %llu mapping records no sample had used, past %u MiB of them; frames of later samples in what they mapped are left unnamed",

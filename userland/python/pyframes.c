@@ -8,9 +8,10 @@
  * identity (device, inode, birth time; a record without one: by process
  * and mapping).  A code object is first an entry waiting (why PENDING,
  * with the trailer's text and time) until its interpreter's mapping
- * record is there; then read, in batches: one pidfd, one look at the
- * process's mappings, the code objects, one check that the process is
- * still the one.
+ * record is there, then queued (why_queued) with the process's others for
+ * up to READ_DELAY_NS; then read, in batches: one child, one pidfd, one
+ * look at the process's mappings, the code objects, one check that the
+ * process is still the one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hashtab.h>
@@ -34,6 +36,7 @@
 
 static const char why_pending[] =
 	"no mapping record of its interpreter came";
+static const char why_queued[] = "not read yet when the profile was written";
 static const char why_not_live[] =
 	"the stream is not of this boot: its processes are not these";
 static const char why_not_read[] = "not read while the stream was read";
@@ -69,6 +72,13 @@ void pyframes_set_read(bool on)
 
 /* Code objects read in one child at most (read_batch()). */
 #define READ_CHUNK	1024
+/*
+ * How long the code objects first met wait to be read with those met
+ * after them: one child per process at most this often, not one per
+ * sample (a child costs milliseconds; while a program starts, nearly
+ * every sample meets new code).
+ */
+#define READ_DELAY_NS	(100 * 1000000ull)
 
 /* One code object of one process. */
 struct code_ent {
@@ -86,6 +96,8 @@ struct proc {
 	htab_t codes;			/* struct code_ent */
 	size_t pending;
 	size_t entries, bytes;
+	struct code_ent **queue;	/* why_queued, to be read */
+	size_t nqueue, queue_alloc;
 };
 
 /* An interpreter's file: its layout, or why none. */
@@ -101,6 +113,9 @@ struct pyframes {
 	int live;			/* -1: not known yet */
 	size_t entries, bytes;
 	uint64_t full;			/* code objects not kept: bounds */
+	uint32_t *qpids;		/* the processes with a queue */
+	size_t nqpids, qpids_alloc;
+	uint64_t queued_ns;		/* CLOCK_MONOTONIC: the first queued */
 };
 
 static hashval_t code_hash(const void *e)
@@ -140,6 +155,7 @@ static void proc_del(void *e)
 	struct proc *p = e;
 
 	htab_delete(p->codes);
+	free(p->queue);
 	free(p);
 }
 
@@ -183,6 +199,7 @@ void pyframes__free(struct pyframes *py)
 		htab_delete(py->procs);
 	if (py->interps)
 		htab_delete(py->interps);
+	free(py->qpids);
 	free(py);
 }
 
@@ -619,6 +636,94 @@ static bool live(struct pyframes *py, const struct profile *p)
 	return py->live;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Read what waits in p's queue, in one child per interpreter mapping
+ * (entries a record named meanwhile are skipped; one whose mapping the
+ * profile no longer finds waits for a mapping record).
+ */
+static void read_queue(struct pyframes *py, const struct profile *prof,
+		       struct proc *p)
+{
+	const struct cprof_mmap *mm, *m;
+	struct code_ent **q = p->queue, *e;
+	size_t n = 0, i, k;
+
+	for (i = 0; i < p->nqueue; i++)
+		if (q[i]->why == why_queued)
+			q[n++] = q[i];
+	p->nqueue = 0;
+	while (n) {
+		e = q[0];
+		mm = profile__find_mmap(prof, p->pid, e->text, e->time_ns);
+		if (!mm) {
+			e->why = why_pending;
+			p->pending++;
+			q[0] = q[--n];
+			continue;
+		}
+		/* those of the same mapping to the front, read together */
+		for (i = k = 1; i < n; i++) {
+			m = profile__find_mmap(prof, p->pid, q[i]->text,
+					       q[i]->time_ns);
+			if (m == mm) {
+				e = q[k];
+				q[k++] = q[i];
+				q[i] = e;
+			}
+		}
+		read_batch(py, p, mm, q, k);
+		memmove(q, q + k, (n - k) * sizeof(*q));
+		n -= k;
+	}
+}
+
+void pyframes__flush(struct pyframes *py, const struct profile *prof)
+{
+	struct proc *p;
+	size_t i;
+
+	if (!py)
+		return;
+	for (i = 0; i < py->nqpids; i++) {
+		p = proc_of(py, py->qpids[i], false);
+		if (p && p->nqueue)
+			read_queue(py, prof, p);
+	}
+	py->nqpids = 0;
+}
+
+/* Queue the n new entries e of p; false (nothing queued) without memory. */
+static bool queue(struct pyframes *py, struct proc *p, struct code_ent **e,
+		  size_t n)
+{
+	size_t i;
+
+	if (grow_array(&p->queue, &p->queue_alloc, p->nqueue + n,
+		       sizeof(*p->queue)))
+		return false;
+	if (!p->nqueue) {
+		if (grow_array(&py->qpids, &py->qpids_alloc, py->nqpids + 1,
+			       sizeof(*py->qpids)))
+			return false;
+		py->qpids[py->nqpids++] = p->pid;
+		if (py->nqpids == 1)
+			py->queued_ns = mono_ns();
+	}
+	for (i = 0; i < n; i++) {
+		e[i]->why = why_queued;
+		p->queue[p->nqueue++] = e[i];
+	}
+	return true;
+}
+
 void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 			   const struct cprof_sample *smp)
 {
@@ -629,7 +734,11 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 	size_t n = 0;
 	unsigned int i;
 
-	if (!py || !read_on || !t || !t->nr || !live(py, p))
+	if (!py || !read_on || !live(py, p))
+		return;
+	if (py->nqpids && mono_ns() - py->queued_ns >= READ_DELAY_NS)
+		pyframes__flush(py, p);
+	if (!t || !t->nr)
 		return;
 	proc = proc_of(py, smp->pid, true);
 	if (!proc)
@@ -652,7 +761,13 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 		proc->pending += n;
 		return;
 	}
-	read_batch(py, proc, mm, todo, n);
+	/* read with the others met soon after, or now without memory */
+	if (!queue(py, proc, todo, n)) {
+		read_batch(py, proc, mm, todo, n);
+		return;
+	}
+	if (proc->nqueue >= READ_CHUNK)
+		read_queue(py, p, proc);
 }
 
 void pyframes__note_code(struct pyframes *py, const struct cprof_pycode *rec)

@@ -13,7 +13,10 @@
  * one detection per file), the process's bias from that record (its start
  * less its file offset less the file's text_delta).  A record that comes
  * after the sample (the module lists a process's mappings when its first
- * samples ask) has its pid's code objects read when it arrives.
+ * samples ask) has its pid's code objects read when it arrives.  A
+ * process's new code objects wait up to 100 ms to be read together: a
+ * batch is one child (boxed.h), which costs milliseconds, and a program
+ * that starts meets new code at nearly every sample.
  *
  * The process is read only if it is still the record's (its start time, a
  * pidfd held across the reads, the pid checked alive after them), only in
@@ -66,8 +69,9 @@ void pyframes__free(struct pyframes *py);
 
 /*
  * A checked sample of the stream whose profile (the mapping records) is
- * p: its code objects not known yet are read now, or when the mapping
- * record of its interpreter arrives.  NULL-safe.
+ * p: its code objects not known yet are read with the others its process
+ * meets in the next 100 ms (one child reads them all), or when the
+ * mapping record of its interpreter arrives.  NULL-safe.
  */
 void pyframes__note_sample(struct pyframes *py, const struct profile *p,
 			   const struct cprof_sample *smp);
@@ -77,6 +81,15 @@ void pyframes__note_sample(struct pyframes *py, const struct profile *p,
  * whole copy); whatever the stream's boot.  NULL-safe.
  */
 void pyframes__note_code(struct pyframes *py, const struct cprof_pycode *rec);
+
+/*
+ * Read the code objects that wait to be read (pyframes__note_sample()),
+ * now: at the stream's end, while the reader idles, before a profile of
+ * what was read so far is written.  p: as pyframes__note_sample()'s.
+ * NULL-safe.
+ */
+void pyframes__flush(struct pyframes *py, const struct profile *p);
+
 /* A mapping record, after it was added to p: what waited for it.  NULL-safe. */
 void pyframes__note_mmap(struct pyframes *py, const struct cprof_mmap *mm);
 

@@ -212,6 +212,9 @@ void pipeline__close(struct pipeline *pl)
 
 void pipeline__resolve_opts(struct pipeline *pl, struct resolve_opts *ro)
 {
+	/* the code objects met last, waiting to be read with others */
+	if (pl->in)
+		pyframes__flush(pl->py, ingest__profile(pl->in));
 	*ro = (struct resolve_opts){
 		.symbolize = pl->o.symbolize,
 		.kallsyms = pl->o.kallsyms,

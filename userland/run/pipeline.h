@@ -131,7 +131,9 @@ void pipeline__close(struct pipeline *pl);
 
 /*
  * The options to name the profile with: the kernel symbols loading, if
- * any, are the caller's from now on (resolved__new() finishes them).
+ * any, are the caller's from now on (resolved__new() finishes them).  The
+ * Python code objects of a stream still being read that wait to be read
+ * (pyframes.h) are read first.
  */
 void pipeline__resolve_opts(struct pipeline *pl, struct resolve_opts *ro);
 

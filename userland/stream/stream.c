@@ -8,6 +8,7 @@
  * before it is filled, so records are always 8-byte aligned in memory.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -54,6 +55,8 @@ struct stream {
 	struct cprof_header hdr;
 	int (*on_interrupt)(void *arg);
 	void *interrupt_arg;
+	void (*on_wait)(void *arg);
+	void *wait_arg;
 };
 
 static const char *const rec_names[] = {
@@ -140,7 +143,12 @@ static ssize_t stream__fill(struct stream *s, size_t need)
 		s->pos = 0;
 	}
 	while (s->len - s->pos < need && !s->eof) {
-		ssize_t n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		ssize_t n;
+
+		if (s->on_wait && poll(&pfd, 1, 0) == 0)
+			s->on_wait(s->wait_arg);
+		n = read(s->fd, s->buf + s->len, BUF_SIZE - s->len);
 
 		if (n < 0 && errno == EINTR) {
 			if (s->on_interrupt &&
@@ -614,6 +622,12 @@ void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg)
 {
 	s->on_interrupt = fn;
 	s->interrupt_arg = arg;
+}
+
+void stream__on_wait(struct stream *s, void (*fn)(void *arg), void *arg)
+{
+	s->on_wait = fn;
+	s->wait_arg = arg;
 }
 
 int stream__mmap_uid(const struct cprof_mmap *mm, uint32_t *uid)

@@ -68,6 +68,15 @@ int stream__next(struct stream *s, const struct cprof_rec **rec);
  */
 void stream__on_interrupt(struct stream *s, int (*fn)(void *arg), void *arg);
 
+/*
+ * Call fn(arg) before a read that would wait: nothing to read yet, as
+ * poll() tells (a file that cannot tell, as the module's, reads as
+ * ready: its reads return at least every few hundred milliseconds while
+ * anything is sampled).  A reader's chance to do what should not wait
+ * for the next record.
+ */
+void stream__on_wait(struct stream *s, void (*fn)(void *arg), void *arg);
+
 /* Bytes consumed so far. */
 uint64_t stream__offset(const struct stream *s);
 
