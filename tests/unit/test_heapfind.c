@@ -5,6 +5,7 @@
  * another file's refused, naming it.
  */
 #include <dlfcn.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,10 @@
 #include "test.h"
 #include "testutil.h"
 
-/* A program with an allocator of its own, exported, that waits. */
+/*
+ * A program with an allocator of its own, exported, that says it runs
+ * (a byte on its standard output: its libraries are mapped) and waits.
+ */
 static const char own_alloc[] =
 "#include <stddef.h>\n#include <string.h>\n#include <unistd.h>\n"
 "static char pool[1 << 20]; static size_t used;\n"
@@ -28,7 +32,8 @@ static const char own_alloc[] =
 "  if (p) memset(p, 0, a * b); return p; }\n"
 "void *realloc(void *o, size_t n) { void *p = malloc(n);\n"
 "  if (p && o) memcpy(p, o, n); return p; }\n"
-"int main(void) { pause(); return 0; }\n";
+"int main(void) { if (write(1, \"r\", 1) != 1) return 1;\n"
+"  pause(); return 0; }\n";
 
 /* The value of "heap_NAME=" in the settings, 0 if absent. */
 static unsigned long long setting(const char *buf, const char *name)
@@ -47,8 +52,10 @@ int main(void)
 	void *mine = dlsym(RTLD_DEFAULT, "malloc");
 	Dl_info info;
 	FILE *f;
+	struct pollfd pfd;
 	pid_t child;
-	int ret, i;
+	int ret, fds[2];
+	char c;
 
 	ret = heapfind__settings(0, 524288, buf, sizeof(buf), msg, sizeof(msg));
 	test_condf(ret == -1 && strstr(msg, "give its pid"),
@@ -88,22 +95,25 @@ int main(void)
 		test_cond("build a program with its own malloc", 0);
 		return test_report();
 	}
+	if (pipe(fds))
+		abort();
 	child = fork();
 	if (child == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
 		execl(bin, bin, (char *)NULL);
 		_exit(127);
 	}
-	/* until it runs the program, not this one */
-	for (i = 0; i < 200; i++) {
-		char exe[64], target[4096];
-		ssize_t n;
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)child);
-		n = readlink(exe, target, sizeof(target) - 1);
-		if (n > 0 && (target[n] = 0, !strcmp(target, bin)))
-			break;
-		usleep(10000);
-	}
+	close(fds[1]);
+	/*
+	 * until its main runs, not when it is exec'd (/proc/PID/exe says so
+	 * before the loader has mapped its libc)
+	 */
+	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	test_condf(poll(&pfd, 1, 60000) == 1 && read(fds[0], &c, 1) == 1,
+		   "the program with its own malloc runs");
+	close(fds[0]);
 	ret = heapfind__settings(child, 524288, buf, sizeof(buf), msg,
 				 sizeof(msg));
 	test_condf(ret == -1 && strstr(msg, "not glibc's") &&
