@@ -201,19 +201,26 @@ echo "-- table memory"
 module new
 printf '%-8s %9s %11s %9s %13s\n' file rows bytes bytes/row before/row
 table_bytes() {
-	local name=$1 file=$2 pid ino rows bytes size
+	local name=$1 file=$2 pid ino rows bytes size i
 	shift 2
 	[[ -r $file ]] || { echo "$name: no $file"; return 0; }
 	"$@" >/dev/null 2>&1 &
 	pid=$!
 	JOBS+=("$pid")
-	sleep 2
+	# until it maps the file (python3 takes seconds to dlopen libLLVM
+	# under TCG), for at most a minute
+	for ((i = 0; i < 600 * ${CPROF_SLOW:-1}; i++)); do
+		grep -qF "$(readlink -f "$file")" "/proc/$pid/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -qF "$(readlink -f "$file")" "/proc/$pid/maps" ||
+		fail "$name: $* did not map $file"
 	"$CPROF_DUMP" --load-unwind-tables -p "$pid" 2>"$W/mem.err" ||
 		fail "loading $name's tables failed: $(cat "$W/mem.err")"
 	ino=$(stat -L -c %i "$file")
 	size=$(stat -L -c %s "$file")
-	read -r rows bytes < <(awk -v ino="$ino" '$2 == ino { print $5, $6; exit }' /proc/cprof/unwind)
-	[[ -n $rows ]] || fail "$name: no table for $file in /proc/cprof/unwind"
+	read -r rows bytes < <(awk -v ino="$ino" '$2 == ino { print $5, $6; exit }' /proc/cprof/unwind) || true
+	[[ -n $rows ]] || fail "$name: no table for $file in /proc/cprof/unwind: $(cat "$W/mem.err")"
 	printf '%-8s %9s %11s %9s %13s\n' "$name" "$rows" "$bytes" "$(ratio "$bytes" "$rows")" \
 		"$(ratio $((rows * 12 + (size / 4096 + 1) * 4)) "$rows")"
 	res "$name.table_rows" "$rows"
@@ -221,11 +228,11 @@ table_bytes() {
 	jobs_stop
 }
 LIBDIR=/usr/lib/x86_64-linux-gnu
-table_bytes libc "$LIBDIR/libc.so.6" sleep 60
-table_bytes python3 "$(readlink -f /usr/bin/python3)" python3 -c 'import time; time.sleep(60)'
-table_bytes node "$(readlink -f /usr/bin/node)" node -e 'setTimeout(() => {}, 60000)'
+table_bytes libc "$LIBDIR/libc.so.6" sleep 600
+table_bytes python3 "$(readlink -f /usr/bin/python3)" python3 -c 'import time; time.sleep(600)'
+table_bytes node "$(readlink -f /usr/bin/node)" node -e 'setTimeout(() => {}, 600000)'
 table_bytes libLLVM "$LIBDIR/libLLVM-14.so.1" python3 -c \
-	'import ctypes, time; ctypes.CDLL("libLLVM-14.so.1"); time.sleep(60)'
+	'import ctypes, time; ctypes.CDLL("libLLVM-14.so.1"); time.sleep(600)'
 
 echo "handler: table/dwarf $(ratio "${MED[table]}" "${MED[dwarf]}"), table/fp $(ratio "${MED[table]}" "${MED[fp]}"), fptab/fpfp $(ratio "${MED[fptab]}" "${MED[fpfp]}"), fpfp/fpold $(ratio "${MED[fpfp]}" "${MED[fpold]:-0}")"
 echo "bytes per sample: table/dwarf $(ratio "${BPS[table]}" "${BPS[dwarf]}")"
