@@ -174,12 +174,16 @@ dump=$!
 # started once the profile runs (cprof-dump loads every program's tables
 # first, which takes seconds on a slow guest)
 wait_profiling $((600 * ${CPROF_SLOW:-1})) || fail "cprof-dump -d started no profile: $(cat "$OUT/short.err")"
+# what the module skipped meanwhile, printed to read a failure by
+# (stack copies and code records find no room once the reader lags)
+read -r k0 s0 l0 <<<"$(stat_of python_codes) $(stat_of ustack_skipped) $(stat_of lost)"
 "$PY" "$WORK" 3 --no-zlib >"$LOCAL/short.out" 2>&1 &
 short=$!
 wait "$dump" || fail "cprof-dump -d failed: $(cat "$OUT/short.err")"
 wait "$short" || fail "the short pywork failed: $(cat "$LOCAL/short.out")"
 grep -q '^pywork truth' "$LOCAL/short.out" || fail "the short pywork did not finish: $(cat "$LOCAL/short.out")"
 sed 's/^/  cprof-dump -d: /' "$OUT/short.err"
+echo "  the module meanwhile: $(($(stat_of python_codes) - k0)) code records, $(($(stat_of ustack_skipped) - s0)) stack copies skipped for room, $(($(stat_of lost) - l0)) samples lost"
 read -r a b c r _ _ m e _ < <(counts "$OUT/short.folded")
 echo "a pywork started and gone within a -d profile: work_a $a, work_b $b, work_c $c, recurse $r samples"
 ((c > 0 && a + b + c + r >= 50)) || fail "the short-lived program's functions are not named ($a $b $c $r)"
