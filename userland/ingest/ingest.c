@@ -541,7 +541,6 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 			ret = deliver(in, ops, rec);
 			break;
 		case CPROF_REC_END:
-			pyframes__flush(in->py, in->p);
 			ret = flush_pending(in, ops, true);
 			if (!ret)
 				ret = deliver(in, ops, rec);
@@ -575,7 +574,11 @@ int ingest__run(struct ingest *in, const struct ingest_ops *ops)
 	}
 	stream__on_interrupt(in->s, NULL, NULL);
 	stream__on_wait(in->s, NULL, NULL);
-	/* a stream cut short: what waits is read all the same */
+	/*
+	 * what waits is read before the profile is named (a window the END
+	 * closes is written through pipeline__resolve_opts(), which reads
+	 * it too)
+	 */
 	pyframes__flush(in->py, in->p);
 	dropped = profile__mmaps_dropped(in->p);
 	if (dropped)
