@@ -201,7 +201,7 @@ echo "-- table memory"
 module new
 printf '%-8s %9s %11s %9s %13s\n' file rows bytes bytes/row before/row
 table_bytes() {
-	local name=$1 file=$2 pid ino rows bytes size i
+	local name=$1 file=$2 pid ino rows bytes size i real
 	shift 2
 	[[ -r $file ]] || { echo "$name: no $file"; return 0; }
 	"$@" >/dev/null 2>&1 &
@@ -209,11 +209,12 @@ table_bytes() {
 	JOBS+=("$pid")
 	# until it maps the file (python3 takes seconds to dlopen libLLVM
 	# under TCG), for at most a minute
+	real=$(readlink -f "$file")
 	for ((i = 0; i < 600 * ${CPROF_SLOW:-1}; i++)); do
-		grep -qF "$(readlink -f "$file")" "/proc/$pid/maps" 2>/dev/null && break
+		grep -qF "$real" "/proc/$pid/maps" 2>/dev/null && break
 		sleep 0.1
 	done
-	grep -qF "$(readlink -f "$file")" "/proc/$pid/maps" ||
+	grep -qF "$real" "/proc/$pid/maps" ||
 		fail "$name: $* did not map $file"
 	"$CPROF_DUMP" --load-unwind-tables -p "$pid" 2>"$W/mem.err" ||
 		fail "loading $name's tables failed: $(cat "$W/mem.err")"
