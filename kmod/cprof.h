@@ -102,6 +102,7 @@ struct cprof_cpu_stats {
 	u64 python_frames;	/* the frames they hold */
 	u64 python_incomplete;	/* of the walks, not to the first frame */
 	u64 python_codes;	/* CPROF_REC_PYCODE records written */
+	u64 python_codes_skipped; /* code records wanted, the buffer too full */
 	u64 offcpu_events;	/* CPROF_REC_OFFCPU records written */
 	u64 offcpu_full;	/* switches to record, no slot to time them */
 	u64 offcpu_ns_total;	/* time the hook took recording them */

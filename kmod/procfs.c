@@ -97,6 +97,7 @@ static void cprof_stats_add(struct cprof_cpu_stats *sum,
 	sum->python_frames += c->python_frames;
 	sum->python_incomplete += c->python_incomplete;
 	sum->python_codes += c->python_codes;
+	sum->python_codes_skipped += c->python_codes_skipped;
 	sum->offcpu_events += c->offcpu_events;
 	sum->offcpu_full += c->offcpu_full;
 	sum->offcpu_ns_total += c->offcpu_ns_total;
@@ -156,6 +157,8 @@ static void cprof_stats_print(struct seq_file *m, const char *prefix,
 	seq_printf(m, "%spython_incomplete %llu\n", prefix,
 		   c->python_incomplete);
 	seq_printf(m, "%spython_codes %llu\n", prefix, c->python_codes);
+	seq_printf(m, "%spython_codes_skipped %llu\n", prefix,
+		   c->python_codes_skipped);
 	seq_printf(m, "%soffcpu_events %llu\n", prefix, c->offcpu_events);
 	seq_printf(m, "%soffcpu_full %llu\n", prefix, c->offcpu_full);
 	seq_printf(m, "%soffcpu_ns_total %llu\n", prefix, c->offcpu_ns_total);

@@ -218,8 +218,8 @@ static u32 cprof_sample_python(struct cprof_cpu *pc, struct task_struct *tsk,
 /*
  * The records naming the code objects of a sample's Python frames that
  * this CPU has not named in the stream yet, after the sample; a code whose
- * record finds no room, or too few of the tick's accesses left, is named
- * by a later tick.
+ * record finds no room (counted: python_codes_skipped), or too few of the
+ * tick's accesses left (budget_skipped), is named by a later tick.
  */
 static void cprof_put_pycodes(struct cprof_cpu *pc,
 			      const struct cprof_pyneed *need, u64 now,
@@ -232,20 +232,21 @@ static void cprof_put_pycodes(struct cprof_cpu *pc,
 	for (i = 0; i < need->nr; i++) {
 		/* the samples keep half the ring */
 		if (cprof_ring_half_full(&pc->ring))
-			return;
+			break;
 		if (!cprof_uaccess_take(acc, CPROF_PYCODE_ACCESSES)) {
 			pc->stats.budget_skipped += need->nr - i;
 			return;
 		}
 		rec = cprof_ring_reserve(&pc->ring, CPROF_PYCODE_RECORD_MAX);
 		if (!rec)
-			return;
+			break;
 		rec->time_ns = now;
 		size = cprof_pycode_fill(need, i, rec);
 		cprof_ring_commit(&pc->ring, CPROF_REC_PYCODE, 0, size);
 		cprof_pycode_named(need, i);
 		pc->stats.python_codes++;
 	}
+	pc->stats.python_codes_skipped += need->nr - i;
 }
 
 /* @late: whole periods the tick came after it was due, CPROF_SAMPLE_LATE */

@@ -20,7 +20,11 @@
 #      Python frames; the module's python_* counters;
 #   2. cprof-dump -d (the whole machine) while a short pywork starts and
 #      exits during the profile: its table comes with its mapping, its
-#      functions named.
+#      functions named;
+#   3. 64 KiB buffers and a reader that stalls while pyfresh.py makes new
+#      code objects: the code records the ticks leave out for room are
+#      counted (python_codes_skipped), the stream holds every record
+#      python_codes counts, and the functions are named from later ticks'.
 # py-spy is not installed here (PyPI is out of reach, Debian has no
 # package); Debian's austin (1.0.1) does not read 3.11: the in-process
 # sampler stands in for them.
@@ -176,14 +180,49 @@ dump=$!
 wait_profiling $((600 * ${CPROF_SLOW:-1})) || fail "cprof-dump -d started no profile: $(cat "$OUT/short.err")"
 # what the module skipped meanwhile, printed to read a failure by
 # (stack copies and code records find no room once the reader lags)
-read -r k0 s0 l0 <<<"$(stat_of python_codes) $(stat_of ustack_skipped) $(stat_of lost)"
+read -r k0 ks0 s0 l0 <<<"$(stat_of python_codes) $(stat_of python_codes_skipped) $(stat_of ustack_skipped) $(stat_of lost)"
 "$PY" "$WORK" 3 --no-zlib >"$LOCAL/short.out" 2>&1 &
 short=$!
 wait "$dump" || fail "cprof-dump -d failed: $(cat "$OUT/short.err")"
 wait "$short" || fail "the short pywork failed: $(cat "$LOCAL/short.out")"
 grep -q '^pywork truth' "$LOCAL/short.out" || fail "the short pywork did not finish: $(cat "$LOCAL/short.out")"
 sed 's/^/  cprof-dump -d: /' "$OUT/short.err"
-echo "  the module meanwhile: $(($(stat_of python_codes) - k0)) code records, $(($(stat_of ustack_skipped) - s0)) stack copies skipped for room, $(($(stat_of lost) - l0)) samples lost"
+echo "  the module meanwhile: $(($(stat_of python_codes) - k0)) code records ($(($(stat_of python_codes_skipped) - ks0)) skipped for room), $(($(stat_of ustack_skipped) - s0)) stack copies skipped for room, $(($(stat_of lost) - l0)) samples lost"
 read -r a b c r _ _ m e _ < <(counts "$OUT/short.folded")
 echo "a pywork started and gone within a -d profile: work_a $a, work_b $b, work_c $c, recurse $r samples"
 ((c > 0 && a + b + c + r >= 50)) || fail "the short-lived program's functions are not named ($a $b $c $r)"
+
+# --- 3. a reader that stalls: code records left out for room are counted
+rmmod cprof || fail "rmmod cprof failed"
+kload buffer_kb=64
+"$PY" "$REPO/tests/workloads/pyfresh.py" $((20 * ${CPROF_SLOW:-1})) >"$LOCAL/fresh.out" 2>&1 &
+fresh=$!
+wait_started "$LOCAL/fresh.out" 'pyfresh started'
+"$CPROF_DUMP" --load-unwind-tables -p "$fresh" 2>"$OUT/fresh-load.err" ||
+	fail "cprof-dump --load-unwind-tables failed: $(cat "$OUT/fresh-load.err")"
+read -r k0 ks0 <<<"$(stat_of python_codes) $(stat_of python_codes_skipped)"
+ctl freq=999 seconds=6 pid="$fresh"
+# the first bytes, then nothing for 3 s, then the rest
+perl -e 'open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
+	binmode $f; binmode STDOUT;
+	my ($b, $r);
+	defined($r = sysread($f, $b, 4096)) or die "read: $!\n";
+	print $b;
+	sleep 3;
+	while (($r = sysread($f, $b, 65536))) { print $b }
+	defined $r or die "read: $!\n";' >"$OUT/fresh.raw" || fail "the stalled reader failed"
+codes=$(($(stat_of python_codes) - k0))
+skipped=$(($(stat_of python_codes_skipped) - ks0))
+kill -TERM "$fresh" 2>/dev/null || true
+wait "$fresh" || true
+"$WORKLOADS/streamtext" <"$OUT/fresh.raw" >"$OUT/fresh.raw.txt" || fail "fresh.raw is not a well-formed stream"
+inraw=$(rawk '$1 == "C" { n++ } END { print n + 0 }' "$OUT/fresh.raw.txt")
+echo "a stalled reader, 64 KiB buffers: $codes code records ($inraw in the stream), $skipped left out for room, $(stat_of lost) samples lost"
+((skipped > 0)) || fail "no code record left out for room with 64 KiB buffers and a reader stalled for 3 s"
+((inraw == codes)) || fail "the stream holds $inraw code records, python_codes counted $codes"
+"$CPROF_DUMP" -i "$OUT/fresh.raw" -f folded -o "$OUT/fresh.folded" 2>"$OUT/fresh.err" ||
+	fail "cprof-dump failed: $(cat "$OUT/fresh.err")"
+sed 's/^/  cprof-dump: /' "$OUT/fresh.err"
+named=$(awk '$0 ~ /(^|;)fresh_[0-9]+(;| )/ { n += $NF } END { print n + 0 }' "$OUT/fresh.folded")
+echo "samples in a named fresh_N function: $named"
+((named > 0)) || fail "no sample names a fresh_N function"
