@@ -161,6 +161,20 @@ reader_stop() {
 	READER=
 }
 
+# read_stalled SECONDS: the profile to stdout as a reader that falls
+# behind reads it: its first 4 KiB, then nothing for SECONDS, then the rest
+# to the END record.
+read_stalled() {
+	perl -e 'open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
+		binmode $f; binmode STDOUT;
+		my ($b, $r);
+		defined($r = sysread($f, $b, 4096)) or die "read: $!\n";
+		print $b;
+		sleep $ARGV[0];
+		while (($r = sysread($f, $b, 65536))) { print $b }
+		defined $r or die "read: $!\n";' "$1"
+}
+
 # with_reader RAW CMD [ARG...]: CMD while a reader copies the stream to RAW,
 # from the profile's start (waited for up to 30 s) to "stop=1".  For
 # commands run by perf record (export -f with_reader wait_profiling

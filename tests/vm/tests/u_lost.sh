@@ -29,15 +29,7 @@ spawn "$WORKLOADS/hostile" deep 600
 spawn "$WORKLOADS/cpuburn" 600
 s0=$(stat_of samples)
 l0=$(stat_of lost)
-# The reader reads the first bytes, then stops reading for 4 s.
-perl -e 'open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
-	binmode $f; binmode STDOUT;
-	my ($b, $r);
-	defined($r = sysread($f, $b, 4096)) or die "read: $!\n";
-	print $b;
-	sleep 4;
-	while (($r = sysread($f, $b, 65536))) { print $b }
-	defined $r or die "read: $!\n";' >"$OUT/p.raw" || fail "the stalled reader failed"
+read_stalled 4 >"$OUT/p.raw" || fail "the stalled reader failed"
 s1=$(stat_of samples)
 l1=$(stat_of lost)
 stop

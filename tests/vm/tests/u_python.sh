@@ -202,15 +202,7 @@ wait_started "$LOCAL/fresh.out" 'pyfresh started'
 	fail "cprof-dump --load-unwind-tables failed: $(cat "$OUT/fresh-load.err")"
 read -r k0 ks0 <<<"$(stat_of python_codes) $(stat_of python_codes_skipped)"
 ctl freq=999 seconds=6 pid="$fresh"
-# the first bytes, then nothing for 3 s, then the rest
-perl -e 'open(my $f, "<", "/proc/cprof/profile") or die "open: $!\n";
-	binmode $f; binmode STDOUT;
-	my ($b, $r);
-	defined($r = sysread($f, $b, 4096)) or die "read: $!\n";
-	print $b;
-	sleep 3;
-	while (($r = sysread($f, $b, 65536))) { print $b }
-	defined $r or die "read: $!\n";' >"$OUT/fresh.raw" || fail "the stalled reader failed"
+read_stalled 3 >"$OUT/fresh.raw" || fail "the stalled reader failed"
 codes=$(($(stat_of python_codes) - k0))
 skipped=$(($(stat_of python_codes_skipped) - ks0))
 kill -TERM "$fresh" 2>/dev/null || true
