@@ -49,7 +49,7 @@
 #   - 50 CPU hotplug cycles of CPU 1 during one profile, every running
 #     program's tables loaded.
 # Every stream must be well-formed; the figures are printed.
-# vm-timeout: 1800
+# vm-timeout: 3600
 set -euo pipefail
 # shellcheck source=../lib/kprof.sh
 . "$REPO/tests/vm/lib/kprof.sh"
