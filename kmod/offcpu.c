@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
@@ -240,10 +241,14 @@ static bool cprof_off_wanted(const struct cprof_settings *set,
 	return set->mode != CPROF_MODE_USER || cprof_saved_user_regs(prev);
 }
 
-/* The task leaving, current, recorded: its stacks and a slot. */
+/*
+ * The task leaving, current, recorded: its stacks and a slot.  @caller:
+ * where the probe was called from, the kernel stack's start.
+ */
 static void cprof_off_out(const struct cprof_settings *set,
 			  struct cprof_off_cpu *oc, u32 every, bool preempt,
-			  struct task_struct *prev, unsigned int state)
+			  struct task_struct *prev, unsigned int state,
+			  const struct cprof_caller *caller)
 {
 	struct cprof_off_slot *slot;
 	struct cprof_offcpu *o;
@@ -269,8 +274,8 @@ static void cprof_off_out(const struct cprof_settings *set,
 	}
 	WRITE_ONCE(slot->out_ns, now);
 	if (set->mode != CPROF_MODE_USER)
-		nk = cprof_unwind_kernel_here(o->ips, depth, &flags,
-					      (unsigned long)cprof_off_tp->iterator);
+		nk = cprof_unwind_kernel_caller(caller, o->ips, depth, &flags,
+						(unsigned long)cprof_off_tp->iterator);
 	uregs = cprof_saved_user_regs(prev);
 	if (!uregs && prev->flags & PF_KTHREAD)
 		flags |= CPROF_SAMPLE_KTHREAD;
@@ -314,13 +319,19 @@ static void cprof_off_out(const struct cprof_settings *set,
 	cprof_off_account(oc, now, ktime_get_ns() - now);
 }
 
-/* The sched_switch probe: interrupts disabled, current is @prev. */
-static void cprof_off_switch(void *data, bool preempt,
-			     struct task_struct *prev,
-			     struct task_struct *next, unsigned int prev_state)
+/*
+ * The sched_switch probe: interrupts disabled, current is @prev.  Neither
+ * traced nor probed: the kernel stack starts from its return address
+ * (cprof_caller_here()).
+ */
+static notrace void cprof_off_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
 {
 	const struct cprof_settings *set = READ_ONCE(cprof_off_set);
 	struct cprof_off_cpu *oc = this_cpu_ptr(&cprof_off_cpus);
+	struct cprof_caller caller;
 	u32 every;
 
 	if (!set)
@@ -335,8 +346,11 @@ static void cprof_off_switch(void *data, bool preempt,
 	}
 	every = oc->drawn_every;
 	cprof_off_rearm(oc);
-	cprof_off_out(set, oc, every, preempt, prev, prev_state);
+	cprof_caller_here(&caller);
+	cprof_off_out(set, oc, every, preempt, prev, prev_state, &caller);
 }
+
+NOKPROBE_SYMBOL(cprof_off_switch);
 
 static void cprof_off_find(struct tracepoint *tp, void *priv)
 {

@@ -128,6 +128,44 @@ int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 }
 
 /**
+ * cprof_unwind_kernel_caller() - current's kernel stack from a probe's caller
+ * @caller: where the probe was called from (cprof_caller_here())
+ * @ips: where the return addresses go, innermost first
+ * @max: room in @ips, at least 1
+ * @flags: CPROF_SAMPLE_KERN_TRUNC is set here if @max was reached
+ * @skip: the start of a function whose frame is left out when it is the
+ *	caller (a tracepoint's iterator, as cprof_unwind_kernel_here()'s); 0:
+ *	none
+ *
+ * cprof_unwind_kernel_here()'s stack, without stepping through the
+ * probe's frames and this module's to find where the kernel called in:
+ * the walk starts in the caller's function, whose return address is
+ * the first.  Each step saved is an ORC lookup, a module's being a search
+ * of the module tree as well.
+ *
+ * Context: the probe that took @caller, on current's stack.
+ * Return: the number of entries written to @ips.
+ */
+int cprof_unwind_kernel_caller(const struct cprof_caller *caller, u64 *ips,
+			       int max, u16 *flags, unsigned long skip)
+{
+	struct pt_regs regs = {
+		.ip = caller->ip,
+		.sp = caller->sp,
+		.bp = caller->bp,
+		.cs = __KERNEL_CS,
+	};
+	struct unwind_state state;
+	int n = 0;
+
+	if (!skip || caller->ip - skip >= CPROF_SKIP_SPAN)
+		ips[n++] = caller->ip;
+	/* from the caller's regs: at once at its caller, the first frame kept */
+	unwind_start(&state, current, &regs, NULL);
+	return cprof_unwind_collect(&state, ips, n, max, flags);
+}
+
+/**
  * cprof_unwind_kernel_task() - the kernel stack of a task off the CPU
  * @tsk: the task, not current, not exiting when the caller looked
  * @ips: where the return addresses go, innermost first

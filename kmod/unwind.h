@@ -127,10 +127,39 @@ struct cprof_uwalk_req {
 /* How far into a skipped function (cprof_unwind_kernel_here()) a call is. */
 #define CPROF_SKIP_SPAN		256
 
+/*
+ * Where a function was called from: the call's return address, and its
+ * caller's stack pointer after the call and frame pointer.
+ */
+struct cprof_caller {
+	unsigned long ip;
+	unsigned long sp;
+	unsigned long bp;
+};
+
+/*
+ * Into @c, the struct cprof_caller of the function this is written in.
+ * Only in that function itself, which then keeps a frame pointer
+ * (__builtin_frame_address()), and which must be neither traced nor
+ * probed (notrace, NOKPROBE_SYMBOL()): a function graph tracer or a
+ * return probe puts a trampoline's address where its return address was.
+ */
+#define cprof_caller_here(c)						\
+	do {								\
+		unsigned long *__fp = __builtin_frame_address(0);	\
+		struct cprof_caller *__c = (c);				\
+									\
+		__c->ip = (unsigned long)__builtin_return_address(0);	\
+		__c->sp = (unsigned long)(__fp + 2);			\
+		__c->bp = __fp[0];					\
+	} while (0)
+
 /* Stack walks from the tick, the scheduler's hook, a snapshot: unwind.c. */
 int cprof_unwind_kernel(struct pt_regs *regs, u64 *ips, int max, u16 *flags);
 int cprof_unwind_kernel_here(u64 *ips, int max, u16 *flags,
 			     unsigned long skip);
+int cprof_unwind_kernel_caller(const struct cprof_caller *caller, u64 *ips,
+			       int max, u16 *flags, unsigned long skip);
 int cprof_unwind_kernel_task(struct task_struct *tsk, u64 *ips, int max,
 			     u16 *flags);
 struct pt_regs *cprof_unwind_irq_regs(void);
