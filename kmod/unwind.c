@@ -158,6 +158,9 @@ int cprof_unwind_kernel_caller(const struct cprof_caller *caller, u64 *ips,
 	struct unwind_state state;
 	int n = 0;
 
+	/* taken elsewhere than in the probe (a split or inlined copy) */
+	if (WARN_ON_ONCE(within_module(caller->ip, THIS_MODULE)))
+		return cprof_unwind_kernel_here(ips, max, flags, skip);
 	if (!skip || caller->ip - skip >= CPROF_SKIP_SPAN)
 		ips[n++] = caller->ip;
 	/* from the caller's regs: at once at its caller, the first frame kept */
