@@ -786,6 +786,45 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
 }
 
 /*
+ * The rest of a walk with nothing to look up or note on the way (no
+ * address space's lookups, so no tables, no copy, no Python, no system
+ * call wrapper's caller to check, which only a first frame that is not
+ * the interrupted registers' own may need): the frame-pointer chain,
+ * stepped as cprof_uwalk_next() steps it and ended as it ends, without
+ * its checks for all that at every frame.  The return addresses go into @ips from
+ * @n on, up to @max; @w is done.
+ * Return: the new count.
+ */
+static int cprof_uwalk_fp(struct cprof_uwalk *w, u64 *ips, int n, int max)
+{
+	unsigned long sp = w->f.sp, fp = w->f.fp, next, ret;
+
+	for (; fp; sp = fp + 2 * sizeof(long), fp = next) {
+		if (fp < sp || fp & (sizeof(long) - 1) ||
+		    !cprof_read_words(w->acc, fp, &next, fp + sizeof(long),
+				      &ret)) {
+			w->flags |= cprof_uaccess_spent(w->acc) ?
+				    CPROF_SAMPLE_USER_TRUNC :
+				    CPROF_SAMPLE_USER_FAULT;
+			break;
+		}
+		if (!ret)
+			break;
+		if (ret < CONFIG_DEFAULT_MMAP_MIN_ADDR || ret >= TASK_SIZE_MAX) {
+			w->flags |= CPROF_SAMPLE_USER_FAULT;
+			break;
+		}
+		if (n == max) {
+			w->flags |= CPROF_SAMPLE_USER_TRUNC;
+			break;
+		}
+		ips[n++] = ret;
+	}
+	w->done = true;
+	return n;
+}
+
+/*
  * The lookups @w starts from: with interrupts disabled (the tick, the
  * scheduler's hook, a snapshot's interrupt: no two at once on a CPU),
  * the ones this CPU's last walk left if they are of the same address
@@ -921,6 +960,13 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
 		}
 		req->ips[n++] = w.f.ip;
 		w.nr = n;
+		/* (a first frame not EXACT may be a wrapper's: its own step) */
+		if ((!w.first || w.flags & CPROF_SAMPLE_USER_EXACT) &&
+		    !w.st && !w.copy && !w.py && !w.wrapper_caller &&
+		    !w.leaf_only) {
+			n = cprof_uwalk_fp(&w, req->ips, n, req->max);
+			break;
+		}
 	}
 	rcu_read_unlock();
 	pagefault_enable();
