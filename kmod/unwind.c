@@ -799,6 +799,12 @@ static int cprof_uwalk_fp(struct cprof_uwalk *w, u64 *ips, int n, int max)
 {
 	unsigned long sp = w->f.sp, fp = w->f.fp, next, ret;
 
+	/* as cprof_uwalk_next() after any step: a walk handed a spent budget */
+	if (cprof_uaccess_spent(w->acc)) {
+		w->flags |= CPROF_SAMPLE_USER_TRUNC;
+		w->done = true;
+		return n;
+	}
 	for (; fp; sp = fp + 2 * sizeof(long), fp = next) {
 		if (fp < sp || fp & (sizeof(long) - 1) ||
 		    !cprof_read_words(w->acc, fp, &next, fp + sizeof(long),
