@@ -791,8 +791,8 @@ static void cprof_uwalk_next(struct cprof_uwalk *w)
  * call wrapper's caller to check, which only a first frame that is not
  * the interrupted registers' own may need): the frame-pointer chain,
  * stepped as cprof_uwalk_next() steps it and ended as it ends, without
- * its checks for all that at every frame.  The return addresses go into @ips from
- * @n on, up to @max; @w is done.
+ * its checks for all that at every frame.  The return addresses go into
+ * @ips from @n on, up to @max; @w is done.
  * Return: the new count.
  */
 static int cprof_uwalk_fp(struct cprof_uwalk *w, u64 *ips, int n, int max)
