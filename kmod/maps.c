@@ -153,7 +153,10 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
 {
 	struct cprof_mmstate *st;
 
-	/* Readers: the tick under rcu_read_lock(); writers hold the mutex. */
+	/*
+	 * Readers: the walks and notes, inside an RCU read side (interrupts
+	 * disabled will do); writers hold the mutex.
+	 */
 	hash_for_each_possible_rcu(cprof_mm_table, st, node, (unsigned long)mm,
 				   lockdep_is_held(&cprof_maps_mutex))
 		if (st->mm == mm && st->tgid == tgid &&
@@ -172,16 +175,15 @@ static struct cprof_mmstate *cprof_mm_lookup(const struct mm_struct *mm,
  * @tsk is released its group_leader may be freed (see pid_alive()): 0
  * then, a key no live task has.
  *
- * Context: any.
+ * Context: any (__cprof_maps_start_ns() inside an RCU read side).
  * Return: the time, in ns, or 0.
  */
 u64 cprof_maps_start_ns(struct task_struct *tsk)
 {
-	u64 ns = 0;
+	u64 ns;
 
 	rcu_read_lock();
-	if (pid_alive(tsk))
-		ns = READ_ONCE(tsk->group_leader)->start_boottime;
+	ns = __cprof_maps_start_ns(tsk);
 	rcu_read_unlock();
 	return ns;
 }
@@ -269,7 +271,8 @@ static bool cprof_mm_covers(const struct cprof_mmstate *st, u64 ip)
  * cprof_maps_of() - the ranges emitted for a task's address space
  * @tsk: current, or a task whose address space current uses
  *
- * Context: inside rcu_read_lock(), which keeps the result valid.
+ * Context: inside an RCU read side (rcu_read_lock(), or interrupts
+ * disabled), which keeps the result valid.
  * Return: NULL when none were emitted yet.
  */
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
@@ -277,7 +280,7 @@ const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk)
 	const struct cprof_mmstate *st;
 
 	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id),
-			     cprof_maps_start_ns(tsk));
+			     __cprof_maps_start_ns(tsk));
 	cprof_maps_touch(st);
 	return st;
 }
@@ -332,20 +335,16 @@ bool cprof_maps_settling(const struct cprof_mmstate *st, u64 addr,
  * @tsk: as for cprof_maps_of()
  * @addr: a user address
  *
- * Context: any (RCU read side inside).
+ * Context: as cprof_maps_of().
  * Return: false also when none was emitted yet.
  */
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr)
 {
 	struct cprof_mmstate *st;
-	bool ret;
 
-	rcu_read_lock();
 	st = cprof_mm_lookup(tsk->mm, tsk->tgid, READ_ONCE(tsk->self_exec_id),
-			     cprof_maps_start_ns(tsk));
-	ret = st && cprof_mm_covers(st, addr);
-	rcu_read_unlock();
-	return ret;
+			     __cprof_maps_start_ns(tsk));
+	return st && cprof_mm_covers(st, addr);
 }
 
 /* Was this key requested lately on this CPU?  Records it if not. */
@@ -423,24 +422,25 @@ static bool cprof_maps_memo_covers(struct cprof_maps_memo *m, u64 ip)
  * @now: the sample's time, kept with the request
  *
  * Context: the tick, or a hook with interrupts disabled; no allocation, no
- * lock.
+ * lock.  Interrupts disabled are also the RCU read side its lookups need.
  * Return: true when a request was queued (the reader should be woken).
  */
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 {
 	struct task_struct *tsk = current;
-	u64 exec_id = READ_ONCE(tsk->self_exec_id);
-	u64 start_ns = cprof_maps_start_ns(tsk);
 	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);
 	struct cprof_maps_memo *m = this_cpu_ptr(&cprof_maps_memo);
 	struct cprof_mmstate *st;
 	struct cprof_maps_req *req;
+	u64 exec_id, start_ns;
 	u64 addr = ips[0];
 	int i = known;
 
 	/* the queue's one producer, and the memo's one user, on this CPU */
 	if (WARN_ON_ONCE(!irqs_disabled()))
 		return false;
+	exec_id = READ_ONCE(tsk->self_exec_id);
+	start_ns = __cprof_maps_start_ns(tsk);
 	/*
 	 * Full: a later tick asks again.  Checked first, so that a request
 	 * dropped here does not hold back the next one.  Pairs with
@@ -448,7 +448,6 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 	 */
 	if (q->head - smp_load_acquire(&q->tail) >= CPROF_MAPS_QLEN)
 		return false;
-	rcu_read_lock();
 	st = cprof_maps_memo_state(m, exec_id, start_ns);
 	if (st) {
 		for (; i < n && cprof_maps_memo_covers(m, ips[i]); i++)
@@ -461,14 +460,11 @@ bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 		 */
 		if (i == n || time_before(jiffies, READ_ONCE(st->retry_at)) ||
 		    (i && st->junk &&
-		     time_before(jiffies, st->synced_at + CPROF_MAPS_JUNK_RETRY))) {
-			rcu_read_unlock();
+		     time_before(jiffies, st->synced_at + CPROF_MAPS_JUNK_RETRY)))
 			return false;
-		}
 		addr = ips[i];
 		WRITE_ONCE(st->retry_at, jiffies + CPROF_MAPS_RETRY);
 	}
-	rcu_read_unlock();
 	if (!st && cprof_maps_recent(q, tsk->mm, exec_id, start_ns))
 		return false;
 	req = &q->req[q->head % CPROF_MAPS_QLEN];

@@ -45,6 +45,18 @@ void cprof_maps_usage(struct cprof_maps_usage *u);
 bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
 u64 cprof_maps_start_ns(struct task_struct *tsk);
+
+/*
+ * As cprof_maps_start_ns(), inside an RCU read side: rcu_read_lock(), or
+ * interrupts disabled (since 5.0 a grace period waits for those too),
+ * which keeps a released task's group_leader from being freed under it.
+ */
+static inline u64 __cprof_maps_start_ns(struct task_struct *tsk)
+{
+	return pid_alive(tsk) ? READ_ONCE(tsk->group_leader)->start_boottime :
+				0;
+}
+
 const struct cprof_mmstate *cprof_maps_of(struct task_struct *tsk);
 void cprof_maps_touch(const struct cprof_mmstate *st);
 
@@ -60,7 +72,7 @@ extern unsigned long cprof_mm_epoch;	/* maps.c's, for the inline below */
  * reads the same count: what it points to is not freed before that one
  * ends.  Inline: every walk with tables reads it.
  *
- * Context: inside rcu_read_lock(), before the lookups whose results are
+ * Context: inside an RCU read side, before the lookups whose results are
  * kept by it.
  * Return: the count.
  */

@@ -309,7 +309,7 @@ static void cprof_off_out(const struct cprof_settings *set,
 	o->every = every;
 	o->state = cprof_off_state(preempt, prev, state);
 	o->reserved = 0;
-	o->ips[nk + nu] = cprof_cgroup_id(prev);
+	o->ips[nk + nu] = __cprof_cgroup_id(prev);
 	flags |= CPROF_SAMPLE_CGROUP;
 	size = sizeof(*o) + (nk + nu + 1) * sizeof(u64);
 	/* a mapping request, as a tick's: the reader lists the mappings */

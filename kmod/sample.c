@@ -15,7 +15,6 @@
  * docs/design.md, "The tick", "Buffers and the stream", "Self-throttle",
  * "A hard bound per event".
  */
-#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
@@ -145,21 +144,17 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
  * As bpf_get_current_cgroup_id() gives it: 1, the root, without cgroups.
  * The css_set and the cgroup are freed only after an RCU grace period.
  *
- * Context: any.
+ * Context: any (__cprof_cgroup_id() inside an RCU read side).
  * Return: the id.
  */
 u64 cprof_cgroup_id(struct task_struct *tsk)
 {
-#ifdef CONFIG_CGROUPS
 	u64 id;
 
 	rcu_read_lock();
-	id = cgroup_id(task_dfl_cgroup(tsk));
+	id = __cprof_cgroup_id(tsk);
 	rcu_read_unlock();
 	return id;
-#else
-	return 1;
-#endif
 }
 
 /*
@@ -332,7 +327,7 @@ static void cprof_sample(struct cprof_cpu *pc, struct pt_regs *regs, u64 now,
 	s->nr_user = nu;
 	memcpy(s->comm, tsk->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
-	s->ips[nk + nu] = cprof_cgroup_id(tsk);
+	s->ips[nk + nu] = __cprof_cgroup_id(tsk);
 	flags |= CPROF_SAMPLE_CGROUP;
 	size = sizeof(*s) + (nk + nu + 1) * sizeof(u64);
 	if (nu && py.found)
@@ -850,7 +845,7 @@ u16 cprof_sample_current(struct cprof_sample *smp,
 	smp->nr_user = nu;
 	memcpy(smp->comm, tsk->comm, sizeof(smp->comm));
 	smp->comm[sizeof(smp->comm) - 1] = '\0';
-	smp->ips[nk + nu] = cprof_cgroup_id(tsk);
+	smp->ips[nk + nu] = __cprof_cgroup_id(tsk);
 	/* a mapping request, as a tick's: the reader lists the mappings */
 	*kick = mapped < nu && cprof_maps_note(smp->ips + nk, nu, mapped, now);
 	return flags;

@@ -2,6 +2,7 @@
 #ifndef CPROF_SAMPLE_H
 #define CPROF_SAMPLE_H
 
+#include <linux/cgroup.h>
 #include <linux/types.h>
 
 #include "cprof.h"
@@ -12,6 +13,21 @@ int cprof_sample_start(const struct cprof_settings *set, u64 period_ns);
 void cprof_sample_open(u64 from, u64 deadline_ns);
 void cprof_sample_stop(void);
 u64 cprof_cgroup_id(struct task_struct *tsk);
+
+/*
+ * As cprof_cgroup_id(), inside an RCU read side: rcu_read_lock(), or
+ * interrupts disabled (task_css_set_check() takes either), as the ticks
+ * and hooks are: a pair of calls less an event.
+ */
+static inline u64 __cprof_cgroup_id(struct task_struct *tsk)
+{
+#ifdef CONFIG_CGROUPS
+	return cgroup_id(task_dfl_cgroup(tsk));
+#else
+	return 1;
+#endif
+}
+
 void *cprof_sample_reserve(u32 size, u64 now, bool sample);
 u16 cprof_sample_current(struct cprof_sample *smp,
 			 const struct cprof_settings *set, u32 depth,

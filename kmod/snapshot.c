@@ -154,7 +154,7 @@ static void cprof_snap_running(void *arg)
 	t->nr_user = nu;
 	t->cpu = smp_processor_id();
 	t->time_ns = ktime_get_ns();
-	t->ips[nk + nu] = cprof_cgroup_id(current);
+	t->ips[nk + nu] = __cprof_cgroup_id(current);
 	cprof_snap_put_copy(lk);
 }
 
@@ -215,7 +215,9 @@ static bool cprof_snap_off(struct cprof_snap *sn, struct cprof_snap_look *lk)
 			.entry = true,
 		};
 
+		rcu_read_lock();
 		nu = cprof_unwind_user(&req);
+		rcu_read_unlock();
 		lk->flags |= req.flags;
 	}
 	t->nr_kernel = nk;

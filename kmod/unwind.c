@@ -608,8 +608,8 @@ static bool cprof_ufile_row(struct cprof_ufiles *fs,
  * cprof_uwalk_next() until done): the
  * frame it is at, the address space's mappings (NULL: frame pointers only)
  * and what the first step found.  Lives inside the walk's
- * pagefault_disable() and rcu_read_lock().  cprof_uwalk_start() zeroes
- * what lies before tsk and sets tsk, acc and f.
+ * pagefault_disable() and its caller's RCU read side.
+ * cprof_uwalk_start() zeroes what lies before tsk and sets tsk, acc and f.
  */
 struct cprof_uwalk {
 	const struct cprof_mmstate *st;	/* files->st; NULL: no lookups */
@@ -853,7 +853,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 	unsigned long maps_epoch = cprof_maps_epoch();
 	unsigned long utab_epoch = cprof_utable_epoch();
 	u64 exec_id = READ_ONCE(tsk->self_exec_id);
-	u64 start_ns = cprof_maps_start_ns(tsk);
+	u64 start_ns = __cprof_maps_start_ns(tsk);
 	struct cprof_ufiles *fs;
 	struct cprof_ucpu *c;
 
@@ -896,7 +896,7 @@ static const struct cprof_mmstate *cprof_uwalk_files(struct cprof_uwalk *w)
 
 /*
  * At @req's interrupted frame; the caller has disabled page faults and
- * holds the RCU read lock.
+ * is inside an RCU read side.
  */
 static void cprof_uwalk_start(struct cprof_uwalk *w,
 			      const struct cprof_uwalk_req *req)
@@ -953,7 +953,10 @@ static void cprof_uwalk_start(struct cprof_uwalk *w,
  *
  * Context: the tick (hard interrupt), the scheduler's hook (interrupts
  * disabled), or a thread snapshot (process context, another task's
- * registers, its address space in use).
+ * registers, its address space in use), inside an RCU read side, which
+ * keeps the address space's state and tables looked up: interrupts
+ * disabled are one (since 5.0 a grace period waits for them too), and
+ * a pair of calls less a tick; a snapshot holds rcu_read_lock().
  * Return: the number of entries written to @req->ips.
  */
 int cprof_unwind_user(struct cprof_uwalk_req *req)
@@ -962,10 +965,11 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
 	struct cprof_uwalk w __uninitialized;
 	int n = 0;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "a user walk outside an RCU read side");
 	if (req->py)
 		req->py->found = false;
 	pagefault_disable();
-	rcu_read_lock();
 	for (cprof_uwalk_start(&w, req); !w.done; cprof_uwalk_next(&w)) {
 		if (n == req->max) {
 			w.flags |= CPROF_SAMPLE_USER_TRUNC;
@@ -981,7 +985,6 @@ int cprof_unwind_user(struct cprof_uwalk_req *req)
 			break;
 		}
 	}
-	rcu_read_unlock();
 	pagefault_enable();
 	req->flags = w.flags;
 	req->mapped = w.mapped;

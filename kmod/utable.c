@@ -156,7 +156,7 @@ bool cprof_utable_compiling(void)
  *
  * Marks the table used now (cprof_utable_touch()).
  *
- * Context: inside rcu_read_lock(), which keeps @v valid; or later ones, as
+ * Context: inside an RCU read side, which keeps @v valid; or later ones, as
  * cprof_utable_epoch() says.
  * Return: false when there is no table of that very file.
  */
