@@ -111,7 +111,7 @@ static void cprof_put_lost(struct cprof_cpu *pc, int cpu, struct cprof_lost *l)
 }
 
 /* Write the LOST and THROTTLE records this CPU owes; false if no room. */
-static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
+static bool cprof_write_owed(struct cprof_cpu *pc, int cpu, u64 now)
 {
 	if (pc->lost_pending || pc->lost_other_pending) {
 		struct cprof_lost *l = cprof_ring_reserve(&pc->ring, sizeof(*l));
@@ -135,6 +135,16 @@ static bool cprof_flush_owed(struct cprof_cpu *pc, int cpu, u64 now)
 		pc->period_changed = false;
 	}
 	return true;
+}
+
+/* As cprof_write_owed(), inline for the most events, which owe none. */
+static __always_inline bool cprof_flush_owed(struct cprof_cpu *pc, int cpu,
+					     u64 now)
+{
+	if (likely(!pc->lost_pending && !pc->lost_other_pending &&
+		   !pc->period_changed))
+		return true;
+	return cprof_write_owed(pc, cpu, now);
 }
 
 /**

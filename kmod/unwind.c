@@ -319,25 +319,6 @@ int cprof_copy_user_regs(struct task_struct *tsk, struct pt_regs *regs)
 	return user_mode(regs) ? 0 : -ENOENT;
 }
 
-/**
- * cprof_user_regs() - the user registers to walk a user stack from
- * @tsk: the interrupted task, current
- * @regs: the interrupted registers
- *
- * @regs themselves if the tick hit user mode, else the ones @tsk saved on
- * kernel entry.  None inside execve(): the saved registers are the old
- * program's while the address space may already be the new one's, where
- * they mean nothing.
- *
- * Context: the tick (hard interrupt).
- * Return: the registers, or NULL (kernel threads and user workers, a task
- * without an mm, execve(), saved registers that are not user mode's).
- */
-struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs)
-{
-	return user_mode(regs) ? regs : cprof_saved_user_regs(tsk);
-}
-
 /* cprof_unwind_read_word(), inline in the walk: a word of most frames */
 static __always_inline bool cprof_read_word(struct cprof_uaccess *acc,
 					    unsigned long addr,

@@ -4,6 +4,7 @@
 
 #include <linux/kernel.h>
 #include <linux/types.h>
+#include <asm/ptrace.h>
 
 #include "cprof_format.h"
 
@@ -166,8 +167,28 @@ struct pt_regs *cprof_unwind_irq_regs(void);
 int cprof_unwind_user(struct cprof_uwalk_req *req);
 u16 cprof_unwind_copy(const struct cprof_ucopy *c, struct cprof_ustack *u,
 		      u32 size);
-struct pt_regs *cprof_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 struct pt_regs *cprof_saved_user_regs(struct task_struct *tsk);
+
+/**
+ * cprof_user_regs() - the user registers to walk a user stack from
+ * @tsk: the interrupted task, current
+ * @regs: the interrupted registers
+ *
+ * @regs themselves if the tick hit user mode, else the ones @tsk saved on
+ * kernel entry.  None inside execve(): the saved registers are the old
+ * program's while the address space may already be the new one's, where
+ * they mean nothing.
+ *
+ * Context: the tick (hard interrupt).
+ * Return: the registers, or NULL (kernel threads and user workers, a task
+ * without an mm, execve(), saved registers that are not user mode's).
+ */
+static inline struct pt_regs *cprof_user_regs(struct task_struct *tsk,
+					      struct pt_regs *regs)
+{
+	return user_mode(regs) ? regs : cprof_saved_user_regs(tsk);
+}
+
 int cprof_copy_user_regs(struct task_struct *tsk, struct pt_regs *regs);
 bool cprof_unwind_read_word(struct cprof_uaccess *acc, unsigned long addr,
 			    unsigned long *val);

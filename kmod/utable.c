@@ -64,11 +64,11 @@ struct cprof_utab {
 
 static DEFINE_HASHTABLE(cprof_utab_table, 12);
 static DEFINE_MUTEX(cprof_utab_mutex);	/* writers */
-static u64 cprof_utab_count;		/* read locklessly by the tick */
-static u64 cprof_utab_python;		/* of them CPROF_UTABLE_PY; likewise */
+u64 cprof_utab_count;			/* read locklessly by the tick */
+u64 cprof_utab_python;			/* of them CPROF_UTABLE_PY; likewise */
 /* unwind_mb, MiB: what all tables may take (cprof_utable_set_limit()) */
 static u32 cprof_utab_limit_mb = CPROF_UNWIND_MB_DEFAULT;
-static atomic_t cprof_utab_loaders;	/* openings of unwind for writing */
+atomic_t cprof_utab_loaders;		/* openings of unwind for writing */
 static u64 cprof_utab_bytes;		/* the tables in the hash */
 /* Dropped tables not yet freed: dropped under the mutex (rcufree.c). */
 static struct cprof_rcufree_pool cprof_utab_freeing = CPROF_RCUFREE_POOL_INIT;
@@ -94,32 +94,6 @@ static struct cprof_utab *cprof_utab_lookup(u32 dev, u64 ino)
 		if (t->ino == ino && t->dev == dev)
 			return t;
 	return NULL;
-}
-
-/**
- * cprof_utable_hints() - what a walk should be ready for
- *
- * One call for what every walk asks first: is a table loaded
- * (CPROF_UHINT_ANY: else the walk skips the lookups), of a CPython
- * interpreter (CPROF_UHINT_PYTHON: a tick makes room for Python frames),
- * and has a loader /proc/cprof/unwind open for writing
- * (CPROF_UHINT_LOADER: stack copies can be walked, and a table may be on
- * its way).
- *
- * Context: any; hints, read without a lock.
- * Return: the CPROF_UHINT_* hints that hold.
- */
-unsigned int cprof_utable_hints(void)
-{
-	unsigned int hints = 0;
-
-	if (READ_ONCE(cprof_utab_count))
-		hints |= CPROF_UHINT_ANY;
-	if (READ_ONCE(cprof_utab_python))
-		hints |= CPROF_UHINT_PYTHON;
-	if (atomic_read(&cprof_utab_loaders) > 0)
-		hints |= CPROF_UHINT_LOADER;
-	return hints;
 }
 
 /**

@@ -2,6 +2,7 @@
 #ifndef CPROF_UTABLE_H
 #define CPROF_UTABLE_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/jiffies.h>
@@ -35,7 +36,6 @@ void cprof_utable_show(struct seq_file *m);
 #define CPROF_UHINT_ANY		BIT(0)	/* a table is loaded */
 #define CPROF_UHINT_PYTHON	BIT(1)	/* a CPython interpreter's is */
 #define CPROF_UHINT_LOADER	BIT(2)	/* a loader has unwind open */
-unsigned int cprof_utable_hints(void);
 void cprof_utable_loader(bool open);
 bool cprof_utable_compiling(void);
 bool cprof_utable_get(const struct cprof_file_pos *pos,
@@ -44,7 +44,37 @@ void cprof_utable_set_limit(u32 mb);
 void cprof_utable_usage(u64 *tables, u64 *bytes, u64 *evicted);
 void cprof_utable_exit(void);
 
-extern unsigned long cprof_utab_epoch;	/* utable.c's, for the inline below */
+/* utable.c's, for the inlines below */
+extern u64 cprof_utab_count;
+extern u64 cprof_utab_python;
+extern atomic_t cprof_utab_loaders;
+extern unsigned long cprof_utab_epoch;
+
+/**
+ * cprof_utable_hints() - what a walk should be ready for
+ *
+ * One look for what every walk asks first, inline: is a table loaded
+ * (CPROF_UHINT_ANY: else the walk skips the lookups), of a CPython
+ * interpreter (CPROF_UHINT_PYTHON: a tick makes room for Python frames),
+ * and has a loader /proc/cprof/unwind open for writing
+ * (CPROF_UHINT_LOADER: stack copies can be walked, and a table may be on
+ * its way).
+ *
+ * Context: any; hints, read without a lock.
+ * Return: the CPROF_UHINT_* hints that hold.
+ */
+static inline unsigned int cprof_utable_hints(void)
+{
+	unsigned int hints = 0;
+
+	if (READ_ONCE(cprof_utab_count))
+		hints |= CPROF_UHINT_ANY;
+	if (READ_ONCE(cprof_utab_python))
+		hints |= CPROF_UHINT_PYTHON;
+	if (atomic_read(&cprof_utab_loaders) > 0)
+		hints |= CPROF_UHINT_LOADER;
+	return hints;
+}
 
 /**
  * cprof_utable_epoch() - a count of the tables loaded, replaced and dropped
