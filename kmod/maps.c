@@ -97,28 +97,7 @@ struct cprof_maps_queue {
 
 static DEFINE_PER_CPU(struct cprof_maps_queue, cprof_maps_queue);
 
-/*
- * What this CPU's last cprof_maps_note() looked up: an address space's
- * state, good while the epoch read before the lookup is the current one
- * (cprof_maps_epoch()), and the last two of its ranges that covered a
- * sampled address (a stack's frames are in a few files, and the next
- * tick's mostly in the same ones).  Its callers run with interrupts
- * disabled (checked): no two notes at once on a CPU, so a state and the
- * epoch it was looked up under are always set together.
- */
-struct cprof_maps_memo {
-	const struct mm_struct *mm;	/* the key, as cprof_mm_lookup()'s */
-	pid_t tgid;
-	u64 exec_id;
-	u64 start_ns;
-	unsigned long epoch;
-	struct cprof_mmstate *st;	/* NULL: none emitted */
-	u64 start[2];			/* covered ranges: [start, end) */
-	u64 end[2];			/* 0: none */
-	unsigned int next;		/* the one to replace */
-};
-
-static DEFINE_PER_CPU(struct cprof_maps_memo, cprof_maps_memo);
+DEFINE_PER_CPU(struct cprof_maps_memo, cprof_maps_memo);
 static DEFINE_HASHTABLE(cprof_mm_table, 10);
 static DEFINE_MUTEX(cprof_maps_mutex);	/* table writers, queue consumer */
 static unsigned int cprof_mm_count;
@@ -412,20 +391,11 @@ static bool cprof_maps_memo_covers(struct cprof_maps_memo *m, u64 ip)
 	return true;
 }
 
-/**
- * cprof_maps_note() - ask for the mappings of current's address space if
- *	a sampled user address is not covered by what was emitted
- * @ips: the sample's user addresses, innermost first
- * @n: how many
- * @known: how many of the first are known to be covered (the walk found
- *	them in the emitted ranges); callers with all @n known skip the call
- * @now: the sample's time, kept with the request
- *
- * Context: the tick, or a hook with interrupts disabled; no allocation, no
- * lock.  Interrupts disabled are also the RCU read side its lookups need.
- * Return: true when a request was queued (the reader should be woken).
+/*
+ * cprof_maps_note() past its inline look: the memo's key and ranges
+ * looked at again, a range searched, a request queued.
  */
-bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
+bool __cprof_maps_note(const u64 *ips, int n, int known, u64 now)
 {
 	struct task_struct *tsk = current;
 	struct cprof_maps_queue *q = this_cpu_ptr(&cprof_maps_queue);

@@ -2,6 +2,9 @@
 #ifndef CPROF_MAPS_H
 #define CPROF_MAPS_H
 
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 
@@ -42,7 +45,6 @@ int cprof_maps_init(u64 limit);
 void cprof_maps_exit(void);
 void cprof_maps_reset(void);
 void cprof_maps_usage(struct cprof_maps_usage *u);
-bool cprof_maps_note(const u64 *ips, int n, int known, u64 now);
 bool cprof_maps_exec_addr(struct task_struct *tsk, u64 addr);
 u64 cprof_maps_start_ns(struct task_struct *tsk);
 
@@ -80,6 +82,69 @@ static inline unsigned long cprof_maps_epoch(void)
 {
 	/* before the lookups it vouches for */
 	return smp_load_acquire(&cprof_mm_epoch);
+}
+
+/* maps.c's, for the inline below */
+/*
+ * What this CPU's last cprof_maps_note() looked up: an address space's
+ * state, good while the epoch read before the lookup is the current one
+ * (cprof_maps_epoch()), and the last two of its ranges that covered a
+ * sampled address (a stack's frames are in a few files, and the next
+ * tick's mostly in the same ones).  Its callers run with interrupts
+ * disabled (checked): no two notes at once on a CPU, so a state and the
+ * epoch it was looked up under are always set together.
+ */
+struct cprof_maps_memo {
+	const struct mm_struct *mm;	/* the key, as cprof_mm_lookup()'s */
+	pid_t tgid;
+	u64 exec_id;
+	u64 start_ns;
+	unsigned long epoch;
+	struct cprof_mmstate *st;	/* NULL: none emitted */
+	u64 start[2];			/* covered ranges: [start, end) */
+	u64 end[2];			/* 0: none */
+	unsigned int next;		/* the one to replace */
+};
+
+DECLARE_PER_CPU(struct cprof_maps_memo, cprof_maps_memo);
+
+bool __cprof_maps_note(const u64 *ips, int n, int known, u64 now);
+
+/**
+ * cprof_maps_note() - ask for the mappings of current's address space if
+ *	a sampled user address is not covered by what was emitted
+ * @ips: the sample's user addresses, innermost first
+ * @n: how many
+ * @known: how many of the first are known to be covered (the walk found
+ *	them in the emitted ranges); callers with all @n known skip the call
+ * @now: the sample's time, kept with the request
+ *
+ * Inline, what most events find: each address in one of the last two
+ * ranges this CPU's notes found for the address space.
+ *
+ * Context: the tick, or a hook with interrupts disabled; no allocation, no
+ * lock.  Interrupts disabled are also the RCU read side its lookups need.
+ * Return: true when a request was queued (the reader should be woken).
+ */
+static inline bool cprof_maps_note(const u64 *ips, int n, int known, u64 now)
+{
+	const struct cprof_maps_memo *m = this_cpu_ptr(&cprof_maps_memo);
+	struct task_struct *tsk = current;
+	int i = known;
+
+	lockdep_assert_irqs_disabled();
+	if (m->mm == tsk->mm && m->tgid == tsk->tgid &&
+	    m->exec_id == READ_ONCE(tsk->self_exec_id) &&
+	    m->start_ns == __cprof_maps_start_ns(tsk) &&
+	    m->epoch == cprof_maps_epoch()) {
+		for (; i < n; i++)
+			if ((ips[i] < m->start[0] || ips[i] >= m->end[0]) &&
+			    (ips[i] < m->start[1] || ips[i] >= m->end[1]))
+				break;
+		if (i == n)
+			return false;
+	}
+	return __cprof_maps_note(ips, n, known, now);
 }
 
 const struct cprof_file_pos *cprof_maps_file_pos(const struct cprof_mmstate *st,
