@@ -462,7 +462,7 @@ bool cprof_maps_pending(void)
 	for_each_possible_cpu(cpu) {
 		struct cprof_maps_queue *q = per_cpu_ptr(&cprof_maps_queue, cpu);
 
-		/* Pairs with smp_store_release() in cprof_maps_note(). */
+		/* Pairs with smp_store_release() in __cprof_maps_note(). */
 		if (smp_load_acquire(&q->head) != q->tail)
 			return true;
 	}
@@ -471,11 +471,11 @@ bool cprof_maps_pending(void)
 
 static bool cprof_maps_pop(struct cprof_maps_queue *q, struct cprof_maps_req *out)
 {
-	/* Pairs with smp_store_release() in cprof_maps_note(). */
+	/* Pairs with smp_store_release() in __cprof_maps_note(). */
 	if (smp_load_acquire(&q->head) == q->tail)
 		return false;
 	*out = q->req[q->tail % CPROF_MAPS_QLEN];
-	/* Pairs with smp_load_acquire() in cprof_maps_note(). */
+	/* Pairs with smp_load_acquire() in __cprof_maps_note(). */
 	smp_store_release(&q->tail, q->tail + 1);
 	return true;
 }

@@ -84,7 +84,6 @@ static inline unsigned long cprof_maps_epoch(void)
 	return smp_load_acquire(&cprof_mm_epoch);
 }
 
-/* maps.c's, for the inline below */
 /*
  * What this CPU's last cprof_maps_note() looked up: an address space's
  * state, good while the epoch read before the lookup is the current one

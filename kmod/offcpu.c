@@ -322,7 +322,10 @@ static void cprof_off_out(const struct cprof_settings *set,
 /*
  * The sched_switch probe: interrupts disabled, current is @prev.  Neither
  * traced nor probed: the kernel stack starts from its return address
- * (cprof_caller_here()).
+ * (cprof_caller_here()).  Its RCU read side, those disabled interrupts,
+ * starts for it here, after rcu_note_context_switch() reported this CPU
+ * quiescent: it uses nothing looked up before, and the lookups it keeps
+ * for the next event are checked against their epochs again.
  */
 static notrace void cprof_off_switch(void *data, bool preempt,
 				     struct task_struct *prev,

@@ -85,7 +85,7 @@ static inline unsigned int cprof_utable_hints(void)
  * same count: the table is not freed before that one ends.  Inline: every
  * walk with tables reads it.
  *
- * Context: inside rcu_read_lock(), before the lookups whose views are kept
+ * Context: inside an RCU read side, before the lookups whose views are kept
  * by it.
  * Return: the count.
  */
