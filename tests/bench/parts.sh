@@ -49,7 +49,11 @@ part all
 # (the clock read before the accounting goes too: the re-arm uses now)
 part no-account $'\tend = ktime_get_ns();' $'\tend = now;' \
 	$'\tcprof_account(pc, entry, end - now);' $'\t(void)cprof_account;'
-part no-cgroup $'\ts->ips[nk + nu] = __cprof_cgroup_id(tsk);' $'\ts->ips[nk + nu] = 1;'
+# (cprof_cgroup_id() before 94baa9f, __cprof_cgroup_id() since)
+cgroup_line=$'\ts->ips[nk + nu] = __cprof_cgroup_id(tsk);'
+git show "$commit:kmod/sample.c" | grep -qxF -- "$cgroup_line" ||
+	cgroup_line=$'\ts->ips[nk + nu] = cprof_cgroup_id(tsk);'
+part no-cgroup "$cgroup_line" $'\ts->ips[nk + nu] = 1;'
 part no-note $'\tkick = mapped < nu && cprof_maps_note(s->ips + nk, nu, mapped, now);' $'\tkick = false;'
 part no-user $'\tif (uregs && set->mode != CPROF_MODE_KERNEL) {' $'\tif (uregs && !set) {'
 part no-kernel $'\telse if (set->mode != CPROF_MODE_USER)' $'\telse if (!set)'
